@@ -1,0 +1,135 @@
+// Package catalog is the single table of routes. The router, parameter validation, the 402
+// challenges, OpenAPI, llms.txt, MCP tools, x402 discovery and metric labels are all derived
+// from Entries; nothing else declares a route. It imports only the standard library and apierr,
+// so generators and tests load it cheaply.
+package catalog
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Kind says how a route is reached and paid.
+type Kind uint8
+
+const (
+	Paid      Kind = iota // /v1 route behind the paywall
+	Free                  // free route (no payment)
+	Discovery             // machine-readable description of the service
+	Resource              // a paid-for resource's public address (/hook/<id>, /p/<id>)
+)
+
+func (k Kind) String() string {
+	return [...]string{"paid", "free", "discovery", "resource"}[k]
+}
+
+// Handler computes a route's result. It never sees the transport: the server decodes and
+// validates the parameters into req.Args and gives ctx the route's deadline. The result is
+// marshalled as JSON with status 200 unless it is a *Raw. Errors should be *apierr.Error.
+type Handler func(ctx context.Context, req *Request) (any, error)
+
+// Request is what a handler may know about the call, copied out of the transport.
+type Request struct {
+	Route    *Entry
+	Args     Args
+	Method   string
+	Path     string
+	PathID   string      // the <id> segment of /hook/<id> and /p/<id>
+	Query    [][2]string // raw query pairs in order, for routes that capture requests
+	Header   http.Header // request headers (canonical names)
+	Body     []byte      // raw body (already size-limited)
+	ClientIP string
+	Payer    string // payer address once a payment is verified ("" on free routes)
+	BaseURL  string // the public base address of the appliance, from config
+}
+
+// Raw is a non-JSON (or non-200) answer: a PNG, a PDF, a served page.
+type Raw struct {
+	Status      int // 0 means 200
+	ContentType string
+	Header      map[string]string
+	Body        []byte
+}
+
+// Entry declares one route. Price is in USDC atomic units (6 decimals); money is never a float.
+type Entry struct {
+	ID      string // stable identifier: OpenAPI operationId, MCP tool name, metric label
+	Family  string // the spec's family, e.g. "web", "fr", "chain"
+	Method  string // the documented method; every /v1 route also accepts the other of GET/POST
+	Path    string // exact path; a trailing "/*" matches one more segment (PathID)
+	Summary string // one line, reused by every rendering
+	Params  []Param
+	Kind    Kind
+	Price   uint64        // atomic USDC units; 0 for free routes
+	Tier    Tier          // derived from Price by New unless set (EXCEPTION_METERED)
+	Timeout time.Duration // the handler's deadline
+	// CacheTTL is how long an upstream answer for the same canonical params may be reused.
+	CacheTTL      time.Duration
+	Upstream      string // upstream name ("" for local work)
+	Partial       string // path of the cheaper /partial variant, if any
+	FreeTrial     string // path of the free trial route, if any
+	FreeFirstCall bool   // the first call of the UTC day per client is free
+	Produces      string // response media type; "" means application/json
+	Status        string // route attribute from the spec, e.g. "PRIVATE_BETA"
+	Example       map[string]any
+	// Handler is nil until the route is implemented: the route is then listed with
+	// available:false and answers 503 not_available before any 402.
+	Handler Handler
+	// Ready, when set, reports whether the route can serve right now (upstream configured,
+	// browser pool up). It is consulted before any 402.
+	Ready func() error
+}
+
+// Available reports whether the route has an implementation and is ready to serve.
+func (e *Entry) Available() bool {
+	if e.Handler == nil {
+		return false
+	}
+	return e.Ready == nil || e.Ready() == nil
+}
+
+// MediaType is the response content type.
+func (e *Entry) MediaType() string {
+	if e.Produces == "" {
+		return "application/json"
+	}
+	return e.Produces
+}
+
+// Tier is the price tier label of the spec.
+type Tier string
+
+const (
+	TierFree     Tier = "FREE"
+	TierMicro    Tier = "MICRO"
+	TierStandard Tier = "STANDARD"
+	TierPro      Tier = "PRO"
+	TierComposed Tier = "COMPOSED"
+	TierPremium  Tier = "PREMIUM"
+	TierReport   Tier = "REPORT"
+	TierDeep     Tier = "DEEP"
+	TierMetered  Tier = "EXCEPTION_METERED"
+)
+
+// tierFloor lists each tier's list price; a route's tier is the highest one its price reaches.
+var tierFloor = []struct {
+	tier  Tier
+	price uint64
+}{
+	{TierDeep, 1_000_000}, {TierReport, 500_000}, {TierPremium, 100_000}, {TierComposed, 50_000},
+	{TierPro, 20_000}, {TierStandard, 10_000}, {TierMicro, 1},
+}
+
+// TierOf derives the tier label of a price in atomic units.
+func TierOf(price uint64) Tier {
+	if price == 0 {
+		return TierFree
+	}
+	for _, t := range tierFloor {
+		if price >= t.price {
+			return t.tier
+		}
+	}
+	return TierMicro
+}

@@ -1,0 +1,152 @@
+package catalog
+
+import (
+	"errors"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// format is a named text validator; pattern and jsonFormat are published in the schemas.
+type format struct {
+	check      func(string) error
+	pattern    string
+	jsonFormat string
+}
+
+var formats = map[string]format{
+	"url":         {check: checkURL, jsonFormat: "uri"},
+	"email":       {check: checkEmail, jsonFormat: "email"},
+	"domain":      {check: checkDomain, jsonFormat: "hostname"},
+	"evm_address": {check: re(`^0x[0-9a-fA-F]{40}$`, "must be a 0x-prefixed 20-byte hex address"), pattern: `^0x[0-9a-fA-F]{40}$`},
+	"tx_hash":     {check: re(`^0x[0-9a-fA-F]{64}$`, "must be a 0x-prefixed 32-byte hex hash"), pattern: `^0x[0-9a-fA-F]{64}$`},
+	"siren":       {check: checkSIREN, pattern: `^[0-9]{9}$`},
+	"siret":       {check: checkSIRET, pattern: `^[0-9]{14}$`},
+	"cp":          {check: re(`^(0[1-9]|[1-8][0-9]|9[0-8])[0-9]{3}$`, "must be a 5-digit French postal code"), pattern: `^[0-9]{5}$`},
+	"insee":       {check: re(`^(0[1-9]|[1-8][0-9]|9[0-5]|2[AB])[0-9]{3}$|^97[1-8][0-9]{2}$|^98[4-9][0-9]{2}$`, "must be a 5-character INSEE commune code (e.g. 75056, 2A004, 97411)"), pattern: `^[0-9][0-9AB][0-9]{3}$`},
+	"departement": {check: re(`^(0[1-9]|[1-8][0-9]|9[0-5]|2[AB]|97[1-8])$`, "must be a French département code (e.g. 33, 2A, 974)")},
+	"iban":        {check: re(`^[A-Z]{2}[0-9]{2}[A-Z0-9]{10,30}$`, "must be an IBAN: 2 letters, 2 check digits, then 10 to 30 letters or digits"), pattern: `^[A-Za-z]{2}[0-9]{2}[A-Za-z0-9 ]{10,40}$`},
+	"vat":         {check: re(`^[A-Z]{2}[0-9A-Z+*]{2,13}$`, "must be an EU VAT number with its 2-letter country prefix (e.g. FR40303265045)"), pattern: `^[A-Za-z]{2}[0-9A-Za-z+*]{2,13}$`},
+	"date":        {check: re(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`, "must be a date YYYY-MM-DD"), jsonFormat: "date"},
+	"vin":         {check: re(`^[A-HJ-NPR-Z0-9]{17}$`, "must be 17 characters, letters and digits without I, O or Q"), pattern: `^[A-HJ-NPR-Za-hj-npr-z0-9]{17}$`},
+	"ens":         {check: re(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.eth$`, "must be an ENS name ending in .eth")},
+	"id_hex":      {check: re(`^[0-9a-f]{16,64}$`, "must be a hex identifier")},
+}
+
+// RegisterFormat adds a validator; families call it at init for formats of their own.
+func RegisterFormat(name, pattern string, check func(string) error) {
+	formats[name] = format{check: check, pattern: pattern}
+}
+
+func checkFormat(name, s string) error {
+	f, ok := formats[name]
+	if !ok {
+		return nil
+	}
+	if name == "iban" || name == "vat" || name == "vin" {
+		s = strings.ToUpper(strings.ReplaceAll(s, " ", ""))
+	}
+	return f.check(s)
+}
+
+func re(expr, msg string) func(string) error {
+	rx := regexp.MustCompile(expr)
+	return func(s string) error {
+		if !rx.MatchString(s) {
+			return errors.New(msg)
+		}
+		return nil
+	}
+}
+
+func checkURL(s string) error {
+	if len(s) > 2048 {
+		return errors.New("must be at most 2048 characters")
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return errors.New("must be an absolute http or https URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return errors.New("must use the http or https scheme")
+	}
+	if u.User != nil {
+		return errors.New("must not carry credentials")
+	}
+	return nil
+}
+
+func checkEmail(s string) error {
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || !strings.Contains(s[strings.LastIndexByte(s, '@')+1:], ".") {
+		return errors.New("must be an e-mail address like name@example.com")
+	}
+	return nil
+}
+
+var domainRx = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$`)
+
+func checkDomain(s string) error {
+	if len(s) > 253 || !domainRx.MatchString(strings.ToLower(strings.TrimSuffix(s, "."))) {
+		return errors.New("must be a domain name like example.com")
+	}
+	return nil
+}
+
+// luhn reports whether the digits pass the Luhn check (SIREN and SIRET use it).
+func luhn(digits string) bool {
+	sum := 0
+	for i := range len(digits) {
+		d := int(digits[len(digits)-1-i] - '0')
+		if i%2 == 1 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
+}
+
+func allDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func checkSIREN(s string) error {
+	if len(s) != 9 || !allDigits(s) {
+		return errors.New("must be 9 digits")
+	}
+	if !luhn(s) {
+		return errors.New("fails the SIREN check digit (Luhn)")
+	}
+	return nil
+}
+
+// laPosteSIREN is exempt from the SIRET Luhn rule: its establishments' digits sum to a multiple of 5.
+const laPosteSIREN = "356000000"
+
+func checkSIRET(s string) error {
+	if len(s) != 14 || !allDigits(s) {
+		return errors.New("must be 14 digits")
+	}
+	if strings.HasPrefix(s, laPosteSIREN) {
+		sum := 0
+		for _, c := range s {
+			sum += int(c - '0')
+		}
+		if sum%5 == 0 {
+			return nil
+		}
+	}
+	if !luhn(s) {
+		return errors.New("fails the SIRET check digit (Luhn)")
+	}
+	return nil
+}

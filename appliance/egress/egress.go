@@ -1,0 +1,324 @@
+// Package egress is the appliance's one outbound policy for targets that a buyer or an agent
+// chooses: browser pages and their sub-resources, utility routes that fetch a URL, and proxy
+// tunnels. A target is resolved once, every resolved address is checked, and the checked
+// address is the one dialled, so a name cannot re-resolve to a forbidden address in between.
+package egress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Blocked is returned when a target is refused. Reason is a short phrase for the caller.
+type Blocked struct {
+	Host   string
+	Addr   netip.Addr
+	Reason string
+}
+
+func (b *Blocked) Error() string {
+	if b.Addr.IsValid() && b.Addr.String() != b.Host {
+		return fmt.Sprintf("egress refused: %s (%s) is %s", b.Host, b.Addr, b.Reason)
+	}
+	return fmt.Sprintf("egress refused: %s is %s", b.Host, b.Reason)
+}
+
+// IsBlocked reports whether err is a policy refusal.
+func IsBlocked(err error) bool {
+	var b *Blocked
+	return errors.As(err, &b)
+}
+
+// Config holds the policy knobs. Production allows nothing local.
+type Config struct {
+	// Allow lists HOST:PORT pairs that may be reached even though their address is local
+	// (tests, `appliance dev --allow-egress`). HOST may be a name or an address.
+	Allow []string
+	// Self lists extra addresses or prefixes of the appliance itself (its public IP).
+	Self []string
+	// Resolver defaults to net.DefaultResolver.
+	Resolver *net.Resolver
+	// DialTimeout bounds one connection attempt (default 10 s).
+	DialTimeout time.Duration
+}
+
+// Policy checks and dials targets. It is safe for concurrent use.
+type Policy struct {
+	allow    map[string]bool
+	self     []netip.Prefix
+	resolver *net.Resolver
+	dialer   net.Dialer
+
+	selfOnce  sync.Once
+	selfAddrs []netip.Prefix
+}
+
+// New builds a policy; an unparsable Self entry or Allow entry is an error naming it.
+func New(cfg Config) (*Policy, error) {
+	p := &Policy{allow: map[string]bool{}, resolver: cfg.Resolver}
+	if p.resolver == nil {
+		p.resolver = net.DefaultResolver
+	}
+	p.dialer.Timeout = cfg.DialTimeout
+	if p.dialer.Timeout == 0 {
+		p.dialer.Timeout = 10 * time.Second
+	}
+	for _, a := range cfg.Allow {
+		host, port, err := net.SplitHostPort(a)
+		if err != nil || port == "" {
+			return nil, fmt.Errorf("egress allow entry %q: want HOST:PORT", a)
+		}
+		p.allow[strings.ToLower(net.JoinHostPort(host, port))] = true
+	}
+	for _, s := range cfg.Self {
+		pf, err := parsePrefix(s)
+		if err != nil {
+			return nil, fmt.Errorf("egress self entry %q: %w", s, err)
+		}
+		p.self = append(p.self, pf)
+	}
+	return p, nil
+}
+
+func parsePrefix(s string) (netip.Prefix, error) {
+	if strings.Contains(s, "/") {
+		return netip.ParsePrefix(s)
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}
+
+// allowed reports whether host:port is explicitly allowed (by name or by address).
+func (p *Policy) allowed(host string, addr netip.Addr, port int) bool {
+	if len(p.allow) == 0 {
+		return false
+	}
+	ps := strconv.Itoa(port)
+	if p.allow[strings.ToLower(net.JoinHostPort(host, ps))] {
+		return true
+	}
+	return addr.IsValid() && p.allow[net.JoinHostPort(addr.String(), ps)]
+}
+
+// Resolve resolves host once and returns the address to dial, or a *Blocked error.
+// Every address the name resolves to must pass; one forbidden answer refuses the target.
+func (p *Policy) Resolve(ctx context.Context, host string, port int) (netip.Addr, error) {
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if host == "" {
+		return netip.Addr{}, &Blocked{Host: host, Reason: "an empty host"}
+	}
+	if port <= 0 || port > 65535 {
+		return netip.Addr{}, &Blocked{Host: host, Reason: "an invalid port"}
+	}
+	if a, ok := ParseIPLoose(host); ok {
+		if p.allowed(host, a, port) {
+			return a, nil
+		}
+		if r := p.classify(a); r != "" {
+			return netip.Addr{}, &Blocked{Host: host, Addr: a, Reason: r}
+		}
+		return a, nil
+	}
+	lower := strings.ToLower(host)
+	if lower == "localhost" || strings.HasSuffix(lower, ".localhost") {
+		if p.allowed(host, netip.Addr{}, port) {
+			return netip.MustParseAddr("127.0.0.1"), nil
+		}
+		return netip.Addr{}, &Blocked{Host: host, Reason: "loopback"}
+	}
+	ips, err := p.resolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("resolve %s: %w", host, err)
+	}
+	if len(ips) == 0 {
+		return netip.Addr{}, fmt.Errorf("resolve %s: no address", host)
+	}
+	if p.allowed(host, netip.Addr{}, port) {
+		return ips[0].Unmap(), nil
+	}
+	var pick netip.Addr
+	for _, a := range ips {
+		a = a.Unmap()
+		if r := p.classify(a); r != "" {
+			return netip.Addr{}, &Blocked{Host: host, Addr: a, Reason: r}
+		}
+		if !pick.IsValid() || (pick.Is6() && a.Is4()) {
+			pick = a
+		}
+	}
+	return pick, nil
+}
+
+// DialContext is a drop-in dialer (http.Transport.DialContext) that applies the policy.
+func (p *Policy) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	host, portStr, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, err
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		return nil, &Blocked{Host: host, Reason: "an invalid port"}
+	}
+	addr, err := p.Resolve(ctx, host, port)
+	if err != nil {
+		return nil, err
+	}
+	switch network {
+	case "tcp4", "tcp6":
+		network = "tcp"
+	}
+	return p.dialer.DialContext(ctx, network, netip.AddrPortFrom(addr, uint16(port)).String())
+}
+
+// Check reports why addr is refused, or "" when it may be reached.
+func (p *Policy) Check(addr netip.Addr) string { return p.classify(addr.Unmap()) }
+
+var forbidden = []struct {
+	prefix netip.Prefix
+	reason string
+}{
+	{netip.MustParsePrefix("0.0.0.0/8"), "an unspecified address"},
+	{netip.MustParsePrefix("127.0.0.0/8"), "loopback"},
+	{netip.MustParsePrefix("10.0.0.0/8"), "a private address"},
+	{netip.MustParsePrefix("172.16.0.0/12"), "a private address"},
+	{netip.MustParsePrefix("192.168.0.0/16"), "a private address"},
+	{netip.MustParsePrefix("169.254.169.254/32"), "the cloud metadata address"},
+	{netip.MustParsePrefix("169.254.0.0/16"), "link-local"},
+	{netip.MustParsePrefix("100.64.0.0/10"), "carrier-grade NAT (shared) space"},
+	{netip.MustParsePrefix("192.0.0.0/24"), "IETF protocol space"},
+	{netip.MustParsePrefix("192.0.2.0/24"), "documentation space"},
+	{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking space"},
+	{netip.MustParsePrefix("198.51.100.0/24"), "documentation space"},
+	{netip.MustParsePrefix("203.0.113.0/24"), "documentation space"},
+	{netip.MustParsePrefix("224.0.0.0/4"), "multicast"},
+	{netip.MustParsePrefix("240.0.0.0/4"), "reserved space"},
+	{netip.MustParsePrefix("::/128"), "an unspecified address"},
+	{netip.MustParsePrefix("::1/128"), "loopback"},
+	{netip.MustParsePrefix("::ffff:0:0/96"), "an IPv4-mapped IPv6 address"},
+	{netip.MustParsePrefix("64:ff9b::/96"), "a NAT64 address"},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), "a NAT64 address"},
+	{netip.MustParsePrefix("2002::/16"), "a 6to4 address"},
+	{netip.MustParsePrefix("2001::/32"), "a Teredo address"},
+	{netip.MustParsePrefix("2001:db8::/32"), "documentation space"},
+	{netip.MustParsePrefix("fd00:ec2::254/128"), "the cloud metadata address"},
+	{netip.MustParsePrefix("fc00::/7"), "a unique-local (ULA) address"},
+	{netip.MustParsePrefix("fe80::/10"), "link-local"},
+	{netip.MustParsePrefix("fec0::/10"), "site-local"},
+	{netip.MustParsePrefix("ff00::/8"), "multicast"},
+}
+
+func (p *Policy) classify(a netip.Addr) string {
+	if !a.IsValid() {
+		return "not an address"
+	}
+	if a.Zone() != "" {
+		return "a zoned (link-local) address"
+	}
+	for _, f := range forbidden {
+		if f.prefix.Contains(a) {
+			return f.reason
+		}
+	}
+	for _, s := range p.self {
+		if s.Contains(a) {
+			return "the appliance itself"
+		}
+	}
+	for _, s := range p.interfaceAddrs() {
+		if s.Contains(a) {
+			return "the appliance itself"
+		}
+	}
+	return ""
+}
+
+// interfaceAddrs are the box's own addresses and the networks it sits on (the home LAN),
+// read once; a public address on an interface also counts as the appliance itself.
+func (p *Policy) interfaceAddrs() []netip.Prefix {
+	p.selfOnce.Do(func() {
+		addrs, err := net.InterfaceAddrs()
+		if err != nil {
+			return
+		}
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok {
+				if ip, ok := netip.AddrFromSlice(n.IP); ok {
+					p.selfAddrs = append(p.selfAddrs, netip.PrefixFrom(ip.Unmap(), ip.Unmap().BitLen()))
+				}
+			}
+		}
+	})
+	return p.selfAddrs
+}
+
+// ParseIPLoose parses an IP literal including the legacy IPv4 spellings that resolvers and
+// browsers accept (decimal 2130706433, hex 0x7f000001, octal 0177.0.0.1, short 127.1), so a
+// disguised local address is recognised as an address rather than looked up as a name.
+func ParseIPLoose(host string) (netip.Addr, bool) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.Unmap(), true
+	}
+	parts := strings.Split(host, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	vals := make([]uint64, len(parts))
+	for i, s := range parts {
+		if s == "" {
+			return netip.Addr{}, false
+		}
+		base := 10
+		switch {
+		case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
+			base, s = 16, s[2:]
+			if s == "" {
+				s = "0"
+			}
+		case len(s) > 1 && s[0] == '0':
+			base, s = 8, s[1:]
+		}
+		v, err := strconv.ParseUint(s, base, 32)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		vals[i] = v
+	}
+	var n uint64
+	last := len(vals) - 1
+	for i, v := range vals[:last] {
+		if v > 255 {
+			return netip.Addr{}, false
+		}
+		n |= v << (8 * (3 - i))
+	}
+	if vals[last] >= 1<<(8*(4-last)) {
+		return netip.Addr{}, false
+	}
+	n |= vals[last]
+	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
+}
+
+// Transport is an HTTP transport whose every connection (including each redirect hop and
+// every re-dial) goes through the policy. Environment proxy variables are ignored on purpose.
+func (p *Policy) Transport() *http.Transport {
+	return &http.Transport{
+		Proxy:                 nil,
+		DialContext:           p.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          64,
+		IdleConnTimeout:       60 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 30 * time.Second,
+	}
+}
