@@ -72,6 +72,7 @@ type Entry struct {
 	FreeFirstCall bool   // the first call of the UTC day per client is free
 	Produces      string // response media type; "" means application/json
 	Status        string // route attribute from the spec, e.g. "PRIVATE_BETA"
+	AnyMethod     bool   // accepts every HTTP method (the webhook inbox's callback_url)
 	Example       map[string]any
 	// Handler is nil until the route is implemented: the route is then listed with
 	// available:false and answers 503 not_available before any 402.
