@@ -1,0 +1,149 @@
+// Package x402 holds the x402 wire types (v2 and legacy v1) and their header encoding. It is
+// pure Go with no chain dependency, so the API edge and the facilitator share it.
+package x402
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Header names (HTTP is case-insensitive; these are the canonical spellings).
+const (
+	HeaderPaymentRequired  = "PAYMENT-REQUIRED"
+	HeaderPaymentSignature = "PAYMENT-SIGNATURE"
+	HeaderPaymentResponse  = "PAYMENT-RESPONSE"
+	HeaderXPayment         = "X-PAYMENT"
+	HeaderXPaymentResponse = "X-PAYMENT-RESPONSE"
+	SchemeExact            = "exact"
+	MaxHeaderBytes         = 8 << 10
+	ExposeHeadersValue     = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE"
+)
+
+// ResourceInfo describes what is being paid for (v2).
+type ResourceInfo struct {
+	URL         string `json:"url"`
+	Description string `json:"description,omitempty"`
+	MimeType    string `json:"mimeType,omitempty"`
+}
+
+// Extra carries the token's EIP-712 domain for exact/EVM.
+type Extra struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// PaymentRequirements is one acceptable way to pay (v2). Amount is atomic units as text.
+type PaymentRequirements struct {
+	Scheme            string `json:"scheme"`
+	Network           string `json:"network"`
+	Amount            string `json:"amount"`
+	Asset             string `json:"asset"`
+	PayTo             string `json:"payTo"`
+	MaxTimeoutSeconds int    `json:"maxTimeoutSeconds"`
+	Extra             *Extra `json:"extra,omitempty"`
+}
+
+// PaymentRequired is the v2 challenge carried base64-encoded in PAYMENT-REQUIRED.
+type PaymentRequired struct {
+	X402Version int                   `json:"x402Version"`
+	Error       string                `json:"error,omitempty"`
+	Resource    ResourceInfo          `json:"resource"`
+	Accepts     []PaymentRequirements `json:"accepts"`
+	Extensions  map[string]any        `json:"extensions,omitempty"`
+}
+
+// RequirementsV1 is one legacy (v1) requirement, carried in the 402 body.
+type RequirementsV1 struct {
+	Scheme            string         `json:"scheme"`
+	Network           string         `json:"network"`
+	MaxAmountRequired string         `json:"maxAmountRequired"`
+	Resource          string         `json:"resource"`
+	Description       string         `json:"description"`
+	MimeType          string         `json:"mimeType"`
+	OutputSchema      map[string]any `json:"outputSchema,omitempty"`
+	PayTo             string         `json:"payTo"`
+	MaxTimeoutSeconds int            `json:"maxTimeoutSeconds"`
+	Asset             string         `json:"asset"`
+	Extra             *Extra         `json:"extra,omitempty"`
+}
+
+// Authorization is the EIP-3009 TransferWithAuthorization message; every field is text.
+type Authorization struct {
+	From        string `json:"from"`
+	To          string `json:"to"`
+	Value       string `json:"value"`
+	ValidAfter  string `json:"validAfter"`
+	ValidBefore string `json:"validBefore"`
+	Nonce       string `json:"nonce"`
+}
+
+// ExactPayload is the scheme payload of exact/EIP-3009.
+type ExactPayload struct {
+	Signature     string        `json:"signature"`
+	Authorization Authorization `json:"authorization"`
+}
+
+// PaymentPayload is what the client sends: v2 in PAYMENT-SIGNATURE (Accepted set), v1 in
+// X-PAYMENT (Scheme and Network set at top level instead).
+type PaymentPayload struct {
+	X402Version int                  `json:"x402Version"`
+	Resource    *ResourceInfo        `json:"resource,omitempty"`
+	Accepted    *PaymentRequirements `json:"accepted,omitempty"`
+	Scheme      string               `json:"scheme,omitempty"`
+	Network     string               `json:"network,omitempty"`
+	Payload     ExactPayload         `json:"payload"`
+	Extensions  map[string]any       `json:"extensions,omitempty"`
+}
+
+// SettlementResponse is the receipt carried in PAYMENT-RESPONSE (and /settle's answer).
+type SettlementResponse struct {
+	Success     bool   `json:"success"`
+	ErrorReason string `json:"errorReason,omitempty"`
+	Payer       string `json:"payer,omitempty"`
+	Transaction string `json:"transaction"`
+	Network     string `json:"network"`
+	Amount      string `json:"amount,omitempty"`
+}
+
+// VerifyResponse is the facilitator's /verify answer.
+type VerifyResponse struct {
+	IsValid       bool   `json:"isValid"`
+	InvalidReason string `json:"invalidReason,omitempty"`
+	Payer         string `json:"payer,omitempty"`
+}
+
+// Encode renders v as standard, padded base64 of its JSON (what the reference clients require).
+func Encode(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(b), nil
+}
+
+// ErrMalformed marks a header that is not base64 JSON of the expected shape.
+var ErrMalformed = errors.New("malformed payment header")
+
+// DecodePayment decodes a PAYMENT-SIGNATURE or X-PAYMENT header value.
+func DecodePayment(h string) (*PaymentPayload, error) {
+	if len(h) > MaxHeaderBytes {
+		return nil, fmt.Errorf("%w: larger than %d bytes", ErrMalformed, MaxHeaderBytes)
+	}
+	raw, err := base64.StdEncoding.DecodeString(h)
+	if err != nil {
+		raw, err = base64.RawStdEncoding.DecodeString(h)
+		if err != nil {
+			return nil, fmt.Errorf("%w: not base64", ErrMalformed)
+		}
+	}
+	var p PaymentPayload
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, fmt.Errorf("%w: not JSON of a payment payload", ErrMalformed)
+	}
+	if p.X402Version != 1 && p.X402Version != 2 {
+		return nil, fmt.Errorf("%w: x402Version must be 1 or 2", ErrMalformed)
+	}
+	return &p, nil
+}
