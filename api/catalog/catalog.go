@@ -54,12 +54,21 @@ func New(entries []Entry) (*Catalog, error) {
 	return c, nil
 }
 
-// IDOf derives an entry ID from its path: "/v1/fr/kyb/partial" → "fr.kyb.partial".
+// IDOf derives an entry ID from its path: "/v1/fr/kyb/partial" → "fr.kyb.partial",
+// "/hook/{id}/events" → "hook.events", "/.well-known/x402" → "well-known.x402", "/" → "index".
 func IDOf(path string) string {
 	p := strings.TrimPrefix(path, "/v1/")
-	p = strings.Trim(strings.ReplaceAll(p, "{id}", ""), "/")
-	p = strings.ReplaceAll(p, "//", "/")
-	return strings.ReplaceAll(p, "/", ".")
+	p = strings.ReplaceAll(p, "{id}", "")
+	var parts []string
+	for _, seg := range strings.Split(p, "/") {
+		if seg = strings.TrimPrefix(seg, "."); seg != "" {
+			parts = append(parts, seg)
+		}
+	}
+	if len(parts) == 0 {
+		return "index"
+	}
+	return strings.Join(parts, ".")
 }
 
 func validate(e *Entry) error {

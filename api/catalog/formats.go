@@ -5,6 +5,7 @@ import (
 	"net/mail"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -31,6 +32,9 @@ var formats = map[string]format{
 	"date":        {check: re(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`, "must be a date YYYY-MM-DD"), jsonFormat: "date"},
 	"vin":         {check: re(`^[A-HJ-NPR-Z0-9]{17}$`, "must be 17 characters, letters and digits without I, O or Q"), pattern: `^[A-HJ-NPR-Za-hj-npr-z0-9]{17}$`},
 	"ens":         {check: re(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.eth$`, "must be an ENS name ending in .eth")},
+	"sha256":      {check: re(`^[0-9a-f]{64}$`, "must be 64 lowercase hex characters"), pattern: `^[0-9a-f]{64}$`},
+	"lang":        {check: re(`^[a-z]{2}$`, "must be a 2-letter lowercase code"), pattern: `^[a-z]{2}$`},
+	"school_year": {check: re(`^20[0-9]{2}-20[0-9]{2}$`, "must be a school year like 2025-2026"), pattern: `^[0-9]{4}-[0-9]{4}$`},
 	"id_hex":      {check: re(`^[0-9a-f]{16,64}$`, "must be a hex identifier")},
 }
 
@@ -147,6 +151,26 @@ func checkSIRET(s string) error {
 	}
 	if !luhn(s) {
 		return errors.New("fails the SIRET check digit (Luhn)")
+	}
+	return nil
+}
+
+// checkStops validates 2 to 10 "lat,lon" pairs separated by "|", each in range.
+func checkStops(s string) error {
+	pairs := strings.Split(s, "|")
+	if len(pairs) < 2 || len(pairs) > 10 {
+		return errors.New("must hold 2 to 10 lat,lon pairs separated by |")
+	}
+	for _, p := range pairs {
+		lat, lon, ok := strings.Cut(p, ",")
+		if !ok {
+			return errors.New("must hold lat,lon pairs separated by |")
+		}
+		la, err1 := strconv.ParseFloat(strings.TrimSpace(lat), 64)
+		lo, err2 := strconv.ParseFloat(strings.TrimSpace(lon), 64)
+		if err1 != nil || err2 != nil || la < -90 || la > 90 || lo < -180 || lo > 180 {
+			return errors.New("has a pair that is not a valid lat,lon")
+		}
 	}
 	return nil
 }

@@ -177,6 +177,18 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 func (p *Param) coerce(v any) (any, error) {
+	switch x := v.(type) { // Go literals in examples and defaults
+	case int:
+		v = float64(x)
+	case int64:
+		v = float64(x)
+	case []string:
+		items := make([]any, len(x))
+		for i, it := range x {
+			items[i] = it
+		}
+		v = items
+	}
 	bad := func(want string) error {
 		return apierr.BadParam(p.Name, "%s must be %s", p.Name, want)
 	}

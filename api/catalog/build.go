@@ -1,0 +1,62 @@
+package catalog
+
+import "time"
+
+// The builder keeps the table to one statement per route. It only fills Entry fields.
+
+func route(family, method, path string, price uint64, summary string, params ...Param) Entry {
+	e := Entry{Family: family, Method: method, Path: path, Price: price, Summary: summary, Params: params,
+		Kind: Paid, Timeout: 15 * time.Second}
+	if price == 0 {
+		e.Kind = Free
+	}
+	return e
+}
+
+func (e Entry) up(name string, ttl time.Duration) Entry { e.Upstream, e.CacheTTL = name, ttl; return e }
+func (e Entry) timeout(d time.Duration) Entry           { e.Timeout = d; return e }
+func (e Entry) partial(path string) Entry               { e.Partial = path; return e }
+func (e Entry) trial(path string) Entry                 { e.FreeTrial = path; return e }
+func (e Entry) freeFirst() Entry                        { e.FreeFirstCall = true; return e }
+func (e Entry) produces(mt string) Entry                { e.Produces = mt; return e }
+func (e Entry) status(s string) Entry                   { e.Status = s; return e }
+func (e Entry) kind(k Kind) Entry                       { e.Kind = k; return e }
+func (e Entry) metered() Entry                          { e.Tier = TierMetered; return e }
+func (e Entry) anyMethod() Entry                        { e.AnyMethod = true; return e }
+
+// ex sets the example request from name/value pairs.
+func (e Entry) ex(kv ...any) Entry {
+	e.Example = map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		e.Example[kv[i].(string)] = kv[i+1]
+	}
+	return e
+}
+
+// Common parameters, declared once.
+var (
+	pURL    = S("url", "absolute http or https URL of the page").Req().Fmt("url")
+	pSIREN  = S("siren", "9-digit SIREN company number").Req().Fmt("siren")
+	pINSEE  = S("insee", "5-character INSEE commune code (e.g. 75056, 2A004)").Req().Fmt("insee")
+	pCP     = S("cp", "5-digit French postal code").Req().Fmt("cp")
+	pLat    = N("lat", "latitude in degrees").Req().Range(-90, 90)
+	pLon    = N("lon", "longitude in degrees").Req().Range(-180, 180)
+	pQIdent = S("q", "company name, SIREN or SIRET").Group("company").Range(2, 200)
+	pSIRENo = S("siren", "9-digit SIREN company number").Group("company").Fmt("siren")
+	pUKQ    = S("q", "company name").Group("company").Range(2, 160)
+	pUKNum  = S("number", "Companies House number (8 characters)").Group("company").Fmt("uk_company")
+	pTicker = S("ticker", "stock ticker (e.g. AAPL)").Group("company").Range(1, 10)
+	pCIK    = S("cik", "SEC central index key (up to 10 digits)").Group("company").Fmt("cik")
+	pAddr   = S("address", "0x EVM address").Req().Fmt("evm_address")
+	pLimit  = func(def, max float64) Param { return I("limit", "how many results").Range(1, max).Def(int64(def)) }
+)
+
+func init() {
+	RegisterFormat("uk_company", `^[A-Za-z0-9]{8}$`, re(`^[A-Za-z0-9]{8}$`, "must be an 8-character Companies House number (e.g. 00445790 or SC123456)"))
+	RegisterFormat("cik", `^[0-9]{1,10}$`, re(`^[0-9]{1,10}$`, "must be 1 to 10 digits"))
+	RegisterFormat("social_id", `^[a-z]+:[A-Za-z0-9_]+$`, re(`^[a-z]+:[A-Za-z0-9_]+$`, "must be <source>:<id> as returned by /v1/social/search"))
+	RegisterFormat("actor", `^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, re(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, "must be owner/name"))
+	RegisterFormat("asin", `^[A-Z0-9]{10}$`, re(`^[A-Z0-9]{10}$`, "must be a 10-character ASIN"))
+	RegisterFormat("lei", `^[A-Z0-9]{18}[0-9]{2}$`, re(`^[A-Z0-9]{18}[0-9]{2}$`, "must be a 20-character LEI"))
+	RegisterFormat("stops", `^-?[0-9.]+,-?[0-9.]+(\|-?[0-9.]+,-?[0-9.]+){1,9}$`, checkStops)
+}
