@@ -1,0 +1,89 @@
+// Package apitest starts the real API server in-process on a loopback port for tests, so a test
+// drives exactly the code path production runs (routing, params, 402, gate, handler, errors).
+package apitest
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/appliance/obs"
+)
+
+// Options configure the harness; zero values give a challenge-only gate and test pay settings.
+type Options struct {
+	Gate    paywall.Gate
+	Pay     paywall.Config
+	Cache   server.Cache
+	Metrics *obs.Registry
+}
+
+// TestPayTo is the recipient named in test challenges.
+const TestPayTo = "0x000000000000000000000000000000000000dEaD"
+
+// Harness is a running server.
+type Harness struct {
+	BaseURL string
+	Server  *server.Server
+	Client  *http.Client
+}
+
+// Start serves cat on 127.0.0.1 until the test ends.
+func Start(t testing.TB, cat *catalog.Catalog, opt Options) *Harness {
+	t.Helper()
+	if opt.Pay.Network == "" {
+		opt.Pay = paywall.DefaultConfig()
+		opt.Pay.PayTo = TestPayTo
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	cfg := server.DefaultConfig()
+	cfg.Addr, cfg.BaseURL = ln.Addr().String(), base
+	srv := server.New(cfg, cat, server.Options{Gate: opt.Gate, Pay: opt.Pay, Cache: opt.Cache, Metrics: opt.Metrics})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, net.ErrClosed) {
+			t.Errorf("server: %v", err)
+		}
+	})
+	return &Harness{BaseURL: base, Server: srv, Client: &http.Client{}}
+}
+
+// RecordingGate lets every call through without payment and records which calls would have
+// been charged (work succeeded) and which not. It exists for handler tests only: production
+// always has a verifying gate or the challenge-only one.
+type RecordingGate struct {
+	mu              sync.Mutex
+	Charged, Waived []string // call keys
+}
+
+func (g *RecordingGate) Charge(ctx context.Context, call *paywall.Call, work func(context.Context) (any, error)) (any, map[string]string, error) {
+	out, err := work(ctx)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err != nil {
+		g.Waived = append(g.Waived, call.Key)
+	} else {
+		g.Charged = append(g.Charged, call.Key)
+	}
+	return out, nil, err
+}
+
+// Counts returns how many calls were charged and waived so far.
+func (g *RecordingGate) Counts() (charged, waived int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.Charged), len(g.Waived)
+}

@@ -1,0 +1,154 @@
+package paywall
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// Config says how calls are paid. PayTo is only an address: the payout key never lives on the box.
+type Config struct {
+	Network           string `toml:"network"`             // CAIP-2, e.g. eip155:8453
+	Asset             string `toml:"asset"`               // USDC contract address
+	PayTo             string `toml:"pay_to"`              // recipient address
+	TokenName         string `toml:"token_name"`          // EIP-712 domain name of the asset
+	TokenVersion      string `toml:"token_version"`       // EIP-712 domain version of the asset
+	MaxTimeoutSeconds int    `toml:"max_timeout_seconds"` // authorization lifetime offered to clients
+}
+
+// BaseUSDC is USDC on Base mainnet.
+const BaseUSDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+
+// DefaultConfig is Base mainnet USDC; PayTo must be configured before production use.
+func DefaultConfig() Config {
+	return Config{Network: "eip155:8453", Asset: BaseUSDC, TokenName: "USD Coin", TokenVersion: "2", MaxTimeoutSeconds: 120}
+}
+
+// v1Networks maps CAIP-2 ids to the legacy v1 network names that v1 clients know.
+var v1Networks = map[string]string{"eip155:8453": "base", "eip155:84532": "base-sepolia"}
+
+// V1Network is the legacy name of a CAIP-2 network, or the CAIP-2 id when v1 has no name for it.
+func V1Network(caip2 string) string {
+	if n, ok := v1Networks[caip2]; ok {
+		return n
+	}
+	return caip2
+}
+
+// Requirements is the one way to pay for e: v2 matching compares payloads against exactly this.
+func (c Config) Requirements(e *catalog.Entry) x402.PaymentRequirements {
+	return x402.PaymentRequirements{
+		Scheme:            x402.SchemeExact,
+		Network:           c.Network,
+		Amount:            strconv.FormatUint(e.Price, 10),
+		Asset:             c.Asset,
+		PayTo:             c.PayTo,
+		MaxTimeoutSeconds: c.MaxTimeoutSeconds,
+		Extra:             &x402.Extra{Name: c.TokenName, Version: c.TokenVersion},
+	}
+}
+
+// Alternative is a cheaper way to get (part of) the same result.
+type Alternative struct {
+	Kind   string `json:"kind"` // "partial" or "free_trial"
+	Path   string `json:"path"`
+	URL    string `json:"url"`
+	Amount string `json:"amount"` // atomic units; "0" for the free trial
+}
+
+// Challenge is the 402 rendering of an entry: the v2 header value and the legacy v1 body.
+type Challenge struct {
+	Header string
+	Body   []byte
+}
+
+// Challenges renders and memoises the 402 answer of each entry.
+type Challenges struct {
+	cfg     Config
+	cat     *catalog.Catalog
+	baseURL string
+	memo    sync.Map // entry ID → *Challenge (reason-free form)
+}
+
+func NewChallenges(cfg Config, cat *catalog.Catalog, baseURL string) *Challenges {
+	return &Challenges{cfg: cfg, cat: cat, baseURL: baseURL}
+}
+
+// For returns the challenge for e. The common case (no specific reason) is rendered once per
+// entry; a reason (why a payment was refused) renders a fresh one.
+func (c *Challenges) For(e *catalog.Entry, reason string) (*Challenge, error) {
+	if reason == "" {
+		if ch, ok := c.memo.Load(e.ID); ok {
+			return ch.(*Challenge), nil
+		}
+	}
+	ch, err := c.render(e, reason)
+	if err != nil {
+		return nil, err
+	}
+	if reason == "" {
+		c.memo.Store(e.ID, ch)
+	}
+	return ch, nil
+}
+
+// ResourceURL is the absolute URL of e named in challenges and receipts.
+func (c *Challenges) ResourceURL(e *catalog.Entry) string { return c.baseURL + e.Path }
+
+func (c *Challenges) alternatives(e *catalog.Entry) []Alternative {
+	var alts []Alternative
+	for _, a := range []struct{ kind, path string }{{"partial", e.Partial}, {"free_trial", e.FreeTrial}} {
+		if a.path == "" {
+			continue
+		}
+		price := uint64(0)
+		if alt := c.cat.ByPath(a.path); alt != nil {
+			price = alt.Price
+		}
+		alts = append(alts, Alternative{Kind: a.kind, Path: a.path, URL: c.baseURL + a.path, Amount: strconv.FormatUint(price, 10)})
+	}
+	return alts
+}
+
+func (c *Challenges) render(e *catalog.Entry, reason string) (*Challenge, error) {
+	if reason == "" {
+		reason = "PAYMENT-SIGNATURE header is required"
+	}
+	req := c.cfg.Requirements(e)
+	alts := c.alternatives(e)
+	v2 := struct {
+		x402.PaymentRequired
+		Alternatives []Alternative `json:"alternatives,omitempty"`
+	}{x402.PaymentRequired{
+		X402Version: 2,
+		Error:       reason,
+		Resource:    x402.ResourceInfo{URL: c.ResourceURL(e), Description: e.Summary, MimeType: e.MediaType()},
+		Accepts:     []x402.PaymentRequirements{req},
+	}, alts}
+	header, err := x402.Encode(v2)
+	if err != nil {
+		return nil, fmt.Errorf("encode challenge of %s: %w", e.ID, err)
+	}
+	v1 := map[string]any{
+		"x402Version": 1,
+		"error":       reason,
+		"accepts": []x402.RequirementsV1{{
+			Scheme: req.Scheme, Network: V1Network(req.Network), MaxAmountRequired: req.Amount,
+			Resource: c.ResourceURL(e), Description: e.Summary, MimeType: e.MediaType(),
+			PayTo: req.PayTo, MaxTimeoutSeconds: req.MaxTimeoutSeconds, Asset: req.Asset, Extra: req.Extra,
+			OutputSchema: map[string]any{"input": map[string]any{"type": "http", "method": e.Method, "discoverable": true}},
+		}},
+	}
+	if len(alts) > 0 {
+		v1["alternatives"] = alts
+	}
+	body, err := json.Marshal(v1)
+	if err != nil {
+		return nil, err
+	}
+	return &Challenge{Header: header, Body: body}, nil
+}

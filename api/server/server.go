@@ -1,0 +1,412 @@
+// Package server is the fasthttp edge of the API: it routes by the catalog, decodes and
+// validates parameters, refuses what cannot succeed before any 402, hands paid calls to the
+// paywall gate, and maps every error to HTTP exactly once. It is the only package of api that
+// imports fasthttp; handlers see a catalog.Request, never the transport.
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// Config is the public listener's configuration.
+type Config struct {
+	Addr           string        `toml:"addr"`             // listen address
+	BaseURL        string        `toml:"base_url"`         // public address used in URLs handed out
+	MaxBodyBytes   int           `toml:"max_body_bytes"`   // larger request bodies answer 413 unread
+	MaxHeaderBytes int           `toml:"max_header_bytes"` // larger request headers answer 431
+	ReadTimeout    time.Duration `toml:"read_timeout"`
+	WriteTimeout   time.Duration `toml:"write_timeout"`
+	IdleTimeout    time.Duration `toml:"idle_timeout"`
+	TrustProxy     bool          `toml:"trust_proxy"` // take the client IP from X-Forwarded-For
+}
+
+// DefaultConfig serves loopback; production sets Addr and BaseURL.
+func DefaultConfig() Config {
+	return Config{
+		Addr: "127.0.0.1:8402", BaseURL: "http://127.0.0.1:8402",
+		MaxBodyBytes: 512 << 10, MaxHeaderBytes: 16 << 10,
+		ReadTimeout: 30 * time.Second, WriteTimeout: 200 * time.Second, IdleTimeout: 120 * time.Second,
+	}
+}
+
+// Cache keeps encoded results per route and canonical args for the entry's CacheTTL.
+type Cache interface {
+	Get(key string) ([]byte, bool)
+	Set(key string, val []byte, ttl time.Duration)
+}
+
+// Server serves the catalog.
+type Server struct {
+	cfg        Config
+	cat        *catalog.Catalog
+	gate       paywall.Gate
+	challenges *paywall.Challenges
+	cache      Cache
+	log        *slog.Logger
+	metrics    *metrics
+	srv        *fasthttp.Server
+}
+
+// Options are the server's collaborators; nil ones get safe defaults.
+type Options struct {
+	Gate    paywall.Gate // defaults to paywall.ChallengeOnly
+	Pay     paywall.Config
+	Cache   Cache
+	Logger  *slog.Logger
+	Metrics *obs.Registry
+}
+
+// New builds a server over a catalog whose handlers are bound.
+func New(cfg Config, cat *catalog.Catalog, opt Options) *Server {
+	if opt.Gate == nil {
+		opt.Gate = paywall.ChallengeOnly{}
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opt.Metrics == nil {
+		opt.Metrics = &obs.Registry{}
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	s := &Server{
+		cfg: cfg, cat: cat, gate: opt.Gate, cache: opt.Cache, log: opt.Logger,
+		challenges: paywall.NewChallenges(opt.Pay, cat, cfg.BaseURL),
+		metrics:    newMetrics(opt.Metrics),
+	}
+	s.srv = &fasthttp.Server{
+		Handler:                       s.handle,
+		ErrorHandler:                  s.transportError,
+		Name:                          "peage",
+		MaxRequestBodySize:            cfg.MaxBodyBytes,
+		ReadBufferSize:                cfg.MaxHeaderBytes,
+		ReadTimeout:                   cfg.ReadTimeout,
+		WriteTimeout:                  cfg.WriteTimeout,
+		IdleTimeout:                   cfg.IdleTimeout,
+		DisableHeaderNamesNormalizing: false,
+		NoDefaultContentType:          true,
+		CloseOnShutdown:               true,
+	}
+	return s
+}
+
+// Challenges exposes the memoised 402 renderings (MCP uses them too).
+func (s *Server) Challenges() *paywall.Challenges { return s.challenges }
+
+// Serve answers on ln until ctx ends, then shuts down gracefully.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return s.srv.ShutdownWithContext(shut)
+	}
+}
+
+// transportError answers requests fasthttp could not parse, in the one error shape.
+func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
+	e := apierr.BadRequest("the request could not be read: %s", err.Error())
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		e = apierr.TooLarge("request body larger than %d bytes", s.cfg.MaxBodyBytes)
+	case errors.As(err, &small):
+		e = &apierr.Error{Code: apierr.CodeHeaderTooBig, Message: fmt.Sprintf("request headers larger than %d bytes", s.cfg.MaxHeaderBytes)}
+	}
+	ctx.SetConnectionClose()
+	s.writeError(ctx, e, nil)
+}
+
+// Result is a handler's outcome encoded once, so it can be cached and replayed byte for byte.
+type Result struct {
+	Status      int               `json:"s"`
+	ContentType string            `json:"t"`
+	Header      map[string]string `json:"h,omitempty"`
+	Body        []byte            `json:"b"`
+}
+
+func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	start := time.Now()
+	reqID := requestID(ctx)
+	ctx.Response.Header.Set("X-Request-Id", reqID)
+	ctx.Response.Header.Set("Access-Control-Allow-Origin", "*")
+	ctx.Response.Header.Set("Access-Control-Expose-Headers", x402.ExposeHeadersValue+", X-Request-Id, Retry-After")
+
+	method, path := string(ctx.Method()), string(ctx.Path())
+	e, pathID, err := s.cat.Lookup(method, path)
+	routeID := "unknown"
+	if e != nil {
+		routeID = e.ID
+	}
+	status := s.serve(ctx, e, pathID, err)
+	s.metrics.observe(routeID, status, time.Since(start))
+	s.log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String(obs.KeyRequestID, reqID), slog.String(obs.KeyRoute, routeID),
+		slog.Int(obs.KeyStatus, status), slog.Int64(obs.KeyDuration, time.Since(start).Milliseconds()))
+}
+
+// serve runs one HTTP request through the paid-call sequence and returns the status written.
+func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string, lookupErr error) int {
+	if lookupErr != nil {
+		return s.writeError(ctx, lookupErr, e)
+	}
+	if ctx.IsOptions() {
+		ctx.Response.Header.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+		ctx.Response.Header.Set("Access-Control-Allow-Headers", "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Proxy-Key, Mcp-Session-Id, Mcp-Protocol-Version")
+		ctx.Response.Header.Set("Access-Control-Max-Age", "86400")
+		ctx.SetStatusCode(http.StatusNoContent)
+		return http.StatusNoContent
+	}
+	raw, err := rawParams(ctx, e)
+	if err != nil {
+		return s.writeError(ctx, err, e)
+	}
+	res, hdr, err := s.Invoke(e, raw, s.request(ctx, e, pathID))
+	for k, v := range hdr {
+		ctx.Response.Header.Set(k, v)
+	}
+	if err != nil {
+		return s.writeError(ctx, err, e)
+	}
+	return s.writeResult(ctx, res)
+}
+
+// Invoke runs the paid-call sequence for one call, whatever transport carried it (HTTP or an
+// MCP tools/call): validate (400) → available (503) → gate (402, verify, work, settle).
+// req carries the transport's copy of the call; Invoke fills in Args.
+func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Request) (*Result, map[string]string, error) {
+	args, err := e.Decode(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	if e.Handler == nil {
+		return nil, nil, apierr.Unavailable("%s is listed but not available on this appliance yet", e.Path)
+	}
+	if e.Ready != nil {
+		if err := e.Ready(); err != nil {
+			return nil, nil, &apierr.Error{Code: apierr.CodeUnavailable, Message: e.Path + " is not available right now: " + err.Error(), Cause: err}
+		}
+	}
+	req.Route, req.Args = e, args
+	key := CanonicalKey(e.ID, args)
+	work := func(c context.Context) (any, error) { return s.run(c, e, req, key) }
+
+	c, cancel := context.WithTimeout(context.Background(), e.Timeout)
+	defer cancel()
+	var out any
+	var hdr map[string]string
+	if e.Kind == catalog.Paid {
+		out, hdr, err = s.gate.Charge(c, &paywall.Call{Entry: e, Request: req, ResourceURL: s.challenges.ResourceURL(e), Key: key}, work)
+	} else {
+		out, err = work(c)
+	}
+	if err != nil {
+		return nil, hdr, err
+	}
+	res, ok := out.(*Result)
+	if !ok {
+		return nil, hdr, fmt.Errorf("gate returned %T, not the work's result", out)
+	}
+	return res, hdr, nil
+}
+
+// run is the work of a call: the cached answer if fresh, else the handler's, encoded.
+func (s *Server) run(ctx context.Context, e *catalog.Entry, req *catalog.Request, key string) (any, error) {
+	cacheable := s.cache != nil && e.CacheTTL > 0
+	if cacheable {
+		if b, ok := s.cache.Get(key); ok {
+			var r Result
+			if json.Unmarshal(b, &r) == nil {
+				s.metrics.cache.Inc(e.ID, "hit")
+				return &r, nil
+			}
+		}
+		s.metrics.cache.Inc(e.ID, "miss")
+	}
+	out, err := e.Handler(ctx, req)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := encode(e, out)
+	if err != nil {
+		return nil, err
+	}
+	if cacheable && res.Status == http.StatusOK {
+		if b, err := json.Marshal(res); err == nil {
+			s.cache.Set(key, b, e.CacheTTL)
+		}
+	}
+	return res, nil
+}
+
+func encode(e *catalog.Entry, out any) (*Result, error) {
+	if raw, ok := out.(*catalog.Raw); ok {
+		st := raw.Status
+		if st == 0 {
+			st = http.StatusOK
+		}
+		ct := raw.ContentType
+		if ct == "" {
+			ct = e.MediaType()
+		}
+		return &Result{Status: st, ContentType: ct, Header: raw.Header, Body: raw.Body}, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encode result of %s: %w", e.ID, err)
+	}
+	return &Result{Status: http.StatusOK, ContentType: "application/json", Body: b}, nil
+}
+
+func (s *Server) writeResult(ctx *fasthttp.RequestCtx, r *Result) int {
+	for k, v := range r.Header {
+		ctx.Response.Header.Set(k, v)
+	}
+	ctx.SetContentType(r.ContentType)
+	ctx.SetStatusCode(r.Status)
+	if !ctx.IsHead() {
+		ctx.SetBody(r.Body)
+	}
+	return r.Status
+}
+
+// writeError maps err to its status and body once. A payment error answers the 402 challenge:
+// the v2 PAYMENT-REQUIRED header and the legacy v1 form as the body.
+func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entry) int {
+	ae := apierr.From(err)
+	status := ae.Status()
+	if ae.Code == apierr.CodePayment && e != nil {
+		ch, cerr := s.challenges.For(e, challengeReason(ae.Message))
+		if cerr == nil {
+			ctx.Response.Header.Set(x402.HeaderPaymentRequired, ch.Header)
+			ctx.SetContentType("application/json")
+			ctx.SetStatusCode(http.StatusPaymentRequired)
+			ctx.SetBody(ch.Body)
+			return http.StatusPaymentRequired
+		}
+		ae, status = apierr.From(cerr), http.StatusInternalServerError
+	}
+	if status >= 500 && ae.Code == apierr.CodeInternal {
+		s.log.Error("internal error", slog.String(obs.KeyErr, err.Error()), slog.String(obs.KeyRequestID, string(ctx.Response.Header.Peek("X-Request-Id"))))
+	}
+	if ae.RetryAfter > 0 {
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(int((ae.RetryAfter+time.Second-1)/time.Second)))
+	}
+	body, _ := json.Marshal(apierr.BodyOf(ae))
+	ctx.SetContentType("application/json")
+	ctx.SetStatusCode(status)
+	ctx.SetBody(body)
+	return status
+}
+
+func challengeReason(msg string) string {
+	if msg == "" || strings.HasPrefix(msg, "PAYMENT-SIGNATURE header is required") {
+		return ""
+	}
+	return msg
+}
+
+// rawParams gathers the parameters of a call: query text, overlaid by a JSON object body.
+func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, error) {
+	raw := map[string]any{}
+	ctx.QueryArgs().VisitAll(func(k, v []byte) { raw[string(k)] = string(v) })
+	if e.AnyMethod || !ctx.IsPost() {
+		return raw, nil
+	}
+	body := bytes.TrimSpace(ctx.PostBody())
+	if len(body) == 0 {
+		return raw, nil
+	}
+	ct := string(ctx.Request.Header.ContentType())
+	if strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+		ctx.PostArgs().VisitAll(func(k, v []byte) { raw[string(k)] = string(v) })
+		return raw, nil
+	}
+	if e.Kind == catalog.Discovery {
+		return raw, nil // /mcp reads its own JSON-RPC body
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, apierr.BadRequest("the body must be a JSON object with the route's parameters")
+	}
+	for k, v := range obj {
+		raw[k] = v
+	}
+	return raw, nil
+}
+
+func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string) *catalog.Request {
+	h := http.Header{}
+	ctx.Request.Header.VisitAll(func(k, v []byte) { h.Add(string(k), string(v)) })
+	var q [][2]string
+	ctx.QueryArgs().VisitAll(func(k, v []byte) { q = append(q, [2]string{string(k), string(v)}) })
+	return &catalog.Request{
+		Route: e, Method: string(ctx.Method()), Path: string(ctx.Path()), PathID: pathID,
+		Query: q, Header: h, Body: bytes.Clone(ctx.PostBody()), ClientIP: s.clientIP(ctx), BaseURL: s.cfg.BaseURL,
+	}
+}
+
+func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
+	if s.cfg.TrustProxy {
+		if xff := string(ctx.Request.Header.Peek("X-Forwarded-For")); xff != "" {
+			first, _, _ := strings.Cut(xff, ",")
+			if ip := net.ParseIP(strings.TrimSpace(first)); ip != nil {
+				return ip.String()
+			}
+		}
+	}
+	return ctx.RemoteIP().String()
+}
+
+// CanonicalKey identifies a call by route and validated arguments: the ledger's request hash,
+// the cache key and the idempotent-replay key. encoding/json sorts map keys, so equal args give
+// equal keys whatever order or spelling (GET text or POST JSON) the client used.
+func CanonicalKey(id string, args catalog.Args) string {
+	b, _ := json.Marshal(args)
+	return id + "?" + string(b)
+}
+
+func requestID(ctx *fasthttp.RequestCtx) string {
+	if v := ctx.Request.Header.Peek("X-Request-Id"); len(v) > 0 && len(v) <= 64 && isToken(v) {
+		return string(v)
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func isToken(b []byte) bool {
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,228 @@
+// Package obs holds the appliance's log keys and a small Prometheus-text metrics registry.
+// Metric label values are catalog IDs and fixed words only, never user input.
+package obs
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Log keys, shared by every daemon so logs can be joined.
+const (
+	KeyRequestID = "request_id"
+	KeyRoute     = "route"
+	KeyStatus    = "status"
+	KeyDuration  = "duration_ms"
+	KeyErr       = "error"
+	KeyAddr      = "addr"
+	KeyComponent = "component"
+	KeyUpstream  = "upstream"
+	KeyPayer     = "payer"
+	KeyAmount    = "amount"
+)
+
+// NewLogger returns a JSON (or text, for terminals) slog logger at level.
+func NewLogger(w io.Writer, level slog.Level, json bool) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if json {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// StderrIsTerminal decides between text and JSON logs.
+func StderrIsTerminal() bool {
+	fi, err := os.Stderr.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// Registry is a set of metrics rendered in the Prometheus text format.
+type Registry struct {
+	mu      sync.Mutex
+	metrics []metric
+}
+
+type metric interface {
+	write(w io.Writer)
+	name() string
+}
+
+// Counter is a monotonically increasing counter family with fixed label names.
+type Counter struct {
+	n, help string
+	labels  []string
+	mu      sync.Mutex
+	vals    map[string]*atomic.Uint64
+}
+
+// Counter registers a counter family.
+func (r *Registry) Counter(name, help string, labels ...string) *Counter {
+	c := &Counter{n: name, help: help, labels: labels, vals: map[string]*atomic.Uint64{}}
+	r.add(c)
+	return c
+}
+
+func (r *Registry) add(m metric) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.metrics = append(r.metrics, m)
+}
+
+// Add adds d to the series with the given label values.
+func (c *Counter) Add(d uint64, values ...string) {
+	key := strings.Join(values, "\x00")
+	c.mu.Lock()
+	v := c.vals[key]
+	if v == nil {
+		v = new(atomic.Uint64)
+		c.vals[key] = v
+	}
+	c.mu.Unlock()
+	v.Add(d)
+}
+
+// Inc adds one.
+func (c *Counter) Inc(values ...string) { c.Add(1, values...) }
+
+func (c *Counter) name() string { return c.n }
+
+func (c *Counter) write(w io.Writer) {
+	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", c.n, c.help, c.n)
+	c.mu.Lock()
+	keys := make([]string, 0, len(c.vals))
+	for k := range c.vals {
+		keys = append(keys, k)
+	}
+	c.mu.Unlock()
+	slices.Sort(keys)
+	for _, k := range keys {
+		c.mu.Lock()
+		v := c.vals[k].Load()
+		c.mu.Unlock()
+		fmt.Fprintf(w, "%s%s %d\n", c.n, labelText(c.labels, strings.Split(k, "\x00")), v)
+	}
+}
+
+// Gauge reads its values from a function at scrape time (pool sizes, queue depths).
+type Gauge struct {
+	n, help string
+	labels  []string
+	read    func() map[string]float64 // label value (single label) → value; "" key when unlabelled
+}
+
+// GaugeFunc registers a gauge whose values are read at scrape time. With one label name,
+// read's keys are that label's values; with none, read returns {"": v}.
+func (r *Registry) GaugeFunc(name, help string, read func() map[string]float64, labels ...string) {
+	r.add(&Gauge{n: name, help: help, labels: labels, read: read})
+}
+
+func (g *Gauge) name() string { return g.n }
+
+func (g *Gauge) write(w io.Writer) {
+	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n", g.n, g.help, g.n)
+	vals := g.read()
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		labels := ""
+		if len(g.labels) == 1 {
+			labels = labelText(g.labels, []string{k})
+		}
+		fmt.Fprintf(w, "%s%s %g\n", g.n, labels, vals[k])
+	}
+}
+
+// Histogram counts observations into fixed buckets (seconds).
+type Histogram struct {
+	n, help string
+	buckets []float64
+	mu      sync.Mutex
+	series  map[string]*histSeries
+	label   string
+}
+
+type histSeries struct {
+	counts []uint64
+	sum    float64
+	count  uint64
+}
+
+// Histogram registers a histogram family with one label.
+func (r *Registry) Histogram(name, help, label string, buckets []float64) *Histogram {
+	h := &Histogram{n: name, help: help, buckets: buckets, series: map[string]*histSeries{}, label: label}
+	r.add(h)
+	return h
+}
+
+// Observe records v for the label value.
+func (h *Histogram) Observe(v float64, labelValue string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.series[labelValue]
+	if s == nil {
+		s = &histSeries{counts: make([]uint64, len(h.buckets))}
+		h.series[labelValue] = s
+	}
+	for i, b := range h.buckets {
+		if v <= b {
+			s.counts[i]++
+		}
+	}
+	s.sum += v
+	s.count++
+}
+
+func (h *Histogram) name() string { return h.n }
+
+func (h *Histogram) write(w io.Writer) {
+	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s histogram\n", h.n, h.help, h.n)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	keys := make([]string, 0, len(h.series))
+	for k := range h.series {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		s := h.series[k]
+		for i, b := range h.buckets {
+			fmt.Fprintf(w, "%s_bucket{%s=%q,le=\"%g\"} %d\n", h.n, h.label, k, b, s.counts[i])
+		}
+		fmt.Fprintf(w, "%s_bucket{%s=%q,le=\"+Inf\"} %d\n", h.n, h.label, k, s.count)
+		fmt.Fprintf(w, "%s_sum{%s=%q} %g\n%s_count{%s=%q} %d\n", h.n, h.label, k, s.sum, h.n, h.label, k, s.count)
+	}
+}
+
+func labelText(names, values []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		v := ""
+		if i < len(values) {
+			v = values[i]
+		}
+		parts[i] = fmt.Sprintf("%s=%q", n, v)
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// WriteText renders every metric in registration order.
+func (r *Registry) WriteText(w io.Writer) {
+	r.mu.Lock()
+	ms := slices.Clone(r.metrics)
+	r.mu.Unlock()
+	for _, m := range ms {
+		m.write(w)
+	}
+}
