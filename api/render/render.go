@@ -1,0 +1,401 @@
+// Package render derives every machine-readable description of the service from the catalog:
+// the JSON catalog at /, OpenAPI 3.1, llms.txt, the x402 resource list, the A2A agent card,
+// agent skills, the MCP manifest and /v1/capabilities. Nothing here declares a route.
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/paywall"
+)
+
+// Info is what the renderings need beyond the table.
+type Info struct {
+	BaseURL string
+	Pay     paywall.Config
+	Version string // the appliance build version
+}
+
+// Renderer renders one catalog.
+type Renderer struct {
+	cat  *catalog.Catalog
+	info Info
+}
+
+func New(cat *catalog.Catalog, info Info) *Renderer {
+	info.BaseURL = strings.TrimRight(info.BaseURL, "/")
+	return &Renderer{cat: cat, info: info}
+}
+
+const (
+	serviceName = "péage"
+	serviceDesc = "Pay-per-call data, web-access and utility service for agents: each call is paid on its own in USDC over x402. No account, no API key: the payment is the credential."
+	// apiVersion is the published description version of the interface (spec: Versioning).
+	apiVersion = "1.0.0"
+)
+
+// familyTitles orders and names the families in every rendering.
+var familyTitles = []struct{ id, title string }{
+	{"web", "Web access (real browser, residential exit in France)"},
+	{"fr", "French public data"},
+	{"uk", "UK company data"},
+	{"us", "US public-company data"},
+	{"util", "Utilities"},
+	{"chain", "Blockchain (Base)"},
+	{"crypto", "Crypto markets"},
+	{"social", "Community"},
+	{"search", "Web search"},
+	{"llm", "Language models"},
+	{"infra", "Infrastructure for agents"},
+	{"free", "Free routes"},
+	{"discovery", "Discovery"},
+}
+
+func familyTitle(id string) string {
+	for _, f := range familyTitles {
+		if f.id == id {
+			return f.title
+		}
+	}
+	return id
+}
+
+// USD renders atomic USDC units as a decimal string without floats: 5000 → "0.005".
+func USD(atomic uint64) string {
+	whole, frac := atomic/1_000_000, atomic%1_000_000
+	if frac == 0 {
+		return strconv.FormatUint(whole, 10)
+	}
+	return strings.TrimRight(fmt.Sprintf("%d.%06d", whole, frac), "0")
+}
+
+// listed are the entries shown to clients (every route but the resource addresses).
+func (r *Renderer) listed() []*catalog.Entry {
+	var out []*catalog.Entry
+	for _, e := range r.cat.Entries() {
+		if e.Kind != catalog.Resource {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (r *Renderer) paid() []*catalog.Entry {
+	var out []*catalog.Entry
+	for _, e := range r.cat.Entries() {
+		if e.Kind == catalog.Paid {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// RouteInfo is one route in the JSON catalog.
+type RouteInfo struct {
+	ID            string         `json:"id"`
+	Method        string         `json:"method"`
+	Methods       []string       `json:"methods"`
+	Path          string         `json:"path"`
+	URL           string         `json:"url"`
+	Family        string         `json:"family"`
+	Summary       string         `json:"summary"`
+	Kind          string         `json:"kind"`
+	Price         string         `json:"price_usd"`
+	Amount        string         `json:"amount"`
+	Tier          catalog.Tier   `json:"tier"`
+	Available     bool           `json:"available"`
+	Status        string         `json:"status,omitempty"`
+	FreeFirstCall bool           `json:"free_first_call,omitempty"`
+	Partial       string         `json:"partial,omitempty"`
+	FreeTrial     string         `json:"free_trial,omitempty"`
+	Produces      string         `json:"produces"`
+	TimeoutS      int            `json:"timeout_seconds"`
+	CacheTTLS     int            `json:"cache_ttl_seconds,omitempty"`
+	Upstream      string         `json:"upstream,omitempty"`
+	Params        map[string]any `json:"params"`
+	Example       map[string]any `json:"example,omitempty"`
+}
+
+func (r *Renderer) routeInfo(e *catalog.Entry) RouteInfo {
+	return RouteInfo{
+		ID: e.ID, Method: e.Method, Methods: e.Methods(), Path: e.Path, URL: r.info.BaseURL + e.Path,
+		Family: e.Family, Summary: e.Summary, Kind: e.Kind.String(),
+		Price: USD(e.Price), Amount: strconv.FormatUint(e.Price, 10), Tier: e.Tier,
+		Available: e.Available(), Status: e.Status, FreeFirstCall: e.FreeFirstCall,
+		Partial: e.Partial, FreeTrial: e.FreeTrial, Produces: e.MediaType(),
+		TimeoutS: int(e.Timeout.Seconds()), CacheTTLS: int(e.CacheTTL.Seconds()), Upstream: e.Upstream,
+		Params: e.Schema(), Example: e.Example,
+	}
+}
+
+// Catalog is the machine-readable catalog served at /.
+func (r *Renderer) Catalog() map[string]any {
+	routes := make([]RouteInfo, 0, len(r.cat.Entries()))
+	for _, e := range r.listed() {
+		routes = append(routes, r.routeInfo(e))
+	}
+	return map[string]any{
+		"name":        serviceName,
+		"description": serviceDesc,
+		"version":     apiVersion,
+		"build":       r.info.Version,
+		"x402Version": 2,
+		"payment": map[string]any{
+			"scheme": "exact", "network": r.info.Pay.Network, "asset": r.info.Pay.Asset, "payTo": r.info.Pay.PayTo,
+			"asset_name": r.info.Pay.TokenName, "decimals": 6,
+			"headers": map[string]string{"challenge": "PAYMENT-REQUIRED", "payment": "PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1)", "receipt": "PAYMENT-RESPONSE"},
+		},
+		"tiers":     tiers(),
+		"discovery": r.discoveryLinks(),
+		"routes":    routes,
+	}
+}
+
+func tiers() []map[string]any {
+	t := []struct {
+		tier   catalog.Tier
+		amount uint64
+	}{{catalog.TierFree, 0}, {catalog.TierMicro, 5_000}, {catalog.TierStandard, 10_000}, {catalog.TierPro, 20_000},
+		{catalog.TierComposed, 50_000}, {catalog.TierPremium, 100_000}, {catalog.TierReport, 500_000}, {catalog.TierDeep, 1_000_000}}
+	out := make([]map[string]any, 0, len(t)+1)
+	for _, x := range t {
+		out = append(out, map[string]any{"tier": x.tier, "usd": USD(x.amount), "amount": strconv.FormatUint(x.amount, 10)})
+	}
+	return append(out, map[string]any{"tier": catalog.TierMetered, "usd": "per resource", "amount": "per resource"})
+}
+
+func (r *Renderer) discoveryLinks() map[string]string {
+	links := map[string]string{}
+	for _, e := range r.cat.Entries() {
+		if e.Kind == catalog.Discovery || e.ID == "capabilities" {
+			links[e.ID] = r.info.BaseURL + e.Path
+		}
+	}
+	return links
+}
+
+// LLMSTxt renders /llms.txt following the llmstxt.org conventions: a title, a summary block,
+// then one section per family with a link list.
+func (r *Renderer) LLMSTxt() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", serviceName, serviceDesc)
+	fmt.Fprintf(&b, "Every /v1 route accepts GET with query parameters and POST with a JSON body of the same names. "+
+		"An unpaid call answers HTTP 402 with a PAYMENT-REQUIRED header (x402 v2, base64 JSON): sign the USDC "+
+		"authorization it asks for (scheme exact, network %s) and repeat the call with a PAYMENT-SIGNATURE header. "+
+		"Bad parameters answer 400 before any payment is asked; a failed call is never charged. "+
+		"Errors are JSON: {\"error\":{\"code\",\"message\",\"param\"}}.\n\n", r.info.Pay.Network)
+	fmt.Fprintf(&b, "Machine-readable: [catalog](%s/), [OpenAPI](%s/openapi.json), [MCP](%s/mcp), [x402 resources](%s/.well-known/x402).\n",
+		r.info.BaseURL, r.info.BaseURL, r.info.BaseURL, r.info.BaseURL)
+	byFamily := map[string][]*catalog.Entry{}
+	for _, e := range r.listed() {
+		byFamily[e.Family] = append(byFamily[e.Family], e)
+	}
+	for _, f := range familyTitles {
+		entries := byFamily[f.id]
+		if len(entries) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n", f.title)
+		for _, e := range entries {
+			price := USD(e.Price) + " USDC"
+			switch {
+			case e.Tier == catalog.TierMetered:
+				price += " (metered package)"
+			case e.Price == 0:
+				price = "free"
+			}
+			var params []string
+			for _, p := range e.Params {
+				n := p.Name
+				if !p.Required {
+					n += "?"
+				}
+				params = append(params, n)
+			}
+			note := ""
+			if !e.Available() {
+				note = " [not available on this appliance]"
+			}
+			fmt.Fprintf(&b, "- [%s %s](%s%s): %s Params: %s. Price: %s.%s\n", e.Method, e.Path, r.info.BaseURL, e.Path,
+				e.Summary, orNone(strings.Join(params, ", ")), price, note)
+		}
+	}
+	return b.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// X402 renders /.well-known/x402 in the resource-list shape x402 indexers crawl.
+func (r *Renderer) X402() map[string]any {
+	var resources []string
+	for _, e := range r.paid() {
+		resources = append(resources, r.info.BaseURL+e.Path)
+	}
+	return map[string]any{
+		"x402Version":  2,
+		"version":      1,
+		"resources":    resources,
+		"instructions": fmt.Sprintf("Each resource answers 402 with a PAYMENT-REQUIRED challenge (exact, %s, USDC). Prices and parameters: %s/openapi.json.", r.info.Pay.Network, r.info.BaseURL),
+	}
+}
+
+// AgentCard renders the A2A agent card with one skill per family and the x402 extension.
+func (r *Renderer) AgentCard() map[string]any {
+	var skills []map[string]any
+	byFamily := map[string][]*catalog.Entry{}
+	for _, e := range r.paid() {
+		byFamily[e.Family] = append(byFamily[e.Family], e)
+	}
+	for _, f := range familyTitles {
+		entries := byFamily[f.id]
+		if len(entries) == 0 {
+			continue
+		}
+		var examples []string
+		for _, e := range entries[:min(3, len(entries))] {
+			examples = append(examples, e.Summary)
+		}
+		skills = append(skills, map[string]any{
+			"id": f.id, "name": f.title, "tags": []string{f.id, "x402", "pay-per-call"},
+			"description": fmt.Sprintf("%d paid routes; see %s/openapi.json", len(entries), r.info.BaseURL),
+			"examples":    examples,
+		})
+	}
+	return map[string]any{
+		"protocolVersion":    "0.3.0",
+		"name":               serviceName,
+		"description":        serviceDesc,
+		"url":                r.info.BaseURL + "/",
+		"version":            apiVersion,
+		"preferredTransport": "HTTP+JSON",
+		"capabilities": map[string]any{
+			"streaming": false,
+			"extensions": []map[string]any{{
+				"uri": "https://github.com/google-a2a/a2a-x402/v0.1", "required": true,
+				"description": "Every paid skill is settled per call in USDC over x402.",
+			}},
+		},
+		"defaultInputModes":  []string{"application/json"},
+		"defaultOutputModes": []string{"application/json", "image/png", "application/pdf"},
+		"skills":             skills,
+	}
+}
+
+// AgentSkills lists each paid route as a callable skill with its input schema and price.
+func (r *Renderer) AgentSkills() map[string]any {
+	var skills []map[string]any
+	for _, e := range r.paid() {
+		skills = append(skills, map[string]any{
+			"id": e.ID, "name": e.ID, "description": e.Summary, "method": e.Method, "url": r.info.BaseURL + e.Path,
+			"price_usd": USD(e.Price), "amount": strconv.FormatUint(e.Price, 10), "tier": e.Tier,
+			"available": e.Available(), "input_schema": e.Schema(),
+		})
+	}
+	return map[string]any{"name": serviceName, "version": apiVersion, "payment": "x402", "skills": skills}
+}
+
+// MCPManifest describes the MCP endpoint at /.well-known/mcp.
+func (r *Renderer) MCPManifest() map[string]any {
+	return map[string]any{
+		"name": serviceName, "version": apiVersion, "description": serviceDesc,
+		"endpoint": r.info.BaseURL + "/mcp", "transport": "streamable-http",
+		"protocolVersions": MCPProtocolVersions,
+		"tools":            len(r.Tools()),
+		"payment":          "x402: unpaid tools/call returns isError with the PaymentRequired object; pay with params._meta[\"x402/payment\"]",
+	}
+}
+
+// MCPProtocolVersions are the MCP revisions /mcp speaks, newest first.
+var MCPProtocolVersions = []string{"2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Tool is one MCP tool derived from a route.
+type Tool struct {
+	Name        string         `json:"name"`
+	Title       string         `json:"title,omitempty"`
+	Description string         `json:"description"`
+	InputSchema map[string]any `json:"inputSchema"`
+	Meta        map[string]any `json:"_meta,omitempty"`
+}
+
+// Tools are the MCP tools: one per paid or free /v1 route (and free trials).
+func (r *Renderer) Tools() []Tool {
+	var tools []Tool
+	for _, e := range r.cat.Entries() {
+		if e.Kind != catalog.Paid && e.Kind != catalog.Free {
+			continue
+		}
+		price := "free"
+		if e.Price > 0 {
+			price = USD(e.Price) + " USDC per call, paid over x402"
+		}
+		tools = append(tools, Tool{
+			Name: e.ID, Title: e.Method + " " + e.Path,
+			Description: e.Summary + " Price: " + price + ".",
+			InputSchema: e.Schema(),
+			Meta:        map[string]any{"x402/amount": strconv.FormatUint(e.Price, 10), "available": e.Available()},
+		})
+	}
+	return tools
+}
+
+// Capabilities is /v1/capabilities: what the task router can dispatch to, by family.
+func (r *Renderer) Capabilities() map[string]any {
+	router := r.cat.ByPath("/v1/solve")
+	var caps []map[string]any
+	for _, e := range r.paid() {
+		if e.ID == "solve" || e.ID == "agent.task" {
+			continue
+		}
+		caps = append(caps, map[string]any{"capability": e.ID, "family": e.Family, "description": e.Summary,
+			"price_usd": USD(e.Price), "available": e.Available()})
+	}
+	slices.SortStableFunc(caps, func(a, b map[string]any) int { return strings.Compare(a["family"].(string), b["family"].(string)) })
+	return map[string]any{
+		"router":           "/v1/solve",
+		"router_available": router != nil && router.Available(),
+		"count":            len(caps),
+		"capabilities":     caps,
+	}
+}
+
+// Bind attaches the discovery handlers to their entries.
+func (r *Renderer) Bind(c *catalog.Catalog) error {
+	jsonDoc := func(f func() map[string]any) catalog.Handler {
+		return func(context.Context, *catalog.Request) (any, error) { return f(), nil }
+	}
+	binds := map[string]catalog.Handler{
+		"index":                        jsonDoc(r.Catalog),
+		"openapi.json":                 jsonDoc(r.OpenAPI),
+		"well-known.x402":              jsonDoc(r.X402),
+		"well-known.agent-card.json":   jsonDoc(r.AgentCard),
+		"well-known.agent-skills.json": jsonDoc(r.AgentSkills),
+		"well-known.mcp":               jsonDoc(r.MCPManifest),
+		"capabilities":                 jsonDoc(r.Capabilities),
+		"llms.txt": func(context.Context, *catalog.Request) (any, error) {
+			return &catalog.Raw{ContentType: "text/plain; charset=utf-8", Body: []byte(r.LLMSTxt())}, nil
+		},
+	}
+	for id, h := range binds {
+		if err := c.Bind(id, h, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// JSON is a stable, indented encoding for golden files.
+func JSON(v any) []byte {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return append(b, '\n')
+}

@@ -1,0 +1,136 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/paywall"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func testRenderer(t *testing.T) *Renderer {
+	t.Helper()
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A few bound routes, so "available" renders both ways.
+	for _, id := range []string{"fr.tva", "fr.iban", "extract"} {
+		_ = cat.Bind(id, func(context.Context, *catalog.Request) (any, error) { return nil, nil }, nil)
+	}
+	pay := paywall.DefaultConfig()
+	pay.PayTo = "0x000000000000000000000000000000000000dEaD"
+	return New(cat, Info{BaseURL: "https://peage.example", Pay: pay, Version: "test"})
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./api/render -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs from the golden file; review the change and run go test ./api/render -update", name)
+	}
+}
+
+func TestGoldenRenderings(t *testing.T) {
+	r := testRenderer(t)
+	cases := map[string][]byte{
+		"catalog.golden.json":      JSON(r.Catalog()),
+		"openapi.golden.json":      JSON(r.OpenAPI()),
+		"llms.golden.txt":          []byte(r.LLMSTxt()),
+		"x402.golden.json":         JSON(r.X402()),
+		"agent-card.golden.json":   JSON(r.AgentCard()),
+		"agent-skills.golden.json": JSON(r.AgentSkills()),
+		"mcp-manifest.golden.json": JSON(r.MCPManifest()),
+		"mcp-tools.golden.json":    JSON(r.Tools()),
+		"capabilities.golden.json": JSON(r.Capabilities()),
+	}
+	for name, got := range cases {
+		t.Run(name, func(t *testing.T) { golden(t, name, got) })
+	}
+}
+
+// TestOpenAPIIsValid runs the document through a real OpenAPI 3.1 validator (libopenapi's
+// schema validation against the official 3.1 meta-schema).
+func TestOpenAPIIsValid(t *testing.T) {
+	r := testRenderer(t)
+	doc, err := libopenapi.NewDocument(JSON(r.OpenAPI()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := doc.GetVersion(); v != "3.1.0" {
+		t.Fatalf("version %s", v)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		t.Fatalf("validator: %v", errs)
+	}
+	ok, verrs := v.ValidateDocument()
+	if !ok {
+		for _, e := range verrs {
+			t.Errorf("%s: %s", e.Message, e.Reason)
+			for _, se := range e.SchemaValidationErrors {
+				t.Errorf("  %s at %s", se.Reason, se.Location)
+			}
+		}
+	}
+	model, merrs := doc.BuildV3Model()
+	if len(merrs) > 0 {
+		t.Fatalf("model: %v", merrs)
+	}
+	if n := model.Model.Paths.PathItems.Len(); n < 150 {
+		t.Fatalf("only %d paths", n)
+	}
+}
+
+// TestOpenAPIRejectsABrokenDocument proves the validator above can fail.
+func TestOpenAPIRejectsABrokenDocument(t *testing.T) {
+	doc, err := libopenapi.NewDocument([]byte(`{"openapi":"3.1.0","info":{"title":"x","version":"1"},"paths":{"/a":{"get":{"parameters":[{"name":"q","in":"querystring"}],"responses":{"200":{"description":"ok"}}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := validator.NewValidator(doc)
+	if ok, _ := v.ValidateDocument(); ok {
+		t.Fatal("a parameter with in:querystring passed validation")
+	}
+}
+
+func TestUSD(t *testing.T) {
+	for atomic, want := range map[uint64]string{0: "0", 5000: "0.005", 10000: "0.01", 3500000: "3.5", 52000000: "52", 1: "0.000001"} {
+		if got := USD(atomic); got != want {
+			t.Errorf("USD(%d) = %s, want %s", atomic, got, want)
+		}
+	}
+}
+
+func TestLLMSTxtListsEveryPaidRoute(t *testing.T) {
+	r := testRenderer(t)
+	txt := r.LLMSTxt()
+	if !strings.HasPrefix(txt, "# ") || !strings.Contains(txt, "\n> ") {
+		t.Fatal("llms.txt must start with an H1 title and a summary blockquote")
+	}
+	for _, e := range r.paid() {
+		if !strings.Contains(txt, "("+r.info.BaseURL+e.Path+")") {
+			t.Errorf("llms.txt lacks %s", e.Path)
+		}
+	}
+}
