@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -105,6 +106,7 @@ func New(cfg Config, cat *catalog.Catalog, opt Options) *Server {
 		DisableHeaderNamesNormalizing: false,
 		NoDefaultContentType:          true,
 		CloseOnShutdown:               true,
+		Logger:                        fasthttpLogger{s: opt.Logger},
 	}
 	return s
 }
@@ -138,14 +140,6 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 	}
 	ctx.SetConnectionClose()
 	s.writeError(ctx, e, nil)
-}
-
-// Result is a handler's outcome encoded once, so it can be cached and replayed byte for byte.
-type Result struct {
-	Status      int               `json:"s"`
-	ContentType string            `json:"t"`
-	Header      map[string]string `json:"h,omitempty"`
-	Body        []byte            `json:"b"`
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
@@ -196,7 +190,7 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 // Invoke runs the paid-call sequence for one call, whatever transport carried it (HTTP or an
 // MCP tools/call): validate (400) → available (503) → gate (402, verify, work, settle).
 // req carries the transport's copy of the call; Invoke fills in Args.
-func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Request) (*Result, map[string]string, error) {
+func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Request) (*catalog.Raw, map[string]string, error) {
 	args, err := e.Decode(raw)
 	if err != nil {
 		return nil, nil, err
@@ -225,19 +219,20 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 	if err != nil {
 		return nil, hdr, err
 	}
-	res, ok := out.(*Result)
+	res, ok := out.(*catalog.Raw)
 	if !ok {
 		return nil, hdr, fmt.Errorf("gate returned %T, not the work's result", out)
 	}
 	return res, hdr, nil
 }
 
-// run is the work of a call: the cached answer if fresh, else the handler's, encoded.
+// run is the work of a call: the cached answer if fresh, else the handler's, encoded once so
+// it can be cached and replayed byte for byte.
 func (s *Server) run(ctx context.Context, e *catalog.Entry, req *catalog.Request, key string) (any, error) {
 	cacheable := s.cache != nil && e.CacheTTL > 0
 	if cacheable {
 		if b, ok := s.cache.Get(key); ok {
-			var r Result
+			var r catalog.Raw
 			if json.Unmarshal(b, &r) == nil {
 				s.metrics.cache.Inc(e.ID, "hit")
 				return &r, nil
@@ -264,7 +259,7 @@ func (s *Server) run(ctx context.Context, e *catalog.Entry, req *catalog.Request
 	return res, nil
 }
 
-func encode(e *catalog.Entry, out any) (*Result, error) {
+func encode(e *catalog.Entry, out any) (*catalog.Raw, error) {
 	if raw, ok := out.(*catalog.Raw); ok {
 		st := raw.Status
 		if st == 0 {
@@ -274,16 +269,16 @@ func encode(e *catalog.Entry, out any) (*Result, error) {
 		if ct == "" {
 			ct = e.MediaType()
 		}
-		return &Result{Status: st, ContentType: ct, Header: raw.Header, Body: raw.Body}, nil
+		return &catalog.Raw{Status: st, ContentType: ct, Header: raw.Header, Body: raw.Body}, nil
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("encode result of %s: %w", e.ID, err)
 	}
-	return &Result{Status: http.StatusOK, ContentType: "application/json", Body: b}, nil
+	return &catalog.Raw{Status: http.StatusOK, ContentType: "application/json", Body: b}, nil
 }
 
-func (s *Server) writeResult(ctx *fasthttp.RequestCtx, r *Result) int {
+func (s *Server) writeResult(ctx *fasthttp.RequestCtx, r *catalog.Raw) int {
 	for k, v := range r.Header {
 		ctx.Response.Header.Set(k, v)
 	}
@@ -409,4 +404,27 @@ func isToken(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// fasthttpLogger sends fasthttp's own connection-level messages to slog at debug level: they
+// are about misbehaving clients, already answered, not about the appliance.
+type fasthttpLogger struct{ s *slog.Logger }
+
+func (l fasthttpLogger) Printf(format string, args ...any) {
+	l.s.Debug("transport", slog.String("detail", fmt.Sprintf(format, args...)))
+}
+
+// ChallengeObject is the decoded v2 PaymentRequired of e, for transports that carry it as
+// JSON rather than as a header (MCP).
+func (s *Server) ChallengeObject(e *catalog.Entry, reason string) (map[string]any, error) {
+	ch, err := s.challenges.For(e, reason)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := base64.StdEncoding.DecodeString(ch.Header)
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]any
+	return obj, json.Unmarshal(raw, &obj)
 }

@@ -1,0 +1,234 @@
+// Package mcp serves the catalog as MCP tools over Streamable HTTP (JSON responses, no server
+// stream). A tools/call runs the very same sequence as an HTTP call (params → availability →
+// x402 gate → handler); the payment rides in params._meta["x402/payment"] as the x402 MCP
+// transport specifies, and an unpaid call is a tool result with isError and the
+// PaymentRequired object, not a protocol error.
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/render"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// Invoker runs one call through the paid-call sequence (the server implements it).
+type Invoker interface {
+	Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Request) (*catalog.Raw, map[string]string, error)
+}
+
+// Challenger renders an entry's 402 challenge (the server's memoised challenges).
+type Challenger interface {
+	ChallengeObject(e *catalog.Entry, reason string) (map[string]any, error)
+}
+
+// Endpoint is the /mcp handler.
+type Endpoint struct {
+	cat     *catalog.Catalog
+	r       *render.Renderer
+	invoker Invoker
+	chal    Challenger
+	version string
+}
+
+func New(cat *catalog.Catalog, r *render.Renderer, inv Invoker, chal Challenger, version string) *Endpoint {
+	return &Endpoint{cat: cat, r: r, invoker: inv, chal: chal, version: version}
+}
+
+// Bind attaches the endpoint to the /mcp entry.
+func (m *Endpoint) Bind(c *catalog.Catalog) error { return c.Bind("mcp", m.handle, nil) }
+
+type rpcRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+const (
+	errParse          = -32700
+	errInvalidRequest = -32600
+	errMethodNotFound = -32601
+	errInvalidParams  = -32602
+)
+
+func (m *Endpoint) handle(ctx context.Context, req *catalog.Request) (any, error) {
+	var rpc rpcRequest
+	if err := json.Unmarshal(req.Body, &rpc); err != nil {
+		return reply(rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{errParse, "the body must be one JSON-RPC 2.0 message"}}), nil
+	}
+	if rpc.JSONRPC != "2.0" || rpc.Method == "" {
+		return reply(rpcResponse{JSONRPC: "2.0", ID: orNull(rpc.ID), Error: &rpcError{errInvalidRequest, "not a JSON-RPC 2.0 request"}}), nil
+	}
+	if len(rpc.ID) == 0 { // a notification (notifications/initialized, cancelled): accepted, no answer
+		return &catalog.Raw{Status: http.StatusAccepted, ContentType: "application/json"}, nil
+	}
+	result, rerr := m.dispatch(ctx, req, rpc)
+	resp := rpcResponse{JSONRPC: "2.0", ID: rpc.ID, Result: result, Error: rerr}
+	raw := reply(resp)
+	if rpc.Method == "initialize" && rerr == nil {
+		raw.Header = map[string]string{"Mcp-Session-Id": sessionID(req)}
+	}
+	return raw, nil
+}
+
+func reply(r rpcResponse) *catalog.Raw {
+	b, _ := json.Marshal(r)
+	return &catalog.Raw{ContentType: "application/json", Body: b}
+}
+
+func orNull(id json.RawMessage) json.RawMessage {
+	if len(id) == 0 {
+		return json.RawMessage("null")
+	}
+	return id
+}
+
+// sessionID keeps a client's session id, or names one. The endpoint is stateless: the id is
+// only echoed, so any appliance process can answer any request.
+func sessionID(req *catalog.Request) string {
+	if s := req.Header.Get("Mcp-Session-Id"); s != "" {
+		return s
+	}
+	return "stateless"
+}
+
+func (m *Endpoint) dispatch(ctx context.Context, req *catalog.Request, rpc rpcRequest) (any, *rpcError) {
+	switch rpc.Method {
+	case "initialize":
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(rpc.Params, &p)
+		version := render.MCPProtocolVersions[0]
+		if slices.Contains(render.MCPProtocolVersions, p.ProtocolVersion) {
+			version = p.ProtocolVersion
+		}
+		return map[string]any{
+			"protocolVersion": version,
+			"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}},
+			"serverInfo":      map[string]any{"name": "peage", "title": "péage", "version": m.version},
+			"instructions": "Each tool is one paid route. An unpaid tools/call returns isError with the x402 PaymentRequired " +
+				"object; sign it and repeat the call with params._meta[\"x402/payment\"] set to the PaymentPayload.",
+		}, nil
+	case "ping":
+		return map[string]any{}, nil
+	case "tools/list":
+		return map[string]any{"tools": m.r.Tools()}, nil
+	case "tools/call":
+		return m.call(ctx, req, rpc.Params)
+	}
+	return nil, &rpcError{errMethodNotFound, "method " + rpc.Method + " is not served; this endpoint offers tools"}
+}
+
+func (m *Endpoint) call(_ context.Context, outer *catalog.Request, params json.RawMessage) (any, *rpcError) {
+	var p struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+		Meta      map[string]any `json:"_meta"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(params)))
+	dec.UseNumber()
+	if err := dec.Decode(&p); err != nil || p.Name == "" {
+		return nil, &rpcError{errInvalidParams, "tools/call needs a tool name and arguments"}
+	}
+	e := m.cat.Entry(p.Name)
+	if e == nil || (e.Kind != catalog.Paid && e.Kind != catalog.Free) {
+		return nil, &rpcError{errInvalidParams, "unknown tool " + p.Name}
+	}
+	header := http.Header{}
+	if pay, ok := p.Meta["x402/payment"]; ok {
+		b, err := json.Marshal(pay)
+		if err != nil {
+			return nil, &rpcError{errInvalidParams, "x402/payment is not a JSON object"}
+		}
+		header.Set("Payment-Signature", base64.StdEncoding.EncodeToString(b))
+	}
+	req := &catalog.Request{Method: e.Method, Path: e.Path, Header: header, ClientIP: outer.ClientIP, BaseURL: outer.BaseURL}
+	if p.Arguments == nil {
+		p.Arguments = map[string]any{}
+	}
+	out, hdr, err := m.invoker.Invoke(e, p.Arguments, req)
+	meta := map[string]any{}
+	if receipt := hdr[x402.HeaderPaymentResponse]; receipt != "" {
+		var sr x402.SettlementResponse
+		if b, derr := base64.StdEncoding.DecodeString(receipt); derr == nil && json.Unmarshal(b, &sr) == nil {
+			meta["x402/payment-response"] = sr
+		}
+	}
+	if err != nil {
+		return m.errorResult(e, err, meta), nil
+	}
+	res := map[string]any{"content": content(e, out), "isError": false}
+	var structured map[string]any
+	if out.ContentType == "application/json" && json.Unmarshal(out.Body, &structured) == nil {
+		res["structuredContent"] = structured
+	}
+	if len(meta) > 0 {
+		res["_meta"] = meta
+	}
+	return res, nil
+}
+
+func content(e *catalog.Entry, out *catalog.Raw) []any {
+	switch {
+	case strings.HasPrefix(out.ContentType, "image/"):
+		return []any{map[string]any{"type": "image", "mimeType": out.ContentType, "data": base64.StdEncoding.EncodeToString(out.Body)}}
+	case strings.HasPrefix(out.ContentType, "application/pdf"):
+		return []any{map[string]any{"type": "resource", "resource": map[string]any{
+			"uri": "peage://" + e.ID, "mimeType": out.ContentType, "blob": base64.StdEncoding.EncodeToString(out.Body)}}}
+	}
+	return []any{map[string]any{"type": "text", "text": string(out.Body)}}
+}
+
+// errorResult renders a failed call as a tool result. A payment error carries the
+// PaymentRequired object both as structuredContent and as text, as the x402 MCP transport asks.
+func (m *Endpoint) errorResult(e *catalog.Entry, err error, meta map[string]any) map[string]any {
+	ae := apierr.From(err)
+	res := map[string]any{"isError": true}
+	if len(meta) > 0 {
+		res["_meta"] = meta
+	}
+	if ae.Code == apierr.CodePayment {
+		reason := ae.Message
+		if strings.HasPrefix(reason, "PAYMENT-SIGNATURE header is required") {
+			reason = ""
+		}
+		obj, cerr := m.chal.ChallengeObject(e, reason)
+		if cerr == nil {
+			b, _ := json.Marshal(obj)
+			res["structuredContent"] = obj
+			res["content"] = []any{map[string]any{"type": "text", "text": string(b)}}
+			return res
+		}
+		ae = apierr.From(cerr)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		ae = apierr.From(context.DeadlineExceeded)
+	}
+	body := apierr.BodyOf(ae)
+	b, _ := json.Marshal(body)
+	res["structuredContent"] = body
+	res["content"] = []any{map[string]any{"type": "text", "text": string(b)}}
+	return res
+}
