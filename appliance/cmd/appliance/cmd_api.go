@@ -1,0 +1,29 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+
+	"github.com/peage/appliance/appliance/config"
+)
+
+func init() {
+	register("api", "run the public API daemon (production: its own unit, settle over a Unix socket)", func(ctx context.Context, args []string) error {
+		fs := flag.NewFlagSet("api", flag.ContinueOnError)
+		path := fs.String("config", "/etc/peage/appliance.toml", "configuration file")
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		cfg, err := config.Load(*path, os.Environ())
+		if err != nil {
+			return err
+		}
+		log := newLogger(cfg.Log)
+		a, err := assemble(cfg, log, deps{})
+		if err != nil {
+			return err
+		}
+		return a.serve(ctx)
+	})
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/peage/appliance/appliance/config"
+)
+
+func init() {
+	register("dev", "run everything in one process on loopback: API, settle on an embedded chain with test USDC, proxyd, browser farm", runDev)
+}
+
+func runDev(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
+	path := fs.String("config", "", "optional configuration file (the embedded default needs none)")
+	apiAddr := fs.String("api-addr", "", "API listen address (default 127.0.0.1:8402)")
+	adminAddr := fs.String("admin-addr", "", "operator listen address (default 127.0.0.1:8403)")
+	stateDir := fs.String("state-dir", "", "state directory (default ./.state/dev)")
+	var allow stringList
+	fs.Var(&allow, "allow-egress", "HOST:PORT a user-chosen URL or tunnel may reach although it is local (repeatable; tests only)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := config.Load(*path, os.Environ())
+	if err != nil {
+		return err
+	}
+	if *path == "" && os.Getenv("PEAGE_STATE_DIR") == "" {
+		cfg.StateDir = filepath.Join(".state", "dev")
+	}
+	if *stateDir != "" {
+		cfg.StateDir = *stateDir
+	}
+	if *apiAddr != "" {
+		cfg.API.Addr = *apiAddr
+		cfg.API.BaseURL = "http://" + *apiAddr
+	}
+	if *adminAddr != "" {
+		cfg.Admin.Addr = *adminAddr
+	}
+	cfg.Egress.Allow = append(cfg.Egress.Allow, allow...)
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+		return fmt.Errorf("state dir: %w", err)
+	}
+	log := newLogger(cfg.Log)
+	a, err := assemble(cfg, log, deps{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "péage dev: API on %s (catalog %s/, OpenAPI %s/openapi.json), operator on http://%s (/healthz, /metrics), state in %s\n",
+		cfg.API.BaseURL, cfg.API.BaseURL, cfg.API.BaseURL, cfg.Admin.Addr, cfg.StateDir)
+	return a.serve(ctx)
+}

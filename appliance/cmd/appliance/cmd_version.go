@@ -1,0 +1,15 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/peage/appliance/appliance/version"
+)
+
+func init() {
+	register("version", "print the build version", func(context.Context, []string) error {
+		fmt.Println("appliance", version.String())
+		return nil
+	})
+}

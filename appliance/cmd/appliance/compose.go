@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/mcp"
+	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/api/render"
+	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/appliance/config"
+	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/appliance/version"
+)
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func newLogger(c config.Log) *slog.Logger {
+	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[c.Level]
+	useJSON := c.Format == "json" || (c.Format == "auto" && !obs.StderrIsTerminal())
+	return obs.NewLogger(os.Stderr, level, useJSON)
+}
+
+// app is an assembled API process: the catalog with every family bound, the server, and what
+// the operator listener reports.
+type app struct {
+	cfg     config.Config
+	log     *slog.Logger
+	metrics *obs.Registry
+	cat     *catalog.Catalog
+	srv     *server.Server
+
+	mu     sync.Mutex
+	health map[string]func() error // component → nil when healthy
+}
+
+// deps are the collaborators the composition provides to the route families.
+type deps struct {
+	gate  paywall.Gate
+	cache server.Cache
+}
+
+func (a *app) addHealth(name string, check func() error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.health == nil {
+		a.health = map[string]func() error{}
+	}
+	a.health[name] = check
+}
+
+// assemble builds the catalog, binds the discovery routes and every route family, and the server.
+func assemble(cfg config.Config, log *slog.Logger, d deps) (*app, error) {
+	cat, err := catalog.Default(cfg.Routes)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{cfg: cfg, log: log, metrics: &obs.Registry{}, cat: cat}
+	r := render.New(cat, render.Info{BaseURL: cfg.API.BaseURL, Pay: cfg.Payment, Version: version.String()})
+	if err := r.Bind(cat); err != nil {
+		return nil, err
+	}
+	if err := bindFamilies(a, d); err != nil {
+		return nil, err
+	}
+	a.srv = server.New(cfg.API, cat, server.Options{Gate: d.gate, Pay: cfg.Payment, Cache: d.cache, Logger: log, Metrics: a.metrics})
+	if err := mcp.New(cat, r, a.srv, a.srv, version.String()).Bind(cat); err != nil {
+		return nil, err
+	}
+	a.metrics.GaugeFunc("peage_routes", "Catalog routes by availability.", func() map[string]float64 {
+		m := map[string]float64{"available": 0, "unavailable": 0}
+		for _, e := range cat.Entries() {
+			if e.Available() {
+				m["available"]++
+			} else {
+				m["unavailable"]++
+			}
+		}
+		return m
+	}, "state")
+	return a, nil
+}
+
+// bindFamilies attaches each route family whose collaborators are present. A family left
+// unbound keeps its routes listed with available:false (503 before any 402).
+func bindFamilies(a *app, d deps) error {
+	return nil
+}
+
+// serve runs the public API and the operator listener until ctx ends.
+func (a *app) serve(ctx context.Context) error {
+	apiLn, err := net.Listen("tcp", a.cfg.API.Addr)
+	if err != nil {
+		return fmt.Errorf("api listener: %w", err)
+	}
+	adminLn, err := net.Listen("tcp", a.cfg.Admin.Addr)
+	if err != nil {
+		apiLn.Close()
+		return fmt.Errorf("admin listener: %w", err)
+	}
+	a.log.Info("listening", slog.String(obs.KeyComponent, "api"), slog.String(obs.KeyAddr, apiLn.Addr().String()))
+	a.log.Info("listening", slog.String(obs.KeyComponent, "admin"), slog.String(obs.KeyAddr, adminLn.Addr().String()))
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return a.srv.Serve(ctx, apiLn) })
+	admin := &http.Server{Handler: a.adminMux(), ReadHeaderTimeout: 5 * time.Second}
+	g.Go(func() error {
+		err := admin.Serve(adminLn)
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	})
+	g.Go(func() error {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return admin.Shutdown(shut)
+	})
+	return g.Wait()
+}
+
+// adminMux is the operator listener: health and metrics, never on the public listener.
+func (a *app) adminMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		a.mu.Lock()
+		checks := make(map[string]func() error, len(a.health))
+		for k, v := range a.health {
+			checks[k] = v
+		}
+		a.mu.Unlock()
+		status, components := "ok", map[string]string{}
+		for name, check := range checks {
+			if err := check(); err != nil {
+				components[name], status = err.Error(), "degraded"
+			} else {
+				components[name] = "ok"
+			}
+		}
+		available := 0
+		for _, e := range a.cat.Entries() {
+			if e.Available() {
+				available++
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if status != "ok" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": status, "version": version.String(),
+			"components": components, "routes": len(a.cat.Entries()), "routes_available": available})
+	})
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		a.metrics.WriteText(w)
+	})
+	return mux
+}

@@ -1,0 +1,78 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "peage.toml")
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoad(t *testing.T) {
+	cases := []struct {
+		name, file string
+		env        []string
+		wantErr    string // substring naming the key; "" = valid
+		check      func(Config) bool
+	}{
+		{name: "defaults", check: func(c Config) bool { return c.API.Addr == "127.0.0.1:8402" && c.Admin.Addr == "127.0.0.1:8403" }},
+		{name: "file value", file: "[api]\naddr = \"0.0.0.0:9000\"\nread_timeout = \"5s\"\n",
+			check: func(c Config) bool { return c.API.Addr == "0.0.0.0:9000" && c.API.ReadTimeout.Seconds() == 5 }},
+		{name: "env beats file", file: "[api]\naddr = \"0.0.0.0:9000\"\n", env: []string{"PEAGE_API_ADDR=127.0.0.1:9100"},
+			check: func(c Config) bool { return c.API.Addr == "127.0.0.1:9100" }},
+		{name: "env list", env: []string{"PEAGE_EGRESS_ALLOW=127.0.0.1:1, 127.0.0.1:2"},
+			check: func(c Config) bool { return len(c.Egress.Allow) == 2 }},
+		{name: "unknown key", file: "[api]\nadr = \"x\"\n", wantErr: "unknown key api.adr"},
+		{name: "bad address", file: "[api]\naddr = \"nowhere\"\n", wantErr: "config key api.addr"},
+		{name: "bad pay_to", file: "[payment]\npay_to = \"alice\"\n", wantErr: "config key payment.pay_to"},
+		{name: "bad log level", env: []string{"PEAGE_LOG_LEVEL=loud"}, wantErr: "config key log.level"},
+		{name: "unknown env", env: []string{"PEAGE_API_NOPE=1"}, wantErr: "PEAGE_API_NOPE names no config key"},
+		{name: "bad env type", env: []string{"PEAGE_API_MAX_BODY_BYTES=big"}, wantErr: "api.max_body_bytes"},
+		{name: "bad segment", file: "[routes]\nmarketplace = \"A/B\"\n", wantErr: "config key routes.marketplace"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := ""
+			if c.file != "" {
+				path = write(t, c.file)
+			}
+			cfg, err := Load(path, c.env)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("err %v, want one naming %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.check(cfg) {
+				t.Fatalf("unexpected config %+v", cfg)
+			}
+		})
+	}
+}
+
+// TestDocumentRoundTrips: the reference printed by `appliance config` is itself a valid file.
+func TestDocumentRoundTrips(t *testing.T) {
+	doc, err := Document(Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"[api]", "base_url", "[payment]", "pay_to", "[routes]", "[egress]"} {
+		if !strings.Contains(doc, key) {
+			t.Errorf("document lacks %s", key)
+		}
+	}
+	if _, err := Load(write(t, doc), nil); err != nil {
+		t.Fatalf("the documented config does not load: %v", err)
+	}
+}
