@@ -1,0 +1,47 @@
+# péage appliance. `make help` lists the targets.
+SHELL := /bin/bash
+export PATH := $(PATH):/usr/local/go/bin
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/peage/appliance/appliance/version.Version=$(VERSION)
+GOTEST_FLAGS ?= -race -timeout 30m
+
+.PHONY: help setup build run test test-short bench lint generate verify-generate fuzz clean
+
+help: ## list the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+setup: ## install what the appliance and its tests need (idempotent)
+	@ops/setup.sh
+
+build: ## build bin/appliance
+	go build -trimpath -ldflags "$(LDFLAGS)" -o bin/appliance ./appliance/cmd/appliance
+
+run: setup build ## run the appliance on its embedded default (appliance dev)
+	bin/appliance dev
+
+test: setup ## run the whole test suite (unit, golden, fixtures, Chromium, tunnels, chain)
+	go vet ./...
+	go test $(GOTEST_FLAGS) ./...
+
+test-short: ## the fast tests only (no setup)
+	go test -short ./...
+
+bench: setup build ## run every benchmark program; each prints ratios against a baseline measured in the same run
+	@for d in ops/bench/*/; do echo "== $$d"; go run ./$$d || exit 1; done
+
+lint: ## gofmt, go vet and the dependency rules
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	go vet ./...
+	go test -run 'TestDependencyRules' ./appliance/...
+
+generate: ## regenerate checked-in generated code (test USDC bindings)
+	go generate ./...
+
+verify-generate: generate ## fail when generated code is stale
+	git diff --exit-code
+
+fuzz: ## run the fuzz targets for FUZZTIME each (default 30s)
+	go test -run '^$$' -fuzz FuzzDecode -fuzztime $${FUZZTIME:-30s} ./api/catalog
+
+clean: ## remove build outputs and dev state
+	rm -rf bin .state

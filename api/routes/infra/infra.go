@@ -1,0 +1,432 @@
+// Package infra implements the agent-infrastructure routes that live on the appliance's durable
+// state: the webhook inbox (callbacks, hook, hook.events) and page publishing (publish, p).
+//
+// Decisions (also in ARCHITECTURE.md):
+//   - ids and keys are 128 bits from crypto/rand, as 32 lower-case hex characters;
+//   - a delivery to a full inbox (100 events) answers 429 limit_exceeded with a message saying
+//     the inbox is full and a new one is needed; an inbox never drains (reading does not delete),
+//     so the refusal is final for that inbox. A body over 64 KiB answers 413 too_large;
+//   - an unknown inbox or page answers 404, an expired one 410 (for Options.Tombstone after its
+//     expiry; then 404), a wrong events key 403 (checked before the expiry, in constant time);
+//   - events_url long-polls for up to `wait` seconds (0 to 30, capped by the route's deadline)
+//     when nothing follows the cursor `after`; each answer carries `next_after`, the cursor to
+//     send next, so a reader never misses nor repeats an event;
+//   - a captured event shows the query and the headers as objects (repeated names joined with
+//     ", " for headers; the first value for the query, with the raw query_string beside it), and
+//     the body parsed: JSON as JSON, a form as an object, UTF-8 text as a string, anything else
+//     as base64;
+//   - a published page is sanitised once, at publish time, and stored as the complete document
+//     served; `bytes` is the size of that stored document.
+package infra
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/appliance/state"
+)
+
+// Limits of the routes (spec: Limits).
+const (
+	MaxEvents      = state.InboxMaxEvents    // events per inbox
+	MaxBodyBytes   = state.InboxMaxBodyBytes // bytes per captured body
+	MaxPageBytes   = 200 << 10               // HTML accepted by publish
+	MaxTTLDays     = 30
+	MaxTTLHours    = 24
+	MaxWait        = 30 * time.Second // longest long-poll
+	DefaultTTLDays = 7
+)
+
+// Routes holds the handlers' dependencies.
+type Routes struct {
+	store *state.Store
+	now   func() time.Time
+}
+
+// New builds the routes on a store. now is the clock (nil: time.Now); give the store the same.
+func New(store *state.Store, now func() time.Time) *Routes {
+	if now == nil {
+		now = time.Now
+	}
+	return &Routes{store: store, now: now}
+}
+
+// Bind attaches the handlers to their catalog entries by ID.
+func (r *Routes) Bind(c *catalog.Catalog) error {
+	for id, h := range map[string]catalog.Handler{
+		"callbacks":   r.Callbacks,
+		"hook":        r.Hook,
+		"hook.events": r.HookEvents,
+		"publish":     r.Publish,
+		"p":           r.Page,
+	} {
+		if err := c.Bind(id, h, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func newID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("crypto/rand: " + err.Error()) // never happens on Linux
+	}
+	return hex.EncodeToString(b[:])
+}
+
+var idRx = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// ---- webhook inbox -------------------------------------------------------------------------
+
+// InboxLimits is the limits object of an inbox.
+type InboxLimits struct {
+	MaxEvents    int `json:"max_events"`
+	MaxBodyBytes int `json:"max_body_bytes"`
+}
+
+// InboxResult is the answer of POST /v1/callbacks (spec resource "Webhook inbox").
+type InboxResult struct {
+	ID          string      `json:"id"`
+	CallbackURL string      `json:"callback_url"`
+	EventsURL   string      `json:"events_url"`
+	ExpiresAt   string      `json:"expires_at"`
+	Label       string      `json:"label,omitempty"`
+	TTLHours    int64       `json:"ttl_hours"`
+	Limits      InboxLimits `json:"limits"`
+}
+
+// Callbacks creates an inbox (POST /v1/callbacks).
+func (r *Routes) Callbacks(ctx context.Context, req *catalog.Request) (any, error) {
+	hours := req.Args.Int("ttl_hours")
+	if !req.Args.Has("ttl_hours") || hours == 0 {
+		hours = MaxTTLHours
+	}
+	if hours < 1 || hours > MaxTTLHours {
+		return nil, apierr.BadParam("ttl_hours", "ttl_hours must be between 1 and %d", MaxTTLHours)
+	}
+	now := r.now()
+	in := state.Inbox{ID: newID(), Key: newID(), Label: req.Args.Str("label"), CreatedAt: now,
+		ExpiresAt: now.Add(time.Duration(hours) * time.Hour).Truncate(time.Second)}
+	if err := r.store.CreateInbox(in); err != nil {
+		return nil, fmt.Errorf("create inbox: %w", err)
+	}
+	base := strings.TrimRight(req.BaseURL, "/")
+	return &InboxResult{
+		ID: in.ID, CallbackURL: base + "/hook/" + in.ID,
+		EventsURL: base + "/hook/" + in.ID + "/events?key=" + in.Key,
+		ExpiresAt: ts(in.ExpiresAt), Label: in.Label, TTLHours: hours,
+		Limits: InboxLimits{MaxEvents: MaxEvents, MaxBodyBytes: MaxBodyBytes},
+	}, nil
+}
+
+// DeliveryResult answers a request captured at callback_url.
+type DeliveryResult struct {
+	OK         bool   `json:"ok"`
+	Inbox      string `json:"inbox"`
+	Seq        uint64 `json:"seq"`
+	ReceivedAt string `json:"received_at"`
+}
+
+// Hook captures any request to {base_url}/hook/<id>.
+func (r *Routes) Hook(ctx context.Context, req *catalog.Request) (any, error) {
+	id := req.PathID
+	if !idRx.MatchString(id) {
+		return nil, apierr.NotFound("no inbox %s", id)
+	}
+	if len(req.Body) > MaxBodyBytes {
+		return nil, apierr.TooLarge("the body is %d bytes; an inbox keeps bodies of at most %d bytes", len(req.Body), MaxBodyBytes)
+	}
+	ct := req.Header.Get("Content-Type")
+	ev := state.Event{Inbox: id, Method: req.Method, Query: req.Query, Header: req.Header, ContentType: ct,
+		Kind: bodyKind(ct, req.Body), Body: req.Body}
+	ev, err := r.store.AddEvent(ev)
+	switch {
+	case errors.Is(err, state.ErrNotFound):
+		return nil, apierr.NotFound("no inbox %s", id)
+	case errors.Is(err, state.ErrExpired):
+		return nil, apierr.Gone("inbox %s has expired", id)
+	case errors.Is(err, state.ErrFull):
+		return nil, &apierr.Error{Code: apierr.CodeLimitExceeded,
+			Message: fmt.Sprintf("inbox %s is full: it holds its maximum of %d events; create a new inbox with POST /v1/callbacks", id, MaxEvents)}
+	case err != nil:
+		return nil, fmt.Errorf("store event: %w", err)
+	}
+	return &DeliveryResult{OK: true, Inbox: id, Seq: ev.Seq, ReceivedAt: ts(ev.ReceivedAt)}, nil
+}
+
+// bodyKind classifies a body at delivery: json, form, text, binary or empty.
+func bodyKind(ct string, body []byte) string {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return "empty"
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
+	switch {
+	case mt == "application/x-www-form-urlencoded":
+		if _, err := url.ParseQuery(string(body)); err == nil {
+			return "form"
+		}
+	case mt == "multipart/form-data":
+		if _, err := parseMultipart(ct, body); err == nil {
+			return "form"
+		}
+	}
+	jsonType := mt == "application/json" || strings.HasSuffix(mt, "+json")
+	if !jsonType && (mt == "" || mt == "text/plain") {
+		// Senders often post JSON as text/plain or without a type: take an object or array.
+		t := bytes.TrimSpace(body)
+		jsonType = t[0] == '{' || t[0] == '['
+	}
+	if jsonType && json.Valid(body) {
+		return "json"
+	}
+	if utf8.Valid(body) {
+		return "text"
+	}
+	return "binary"
+}
+
+func parseMultipart(ct string, body []byte) (map[string]any, error) {
+	_, params, err := mime.ParseMediaType(ct)
+	if err != nil || params["boundary"] == "" {
+		return nil, errors.New("no boundary")
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	out := map[string]any{}
+	for {
+		p, err := mr.NextPart()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, err
+		}
+		var b bytes.Buffer
+		if _, err := b.ReadFrom(p); err != nil {
+			return nil, err
+		}
+		name := p.FormName()
+		if p.FileName() != "" {
+			f := map[string]any{"filename": p.FileName(), "content_type": p.Header.Get("Content-Type"), "bytes": b.Len()}
+			if utf8.Valid(b.Bytes()) {
+				f["text"] = b.String()
+			} else {
+				f["base64"] = base64.StdEncoding.EncodeToString(b.Bytes())
+			}
+			out[name] = f
+		} else if _, dup := out[name]; !dup {
+			out[name] = b.String()
+		}
+	}
+}
+
+// EventView is a captured event as events_url shows it.
+type EventView struct {
+	Seq         uint64            `json:"seq"`
+	ReceivedAt  string            `json:"received_at"`
+	Method      string            `json:"method"`
+	Query       map[string]string `json:"query"`
+	QueryString string            `json:"query_string,omitempty"`
+	Headers     map[string]string `json:"headers"`
+	ContentType string            `json:"content_type,omitempty"`
+	BodyType    string            `json:"body_type"` // json, form, text, binary or empty
+	Body        any               `json:"body,omitempty"`
+	BodyBase64  string            `json:"body_base64,omitempty"` // binary bodies
+	Bytes       int               `json:"bytes"`
+}
+
+// EventsResult is the answer of events_url.
+type EventsResult struct {
+	ID        string      `json:"id"`
+	Events    []EventView `json:"events"`
+	Count     int         `json:"count"`      // events in this answer
+	Total     int         `json:"total"`      // events stored in the inbox
+	NextAfter uint64      `json:"next_after"` // send as after= to get what follows
+	ExpiresAt string      `json:"expires_at"`
+	Limits    InboxLimits `json:"limits"`
+}
+
+// HookEvents reads an inbox's events ({base_url}/hook/<id>/events?key=&after=&wait=).
+func (r *Routes) HookEvents(ctx context.Context, req *catalog.Request) (any, error) {
+	id := req.PathID
+	if !idRx.MatchString(id) {
+		return nil, apierr.NotFound("no inbox %s", id)
+	}
+	in, ok := r.store.Inbox(id)
+	if !ok {
+		return nil, apierr.NotFound("no inbox %s", id)
+	}
+	key := req.Args.Str("key")
+	if subtle.ConstantTimeCompare([]byte(key), []byte(in.Key)) != 1 {
+		return nil, apierr.Forbidden("wrong key for inbox %s; use the events_url returned by POST /v1/callbacks", id)
+	}
+	if in.Expired(r.now()) {
+		return nil, apierr.Gone("inbox %s expired at %s", id, ts(in.ExpiresAt))
+	}
+	after := req.Args.Int("after")
+	if after < 0 {
+		return nil, apierr.BadParam("after", "after must be at least 0")
+	}
+	wait := time.Duration(req.Args.Int("wait")) * time.Second
+	wait = min(max(wait, 0), MaxWait)
+	if dl, ok := ctx.Deadline(); ok {
+		// Answer (empty) a little before the route's deadline rather than time out.
+		wait = min(wait, time.Until(dl)-500*time.Millisecond)
+	}
+	in, evs, err := r.store.WaitEvents(ctx, id, uint64(after), MaxEvents, wait)
+	if err != nil {
+		if errors.Is(err, state.ErrNotFound) {
+			return nil, apierr.NotFound("no inbox %s", id)
+		}
+		return nil, err
+	}
+	if in.Expired(r.now()) && len(evs) == 0 {
+		return nil, apierr.Gone("inbox %s expired at %s", id, ts(in.ExpiresAt))
+	}
+	res := &EventsResult{ID: id, Events: make([]EventView, 0, len(evs)), Total: in.Events, NextAfter: uint64(after),
+		ExpiresAt: ts(in.ExpiresAt), Limits: InboxLimits{MaxEvents: MaxEvents, MaxBodyBytes: MaxBodyBytes}}
+	for _, ev := range evs {
+		res.Events = append(res.Events, view(ev))
+		res.NextAfter = ev.Seq
+	}
+	res.Count = len(res.Events)
+	return res, nil
+}
+
+func view(ev state.Event) EventView {
+	v := EventView{Seq: ev.Seq, ReceivedAt: ev.ReceivedAt.UTC().Format(time.RFC3339Nano), Method: ev.Method,
+		Query: map[string]string{}, Headers: map[string]string{}, ContentType: ev.ContentType,
+		BodyType: ev.Kind, Bytes: len(ev.Body)}
+	var qs []string
+	for _, kv := range ev.Query {
+		if _, dup := v.Query[kv[0]]; !dup {
+			v.Query[kv[0]] = kv[1]
+		}
+		qs = append(qs, url.QueryEscape(kv[0])+"="+url.QueryEscape(kv[1]))
+	}
+	v.QueryString = strings.Join(qs, "&")
+	names := make([]string, 0, len(ev.Header))
+	for k := range ev.Header {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v.Headers[k] = strings.Join(ev.Header[k], ", ")
+	}
+	switch ev.Kind {
+	case "json":
+		v.Body = json.RawMessage(ev.Body)
+	case "form":
+		if f, err := parseMultipart(ev.ContentType, ev.Body); err == nil {
+			v.Body = f
+		} else if q, err := url.ParseQuery(string(ev.Body)); err == nil {
+			m := map[string]string{}
+			for k, vals := range q {
+				m[k] = vals[0]
+			}
+			v.Body = m
+		} else {
+			v.Body = string(ev.Body)
+		}
+	case "text":
+		v.Body = string(ev.Body)
+	case "binary":
+		v.BodyBase64 = base64.StdEncoding.EncodeToString(ev.Body)
+	}
+	return v
+}
+
+// ---- published pages -----------------------------------------------------------------------
+
+// PageResult is the answer of POST /v1/publish (spec resource "Published page").
+type PageResult struct {
+	ID        string `json:"id"`
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+	Bytes     int    `json:"bytes"`
+	ExpiresAt string `json:"expires_at"`
+	TTLDays   int64  `json:"ttl_days"`
+}
+
+// Publish sanitises and stores a page (POST /v1/publish).
+func (r *Routes) Publish(ctx context.Context, req *catalog.Request) (any, error) {
+	src := req.Args.Str("html")
+	title := req.Args.Str("title")
+	if len(src) > MaxPageBytes {
+		return nil, &apierr.Error{Code: apierr.CodeTooLarge, Param: "html",
+			Message: fmt.Sprintf("html is %d bytes; at most %d bytes (200 KB) can be published", len(src), MaxPageBytes)}
+	}
+	if strings.TrimSpace(src) == "" {
+		return nil, apierr.BadParam("html", "html is required")
+	}
+	days := req.Args.Int("ttl_days")
+	if !req.Args.Has("ttl_days") || days == 0 {
+		days = DefaultTTLDays
+	}
+	if days < 1 || days > MaxTTLDays {
+		return nil, apierr.BadParam("ttl_days", "ttl_days must be between 1 and %d", MaxTTLDays)
+	}
+	doc := SanitizePage(src, title)
+	now := r.now()
+	p := state.Page{ID: newID(), Title: title, HTML: doc, CreatedAt: now,
+		ExpiresAt: now.Add(time.Duration(days) * 24 * time.Hour).Truncate(time.Second)}
+	if err := r.store.PutPage(p); err != nil {
+		return nil, fmt.Errorf("store page: %w", err)
+	}
+	return &PageResult{ID: p.ID, URL: strings.TrimRight(req.BaseURL, "/") + "/p/" + p.ID, Title: title,
+		Bytes: len(doc), ExpiresAt: ts(p.ExpiresAt), TTLDays: days}, nil
+}
+
+// PageHeaders are the response headers of a served page.
+var PageHeaders = map[string]string{
+	"Content-Security-Policy":      pageCSP,
+	"X-Robots-Tag":                 "noindex, nofollow, noarchive",
+	"X-Content-Type-Options":       "nosniff",
+	"Referrer-Policy":              "no-referrer",
+	"Cross-Origin-Resource-Policy": "same-origin",
+	"Cache-Control":                "public, max-age=300",
+}
+
+// Page serves {base_url}/p/<id>.
+func (r *Routes) Page(ctx context.Context, req *catalog.Request) (any, error) {
+	id := req.PathID
+	if !idRx.MatchString(id) {
+		return nil, apierr.NotFound("no page %s", id)
+	}
+	p, ok := r.store.Page(id)
+	if !ok {
+		return nil, apierr.NotFound("no page %s", id)
+	}
+	if p.Expired(r.now()) {
+		return nil, apierr.Gone("page %s expired at %s", id, ts(p.ExpiresAt))
+	}
+	h := make(map[string]string, len(PageHeaders)+1)
+	for k, v := range PageHeaders {
+		h[k] = v
+	}
+	if left := p.ExpiresAt.Sub(r.now()); left < 5*time.Minute {
+		h["Cache-Control"] = "public, max-age=" + strconv.Itoa(int(left.Seconds()))
+	}
+	return &catalog.Raw{ContentType: "text/html; charset=utf-8", Header: h, Body: []byte(p.HTML)}, nil
+}

@@ -1,0 +1,96 @@
+package deprules
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/peage/appliance"
+
+// rule: only packages under one of the allowed prefixes may import lib directly.
+var rules = []struct {
+	lib     string
+	allowed []string
+	denied  []string // sub-trees of allowed that still may not
+}{
+	{lib: "github.com/ethereum/go-ethereum", allowed: []string{"settle"}, denied: []string{"settle/client", "settle/x402"}},
+	{lib: "github.com/go-rod/rod", allowed: []string{"browserfarm"}},
+	{lib: "github.com/elazarl/goproxy", allowed: []string{"proxyd"}, denied: []string{"proxyd/client"}},
+	{lib: "github.com/valyala/fasthttp", allowed: []string{"api/server"}},
+}
+
+// pure packages may depend (even transitively) on nothing outside the standard library and
+// the listed module packages.
+var pure = map[string][]string{
+	"api/catalog":   {"api/apierr"},
+	"api/apierr":    {},
+	"settle/x402":   {},
+}
+
+// neverBelow: these packages may not depend on the library even transitively (the API talks to
+// settle through settle/client and must not link the chain code).
+var neverBelow = map[string]string{
+	"settle/client": "github.com/ethereum/go-ethereum",
+	"api/paywall":   "github.com/ethereum/go-ethereum",
+	"api/server":    "github.com/ethereum/go-ethereum",
+}
+
+func list(t *testing.T, format string, pkgs ...string) []string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list", "-f", format}, pkgs...)...).Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+func within(pkg string, trees []string) bool {
+	rel := strings.TrimPrefix(pkg, module+"/")
+	for _, t := range trees {
+		if rel == t || strings.HasPrefix(rel, t+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDependencyRules(t *testing.T) {
+	for _, line := range list(t, `{{.ImportPath}}|{{join .Imports ","}}`, module+"/...") {
+		pkg, imports, _ := strings.Cut(line, "|")
+		for _, imp := range strings.Split(imports, ",") {
+			for _, r := range rules {
+				if imp != r.lib && !strings.HasPrefix(imp, r.lib+"/") {
+					continue
+				}
+				if !within(pkg, r.allowed) || within(pkg, r.denied) {
+					t.Errorf("%s imports %s: only %v may (not %v)", pkg, imp, r.allowed, r.denied)
+				}
+			}
+		}
+	}
+}
+
+func TestPurePackages(t *testing.T) {
+	for pkg, may := range pure {
+		for _, dep := range list(t, `{{join .Deps "\n"}}`, module+"/"+pkg) {
+			if dep == "" || !strings.Contains(strings.Split(dep, "/")[0], ".") {
+				continue // standard library
+			}
+			if !within(dep, may) {
+				t.Errorf("%s depends on %s; it may use only the standard library and %v", pkg, dep, may)
+			}
+		}
+	}
+}
+
+func TestNeverBelow(t *testing.T) {
+	for pkg, lib := range neverBelow {
+		for _, dep := range list(t, `{{join .Deps "\n"}}`, module+"/"+pkg) {
+			if dep == lib || strings.HasPrefix(dep, lib+"/") {
+				t.Errorf("%s depends on %s through its imports", pkg, dep)
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,509 @@
+// Package state holds the appliance's live state (webhook inboxes and their events, published
+// pages, proxy packages and their meters, free-call allowances) in go-memdb, made durable by a
+// write-ahead journal (appliance/journal) in the state directory.
+//
+// Every mutation runs under go-memdb's single writer: it is validated, applied to the write
+// transaction, written to the journal (in commit order), committed, and only then, outside the
+// writer lock, waits for the journal's fsync (group commit). An accessor returns once its change
+// is as durable as the journal's Sync policy promises: with journal.SyncAlways (the default),
+// what an accessor acknowledged survives kill -9 and a power cut.
+//
+// At Open the journal (snapshot, then log) is replayed into memory and expired rows are swept.
+// In the background the store sweeps expired rows (Options.SweepEvery) and compacts the journal
+// (Options.CompactEvery, or sooner once the log passes Options.CompactBytes): it writes the
+// in-memory state as a new snapshot and starts a fresh log. Sweeping is not journaled: it is a
+// function of the clock, so it is simply redone after a restart.
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+
+	"github.com/peage/appliance/appliance/journal"
+)
+
+// Errors returned by accessors. Handlers map them to HTTP statuses.
+var (
+	ErrNotFound = errors.New("state: not found")
+	ErrExists   = errors.New("state: already exists")
+	ErrExpired  = errors.New("state: expired")
+	ErrFull     = errors.New("state: limit reached")
+	ErrClosed   = errors.New("state: closed")
+)
+
+// Options configures a Store. Zero values take the defaults in brackets.
+type Options struct {
+	// Name is the journal's file name stem in the state directory ["state"]. Daemons that run as
+	// separate processes open the same directory under different names ("api", "proxyd").
+	Name string
+	// Sync is the journal's fsync policy [journal.SyncAlways].
+	Sync journal.Sync
+	// SyncInterval is the fsync period for journal.SyncInterval [100ms].
+	SyncInterval time.Duration
+	// Now is the clock [time.Now].
+	Now func() time.Time
+	// Logger [slog.Default()].
+	Logger *slog.Logger
+	// SweepEvery is the period of the background sweep of expired rows [1m].
+	SweepEvery time.Duration
+	// CompactEvery is the period of background compaction [10m]; CompactBytes triggers it early
+	// when the log grows past that size [32 MiB] (checked at every sweep).
+	CompactEvery time.Duration
+	CompactBytes int64
+	// Tombstone is how long an expired inbox or page is remembered (to answer 410 Gone rather
+	// than 404) before it is deleted [7 days]. Its events and HTML are dropped at expiry.
+	Tombstone time.Duration
+	// PackageRetention is how long an ended proxy package is kept after its expiry [30 days].
+	PackageRetention time.Duration
+	// NoBackground disables the background sweep and compaction (tests drive them by hand).
+	NoBackground bool
+}
+
+func (o *Options) defaults() {
+	if o.Name == "" {
+		o.Name = "state"
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.SweepEvery <= 0 {
+		o.SweepEvery = time.Minute
+	}
+	if o.CompactEvery <= 0 {
+		o.CompactEvery = 10 * time.Minute
+	}
+	if o.CompactBytes <= 0 {
+		o.CompactBytes = 32 << 20
+	}
+	if o.Tombstone <= 0 {
+		o.Tombstone = 7 * 24 * time.Hour
+	}
+	if o.PackageRetention <= 0 {
+		o.PackageRetention = 30 * 24 * time.Hour
+	}
+}
+
+// Store is the durable in-memory state of one daemon. It is safe for concurrent use.
+type Store struct {
+	opts Options
+	log  *slog.Logger
+	db   *memdb.MemDB
+	j    *journal.Journal
+
+	wmu     sync.Mutex
+	waiters map[string]chan struct{} // inbox id → closed on the next delivery
+
+	closeOnce sync.Once
+	stop      chan struct{}
+	done      chan struct{}
+
+	stats struct {
+		sync.Mutex
+		replayed, skipped, compactions, swept int64
+		lastCompact                           time.Time
+	}
+}
+
+// Open opens the store in dir, replaying its journal.
+func Open(dir string, opts Options) (*Store, error) {
+	opts.defaults()
+	db, err := memdb.NewMemDB(schema())
+	if err != nil {
+		return nil, fmt.Errorf("state: schema: %w", err)
+	}
+	j, err := journal.Open(journal.Options{Dir: dir, Name: opts.Name, Sync: opts.Sync, Interval: opts.SyncInterval, Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	s := &Store{opts: opts, log: opts.Logger.With("state", opts.Name), db: db, j: j,
+		waiters: map[string]chan struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
+	if err := s.replay(); err != nil {
+		j.Close()
+		return nil, err
+	}
+	s.Sweep()
+	if opts.NoBackground {
+		close(s.done)
+	} else {
+		go s.background()
+	}
+	return s, nil
+}
+
+func (s *Store) replay() error {
+	txn := s.db.Txn(true)
+	var n, skipped int64
+	err := s.j.Replay(func(b []byte) error {
+		var r record
+		if err := json.Unmarshal(b, &r); err != nil {
+			skipped++
+			s.log.Error("state: unreadable journal record skipped", "err", err)
+			return nil
+		}
+		if err := apply(txn, &r); err != nil {
+			// A meter update of a package swept since is normal until the next compaction.
+			if !errors.Is(err, ErrNotFound) {
+				skipped++
+				s.log.Warn("state: journal record not applied", "op", r.Op, "err", err)
+			}
+			return nil
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		txn.Abort()
+		return fmt.Errorf("state: replay: %w", err)
+	}
+	txn.Commit()
+	s.stats.Lock()
+	s.stats.replayed, s.stats.skipped = n, skipped
+	s.stats.Unlock()
+	if n > 0 || skipped > 0 {
+		s.log.Info("state: journal replayed", "records", n, "skipped", skipped, "truncated_bytes", s.j.Truncated())
+	}
+	return nil
+}
+
+// apply performs one record on a write transaction. It is the only code that changes tables,
+// used both live and at replay, so both always agree.
+func apply(txn *memdb.Txn, r *record) error {
+	switch r.Op {
+	case opInbox:
+		if r.Inbox == nil {
+			return errors.New("no inbox")
+		}
+		in := *r.Inbox
+		return txn.Insert(tInbox, &in)
+	case opEvent:
+		if r.Event == nil {
+			return errors.New("no event")
+		}
+		ev := *r.Event
+		if err := txn.Insert(tEvent, &ev); err != nil {
+			return err
+		}
+		raw, err := txn.First(tInbox, "id", ev.Inbox)
+		if err != nil {
+			return err
+		}
+		if raw == nil {
+			return nil
+		}
+		in := *raw.(*Inbox)
+		if ev.Seq <= in.LastSeq {
+			return nil // already counted (the inbox row came from a snapshot)
+		}
+		in.LastSeq = ev.Seq
+		in.Events++
+		in.Bytes += int64(len(ev.Body))
+		return txn.Insert(tInbox, &in)
+	case opPage:
+		if r.Page == nil {
+			return errors.New("no page")
+		}
+		p := *r.Page
+		return txn.Insert(tPage, &p)
+	case opPackage:
+		if r.Package == nil {
+			return errors.New("no package")
+		}
+		p := *r.Package
+		return txn.Insert(tPackage, &p)
+	case opUsage:
+		if r.Usage == nil {
+			return errors.New("no usage")
+		}
+		raw, err := txn.First(tPackage, "id", r.Usage.Key)
+		if err != nil {
+			return err
+		}
+		if raw == nil {
+			return ErrNotFound
+		}
+		p := *raw.(*Package)
+		p.BytesUsed, p.UpdatedAt = r.Usage.Used, r.Usage.At
+		return txn.Insert(tPackage, &p)
+	case opFree:
+		if r.Free == nil {
+			return errors.New("no free call")
+		}
+		f := *r.Free
+		return txn.Insert(tFreeCall, &f)
+	case opFreeDel:
+		if r.Free == nil {
+			return errors.New("no free call")
+		}
+		_, err := txn.DeleteAll(tFreeCall, "id", r.Free.Client, r.Free.Day, r.Free.Family)
+		return err
+	}
+	return fmt.Errorf("unknown op %q", r.Op)
+}
+
+// mutate runs one journaled change. build reads the write transaction, validates, and returns
+// the record to apply (or an error, and nothing changes). The record reaches the journal before
+// the transaction commits; the call returns once it is durable.
+func (s *Store) mutate(build func(txn *memdb.Txn) (*record, error)) error {
+	select {
+	case <-s.stop:
+		return ErrClosed
+	default:
+	}
+	txn := s.db.Txn(true)
+	r, err := build(txn)
+	if err != nil {
+		txn.Abort()
+		return err
+	}
+	if err := apply(txn, r); err != nil {
+		txn.Abort()
+		return fmt.Errorf("state: %s: %w", r.Op, err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		txn.Abort()
+		return fmt.Errorf("state: encode %s: %w", r.Op, err)
+	}
+	seq, err := s.j.Write(b)
+	if err != nil {
+		txn.Abort()
+		if errors.Is(err, journal.ErrClosed) {
+			return ErrClosed
+		}
+		return fmt.Errorf("state: %w", err)
+	}
+	txn.Commit()
+	if err := s.j.WaitDurable(seq); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	return nil
+}
+
+// read runs fn on a read-only snapshot.
+func (s *Store) read(fn func(txn *memdb.Txn)) {
+	txn := s.db.Txn(false)
+	defer txn.Abort()
+	fn(txn)
+}
+
+func (s *Store) now() time.Time { return s.opts.Now() }
+
+func (s *Store) background() {
+	defer close(s.done)
+	sweep := time.NewTicker(s.opts.SweepEvery)
+	defer sweep.Stop()
+	compact := time.NewTicker(s.opts.CompactEvery)
+	defer compact.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-sweep.C:
+			s.Sweep()
+			if s.j.Size() > s.opts.CompactBytes {
+				s.compactLogged()
+			}
+		case <-compact.C:
+			s.compactLogged()
+		}
+	}
+}
+
+func (s *Store) compactLogged() {
+	if err := s.Compact(); err != nil && !errors.Is(err, ErrClosed) {
+		s.log.Error("state: compaction failed; the log keeps growing until the next try", "err", err)
+	}
+}
+
+// Compact writes the whole in-memory state as the journal's new snapshot and starts a fresh
+// log. It holds the writer lock meanwhile, so no mutation falls between snapshot and log.
+func (s *Store) Compact() error {
+	txn := s.db.Txn(true) // excludes writers; we only read from it
+	defer txn.Abort()
+	err := s.j.Compact(func(emit func([]byte) error) error {
+		put := func(r *record) error {
+			b, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			return emit(b)
+		}
+		// Inboxes before their events: replaying an event skips counting when the inbox row
+		// already covers its seq.
+		for _, t := range []string{tInbox, tEvent, tPage, tPackage, tFreeCall} {
+			it, err := txn.Get(t, "id")
+			if err != nil {
+				return err
+			}
+			for obj := it.Next(); obj != nil; obj = it.Next() {
+				var r *record
+				switch v := obj.(type) {
+				case *Inbox:
+					r = &record{Op: opInbox, Inbox: v}
+				case *Event:
+					r = &record{Op: opEvent, Event: v}
+				case *Page:
+					r = &record{Op: opPage, Page: v}
+				case *Package:
+					r = &record{Op: opPackage, Package: v}
+				case *FreeCall:
+					r = &record{Op: opFree, Free: v}
+				}
+				if err := put(r); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, journal.ErrClosed) {
+		return ErrClosed
+	}
+	if err == nil {
+		s.stats.Lock()
+		s.stats.compactions++
+		s.stats.lastCompact = s.now()
+		s.stats.Unlock()
+	}
+	return err
+}
+
+// Sweep drops what has expired: events of expired inboxes and HTML of expired pages at once,
+// their rows after Options.Tombstone, ended proxy packages after Options.PackageRetention and
+// free-call allowances of days before yesterday (UTC). It returns the number of rows changed.
+func (s *Store) Sweep() int {
+	now := s.now()
+	var woke []string
+	txn := s.db.Txn(true)
+	n := 0
+	each := func(table string, fn func(obj any)) {
+		it, err := txn.Get(table, "id")
+		if err != nil {
+			return
+		}
+		var objs []any
+		for obj := it.Next(); obj != nil; obj = it.Next() {
+			objs = append(objs, obj)
+		}
+		for _, obj := range objs {
+			fn(obj)
+		}
+	}
+	each(tInbox, func(obj any) {
+		in := obj.(*Inbox)
+		if !in.Expired(now) {
+			return
+		}
+		if evs := eventsAfter(txn, in.ID, 0, 0); len(evs) > 0 {
+			for _, ev := range evs {
+				txn.Delete(tEvent, ev)
+			}
+			n += len(evs)
+		}
+		woke = append(woke, in.ID) // long-polls on it return now rather than at their timeout
+		if !now.Before(in.ExpiresAt.Add(s.opts.Tombstone)) {
+			txn.Delete(tInbox, in)
+			n++
+		}
+	})
+	each(tPage, func(obj any) {
+		p := obj.(*Page)
+		switch {
+		case !now.Before(p.ExpiresAt.Add(s.opts.Tombstone)):
+			txn.Delete(tPage, p)
+			n++
+		case p.Expired(now) && p.HTML != "":
+			c := *p
+			c.HTML = ""
+			txn.Insert(tPage, &c)
+			n++
+		}
+	})
+	each(tPackage, func(obj any) {
+		p := obj.(*Package)
+		if !now.Before(p.ExpiresAt.Add(s.opts.PackageRetention)) {
+			txn.Delete(tPackage, p)
+			n++
+		}
+	})
+	yesterday := now.UTC().AddDate(0, 0, -1).Format(time.DateOnly)
+	each(tFreeCall, func(obj any) {
+		if f := obj.(*FreeCall); f.Day < yesterday {
+			txn.Delete(tFreeCall, f)
+			n++
+		}
+	})
+	txn.Commit()
+	for _, id := range woke {
+		s.notify(id)
+	}
+	if n > 0 {
+		s.stats.Lock()
+		s.stats.swept += int64(n)
+		s.stats.Unlock()
+	}
+	return n
+}
+
+// Stats describes the store for /metrics and health.
+type Stats struct {
+	Inboxes, Events, Pages, Packages, FreeCalls int
+	LogBytes                                    int64
+	Replayed, Skipped, Compactions, Swept       int64
+	TruncatedBytes                              int64
+	LastCompaction                              time.Time
+}
+
+// Stats counts rows and reports journal figures.
+func (s *Store) Stats() Stats {
+	var st Stats
+	s.read(func(txn *memdb.Txn) {
+		count := func(t string) int {
+			it, err := txn.Get(t, "id")
+			if err != nil {
+				return 0
+			}
+			c := 0
+			for obj := it.Next(); obj != nil; obj = it.Next() {
+				c++
+			}
+			return c
+		}
+		st.Inboxes, st.Events, st.Pages = count(tInbox), count(tEvent), count(tPage)
+		st.Packages, st.FreeCalls = count(tPackage), count(tFreeCall)
+	})
+	st.LogBytes = s.j.Size()
+	st.TruncatedBytes = s.j.Truncated()
+	s.stats.Lock()
+	st.Replayed, st.Skipped, st.Compactions, st.Swept = s.stats.replayed, s.stats.skipped, s.stats.compactions, s.stats.swept
+	st.LastCompaction = s.stats.lastCompact
+	s.stats.Unlock()
+	return st
+}
+
+// Close stops the background work and closes the journal (fsyncing it). Waiting long-polls are
+// woken.
+func (s *Store) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		<-s.done
+		err = s.j.Close()
+		s.wmu.Lock()
+		for id, ch := range s.waiters {
+			close(ch)
+			delete(s.waiters, id)
+		}
+		s.wmu.Unlock()
+	})
+	return err
+}
