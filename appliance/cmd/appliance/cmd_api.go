@@ -20,7 +20,12 @@ func init() {
 			return err
 		}
 		log := newLogger(cfg.Log)
-		a, err := assemble(cfg, log, deps{})
+		d, closeDeps, err := openCommon(cfg, log)
+		if err != nil {
+			return err
+		}
+		defer closeDeps()
+		a, err := assemble(cfg, log, d)
 		if err != nil {
 			return err
 		}

@@ -50,7 +50,12 @@ func runDev(ctx context.Context, args []string) error {
 		return fmt.Errorf("state dir: %w", err)
 	}
 	log := newLogger(cfg.Log)
-	a, err := assemble(cfg, log, deps{})
+	d, closeDeps, err := openCommon(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeDeps()
+	a, err := assemble(cfg, log, d)
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,12 @@ import (
 	"github.com/peage/appliance/api/mcp"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
+	"github.com/peage/appliance/api/routes/infra"
 	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/appliance/cache"
 	"github.com/peage/appliance/appliance/config"
+	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/appliance/state"
 	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/appliance/version"
 )
@@ -52,8 +56,38 @@ type app struct {
 
 // deps are the collaborators the composition provides to the route families.
 type deps struct {
-	gate  paywall.Gate
-	cache server.Cache
+	gate   paywall.Gate
+	cache  *cache.Cache
+	store  *state.Store
+	egress *egress.Policy
+}
+
+// openCommon opens what every API process needs: the durable store, the result cache and the
+// egress policy. close releases them in reverse order.
+func openCommon(cfg config.Config, log *slog.Logger) (deps, func(), error) {
+	var d deps
+	store, err := state.Open(cfg.StateDir, state.Options{Name: "api", Logger: log})
+	if err != nil {
+		return d, nil, fmt.Errorf("state: %w", err)
+	}
+	c, err := cache.New(cache.Options{})
+	if err != nil {
+		store.Close()
+		return d, nil, err
+	}
+	pol, err := egress.New(egress.Config{Allow: cfg.Egress.Allow, Self: cfg.Egress.Self})
+	if err != nil {
+		store.Close()
+		c.Close()
+		return d, nil, err
+	}
+	d.store, d.cache, d.egress = store, c, pol
+	return d, func() {
+		c.Close()
+		if err := store.Close(); err != nil {
+			log.Error("closing state", slog.String(obs.KeyErr, err.Error()))
+		}
+	}, nil
 }
 
 func (a *app) addHealth(name string, check func() error) {
@@ -79,7 +113,15 @@ func assemble(cfg config.Config, log *slog.Logger, d deps) (*app, error) {
 	if err := bindFamilies(a, d); err != nil {
 		return nil, err
 	}
-	a.srv = server.New(cfg.API, cat, server.Options{Gate: d.gate, Pay: cfg.Payment, Cache: d.cache, Logger: log, Metrics: a.metrics})
+	opts := server.Options{Gate: d.gate, Pay: cfg.Payment, Logger: log, Metrics: a.metrics}
+	if d.cache != nil {
+		opts.Cache = d.cache
+		a.metrics.GaugeFunc("peage_cache", "Result cache figures.", func() map[string]float64 {
+			st := d.cache.Stats()
+			return map[string]float64{"hits": float64(st.Hits), "misses": float64(st.Misses), "bytes_used": float64(st.BytesUsed)}
+		}, "figure")
+	}
+	a.srv = server.New(cfg.API, cat, opts)
 	if err := mcp.New(cat, r, a.srv, a.srv, version.String()).Bind(cat); err != nil {
 		return nil, err
 	}
@@ -100,6 +142,12 @@ func assemble(cfg config.Config, log *slog.Logger, d deps) (*app, error) {
 // bindFamilies attaches each route family whose collaborators are present. A family left
 // unbound keeps its routes listed with available:false (503 before any 402).
 func bindFamilies(a *app, d deps) error {
+	if d.store != nil {
+		if err := infra.New(d.store, time.Now).Bind(a.cat); err != nil {
+			return err
+		}
+		a.addHealth("state", func() error { return nil })
+	}
 	return nil
 }
 
