@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
@@ -26,6 +27,38 @@ type Info struct {
 type Renderer struct {
 	cat  *catalog.Catalog
 	info Info
+	memo sync.Map // document id → *rendered
+}
+
+// rendered is a document and the availability it was rendered under: documents change only
+// when a route becomes available or unavailable, so they are rendered again only then.
+type rendered struct {
+	avail string
+	raw   *catalog.Raw
+}
+
+func (r *Renderer) availability() string {
+	b := make([]byte, 0, len(r.cat.Entries()))
+	for _, e := range r.cat.Entries() {
+		if e.Available() {
+			b = append(b, '1')
+		} else {
+			b = append(b, '0')
+		}
+	}
+	return string(b)
+}
+
+func (r *Renderer) memoized(id, contentType string, build func() []byte) catalog.Handler {
+	return func(context.Context, *catalog.Request) (any, error) {
+		avail := r.availability()
+		if m, ok := r.memo.Load(id); ok && m.(*rendered).avail == avail {
+			return m.(*rendered).raw, nil
+		}
+		raw := &catalog.Raw{ContentType: contentType, Body: build()}
+		r.memo.Store(id, &rendered{avail: avail, raw: raw})
+		return raw, nil
+	}
 }
 
 func New(cat *catalog.Catalog, info Info) *Renderer {
@@ -371,27 +404,22 @@ func (r *Renderer) Capabilities() map[string]any {
 
 // Bind attaches the discovery handlers to their entries.
 func (r *Renderer) Bind(c *catalog.Catalog) error {
-	jsonDoc := func(f func() map[string]any) catalog.Handler {
-		return func(context.Context, *catalog.Request) (any, error) { return f(), nil }
+	docs := map[string]func() map[string]any{
+		"index":                        r.Catalog,
+		"openapi.json":                 r.OpenAPI,
+		"well-known.x402":              r.X402,
+		"well-known.agent-card.json":   r.AgentCard,
+		"well-known.agent-skills.json": r.AgentSkills,
+		"well-known.mcp":               r.MCPManifest,
+		"capabilities":                 r.Capabilities,
 	}
-	binds := map[string]catalog.Handler{
-		"index":                        jsonDoc(r.Catalog),
-		"openapi.json":                 jsonDoc(r.OpenAPI),
-		"well-known.x402":              jsonDoc(r.X402),
-		"well-known.agent-card.json":   jsonDoc(r.AgentCard),
-		"well-known.agent-skills.json": jsonDoc(r.AgentSkills),
-		"well-known.mcp":               jsonDoc(r.MCPManifest),
-		"capabilities":                 jsonDoc(r.Capabilities),
-		"llms.txt": func(context.Context, *catalog.Request) (any, error) {
-			return &catalog.Raw{ContentType: "text/plain; charset=utf-8", Body: []byte(r.LLMSTxt())}, nil
-		},
-	}
-	for id, h := range binds {
+	for id, doc := range docs {
+		h := r.memoized(id, "application/json", func() []byte { b, _ := json.Marshal(doc()); return b })
 		if err := c.Bind(id, h, nil); err != nil {
 			return err
 		}
 	}
-	return nil
+	return c.Bind("llms.txt", r.memoized("llms.txt", "text/plain; charset=utf-8", func() []byte { return []byte(r.LLMSTxt()) }), nil)
 }
 
 // JSON is a stable, indented encoding for golden files.

@@ -17,7 +17,7 @@ var rules = []struct {
 	{lib: "github.com/ethereum/go-ethereum", allowed: []string{"settle"}, denied: []string{"settle/client", "settle/x402"}},
 	{lib: "github.com/go-rod/rod", allowed: []string{"browserfarm"}},
 	{lib: "github.com/elazarl/goproxy", allowed: []string{"proxyd"}, denied: []string{"proxyd/client"}},
-	{lib: "github.com/valyala/fasthttp", allowed: []string{"api/server"}},
+	{lib: "github.com/valyala/fasthttp", allowed: []string{"api/server", "ops/bench"}},
 }
 
 // pure packages may depend (even transitively) on nothing outside the standard library and

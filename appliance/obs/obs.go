@@ -57,13 +57,12 @@ type metric interface {
 type Counter struct {
 	n, help string
 	labels  []string
-	mu      sync.Mutex
-	vals    map[string]*atomic.Uint64
+	vals    sync.Map // joined label values → *atomic.Uint64
 }
 
 // Counter registers a counter family.
 func (r *Registry) Counter(name, help string, labels ...string) *Counter {
-	c := &Counter{n: name, help: help, labels: labels, vals: map[string]*atomic.Uint64{}}
+	c := &Counter{n: name, help: help, labels: labels}
 	r.add(c)
 	return c
 }
@@ -77,14 +76,11 @@ func (r *Registry) add(m metric) {
 // Add adds d to the series with the given label values.
 func (c *Counter) Add(d uint64, values ...string) {
 	key := strings.Join(values, "\x00")
-	c.mu.Lock()
-	v := c.vals[key]
-	if v == nil {
-		v = new(atomic.Uint64)
-		c.vals[key] = v
+	v, ok := c.vals.Load(key)
+	if !ok {
+		v, _ = c.vals.LoadOrStore(key, new(atomic.Uint64))
 	}
-	c.mu.Unlock()
-	v.Add(d)
+	v.(*atomic.Uint64).Add(d)
 }
 
 // Inc adds one.
@@ -94,18 +90,15 @@ func (c *Counter) name() string { return c.n }
 
 func (c *Counter) write(w io.Writer) {
 	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", c.n, c.help, c.n)
-	c.mu.Lock()
-	keys := make([]string, 0, len(c.vals))
-	for k := range c.vals {
+	vals := map[string]uint64{}
+	c.vals.Range(func(k, v any) bool { vals[k.(string)] = v.(*atomic.Uint64).Load(); return true })
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
 		keys = append(keys, k)
 	}
-	c.mu.Unlock()
 	slices.Sort(keys)
 	for _, k := range keys {
-		c.mu.Lock()
-		v := c.vals[k].Load()
-		c.mu.Unlock()
-		fmt.Fprintf(w, "%s%s %d\n", c.n, labelText(c.labels, strings.Split(k, "\x00")), v)
+		fmt.Fprintf(w, "%s%s %d\n", c.n, labelText(c.labels, strings.Split(k, "\x00")), vals[k])
 	}
 }
 
@@ -145,60 +138,58 @@ func (g *Gauge) write(w io.Writer) {
 type Histogram struct {
 	n, help string
 	buckets []float64
-	mu      sync.Mutex
-	series  map[string]*histSeries
+	series  sync.Map // label value → *histSeries
 	label   string
 }
 
 type histSeries struct {
-	counts []uint64
-	sum    float64
-	count  uint64
+	counts []atomic.Uint64
+	sumNs  atomic.Uint64 // sum in nanounits, so it can be added atomically
+	count  atomic.Uint64
 }
 
 // Histogram registers a histogram family with one label.
 func (r *Registry) Histogram(name, help, label string, buckets []float64) *Histogram {
-	h := &Histogram{n: name, help: help, buckets: buckets, series: map[string]*histSeries{}, label: label}
+	h := &Histogram{n: name, help: help, buckets: buckets, label: label}
 	r.add(h)
 	return h
 }
 
 // Observe records v for the label value.
 func (h *Histogram) Observe(v float64, labelValue string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	s := h.series[labelValue]
-	if s == nil {
-		s = &histSeries{counts: make([]uint64, len(h.buckets))}
-		h.series[labelValue] = s
+	si, ok := h.series.Load(labelValue)
+	if !ok {
+		si, _ = h.series.LoadOrStore(labelValue, &histSeries{counts: make([]atomic.Uint64, len(h.buckets))})
 	}
+	s := si.(*histSeries)
 	for i, b := range h.buckets {
 		if v <= b {
-			s.counts[i]++
+			s.counts[i].Add(1)
 		}
 	}
-	s.sum += v
-	s.count++
+	s.sumNs.Add(uint64(v * 1e9))
+	s.count.Add(1)
 }
 
 func (h *Histogram) name() string { return h.n }
 
 func (h *Histogram) write(w io.Writer) {
 	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s histogram\n", h.n, h.help, h.n)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	keys := make([]string, 0, len(h.series))
-	for k := range h.series {
+	series := map[string]*histSeries{}
+	h.series.Range(func(k, v any) bool { series[k.(string)] = v.(*histSeries); return true })
+	keys := make([]string, 0, len(series))
+	for k := range series {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		s := h.series[k]
+		s := series[k]
 		for i, b := range h.buckets {
-			fmt.Fprintf(w, "%s_bucket{%s=%q,le=\"%g\"} %d\n", h.n, h.label, k, b, s.counts[i])
+			fmt.Fprintf(w, "%s_bucket{%s=%q,le=\"%g\"} %d\n", h.n, h.label, k, b, s.counts[i].Load())
 		}
-		fmt.Fprintf(w, "%s_bucket{%s=%q,le=\"+Inf\"} %d\n", h.n, h.label, k, s.count)
-		fmt.Fprintf(w, "%s_sum{%s=%q} %g\n%s_count{%s=%q} %d\n", h.n, h.label, k, s.sum, h.n, h.label, k, s.count)
+		n := s.count.Load()
+		fmt.Fprintf(w, "%s_bucket{%s=%q,le=\"+Inf\"} %d\n", h.n, h.label, k, n)
+		fmt.Fprintf(w, "%s_sum{%s=%q} %g\n%s_count{%s=%q} %d\n", h.n, h.label, k, float64(s.sumNs.Load())/1e9, h.n, h.label, k, n)
 	}
 }
 

@@ -1,0 +1,108 @@
+// Command api benchmarks the appliance's edge against a bare fasthttp hello-world under the
+// same wrk load, side by side in one run: /llms.txt, a 402 challenge, and a 400.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/peage/appliance/ops/bench/benchutil"
+)
+
+const (
+	threads  = 1
+	conns    = 32
+	duration = 5 * time.Second
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench api:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	if err := benchutil.Need("wrk", "wrk"); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	app, err := benchutil.StartAppliance(ctx)
+	if err != nil {
+		return err
+	}
+	defer app.Stop()
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	bare := &fasthttp.Server{Handler: func(c *fasthttp.RequestCtx) { c.SetContentType("text/plain"); c.SetBodyString("hello") }}
+	go func() { _ = bare.Serve(ln) }()
+	defer bare.Shutdown()
+
+	challenge, err := paidAvailableRoute("http://" + app.API)
+	if err != nil {
+		return err
+	}
+	paths := []struct{ name, path string }{
+		{"/llms.txt", "/llms.txt"},
+		{"402 challenge", challenge},
+		{"400 bad param", "/v1/fr/tva?siren=123456789"},
+	}
+	var rows [][]string
+	for _, p := range paths {
+		a, err := benchutil.Wrk("http://"+app.API+p.path, threads, conns, duration)
+		if err != nil {
+			return err
+		}
+		b, err := benchutil.Wrk("http://"+ln.Addr().String()+p.path, threads, conns, duration)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, []string{p.name, fmt.Sprintf("%.0f", a.RPS), fmt.Sprintf("%.0f", b.RPS), fmt.Sprintf("%.2f", a.RPS/b.RPS),
+			a.P99.String(), b.P99.String(), fmt.Sprintf("%.2f", float64(b.P99)/float64(max(a.P99, 1)))})
+	}
+	fmt.Printf("API edge vs bare fasthttp (wrk -t%d -c%d -d%s, loopback, 2 cores shared with wrk); challenge path: %s\n", threads, conns, duration, challenge)
+	benchutil.Table([]string{"path", "appliance req/s", "bare req/s", "ratio", "appliance p99", "bare p99", "p99 ratio (bare/app)"}, rows)
+	return nil
+}
+
+// paidAvailableRoute picks a paid route that is available, from the live catalog, with its
+// example as the query: its unpaid call is the 402 challenge path.
+func paidAvailableRoute(base string) (string, error) {
+	resp, err := http.Get(base + "/")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var cat struct {
+		Routes []struct {
+			Path, Kind string
+			Available  bool
+			Example    map[string]any
+		} `json:"routes"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&cat); err != nil {
+		return "", err
+	}
+	for _, r := range cat.Routes {
+		if r.Kind == "paid" && r.Available {
+			q := url.Values{}
+			for k, v := range r.Example {
+				q.Set(k, fmt.Sprint(v))
+			}
+			return r.Path + "?" + q.Encode(), nil
+		}
+	}
+	return "", fmt.Errorf("no paid route is available")
+}
