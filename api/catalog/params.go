@@ -455,3 +455,42 @@ func (p *Param) schema() map[string]any {
 }
 
 func (p Param) String() string { return fmt.Sprintf("%s:%s", p.Name, p.Type.jsonType()) }
+
+// Key identifies a call by route and validated arguments: the ledger's request hash, the cache
+// key and the idempotent-replay key. Params are visited in declaration order, so equal args
+// give equal keys whatever order or spelling (GET text or POST JSON) the client used.
+func (e *Entry) Key(args Args) string {
+	b := make([]byte, 0, 64)
+	b = append(b, e.ID...)
+	b = append(b, '?')
+	for _, p := range e.Params {
+		v, ok := args[p.Name]
+		if !ok {
+			continue
+		}
+		b = append(b, p.Name...)
+		b = append(b, '=')
+		switch x := v.(type) {
+		case string:
+			b = strconv.AppendQuote(b, x)
+		case int64:
+			b = strconv.AppendInt(b, x, 10)
+		case float64:
+			b = strconv.AppendFloat(b, x, 'g', -1, 64)
+		case bool:
+			b = strconv.AppendBool(b, x)
+		case []string:
+			for i, it := range x {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendQuote(b, it)
+			}
+		default:
+			j, _ := json.Marshal(x)
+			b = append(b, j...)
+		}
+		b = append(b, '&')
+	}
+	return string(b)
+}

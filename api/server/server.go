@@ -204,7 +204,7 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		}
 	}
 	req.Route, req.Args = e, args
-	key := CanonicalKey(e.ID, args)
+	key := e.Key(args)
 	work := func(c context.Context) (any, error) { return s.run(c, e, req, key) }
 
 	c, cancel := context.WithTimeout(context.Background(), e.Timeout)
@@ -378,14 +378,6 @@ func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
 		}
 	}
 	return ctx.RemoteIP().String()
-}
-
-// CanonicalKey identifies a call by route and validated arguments: the ledger's request hash,
-// the cache key and the idempotent-replay key. encoding/json sorts map keys, so equal args give
-// equal keys whatever order or spelling (GET text or POST JSON) the client used.
-func CanonicalKey(id string, args catalog.Args) string {
-	b, _ := json.Marshal(args)
-	return id + "?" + string(b)
 }
 
 func requestID(ctx *fasthttp.RequestCtx) string {

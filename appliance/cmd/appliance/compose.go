@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"strings"
 	"sync"
@@ -214,6 +215,8 @@ func (a *app) adminMux() *http.ServeMux {
 		_ = json.NewEncoder(w).Encode(map[string]any{"status": status, "version": version.String(),
 			"components": components, "routes": len(a.cat.Entries()), "routes_available": available})
 	})
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		a.metrics.WriteText(w)
