@@ -97,7 +97,7 @@ func Table(n Names) []Entry {
 		route("fr", "GET", "/v1/fr/tva", 5_000, "French intra-EU VAT number computed from a SIREN (offline).", pSIREN).
 			ex("siren", "542065479"),
 		route("fr", "GET", "/v1/fr/vat-eu", 20_000, "EU VAT number validation (VIES) with trader name and address.",
-			S("vat", "VAT number with country prefix").Req().Fmt("vat")).up("vies", 6*hour).ex("vat", "FR40303265045"),
+			S("vat", "EU VAT number with its country prefix (EL for Greece, XI for Northern Ireland)").Req().Fmt("vat_eu")).up("vies", 6*hour).ex("vat", "FR40303265045"),
 		route("fr", "GET", "/v1/fr/commune", 5_000, "French communes by name or postal code.",
 			S("q", "commune name").Group("commune").Range(2, 100), S("cp", "postal code").Group("commune").Fmt("cp")).
 			up("geo-api", day).ex("q", "Amiens"),
@@ -111,12 +111,12 @@ func Table(n Names) []Entry {
 			ex("annee", 2026, "zone", "alsace-moselle"),
 		route("fr", "GET", "/v1/fr/vacances-scolaires", 5_000, "French school holidays of a zone for a school year.",
 			S("zone", "zone (Zone A, Zone B, Zone C, Corse, or an overseas academy)").Req().Range(1, 40),
-			S("annee", "school year, e.g. 2025-2026").Fmt("school_year")).
-			up("education-calendrier", day).ex("zone", "Zone A", "annee", "2025-2026"),
+			S("annee", "school year, e.g. 2025-2026").Fmt("annee_scolaire")).
+			up("data-education", day).ex("zone", "Zone A", "annee", "2025-2026"),
 		route("fr", "GET", "/v1/fr/georisques", 20_000, "Natural and technological risks of a commune (Géorisques).", pINSEE).
 			up("georisques", day).ex("insee", "80021"),
 		route("fr", "GET", "/v1/fr/carburants", 10_000, "Fuel stations and prices around a postal code.", pCP).
-			up("carburants", 10*minute).ex("cp", "80000"),
+			up("data-economie", 10*minute).ex("cp", "80000"),
 		route("fr", "GET", "/v1/fr/etablissements", 20_000, "Establishments of a company: count and head office.", pSIREN).
 			up("recherche-entreprises", 6*hour).ex("siren", "542065479"),
 		route("fr", "GET", "/v1/fr/association", 20_000, "French associations by name: SIREN, RNA id, creation date, city.",
@@ -126,13 +126,13 @@ func Table(n Names) []Entry {
 			up("ademe", day).ex("cp", "80000"),
 		route("fr", "GET", "/v1/fr/ecoles", 10_000, "Schools by name or postal code.",
 			S("q", "school name").Group("place").Range(2, 200), S("cp", "postal code").Group("place").Fmt("cp")).
-			up("annuaire-education", day).ex("cp", "80000"),
+			up("data-education", day).ex("cp", "80000"),
 		route("fr", "GET", "/v1/fr/iban", 5_000, "IBAN check (mod-97), country and French bank code (offline).",
 			S("iban", "IBAN, spaces allowed").Req().Fmt("iban")).ex("iban", "FR1420041010050500013M02606"),
 		route("fr", "GET", "/v1/fr/cadastre", 10_000, "Cadastral parcel at a point: id, section, number, area.", pLat, pLon).
 			up("apicarto", day).ex("lat", 49.8941, "lon", 2.2958),
 		route("fr", "GET", "/v1/fr/valeurs-foncieres", 20_000, "Recorded property sales (DVF) of a commune for a year.", pINSEE,
-			I("annee", "year of sale").Req().Range(2014, 2030)).up("dvf", day).ex("insee", "80021", "annee", 2024),
+			S("annee", "year of sale: one of the last five years or the current one").Req().Fmt("dvf_year")).up("dvf", day).timeout(30*time.Second).ex("insee", "80021", "annee", time.Now().Year()-1),
 		route("fr", "GET", "/v1/fr/meteo", 5_000, "Current weather and daily forecast in French for a point.", pLat, pLon,
 			I("jours", "forecast days").Range(1, 7).Def(int64(3))).up("open-meteo", 15*minute).ex("lat", 48.85, "lon", 2.35, "jours", 3),
 		route("fr", "GET", "/v1/fr/rge", 20_000, "RGE-certified firms of a postal code and work domain.", pCP,
@@ -141,16 +141,16 @@ func Table(n Names) []Entry {
 		route("fr", "GET", "/v1/fr/rge-check", 10_000, "Whether an establishment holds RGE qualifications.",
 			S("siret", "14-digit SIRET").Req().Fmt("siret")).up("ademe", day).ex("siret", "54206547900033"),
 		route("fr", "GET", "/v1/fr/transport", 10_000, "Public transport datasets (GTFS, NeTEx, GBFS) matching a query.",
-			S("q", "network, city or operator").Req().Range(2, 100)).up("transport-data-gouv", day).ex("q", "amiens"),
+			S("q", "network, city or operator").Req().Range(2, 100)).up("transport-data-gouv", day).timeout(30*time.Second).ex("q", "amiens"),
 		route("fr", "GET", "/v1/fr/irve", 10_000, "EV charging stations of a commune.", pINSEE).
-			up("irve", day).ex("insee", "80021"),
+			up("data-gouv-tabular", day).ex("insee", "80021"),
 		route("fr", "GET", "/v1/fr/bodacc", 20_000, "Legal announcements (BODACC) of a company.", pSIREN).
 			up("bodacc", 6*hour).ex("siren", "542065479"),
 		route("fr", "GET", "/v1/fr/bio", 20_000, "Certified organic operators by département and/or name.",
-			S("departement", "département code").Group("bio").Fmt("departement"), S("q", "operator name").Group("bio").Range(2, 200)).
+			S("departement", "département code").Group("bio").Fmt("departement_fr"), S("q", "operator name").Group("bio").Range(2, 200)).
 			up("agence-bio", day).ex("departement", "80"),
 		route("fr", "GET", "/v1/fr/bilans", 60_000, "Filed annual accounts of a company: closing dates, revenue, net income, capital.", pSIREN).
-			up("ratios-inpi", day).ex("siren", "542065479"),
+			up("data-economie", day).ex("siren", "542065479"),
 		route("fr", "GET", "/v1/fr/procedures-collectives", 30_000, "Insolvency proceedings of a company with an alert flag.", pSIREN).
 			up("bodacc", 6*hour).ex("siren", "542065479"),
 
@@ -209,7 +209,7 @@ func Table(n Names) []Entry {
 			S("city", "city").Group("place").Range(2, 100), S("cp", "postal code").Group("place").Fmt("cp"),
 			N("minGap", "minimum discount in percent").Range(0, 90).Def(float64(20))).timeout(composite).ex("cp", "80000", "minGap", 20),
 		route("fr", "GET", "/v1/fr/marches-publics", 20_000, "Public tenders with buyer, object, deadlines and days left.",
-			S("q", "keywords").Range(2, 200), S("departement", "département code").Fmt("departement"), B("actif", "open tenders only").Def(true),
+			S("q", "keywords").Range(2, 200), S("departement", "département code").Fmt("departement_fr"), B("actif", "open tenders only").Def(true),
 			S("order", "sort order").Of("deadline", "recent").Def("recent"), I("max", "results").Range(1, 100).Def(int64(20))).
 			up("boamp", hour).ex("q", "informatique", "departement", "80"),
 		route("fr", "GET", "/v1/fr/qualified-leads", 250_000, "Qualified business leads with contact, registry identity, directors and a HOT/WARM/COLD score.",
@@ -244,7 +244,7 @@ func Table(n Names) []Entry {
 			S("city", "city name").Group("place").Range(2, 100), N("lat", "latitude").Group("place").Range(-90, 90), N("lon", "longitude (with lat)").Range(-180, 180)).
 			up("open-meteo", 15*minute).ex("city", "Paris"),
 		route("util", "GET", "/v1/geo/forward", 5_000, "Best geocoding match of an address.",
-			S("q", "address").Req().Range(3, 200), S("country", "ISO country code").Def("fr").Of("fr"), pLimit(1, 10)).
+			S("q", "address").Req().Range(3, 200), S("country", "ISO country code; only fr is covered (Base Adresse Nationale)").Def("fr").Of("fr", "FR"), pLimit(1, 10)).
 			up("ban", day).freeFirst().ex("q", "8 bd du port amiens"),
 		route("util", "GET", "/v1/geo/reverse", 5_000, "Address at a point.", pLat, pLon).up("ban", day).freeFirst().ex("lat", 48.8566, "lon", 2.3522),
 		route("util", "GET", "/v1/route/directions", 5_000, "Driving, cycling or walking route through 2 to 10 stops.",

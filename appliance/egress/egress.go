@@ -59,11 +59,13 @@ type Policy struct {
 
 	selfOnce  sync.Once
 	selfAddrs []netip.Prefix
+	// ifaceAddrs lists the box's interface addresses (net.InterfaceAddrs; tests replace it).
+	ifaceAddrs func() ([]net.Addr, error)
 }
 
 // New builds a policy; an unparsable Self entry or Allow entry is an error naming it.
 func New(cfg Config) (*Policy, error) {
-	p := &Policy{allow: map[string]bool{}, resolver: cfg.Resolver}
+	p := &Policy{allow: map[string]bool{}, resolver: cfg.Resolver, ifaceAddrs: net.InterfaceAddrs}
 	if p.resolver == nil {
 		p.resolver = net.DefaultResolver
 	}
@@ -244,17 +246,38 @@ func (p *Policy) classify(a netip.Addr) string {
 }
 
 // interfaceAddrs are the box's own addresses and the networks it sits on (the home LAN),
-// read once; a public address on an interface also counts as the appliance itself.
+// read once; a public address on an interface also counts as the appliance itself. The
+// on-link network matters most for IPv6: a home's devices have global addresses in the same
+// prefix as the box, which no private-range rule catches.
 func (p *Policy) interfaceAddrs() []netip.Prefix {
 	p.selfOnce.Do(func() {
-		addrs, err := net.InterfaceAddrs()
+		addrs, err := p.ifaceAddrs()
 		if err != nil {
 			return
 		}
 		for _, a := range addrs {
-			if n, ok := a.(*net.IPNet); ok {
-				if ip, ok := netip.AddrFromSlice(n.IP); ok {
-					p.selfAddrs = append(p.selfAddrs, netip.PrefixFrom(ip.Unmap(), ip.Unmap().BitLen()))
+			n, ok := a.(*net.IPNet)
+			if !ok {
+				continue
+			}
+			ip, ok := netip.AddrFromSlice(n.IP)
+			if !ok {
+				continue
+			}
+			ip = ip.Unmap()
+			p.selfAddrs = append(p.selfAddrs, netip.PrefixFrom(ip, ip.BitLen()))
+			ones, bits := n.Mask.Size()
+			if bits == 0 || ip.IsLoopback() {
+				continue
+			}
+			if ip.Is4() && bits == 128 {
+				ones -= 96
+			}
+			// A point-to-point or host route (/32, /128) names no LAN; a very short prefix
+			// would refuse half the internet, so only plausible LAN sizes are taken.
+			if ones >= 8 && ones < ip.BitLen() && !(ip.Is6() && ones < 48) {
+				if pf, err := ip.Prefix(ones); err == nil {
+					p.selfAddrs = append(p.selfAddrs, pf)
 				}
 			}
 		}

@@ -131,12 +131,9 @@ func DecodePayment(h string) (*PaymentPayload, error) {
 	if len(h) > MaxHeaderBytes {
 		return nil, fmt.Errorf("%w: larger than %d bytes", ErrMalformed, MaxHeaderBytes)
 	}
-	raw, err := base64.StdEncoding.DecodeString(h)
+	raw, err := decodeBase64(h)
 	if err != nil {
-		raw, err = base64.RawStdEncoding.DecodeString(h)
-		if err != nil {
-			return nil, fmt.Errorf("%w: not base64", ErrMalformed)
-		}
+		return nil, err
 	}
 	var p PaymentPayload
 	if err := json.Unmarshal(raw, &p); err != nil {
@@ -145,5 +142,26 @@ func DecodePayment(h string) (*PaymentPayload, error) {
 	if p.X402Version != 1 && p.X402Version != 2 {
 		return nil, fmt.Errorf("%w: x402Version must be 1 or 2", ErrMalformed)
 	}
+	if p.X402Version == 2 && p.Accepted == nil {
+		return nil, fmt.Errorf("%w: a version 2 payment must carry accepted", ErrMalformed)
+	}
+	if p.X402Version == 1 && (p.Scheme == "" || p.Network == "") {
+		return nil, fmt.Errorf("%w: a version 1 payment must carry scheme and network", ErrMalformed)
+	}
 	return &p, nil
+}
+
+// decodeBase64 accepts standard base64, padded or not (some clients strip the padding).
+func decodeBase64(h string) ([]byte, error) {
+	if len(h) > MaxHeaderBytes {
+		return nil, fmt.Errorf("%w: larger than %d bytes", ErrMalformed, MaxHeaderBytes)
+	}
+	raw, err := base64.StdEncoding.DecodeString(h)
+	if err != nil {
+		raw, err = base64.RawStdEncoding.DecodeString(h)
+		if err != nil {
+			return nil, fmt.Errorf("%w: not base64", ErrMalformed)
+		}
+	}
+	return raw, nil
 }

@@ -1,0 +1,61 @@
+package paywall
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// MCP transport of x402 (spec transports-v2/mcp.md): a tools/call carries its payment as a
+// plain JSON object in params._meta["x402/payment"], and a paid result carries the receipt in
+// _meta["x402/payment-response"]. These helpers map that onto the HTTP form the gate reads, so
+// an MCP call goes through exactly the same Charge as an HTTP one.
+const (
+	MCPMetaPayment         = "x402/payment"
+	MCPMetaPaymentResponse = "x402/payment-response"
+)
+
+// MCPPaymentHeader puts the payment of a tools/call's _meta (if any) into h as the header the
+// gate reads: PAYMENT-SIGNATURE for version 2, X-PAYMENT for version 1.
+func MCPPaymentHeader(meta map[string]any, h http.Header) error {
+	v, ok := meta[MCPMetaPayment]
+	if !ok || v == nil {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return apierr.BadRequest("_meta.%s is not a JSON object", MCPMetaPayment)
+	}
+	var p x402.PaymentPayload
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return apierr.BadRequest("_meta.%s is not an x402 payment payload", MCPMetaPayment)
+	}
+	enc, err := x402.Encode(json.RawMessage(raw))
+	if err != nil {
+		return err
+	}
+	if len(enc) > x402.MaxHeaderBytes {
+		return apierr.BadRequest("_meta.%s is larger than %d bytes encoded", MCPMetaPayment, x402.MaxHeaderBytes)
+	}
+	if p.X402Version == 1 {
+		h.Set(x402.HeaderXPayment, enc)
+	} else {
+		h.Set(x402.HeaderPaymentSignature, enc)
+	}
+	return nil
+}
+
+// MCPPaymentResponse returns the receipt the gate produced (from its headers) as the object
+// to put in the result's _meta["x402/payment-response"], or nil when there is none.
+func MCPPaymentResponse(hdr map[string]string) *x402.SettlementResponse {
+	for _, name := range []string{x402.HeaderPaymentResponse, x402.HeaderXPaymentResponse} {
+		if v := hdr[name]; v != "" {
+			if s, err := x402.DecodeSettlement(v); err == nil {
+				return s
+			}
+		}
+	}
+	return nil
+}

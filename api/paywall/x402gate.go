@@ -1,0 +1,353 @@
+package paywall
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// Facilitator is what the gate needs from the settle daemon (settle/client.Client implements it).
+type Facilitator interface {
+	Reserve(ctx context.Context, req *x402.ReserveRequest) (x402.ReserveResponse, error)
+	Release(ctx context.Context, id string) error
+	Complete(ctx context.Context, id, mode string) (x402.SettlementResponse, error)
+}
+
+// Revoker is a result that must be taken back when its payment does not arrive (a proxy
+// package issues a key inside the work).
+type Revoker interface {
+	Revoke(ctx context.Context) error
+}
+
+// Policy says when a paid call is settled.
+type Policy struct {
+	// Settlement is "optimistic" (answer once the payment is verified and the work succeeded;
+	// the facilitator settles from its durable queue) or "sync" (answer after the receipt).
+	Settlement string `toml:"settlement"`
+	// OptimisticMaxPrice: only calls priced at or below this (atomic units) are optimistic;
+	// pricier calls, and proxy sales (EXCEPTION_METERED) always, settle synchronously.
+	OptimisticMaxPrice uint64 `toml:"optimistic_max_price"`
+	// SettleTimeoutSeconds bounds the wait for a synchronous settlement.
+	SettleTimeoutSeconds int `toml:"settle_timeout_seconds"`
+}
+
+// DefaultPolicy answers calls up to 0.05 USDC optimistically.
+func DefaultPolicy() Policy {
+	return Policy{Settlement: x402.ModeOptimistic, OptimisticMaxPrice: 50_000, SettleTimeoutSeconds: 60}
+}
+
+// HeaderFreeFirstCall carries the free_first_call report ({"granted":bool,"note":string}) of
+// calls to FreeFirstCall routes. The gate also merges it into JSON object results itself.
+const HeaderFreeFirstCall = "X-Free-First-Call"
+
+// FreeFirstCall is the report the spec shows in results of routes with a free daily call.
+type FreeFirstCall struct {
+	Granted bool   `json:"granted"`
+	Note    string `json:"note"`
+}
+
+// X402 is the verifying gate: it reserves the payment through the facilitator before the
+// work, releases it when the work fails, and settles it when the work succeeded.
+type X402 struct {
+	cfg    Config
+	policy Policy
+	f      Facilitator
+	log    *slog.Logger
+	now    func() time.Time
+
+	replay *replayCache
+	free   *freeCalls
+}
+
+// GateOptions are optional knobs of New.
+type GateOptions struct {
+	Logger *slog.Logger
+	Now    func() time.Time
+	// ReplayTTL is how long a settled result is kept for idempotent replay [15m].
+	ReplayTTL time.Duration
+}
+
+// New makes the verifying gate.
+func New(cfg Config, policy Policy, f Facilitator, o GateOptions) *X402 {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.ReplayTTL <= 0 {
+		o.ReplayTTL = 15 * time.Minute
+	}
+	if policy.SettleTimeoutSeconds <= 0 {
+		policy.SettleTimeoutSeconds = 60
+	}
+	return &X402{cfg: cfg, policy: policy, f: f, log: o.Logger, now: o.Now,
+		replay: &replayCache{ttl: o.ReplayTTL, m: map[string]replayEntry{}},
+		free:   &freeCalls{used: map[freeKey]bool{}}}
+}
+
+// Log keys.
+const (
+	keyRoute   = "route"
+	keyPayment = "payment"
+	keyErr     = "err"
+	keyReason  = "reason"
+)
+
+// Charge implements Gate.
+func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context) (any, error)) (any, map[string]string, error) {
+	e := call.Entry
+	h, v1 := call.Request.Header.Get(x402.HeaderPaymentSignature), false
+	if h == "" {
+		h, v1 = call.Request.Header.Get(x402.HeaderXPayment), true
+	}
+	if h == "" {
+		if e.FreeFirstCall {
+			return g.freeCall(ctx, call, work)
+		}
+		return nil, nil, PaymentRequired("")
+	}
+	p, err := x402.DecodePayment(h)
+	if err != nil {
+		return nil, nil, apierr.BadRequest("the payment header is malformed: %v", err)
+	}
+	req, reason := g.facilitatorRequest(call, p, v1)
+	if reason != "" {
+		return nil, nil, PaymentRequired(reason)
+	}
+	res, err := g.f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Route: e.ID, Key: call.Key})
+	if err != nil {
+		return nil, nil, &apierr.Error{Code: apierr.CodeUnavailable, Message: "payment verification is unavailable right now; nothing was charged", Cause: err}
+	}
+	if res.Replay != nil {
+		return g.replayed(ctx, call, res, v1, work)
+	}
+	if !res.IsValid {
+		return nil, nil, PaymentRequired(res.InvalidReason)
+	}
+	call.Request.Payer = res.Payer
+	out, werr := work(ctx)
+	if werr != nil || !succeeded(out) {
+		// No charge for a failed call: the nonce goes back and the payer may present it again.
+		if err := g.f.Release(context.WithoutCancel(ctx), res.ID); err != nil {
+			g.log.Warn("release failed", keyPayment, res.ID, keyErr, err)
+		}
+		return out, nil, werr
+	}
+	mode := x402.ModeSync
+	if g.policy.Settlement == x402.ModeOptimistic && e.Price <= g.policy.OptimisticMaxPrice && e.Tier != catalog.TierMetered {
+		mode = x402.ModeOptimistic
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(g.policy.SettleTimeoutSeconds)*time.Second)
+	defer cancel()
+	receipt, err := g.f.Complete(sctx, res.ID, mode)
+	if err != nil {
+		// The ledger holds the payment as owed and the facilitator's queue settles it; the
+		// outcome is unknown here, which is not a failure (never turn unknown into failed).
+		g.log.Warn("completion not confirmed", keyPayment, res.ID, keyErr, err)
+		receipt = x402.SettlementResponse{ErrorReason: x402.ReasonSettlementPending, Payer: res.Payer, Network: g.cfg.Network}
+	}
+	hdr, herr := receiptHeader(receipt, v1)
+	if herr != nil {
+		return nil, nil, herr
+	}
+	if !receipt.Success && receipt.ErrorReason != x402.ReasonSettlementPending {
+		if r, ok := out.(Revoker); ok {
+			if err := r.Revoke(context.WithoutCancel(ctx)); err != nil {
+				g.log.Error("revoke after failed settlement", keyPayment, res.ID, keyErr, err)
+			}
+		}
+		g.log.Info("settlement failed", keyPayment, res.ID, keyReason, receipt.ErrorReason)
+		return nil, hdr, PaymentRequired(receipt.ErrorReason)
+	}
+	g.replay.put(res.ID, call.Key, out, hdr, g.now())
+	return out, hdr, nil
+}
+
+// facilitatorRequest matches the payment with what the route costs now and builds the
+// facilitator's request, or returns the reason it does not match.
+func (g *X402) facilitatorRequest(call *Call, p *x402.PaymentPayload, v1 bool) (*x402.FacilitatorRequest, string) {
+	offered := g.cfg.Requirements(call.Entry)
+	fr := &x402.FacilitatorRequest{X402Version: p.X402Version, PaymentPayload: *p}
+	if v1 != (p.X402Version == 1) {
+		return nil, x402.ReasonInvalidVersion
+	}
+	if p.X402Version == 2 {
+		if reason := x402.Match(p.Accepted, &offered); reason != "" {
+			return nil, reason
+		}
+		if p.Resource != nil && p.Resource.URL != "" && p.Resource.URL != call.ResourceURL {
+			return nil, x402.ReasonOtherResource
+		}
+		fr.PaymentRequirements = x402.FacilitatorRequirements{PaymentRequirements: offered}
+		return fr, ""
+	}
+	if p.Scheme != offered.Scheme {
+		return nil, x402.ReasonInvalidScheme
+	}
+	if x402.CAIP2(p.Network) != offered.Network {
+		return nil, x402.ReasonInvalidNetwork
+	}
+	req := offered
+	req.Amount = ""
+	fr.PaymentRequirements = x402.FacilitatorRequirements{PaymentRequirements: req, MaxAmountRequired: offered.Amount,
+		Resource: call.ResourceURL, Description: call.Entry.Summary, MimeType: call.Entry.MediaType()}
+	return fr, ""
+}
+
+// replayed answers a retry of a payment the facilitator already took for this same request:
+// the stored result when this process still has it, else the work again, free (it is paid).
+func (g *X402) replayed(ctx context.Context, call *Call, res x402.ReserveResponse, v1 bool, work func(context.Context) (any, error)) (any, map[string]string, error) {
+	if out, hdr, ok := g.replay.get(res.ID, call.Key, g.now()); ok {
+		return out, hdr, nil
+	}
+	hdr, err := receiptHeader(*res.Replay, v1)
+	if err != nil {
+		return nil, nil, err
+	}
+	call.Request.Payer = res.Payer
+	out, err := work(ctx)
+	if err != nil {
+		return nil, hdr, err
+	}
+	if succeeded(out) {
+		g.replay.put(res.ID, call.Key, out, hdr, g.now())
+	}
+	return out, hdr, nil
+}
+
+func receiptHeader(s x402.SettlementResponse, v1 bool) (map[string]string, error) {
+	enc, err := x402.Encode(s)
+	if err != nil {
+		return nil, err
+	}
+	if v1 {
+		return map[string]string{x402.HeaderXPaymentResponse: enc, "Access-Control-Expose-Headers": x402.ExposeHeadersValue}, nil
+	}
+	return map[string]string{x402.HeaderPaymentResponse: enc, "Access-Control-Expose-Headers": x402.ExposeHeadersValue}, nil
+}
+
+// succeeded reports whether a work result is a 2xx answer (a *catalog.Raw may carry another status).
+func succeeded(out any) bool {
+	if r, ok := out.(*catalog.Raw); ok && r.Status != 0 {
+		return r.Status >= 200 && r.Status < 300
+	}
+	return true
+}
+
+// freeCall serves the first call of the UTC day of a client on a FreeFirstCall route, or
+// challenges when it was already used.
+func (g *X402) freeCall(ctx context.Context, call *Call, work func(context.Context) (any, error)) (any, map[string]string, error) {
+	day := g.now().UTC().Format(time.DateOnly)
+	k := freeKey{client: call.Request.ClientIP, route: call.Entry.ID, day: day}
+	if !g.free.take(k) {
+		return nil, nil, PaymentRequired("the free call of " + day + " (UTC) on this route was used; pay per call until 00:00 UTC")
+	}
+	out, err := work(ctx)
+	if err != nil || !succeeded(out) {
+		g.free.giveBack(k) // a failed call does not use up the day's free call
+		return out, nil, err
+	}
+	report := FreeFirstCall{Granted: true, Note: "first call of " + day + " (UTC) on this route is free; later calls today are paid"}
+	b, _ := json.Marshal(report)
+	return withFreeFirstCall(out, b), map[string]string{HeaderFreeFirstCall: string(b)}, nil
+}
+
+// withFreeFirstCall returns a copy of a JSON object result with "free_first_call" added.
+func withFreeFirstCall(out any, report []byte) any {
+	r, ok := out.(*catalog.Raw)
+	if !ok || (r.ContentType != "" && r.ContentType != "application/json") {
+		return out
+	}
+	body := bytes.TrimSpace(r.Body)
+	if len(body) < 2 || body[0] != '{' {
+		return out
+	}
+	var merged bytes.Buffer
+	merged.WriteString(`{"free_first_call":`)
+	merged.Write(report)
+	if rest := bytes.TrimSpace(body[1:]); len(rest) > 0 && rest[0] != '}' {
+		merged.WriteByte(',')
+	}
+	merged.Write(body[1:])
+	cp := *r
+	cp.Body = merged.Bytes()
+	return &cp
+}
+
+type freeKey struct{ client, route, day string }
+
+// freeCalls remembers which clients used their free call today. It is memory only: a restart
+// can give a client a second free call that day, which costs little and keeps no state on disk.
+type freeCalls struct {
+	mu   sync.Mutex
+	day  string
+	used map[freeKey]bool
+}
+
+func (f *freeCalls) take(k freeKey) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.day != k.day { // a new UTC day forgets yesterday
+		f.day, f.used = k.day, map[freeKey]bool{}
+	}
+	if f.used[k] {
+		return false
+	}
+	f.used[k] = true
+	return true
+}
+
+func (f *freeCalls) giveBack(k freeKey) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.used, k)
+}
+
+type replayEntry struct {
+	key     string
+	out     any
+	hdr     map[string]string
+	expires time.Time
+}
+
+// replayCache keeps settled results for idempotent replay, bounded in time and size.
+type replayCache struct {
+	mu  sync.Mutex
+	ttl time.Duration
+	m   map[string]replayEntry
+}
+
+const replayMax = 10_000
+
+func (c *replayCache) put(id, key string, out any, hdr map[string]string, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= replayMax {
+		for k, e := range c.m {
+			if now.After(e.expires) || len(c.m) >= replayMax {
+				delete(c.m, k)
+			}
+		}
+	}
+	c.m[id] = replayEntry{key: key, out: out, hdr: hdr, expires: now.Add(c.ttl)}
+}
+
+func (c *replayCache) get(id, key string, now time.Time) (any, map[string]string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[id]
+	if !ok || e.key != key || now.After(e.expires) {
+		return nil, nil, false
+	}
+	return e.out, e.hdr, true
+}
+
+var _ Gate = (*X402)(nil)

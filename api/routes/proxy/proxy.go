@@ -1,0 +1,227 @@
+// Package proxyroutes sells residential proxy packages (proxy.1gb, proxy.5gb, proxy.20gb) and
+// answers the free checks (free.proxy.status, free.proxy.usage). It talks to proxyd through
+// proxyd/client (a Unix-socket client in production, the in-process server in `appliance dev`)
+// and never imports the proxy itself.
+//
+// A sale is the paid call's work: proxyd checks the exit live through its own listener and
+// dialer, then issues the key. Any failure is a 503 before the key exists, so nothing is
+// charged. The result carries a Revoke method: when settlement fails after the work, the gate
+// revokes the key that was just issued.
+package proxyroutes
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/proxyd/client"
+)
+
+// KeyHeader carries the key of /free/proxy/usage (a header keeps it out of URLs and logs).
+const KeyHeader = "X-Proxy-Key"
+
+// Routes holds the handlers' dependencies.
+type Routes struct {
+	svc client.Service
+	log *slog.Logger
+
+	// health is the last exit status seen, refreshed in the background by ready.
+	health     atomic.Pointer[health]
+	refreshing sync.Mutex
+}
+
+type health struct {
+	err error
+	at  time.Time
+}
+
+// healthTTL is how long a status answer decides readiness before it is refreshed.
+const healthTTL = 30 * time.Second
+
+// New builds the routes on a proxyd service.
+func New(svc client.Service, log *slog.Logger) *Routes {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Routes{svc: svc, log: log}
+}
+
+// Bind attaches the handlers to their catalog entries by ID.
+func (r *Routes) Bind(c *catalog.Catalog) error {
+	for id, gb := range map[string]int{"proxy.1gb": 1, "proxy.5gb": 5, "proxy.20gb": 20} {
+		if err := c.Bind(id, r.sell(gb), r.ready); err != nil {
+			return err
+		}
+	}
+	if err := c.Bind("free.proxy.status", r.Status, nil); err != nil {
+		return err
+	}
+	return c.Bind("free.proxy.usage", r.Usage, nil)
+}
+
+// ready answers from the last known exit status and refreshes it in the background when it
+// is stale, so the catalog and the 402 path never wait on an exit check. Before the first
+// answer it lets the sale decide (the sale checks the exit itself).
+func (r *Routes) ready() error {
+	h := r.health.Load()
+	if h == nil || time.Since(h.at) > healthTTL {
+		if r.refreshing.TryLock() {
+			go func() {
+				defer r.refreshing.Unlock()
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				st, err := r.svc.Status(ctx)
+				nh := &health{at: time.Now()}
+				switch {
+				case err != nil:
+					nh.err = apierr.Unavailable("the proxy daemon does not answer; no package can be sold now")
+				case !st.Live:
+					nh.err = apierr.Unavailable("the proxy exit is not live (%s); no package can be sold now", st.Problem)
+				}
+				r.health.Store(nh)
+			}()
+		}
+	}
+	if h == nil {
+		return nil
+	}
+	return h.err
+}
+
+// Exit is the exit object of the spec's proxy package.
+type Exit struct {
+	Carrier string `json:"carrier"`
+	ASN     string `json:"asn"`
+	Mobile  bool   `json:"mobile"`
+	Country string `json:"country"`
+}
+
+// Sale is the proxy package resource of the spec, plus what a buyer needs to use it well.
+type Sale struct {
+	Key       string       `json:"key"`
+	GB        int          `json:"gb"`
+	ValidDays int          `json:"valid_days"`
+	Tier      string       `json:"tier"`
+	Proxy     string       `json:"proxy"`
+	Usage     string       `json:"usage"`
+	Exit      Exit         `json:"exit"`
+	Bytes     int64        `json:"bytes"`
+	ExpiresAt time.Time    `json:"expires_at"`
+	Speed     client.Speed `json:"speed"`
+	// UsageCheck is the free call that shows used and remaining bytes.
+	UsageCheck string `json:"usage_check"`
+	Metering   string `json:"metering"`
+
+	svc client.Service
+}
+
+// Revoke ends the package; the payment gate calls it when settlement fails after the sale.
+func (s *Sale) Revoke(ctx context.Context) error { return s.svc.Revoke(ctx, s.Key) }
+
+// Metering is the one-line statement of what counts, shown with every sale.
+const Metering = "Both directions of every tunnel count, byte for byte, as they pass the proxy: " +
+	"request and response payload including TLS handshakes and records. CONNECT request and reply " +
+	"headers and refused tunnels do not count. 1 GB = 1,073,741,824 bytes. The package ends 30 days " +
+	"after sale or when its bytes are spent; a tunnel is cut at the exact byte. One fixed exit " +
+	"(sticky by nature); the home line may get a new IP from the ISP."
+
+func (r *Routes) sell(gb int) catalog.Handler {
+	return func(ctx context.Context, req *catalog.Request) (any, error) {
+		s, err := r.svc.Sell(ctx, gb)
+		if err != nil {
+			switch {
+			case client.IsCode(err, client.CodeExitDown):
+				return nil, &apierr.Error{Code: apierr.CodeUnavailable, Cause: err,
+					Message: "the proxy exit could not be verified live, so no package was sold and nothing was charged; retry later"}
+			default:
+				return nil, &apierr.Error{Code: apierr.CodeUnavailable, Cause: err,
+					Message: "the proxy could not issue a package right now; nothing was charged"}
+			}
+		}
+		addr := net.JoinHostPort(s.ProxyHost, strconv.Itoa(s.ProxyPort))
+		proxyURL := fmt.Sprintf("http://buyer:%s@%s", s.Key, addr)
+		base := req.BaseURL
+		r.log.LogAttrs(ctx, slog.LevelInfo, "proxy package sold", slog.Int("gb", gb), slog.String("exit_asn", s.Exit.ASN))
+		return &Sale{
+			Key: s.Key, GB: s.GB, ValidDays: s.ValidDays, Tier: "residential", Proxy: proxyURL,
+			Usage:      fmt.Sprintf("curl --proxy '%s' https://ipinfo.io/json", proxyURL),
+			Exit:       Exit{Carrier: s.Exit.Carrier, ASN: s.Exit.ASN, Mobile: s.Exit.Mobile, Country: s.Exit.Country},
+			Bytes:      s.Bytes,
+			ExpiresAt:  s.ExpiresAt,
+			Speed:      s.Speed,
+			UsageCheck: fmt.Sprintf("curl -H '%s: %s' %s/free/proxy/usage", KeyHeader, s.Key, base),
+			Metering:   Metering,
+			svc:        r.svc,
+		}, nil
+	}
+}
+
+// UsageResult is the free usage check's answer.
+type UsageResult struct {
+	Bytes     int64     `json:"bytes"`
+	Used      int64     `json:"used"`
+	Remaining int64     `json:"remaining"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+	State     string    `json:"state"`
+	Tunnels   int       `json:"open_tunnels"`
+	Metering  string    `json:"metering"`
+}
+
+// Usage answers used, remaining and expiry for the key in the X-Proxy-Key header.
+func (r *Routes) Usage(ctx context.Context, req *catalog.Request) (any, error) {
+	key := ""
+	if req.Header != nil {
+		key = req.Header.Get(KeyHeader)
+	}
+	if key == "" {
+		return nil, apierr.BadRequest("send the package key in the %s header (never in the URL)", KeyHeader)
+	}
+	u, err := r.svc.Usage(ctx, key)
+	if err != nil {
+		if client.IsCode(err, client.CodeUnknownKey) {
+			return nil, apierr.NotFound("no proxy package has this key")
+		}
+		return nil, &apierr.Error{Code: apierr.CodeUnavailable, Cause: err, Message: "the proxy daemon does not answer right now"}
+	}
+	return &UsageResult{Bytes: u.Bytes, Used: u.Used, Remaining: u.Remaining, CreatedAt: u.CreatedAt,
+		ExpiresAt: u.ExpiresAt, State: u.State, Tunnels: u.Tunnels, Metering: Metering}, nil
+}
+
+// StatusResult is /free/proxy/status.
+type StatusResult struct {
+	Live      bool                `json:"live"`
+	Exit      *Exit               `json:"exit"`
+	Carrier   string              `json:"carrier"`
+	Problem   string              `json:"problem,omitempty"`
+	Reachable client.Reachability `json:"reachable"`
+	// ReachableNote says which outside probe answered, or why reachability is unknown.
+	ReachableNote string    `json:"reachable_note"`
+	Proxy         string    `json:"proxy"`
+	CheckedAt     time.Time `json:"checked_at"`
+}
+
+// Status reports the exit, its carrier and whether the proxy port is reachable from outside.
+func (r *Routes) Status(ctx context.Context, _ *catalog.Request) (any, error) {
+	st, err := r.svc.Status(ctx)
+	if err != nil {
+		return nil, &apierr.Error{Code: apierr.CodeUnavailable, Cause: err, Message: "the proxy daemon does not answer right now"}
+	}
+	out := &StatusResult{Live: st.Live, Problem: st.Problem, Reachable: st.Reachable, ReachableNote: st.ReachableNote,
+		CheckedAt: st.CheckedAt}
+	if st.ProxyHost != "" {
+		out.Proxy = "http://" + net.JoinHostPort(st.ProxyHost, strconv.Itoa(st.ProxyPort))
+	}
+	if st.Exit != nil {
+		out.Exit = &Exit{Carrier: st.Exit.Carrier, ASN: st.Exit.ASN, Mobile: st.Exit.Mobile, Country: st.Exit.Country}
+		out.Carrier = st.Exit.Carrier
+	}
+	return out, nil
+}

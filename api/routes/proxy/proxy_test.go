@@ -1,0 +1,195 @@
+package proxyroutes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/proxyd/client"
+)
+
+// fakeProxyd records what the routes asked of proxyd.
+type fakeProxyd struct {
+	mu      sync.Mutex
+	exitErr error
+	issued  []string
+	revoked []string
+	usage   map[string]*client.Usage
+	status  *client.Status
+}
+
+func (f *fakeProxyd) Sell(_ context.Context, gb int) (*client.Sale, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.exitErr != nil {
+		return nil, f.exitErr
+	}
+	key := "pk" + strings.Repeat("a", 39) + string(rune('0'+len(f.issued)))
+	f.issued = append(f.issued, key)
+	return &client.Sale{Key: key, GB: gb, Bytes: int64(gb) << 30, ValidDays: 30, ProxyHost: "203.0.113.9", ProxyPort: 8118,
+		ExpiresAt: time.Date(2026, 12, 22, 0, 0, 0, 0, time.UTC),
+		Exit:      client.Exit{IP: "90.1.2.3", Country: "FR", ASN: "AS3215", Carrier: "Orange"}}, nil
+}
+
+func (f *fakeProxyd) Revoke(_ context.Context, key string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.revoked = append(f.revoked, key)
+	return nil
+}
+
+func (f *fakeProxyd) Usage(_ context.Context, key string) (*client.Usage, error) {
+	if u, ok := f.usage[key]; ok {
+		return u, nil
+	}
+	return nil, &client.Error{Code: client.CodeUnknownKey, Message: "no"}
+}
+
+func (f *fakeProxyd) Status(context.Context) (*client.Status, error) {
+	if f.status == nil {
+		return nil, &client.Error{Code: client.CodeUnavailable, Message: "down"}
+	}
+	return f.status, nil
+}
+
+func bound(t *testing.T, f *fakeProxyd) *catalog.Catalog {
+	t.Helper()
+	c, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := New(f, nil).Bind(c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func call(t *testing.T, c *catalog.Catalog, id string, h http.Header) (any, error) {
+	t.Helper()
+	e := c.Entry(id)
+	if e == nil || e.Handler == nil {
+		t.Fatalf("%s not bound", id)
+	}
+	return e.Handler(context.Background(), &catalog.Request{Route: e, Header: h, BaseURL: "https://api.example"})
+}
+
+func TestSaleFields(t *testing.T) {
+	for _, tc := range []struct {
+		id string
+		gb int
+	}{{"proxy.1gb", 1}, {"proxy.5gb", 5}, {"proxy.20gb", 20}} {
+		t.Run(tc.id, func(t *testing.T) {
+			f := &fakeProxyd{}
+			out, err := call(t, bound(t, f), tc.id, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(out)
+			var m map[string]any
+			_ = json.Unmarshal(b, &m)
+			key := f.issued[0]
+			want := map[string]any{
+				"key": key, "gb": float64(tc.gb), "valid_days": float64(30), "tier": "residential",
+				"proxy": "http://buyer:" + key + "@203.0.113.9:8118",
+			}
+			for k, v := range want {
+				if m[k] != v {
+					t.Errorf("%s = %v, want %v", k, m[k], v)
+				}
+			}
+			if u, _ := m["usage"].(string); !strings.Contains(u, "curl --proxy 'http://buyer:"+key+"@203.0.113.9:8118'") {
+				t.Errorf("usage %q", u)
+			}
+			ex, _ := m["exit"].(map[string]any)
+			if ex["carrier"] != "Orange" || ex["asn"] != "AS3215" || ex["mobile"] != false || ex["country"] != "FR" {
+				t.Errorf("exit %v", ex)
+			}
+			if _, ok := m["speed"]; !ok {
+				t.Error("no speed figure")
+			}
+			if u, _ := m["usage_check"].(string); !strings.Contains(u, "X-Proxy-Key: "+key) || strings.Contains(u, "?") {
+				t.Errorf("usage_check %q", u)
+			}
+			// The gate revokes through the result when settlement fails.
+			rv, ok := out.(interface{ Revoke(context.Context) error })
+			if !ok {
+				t.Fatal("sale result has no Revoke")
+			}
+			if err := rv.Revoke(context.Background()); err != nil || len(f.revoked) != 1 || f.revoked[0] != key {
+				t.Fatalf("revoke: %v %v", err, f.revoked)
+			}
+		})
+	}
+}
+
+func TestSaleExitDownIsUnavailableAndIssuesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"exit down", &client.Error{Code: client.CodeExitDown, Message: "exit not live: echo timeout"}},
+		{"proxyd unreachable", &client.Error{Code: client.CodeUnavailable, Message: "dial unix"}},
+		{"untyped", errors.New("boom")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeProxyd{exitErr: tc.err}
+			out, err := call(t, bound(t, f), "proxy.1gb", nil)
+			if out != nil || apierr.From(err).Status() != http.StatusServiceUnavailable {
+				t.Fatalf("out %v err %v; want 503", out, err)
+			}
+			if len(f.issued) != 0 {
+				t.Fatalf("issued %v", f.issued)
+			}
+		})
+	}
+}
+
+func TestUsage(t *testing.T) {
+	f := &fakeProxyd{usage: map[string]*client.Usage{"k1": {Bytes: 100, Used: 40, Remaining: 60, State: "valid"}}}
+	c := bound(t, f)
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+		status int
+	}{
+		{"missing header", nil, 400},
+		{"unknown key", http.Header{"X-Proxy-Key": {"nope"}}, 404},
+		{"known key", http.Header{"X-Proxy-Key": {"k1"}}, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := call(t, c, "free.proxy.usage", tc.header)
+			if tc.status != 200 {
+				if apierr.From(err).Status() != tc.status {
+					t.Fatalf("err %v, want %d", err, tc.status)
+				}
+				return
+			}
+			u, ok := out.(*UsageResult)
+			if err != nil || !ok || u.Used != 40 || u.Remaining != 60 || u.State != "valid" {
+				t.Fatalf("%+v %v", out, err)
+			}
+		})
+	}
+}
+
+func TestStatus(t *testing.T) {
+	f := &fakeProxyd{}
+	c := bound(t, f)
+	if _, err := call(t, c, "free.proxy.status", nil); apierr.From(err).Status() != 503 {
+		t.Fatalf("proxyd down: %v", err)
+	}
+	f.status = &client.Status{Live: true, Reachable: client.Unknown, ReachableNote: "no outside probe is configured",
+		ProxyHost: "203.0.113.9", ProxyPort: 8118, Exit: &client.Exit{Carrier: "Orange", ASN: "AS3215", Country: "FR"}}
+	out, err := call(t, c, "free.proxy.status", nil)
+	st, ok := out.(*StatusResult)
+	if err != nil || !ok || st.Carrier != "Orange" || st.Reachable != "unknown" || st.Exit.ASN != "AS3215" || st.Proxy != "http://203.0.113.9:8118" {
+		t.Fatalf("%+v %v", out, err)
+	}
+}

@@ -1,0 +1,269 @@
+// Package web serves the "Web access" routes of the spec through the browser farm: main
+// content, rendered HTML, screenshots, PDFs, links, metadata and the structured extractions.
+// It talks to browserfarm types only; the browser itself (rod) stays inside browserfarm.
+//
+// Outcomes that are not the page the caller asked for are errors, so nothing is charged:
+// a URL the egress policy refuses (itself or by redirect) is 400 naming the reason; the
+// target's own HTTP error status is 502 naming the status; an anti-bot challenge is 502
+// naming the vendor (reported, never bypassed); a document that is not a web page (PDF,
+// image, JSON) is 400 naming its type; a page that does not load in time is 504.
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/browserfarm/extract"
+)
+
+// Farm is what the routes need of the browser pool.
+type Farm interface {
+	Do(ctx context.Context, t browserfarm.Task) (*browserfarm.Result, error)
+	Ready() error
+}
+
+// Routes holds the dependencies of the web handlers.
+type Routes struct {
+	farm   Farm
+	policy *egress.Policy
+	now    func() time.Time
+	// Region is the default region for phone numbers written without a country code.
+	Region string
+}
+
+// New builds the web routes over a farm and the egress policy (used by unblock's
+// render=false plain fetch).
+func New(farm Farm, policy *egress.Policy) *Routes {
+	return &Routes{farm: farm, policy: policy, now: time.Now, Region: "FR"}
+}
+
+// Bind attaches every web handler to its catalog entry, each ready only while the farm is.
+func (r *Routes) Bind(c *catalog.Catalog) error {
+	routes := map[string]catalog.Handler{
+		"extract":          r.extract,
+		"extract.verified": r.verified,
+		"render":           r.render,
+		"screenshot":       r.screenshot,
+		"pdf":              r.pdf,
+		"links":            r.links,
+		"meta":             r.meta,
+		"web.tables":       r.tables,
+		"web.jsonld":       r.jsonld,
+		"web.contacts":     r.contacts,
+		"web.prices":       r.prices,
+		"web.changed":      r.changed,
+		"web.headings":     r.headings,
+		"web.forms":        r.forms,
+		"web.images":       r.images,
+		"web.navigation":   r.navigation,
+		"unblock":          r.unblock,
+		"free.extract":     r.freeExtract,
+	}
+	for _, id := range IDs {
+		if err := c.Bind(id, routes[id], r.farm.Ready); err != nil {
+			return fmt.Errorf("web: %w", err)
+		}
+	}
+	return nil
+}
+
+// IDs are the catalog entries this package serves, in the spec's order.
+var IDs = []string{"extract", "extract.verified", "render", "screenshot", "pdf", "links", "meta",
+	"web.tables", "web.jsonld", "web.contacts", "web.prices", "web.changed", "web.headings",
+	"web.forms", "web.images", "web.navigation", "unblock", "free.extract"}
+
+// accept says which documents a route can work on.
+type accept int
+
+const (
+	acceptHTML      accept = iota // HTML pages only
+	acceptText                    // HTML or plain text
+	acceptDisplayed               // anything the browser displays (screenshot, pdf)
+)
+
+var htmlTypes = map[string]bool{"text/html": true, "application/xhtml+xml": true}
+
+// page is a loaded page with its parsed DOM.
+type page struct {
+	res *browserfarm.Result
+	doc *goquery.Document
+}
+
+// load runs the task and turns what is not the requested page into an error.
+func (r *Routes) load(ctx context.Context, t browserfarm.Task, acc accept) (*page, error) {
+	res, err := r.farm.Do(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := judge(res, acc); err != nil {
+		return nil, err
+	}
+	doc, err := extract.Parse(res.HTML)
+	if err != nil {
+		return nil, fmt.Errorf("web: parse rendered html: %w", err)
+	}
+	return &page{res: res, doc: doc}, nil
+}
+
+// judge turns a result that is not the requested page into the error the caller sees.
+func judge(res *browserfarm.Result, acc accept) error {
+	if ch := extract.DetectChallenge(res.Status, res.Header, res.Title, res.HTML, res.Text); ch != nil {
+		return &apierr.Error{Code: apierr.CodeUpstream, Upstream: "target",
+			Message: fmt.Sprintf("the page answered with an anti-bot challenge (%s; %s); it is reported, not bypassed, and nothing was charged", ch.Vendor, ch.Signal)}
+	}
+	if res.Status >= 400 {
+		return &apierr.Error{Code: apierr.CodeUpstream, Upstream: "target",
+			Message: fmt.Sprintf("the page answered HTTP %d %s; nothing was charged", res.Status, http.StatusText(res.Status))}
+	}
+	ct := res.ContentType
+	if !htmlTypes[ct] && acc != acceptDisplayed && (acc != acceptText || ct != "text/plain") {
+		return apierr.BadParam("url", "url is a %s document, not a web page this route can read", orUnknown(ct))
+	}
+	return nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "non-HTML"
+	}
+	return s
+}
+
+func task(req *catalog.Request) browserfarm.Task {
+	return browserfarm.Task{URL: req.Args.Str("url")}
+}
+
+// blocked is the list of refused sub-requests, never null in JSON.
+func blocked(res *browserfarm.Result) []browserfarm.BlockedRequest {
+	if res.Blocked == nil {
+		return []browserfarm.BlockedRequest{}
+	}
+	return res.Blocked
+}
+
+func finalURL(res *browserfarm.Result) string {
+	if res.FinalURL != "" {
+		return res.FinalURL
+	}
+	return res.URL
+}
+
+func contentOf(p *page) (extract.Content, error) {
+	c, err := extract.MainContent(p.res.HTML, p.res.ContentType, p.res.Text, finalURL(p.res))
+	if err != nil {
+		return c, fmt.Errorf("web: extract main content: %w", err)
+	}
+	if c.Title == "" {
+		c.Title = p.res.Title
+	}
+	return c, nil
+}
+
+// Extract is the answer of /v1/extract.
+type Extract struct {
+	URL             string                       `json:"url"`
+	FinalURL        string                       `json:"final_url"`
+	Title           string                       `json:"title"`
+	Markdown        string                       `json:"markdown"`
+	Extractor       string                       `json:"extractor"`
+	BlockedRequests []browserfarm.BlockedRequest `json:"blocked_requests"`
+}
+
+func (r *Routes) extract(ctx context.Context, req *catalog.Request) (any, error) {
+	p, err := r.load(ctx, task(req), acceptText)
+	if err != nil {
+		return nil, err
+	}
+	c, err := contentOf(p)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(c.Markdown) == "" {
+		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: "target", Message: "the page has no readable content; nothing was charged"}
+	}
+	return Extract{URL: req.Args.Str("url"), FinalURL: finalURL(p.res), Title: c.Title, Markdown: c.Markdown,
+		Extractor: c.Method, BlockedRequests: blocked(p.res)}, nil
+}
+
+// FreeExtract is the answer of /free/extract.
+type FreeExtract struct {
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+	Markdown  string `json:"markdown"`
+	Truncated bool   `json:"truncated"`
+	Full      string `json:"full_route"`
+}
+
+// freeChars is the free preview's length (spec: first 300 characters).
+const freeChars = 300
+
+func (r *Routes) freeExtract(ctx context.Context, req *catalog.Request) (any, error) {
+	p, err := r.load(ctx, task(req), acceptText)
+	if err != nil {
+		return nil, err
+	}
+	c, err := contentOf(p)
+	if err != nil {
+		return nil, err
+	}
+	md := extract.Truncate(c.Markdown, freeChars)
+	return FreeExtract{URL: req.Args.Str("url"), Title: c.Title, Markdown: md, Truncated: md != c.Markdown, Full: "/v1/extract"}, nil
+}
+
+// Render is the answer of /v1/render.
+type Render struct {
+	URL             string                       `json:"url"`
+	FinalURL        string                       `json:"final_url"`
+	Status          int                          `json:"status"`
+	HTML            string                       `json:"html"`
+	LoadComplete    bool                         `json:"load_complete"`
+	BlockedRequests []browserfarm.BlockedRequest `json:"blocked_requests"`
+}
+
+func (r *Routes) render(ctx context.Context, req *catalog.Request) (any, error) {
+	p, err := r.load(ctx, task(req), acceptText)
+	if err != nil {
+		return nil, err
+	}
+	return Render{URL: req.Args.Str("url"), FinalURL: finalURL(p.res), Status: p.res.Status, HTML: p.res.HTML,
+		LoadComplete: p.res.LoadComplete, BlockedRequests: blocked(p.res)}, nil
+}
+
+func (r *Routes) screenshot(ctx context.Context, req *catalog.Request) (any, error) {
+	t := task(req)
+	t.Screenshot = &browserfarm.Screenshot{FullPage: req.Args.Bool("fullPage")}
+	p, err := r.load(ctx, t, acceptDisplayed)
+	if err != nil {
+		return nil, err
+	}
+	res := p.res
+	h := map[string]string{
+		"X-Final-URL":         finalURL(res),
+		"X-Page-Height":       fmt.Sprint(res.PageHeight),
+		"X-Screenshot-Height": fmt.Sprint(res.ShotHeight),
+		"X-Screenshot-Width":  "1280",
+	}
+	if req.Args.Bool("fullPage") {
+		// The cap is said out loud: a cut page must not pass for the whole page.
+		h["X-Screenshot-Truncated"] = fmt.Sprint(res.ShotHeight < res.PageHeight)
+	}
+	return &catalog.Raw{ContentType: "image/png", Header: h, Body: res.PNG}, nil
+}
+
+func (r *Routes) pdf(ctx context.Context, req *catalog.Request) (any, error) {
+	t := task(req)
+	t.PDF = true
+	p, err := r.load(ctx, t, acceptDisplayed)
+	if err != nil {
+		return nil, err
+	}
+	return &catalog.Raw{ContentType: "application/pdf", Header: map[string]string{"X-Final-URL": finalURL(p.res), "X-Paper": "A4"}, Body: p.res.PDF}, nil
+}

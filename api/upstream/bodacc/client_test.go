@@ -1,0 +1,44 @@
+package bodacc
+
+import (
+	"context"
+	"testing"
+
+	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/upstreamtest"
+)
+
+func TestAnnonces(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Handle(upstreamtest.File(t, "testdata/annonces.json"))
+	p, err := New(s.Client(t, Name)).Annonces(context.Background(), "812345676", Collective)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := s.Last().URL
+	if q.Path != "/api/explore/v2.1/catalog/datasets/annonces-commerciales/records" ||
+		q.Query().Get("where") != `registre like "812345676" AND familleavis="collective"` || q.Query().Get("order_by") != "dateparution desc" {
+		t.Errorf("request = %s", q)
+	}
+	var j Jugement
+	if p.TotalCount != 4 || !p.Results[0].Jugement.Decode(&j) || j.Date != "2026-09-20" {
+		t.Errorf("jugement = %+v", j)
+	}
+	var d Depot
+	if p.Results[0].Depot.Decode(&d) || !p.Results[1].Depot.Decode(&d) || d.DateCloture != "2024-12-31" {
+		t.Errorf("depot = %+v", d)
+	}
+	var pe Personnes
+	if !p.Results[2].ListePersonnes.Decode(&pe) || pe.Personne.Capital == nil || pe.Personne.Capital.MontantCapital != "15000.00" {
+		t.Errorf("personnes = %+v", pe)
+	}
+}
+
+func TestODSQLError(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Handle(upstreamtest.Body(400, "application/json", []byte(`{"error_code": "ODSQLError", "message": "bad"}`)))
+	_, err := New(s.Client(t, Name)).Annonces(context.Background(), "812345676", "")
+	if upstream.StatusOf(err) != 400 {
+		t.Fatalf("err = %v", err)
+	}
+}

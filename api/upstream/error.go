@@ -1,0 +1,55 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Sentinel causes that are not an upstream answer.
+var (
+	// ErrCircuitOpen means the breaker refused the call after repeated failures.
+	ErrCircuitOpen = errors.New("circuit open after repeated failures")
+	// ErrThrottled means our own rate limit for the upstream could not admit the call in time.
+	ErrThrottled = errors.New("local rate limit for this upstream reached")
+	// ErrNotConfigured means the upstream needs a credential that is not configured.
+	ErrNotConfigured = errors.New("upstream credential not configured")
+)
+
+// Error is the one failure type of every connector. Status is the upstream's HTTP status
+// (0 when no answer came back). The edge maps it to 502/504 and charges nothing.
+type Error struct {
+	Upstream  string
+	Op        string // e.g. "GET /search"
+	Status    int
+	Retryable bool
+	Err       error
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("upstream %s: %s", e.Upstream, e.Op)
+	if e.Status != 0 {
+		s += fmt.Sprintf(": status %d", e.Status)
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Timeout reports whether the call ran out of time.
+func (e *Error) Timeout() bool { return errors.Is(e.Err, context.DeadlineExceeded) }
+
+// StatusOf returns the upstream HTTP status carried by err, or 0.
+func StatusOf(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Status
+	}
+	return 0
+}
+
+// IsNotFound reports whether the upstream answered 404.
+func IsNotFound(err error) bool { return StatusOf(err) == 404 }

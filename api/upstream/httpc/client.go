@@ -1,0 +1,304 @@
+// Package httpc is the one HTTP client under every connector: a deadline per attempt,
+// retries with backoff for idempotent calls only, a token bucket per upstream, a circuit
+// breaker, and a User-Agent that says who we are. It returns *upstream.Error for every failure.
+package httpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/appliance/version"
+)
+
+// maxBody bounds what we read from an upstream; the largest legitimate answer is the
+// transport.data.gouv.fr catalogue (a few MB).
+const maxBody = 32 << 20
+
+// Log keys.
+const (
+	keyUpstream = "upstream"
+	keyOp       = "op"
+	keyStatus   = "status"
+	keyAttempt  = "attempt"
+	keyErr      = "err"
+)
+
+// Options are shared by every client of one process.
+type Options struct {
+	Contact   string            // appears in the User-Agent
+	Transport http.RoundTripper // nil means a tuned default
+	Logger    *slog.Logger
+	// Backoff is the first retry delay; later ones double, with jitter. Zero means 200ms.
+	Backoff time.Duration
+	// BreakerThreshold consecutive failures open the breaker for BreakerCooldown.
+	BreakerThreshold int
+	BreakerCooldown  time.Duration
+}
+
+// Client calls one upstream.
+type Client struct {
+	spec    upstream.Spec
+	base    *url.URL
+	hc      *http.Client
+	ua      string
+	log     *slog.Logger
+	limit   *bucket
+	breaker *breaker
+	backoff time.Duration
+}
+
+var defaultTransport = &http.Transport{
+	Proxy:               nil, // upstream calls leave from the box itself, never via a buyer's proxy
+	MaxIdleConnsPerHost: 8,
+	IdleConnTimeout:     90 * time.Second,
+	TLSHandshakeTimeout: 5 * time.Second,
+	ForceAttemptHTTP2:   true,
+}
+
+// New builds the client of spec. The base URL must parse; it is checked at start-up.
+func New(spec upstream.Spec, o Options) (*Client, error) {
+	base, err := url.Parse(strings.TrimRight(spec.BaseURL, "/"))
+	if err != nil || base.Host == "" {
+		return nil, fmt.Errorf("upstream %s: bad base_url %q", spec.Name, spec.BaseURL)
+	}
+	rt := o.Transport
+	if rt == nil {
+		rt = defaultTransport
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	contact := o.Contact
+	if contact == "" {
+		contact = upstream.DefaultConfig().Contact
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 200 * time.Millisecond
+	}
+	if o.BreakerThreshold <= 0 {
+		o.BreakerThreshold = 5
+	}
+	if o.BreakerCooldown <= 0 {
+		o.BreakerCooldown = 30 * time.Second
+	}
+	if spec.Timeout <= 0 {
+		spec.Timeout = 5 * time.Second
+	}
+	return &Client{
+		spec:    spec,
+		base:    base,
+		hc:      &http.Client{Transport: rt},
+		ua:      fmt.Sprintf("peage-appliance/%s (+%s)", version.Version, contact),
+		log:     log.With(keyUpstream, spec.Name),
+		limit:   newBucket(spec.RPS, spec.Burst),
+		breaker: newBreaker(o.BreakerThreshold, o.BreakerCooldown),
+		backoff: o.Backoff,
+	}, nil
+}
+
+// Name is the upstream's registry name.
+func (c *Client) Name() string { return c.spec.Name }
+
+// Ready reports whether a credential the upstream needs is configured.
+func (c *Client) Ready() error { return c.spec.Ready() }
+
+// Response is a successful (2xx) answer.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// GetJSON fetches path?query and decodes the JSON answer into out.
+func (c *Client) GetJSON(ctx context.Context, path string, query url.Values, out any) error {
+	r, err := c.Do(ctx, http.MethodGet, path, query, nil)
+	if err != nil {
+		return err
+	}
+	return c.decode("GET "+path, r.Body, out)
+}
+
+// PostJSON sends body as JSON and decodes the answer. It is never retried.
+func (c *Client) PostJSON(ctx context.Context, path string, body, out any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return &upstream.Error{Upstream: c.spec.Name, Op: "POST " + path, Err: err}
+	}
+	r, err := c.Do(ctx, http.MethodPost, path, nil, b)
+	if err != nil {
+		return err
+	}
+	return c.decode("POST "+path, r.Body, out)
+}
+
+func (c *Client) decode(op string, body []byte, out any) error {
+	if err := json.Unmarshal(body, out); err != nil {
+		return &upstream.Error{Upstream: c.spec.Name, Op: op, Status: 200, Err: fmt.Errorf("decoding the answer: %w", err)}
+	}
+	return nil
+}
+
+// Do performs one logical call. GET and HEAD are retried on 429, 5xx and transport errors;
+// anything else is tried once. A non-2xx answer comes back as *upstream.Error with Status.
+func (c *Client) Do(ctx context.Context, method, path string, query url.Values, body []byte) (*Response, error) {
+	op := method + " " + path
+	fail := func(status int, retryable bool, err error) *upstream.Error {
+		return &upstream.Error{Upstream: c.spec.Name, Op: op, Status: status, Retryable: retryable, Err: err}
+	}
+	u := *c.base
+	u.Path = c.base.Path + path
+	q := url.Values{}
+	for k, v := range query {
+		q[k] = v
+	}
+	if c.spec.Key != "" && c.spec.KeyParam != "" {
+		q.Set(c.spec.KeyParam, c.spec.Key)
+	}
+	u.RawQuery = q.Encode()
+
+	attempts := 1
+	if method == http.MethodGet || method == http.MethodHead {
+		attempts += c.spec.Retries
+	}
+	var last *upstream.Error
+	for attempt := 1; attempt <= attempts; attempt++ {
+		if !c.breaker.allow() {
+			return nil, fail(0, true, upstream.ErrCircuitOpen)
+		}
+		if err := c.limit.wait(ctx); err != nil {
+			c.breaker.release()
+			if ctx.Err() != nil {
+				return nil, fail(0, true, ctx.Err())
+			}
+			return nil, fail(0, true, upstream.ErrThrottled)
+		}
+		resp, err := c.once(ctx, method, u.String(), body)
+		switch {
+		case err != nil:
+			c.breaker.record(false)
+			last = fail(0, true, err)
+		case resp.Status >= 200 && resp.Status < 300:
+			c.breaker.record(true)
+			return resp, nil
+		default:
+			retryable := resp.Status == 429 || resp.Status >= 500
+			// Client errors prove the upstream is up: they do not count against the breaker.
+			c.breaker.record(!retryable)
+			last = fail(resp.Status, retryable, errors.New(snippet(resp.Body)))
+			if !retryable {
+				return nil, last
+			}
+			d, ok := c.delay(attempt, resp.Header)
+			if !ok {
+				return nil, last // the upstream asked for a longer pause than a call can wait
+			}
+			if attempt < attempts && !c.sleep(ctx, d) {
+				return nil, last
+			}
+			c.log.LogAttrs(ctx, slog.LevelWarn, "upstream retryable status", slog.String(keyOp, op), slog.Int(keyStatus, resp.Status), slog.Int(keyAttempt, attempt))
+			continue
+		}
+		if ctx.Err() != nil {
+			return nil, last
+		}
+		c.log.LogAttrs(ctx, slog.LevelWarn, "upstream transport error", slog.String(keyOp, op), slog.Int(keyAttempt, attempt), slog.String(keyErr, err.Error()))
+		if d, _ := c.delay(attempt, nil); attempt < attempts && !c.sleep(ctx, d) {
+			return nil, last
+		}
+	}
+	return nil, last
+}
+
+func (c *Client) once(ctx context.Context, method, target string, body []byte) (*Response, error) {
+	actx, cancel := context.WithTimeout(ctx, c.spec.Timeout)
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(actx, method, target, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("User-Agent", c.ua)
+	req.Header.Set("Accept", "application/json, text/csv;q=0.9, */*;q=0.1")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.spec.Key != "" && c.spec.KeyHeader != "" {
+		req.Header.Set(c.spec.KeyHeader, c.spec.Key)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	if len(b) > maxBody {
+		return nil, fmt.Errorf("answer larger than %d bytes", maxBody)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
+}
+
+// maxRetryAfter is the longest Retry-After we wait inside a call; a longer one ends the call.
+const maxRetryAfter = 5 * time.Second
+
+// delay is the wait before retry n: the upstream's Retry-After when it sends one (ok is false
+// when it is too long to wait), otherwise exponential backoff with jitter.
+func (c *Client) delay(n int, h http.Header) (time.Duration, bool) {
+	if h != nil && h.Get("Retry-After") != "" {
+		if s, err := strconv.Atoi(h.Get("Retry-After")); err == nil && s >= 0 {
+			d := time.Duration(s) * time.Second
+			return d, d <= maxRetryAfter
+		}
+		if t, err := http.ParseTime(h.Get("Retry-After")); err == nil {
+			d := time.Until(t)
+			return max(d, 0), d <= maxRetryAfter
+		}
+	}
+	d := c.backoff << (n - 1)
+	return d/2 + rand.N(d/2+1), true
+}
+
+// sleep waits d unless the caller's deadline would pass first: retrying past the
+// deadline only burns the upstream's quota.
+func (c *Client) sleep(ctx context.Context, d time.Duration) bool {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func snippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	if s == "" {
+		s = "empty body"
+	}
+	return s
+}

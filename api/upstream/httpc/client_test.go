@@ -1,0 +1,237 @@
+package httpc_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/upstreamtest"
+)
+
+// flaky fails n times with status, then answers ok.
+func flaky(n int32, status int) (http.Handler, *atomic.Int32) {
+	var calls atomic.Int32
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) <= n {
+			w.WriteHeader(status)
+			return
+		}
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}), &calls
+}
+
+func client(t *testing.T, s *upstreamtest.Server, retries int, o httpc.Options) *httpc.Client {
+	t.Helper()
+	spec := s.Spec(t, "ban")
+	spec.Retries = retries
+	spec.Timeout = 5 * time.Second
+	o.Backoff = time.Millisecond
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Contact == "" {
+		o.Contact = "ops@example.org"
+	}
+	c, err := httpc.New(spec, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestRetryPolicy(t *testing.T) {
+	tests := []struct {
+		name      string
+		method    string
+		fails     int32
+		status    int
+		retries   int
+		wantErr   bool
+		wantCalls int32
+		wantCode  int
+	}{
+		{"GET retried after 503", "GET", 1, 503, 2, false, 2, 0},
+		{"GET retried after 429", "GET", 2, 429, 2, false, 3, 0},
+		{"GET gives up after its retries", "GET", 5, 500, 1, true, 2, 500},
+		{"GET 400 is not retried", "GET", 5, 400, 3, true, 1, 400},
+		{"POST is never retried", "POST", 1, 503, 3, true, 1, 503},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := upstreamtest.New(t)
+			h, calls := flaky(tt.fails, tt.status)
+			s.Handle(h)
+			c := client(t, s, tt.retries, httpc.Options{})
+			var out map[string]any
+			var err error
+			if tt.method == "GET" {
+				err = c.GetJSON(context.Background(), "/search", nil, &out)
+			} else {
+				err = c.PostJSON(context.Background(), "/search", map[string]string{"a": "b"}, &out)
+			}
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if got := calls.Load(); got != tt.wantCalls {
+				t.Errorf("calls = %d, want %d", got, tt.wantCalls)
+			}
+			if tt.wantErr {
+				var ue *upstream.Error
+				if !errors.As(err, &ue) || ue.Upstream != "ban" || ue.Status != tt.wantCode {
+					t.Errorf("err = %#v, want *upstream.Error{ban, %d}", err, tt.wantCode)
+				}
+			}
+		})
+	}
+}
+
+func TestTimeoutIsADeadline(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Handle(upstreamtest.Hang())
+	spec := s.Spec(t, "ban")
+	spec.Timeout = 100 * time.Millisecond
+	c, err := httpc.New(spec, httpc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.GetJSON(context.Background(), "/search", nil, new(any))
+	var ue *upstream.Error
+	if !errors.As(err, &ue) || !ue.Timeout() || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want a deadline wrapped in *upstream.Error", err)
+	}
+}
+
+func TestBreakerOpensAfterFailures(t *testing.T) {
+	s := upstreamtest.New(t)
+	h, calls := flaky(100, 500)
+	s.Handle(h)
+	c := client(t, s, 0, httpc.Options{BreakerThreshold: 3, BreakerCooldown: time.Hour})
+	for range 3 {
+		_ = c.GetJSON(context.Background(), "/search", nil, new(any))
+	}
+	err := c.GetJSON(context.Background(), "/search", nil, new(any))
+	if !errors.Is(err, upstream.ErrCircuitOpen) {
+		t.Fatalf("err = %v, want ErrCircuitOpen", err)
+	}
+	if calls.Load() != 3 {
+		t.Errorf("calls = %d, want 3: the open breaker must not reach the upstream", calls.Load())
+	}
+}
+
+func TestClientErrorsDoNotOpenTheBreaker(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Handle(upstreamtest.JSON(404, `{}`))
+	c := client(t, s, 0, httpc.Options{BreakerThreshold: 2, BreakerCooldown: time.Hour})
+	for range 5 {
+		err := c.GetJSON(context.Background(), "/communes/00000", nil, new(any))
+		if !upstream.IsNotFound(err) {
+			t.Fatalf("err = %v, want a 404", err)
+		}
+	}
+}
+
+func TestUserAgentAndKey(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Handle(upstreamtest.JSON(200, `{}`))
+	spec := s.Spec(t, "open-meteo")
+	spec.Key = "k123"
+	c, err := httpc.New(spec, httpc.Options{Contact: "ops@example.org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.GetJSON(context.Background(), "/v1/forecast", nil, new(any)); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Last()
+	if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "peage-appliance/") || !strings.Contains(ua, "ops@example.org") {
+		t.Errorf("User-Agent = %q", ua)
+	}
+	if got := r.URL.Query().Get("apikey"); got != "k123" {
+		t.Errorf("apikey = %q, want the configured key", got)
+	}
+}
+
+func TestRateLimitRefusesWhatWouldMissTheDeadline(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Handle(upstreamtest.JSON(200, `{}`))
+	spec := s.Spec(t, "ban")
+	spec.RPS, spec.Burst = 0.001, 1 // one call, then the next token is ~17 minutes away
+	c, err := httpc.New(spec, httpc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.GetJSON(ctx, "/search", nil, new(any)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.GetJSON(ctx, "/search", nil, new(any)); !errors.Is(err, upstream.ErrThrottled) {
+		t.Fatalf("err = %v, want ErrThrottled", err)
+	}
+}
+
+func TestResolveOverrides(t *testing.T) {
+	two := 2
+	specs, err := upstream.Resolve(upstream.Config{Override: map[string]upstream.Override{
+		"ban":        {BaseURL: "https://api-adresse.data.gouv.fr", RPS: 10, Retries: &two, Timeout: upstream.Duration(time.Second)},
+		"open-meteo": {Key: "abc"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := specs["ban"]; b.BaseURL != "https://api-adresse.data.gouv.fr" || b.RPS != 10 || b.Retries != 2 || b.Timeout != time.Second {
+		t.Errorf("ban = %+v", b)
+	}
+	if m := specs["open-meteo"]; m.Ready() != nil || !strings.Contains(m.BaseURL, "customer-api") {
+		t.Errorf("open-meteo with a key = %+v", m)
+	}
+	if specs["vies"].Ready() != nil {
+		t.Error("vies needs no key")
+	}
+	if _, err := upstream.Resolve(upstream.Config{Override: map[string]upstream.Override{"nope": {}}}); err == nil {
+		t.Error("an unknown upstream name must be an error")
+	}
+	if upstream.Specs[0].Ready() != nil {
+		t.Error("recherche-entreprises needs no key")
+	}
+	if m, _ := upstream.Lookup("open-meteo"); !errors.Is(m.Ready(), upstream.ErrNotConfigured) {
+		t.Error("open-meteo without a key must not be ready")
+	}
+}
+
+func TestLongRetryAfterIsNotWaitedFor(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Handle(upstreamtest.TooMany()) // Retry-After: 30
+	c := client(t, s, 3, httpc.Options{})
+	err := c.GetJSON(context.Background(), "/search", nil, new(any))
+	if upstream.StatusOf(err) != 429 || len(s.Requests()) != 1 {
+		t.Fatalf("err = %v after %d calls; want one call, then the 429", err, len(s.Requests()))
+	}
+}
+
+func TestPoolSharesOneClientPerUpstream(t *testing.T) {
+	specs, err := upstream.Resolve(upstream.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := httpc.NewPool(specs, httpc.Options{})
+	a, err := p.Client("ban")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := p.Client("ban")
+	c, _ := p.Client("geo-api")
+	if a != b || a == c {
+		t.Error("the pool must give one client per upstream")
+	}
+	if _, err := p.Client("nope"); err == nil {
+		t.Error("an unknown upstream must be an error")
+	}
+}

@@ -1,0 +1,248 @@
+package browserfarm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/launcher"
+	"github.com/go-rod/rod/lib/proto"
+)
+
+// instance is one running Chromium: its process group, profile and CDP connection.
+type instance struct {
+	launcher *launcher.Launcher
+	browser  *rod.Browser
+	pid      int
+	dir      string
+	started  time.Time
+	jobs     int
+	// exited is closed once the process has exited and its profile is removed, or the CDP
+	// connection dropped; either way the instance is unusable.
+	exited    chan struct{}
+	gone      chan struct{} // closed once the process has exited and its profile is removed
+	exitOnce  sync.Once
+	cancel    context.CancelFunc
+	connected atomic.Bool
+	// spare is the next job's tab, opened while the worker was idle; only the slot's worker
+	// touches it, as it does ua and uaMajor (the fingerprint derived once per browser).
+	spare       *tab
+	ua, uaMajor string
+}
+
+func (in *instance) markDead() { in.exitOnce.Do(func() { close(in.exited) }) }
+
+// waitGone waits for the process to be reaped and its profile removed, at most d.
+func (in *instance) waitGone(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-in.gone:
+	case <-t.C:
+	}
+}
+
+func (in *instance) dead() bool {
+	select {
+	case <-in.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// kill ends the whole process group (renderers, zygote, crashpad included). The launcher's
+// own goroutine waits on the main process, so it is reaped; the children die with the group.
+func (in *instance) kill() {
+	if in.pid > 0 {
+		_ = syscall.Kill(-in.pid, syscall.SIGKILL)
+	}
+	if in.cancel != nil {
+		in.cancel()
+	}
+}
+
+// launch starts one Chromium behind the given proxy with a fresh profile directory.
+func launch(ctx context.Context, cfg Config, proxyAddr string) (*instance, error) {
+	if _, err := os.Stat(cfg.Chromium); err != nil {
+		return nil, fmt.Errorf("chromium not found at %s (run ops/setup.sh): %w", cfg.Chromium, err)
+	}
+	dir, err := os.MkdirTemp(cfg.TempDir, profilePrefix+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		return nil, err
+	}
+	lctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	l := launcher.New().Context(lctx).
+		Bin(cfg.Chromium).
+		Leakless(false). // never extract a helper binary; we kill process groups ourselves
+		UserDataDir(dir).
+		HeadlessNew(true).
+		NoSandbox(os.Geteuid() == 0).
+		Delete("enable-automation").
+		Set("disable-gpu").
+		Set("disable-component-update").
+		Set("disable-quic").
+		Set("dns-prefetch-disable").
+		Set("disable-domain-reliability").
+		Set("no-default-browser-check").
+		Set("mute-audio").
+		Set("hide-scrollbars").
+		Set("window-size", "1280,800").
+		Set("lang", "fr-FR").
+		Set("disable-blink-features", "AutomationControlled").
+		Set("proxy-server", "http://"+proxyAddr).
+		// Without this, Chromium sends localhost and link-local (169.254/16, the metadata
+		// service) around the proxy.
+		Set("proxy-bypass-list", "<-loopback>").
+		Set("force-webrtc-ip-handling-policy", "disable_non_proxied_udp").
+		Set("webrtc-ip-handling-policy", "disable_non_proxied_udp").
+		Set("js-flags", "--max-old-space-size="+strconv.Itoa(cfg.JSHeapMB))
+	u, err := l.Launch()
+	if err != nil {
+		if pid := l.PID(); pid > 0 {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("launch chromium: %w", err)
+	}
+	in := &instance{launcher: l, pid: l.PID(), dir: dir, started: time.Now(), exited: make(chan struct{}), gone: make(chan struct{})}
+	go func() {
+		l.Cleanup() // waits for the process to exit (reaping it), then removes the profile
+		in.markDead()
+		close(in.gone)
+	}()
+	// The connection lives as long as the instance: rod ties its websocket and event stream
+	// to the browser's context, so it must not be the launch's short one. A stuck connect is
+	// ended by killing the process when the launch budget runs out.
+	ictx, icancel := context.WithCancel(context.Background())
+	in.cancel = icancel
+	stop := context.AfterFunc(lctx, func() {
+		if !in.connected.Load() {
+			in.kill()
+		}
+	})
+	defer stop()
+	b := rod.New().ControlURL(u).NoDefaultDevice().Context(ictx)
+	if err := b.Connect(); err != nil {
+		in.kill()
+		return nil, fmt.Errorf("connect to chromium: %w", err)
+	}
+	in.connected.Store(true)
+	in.browser = b
+	go func() {
+		// The event stream ends when the CDP connection drops, which is how a crashed or
+		// killed browser first shows.
+		for range b.Event() {
+		}
+		in.markDead()
+	}()
+	if _, err := (proto.BrowserGetVersion{}).Call(b.Context(lctx)); err != nil {
+		in.kill()
+		return nil, fmt.Errorf("chromium does not answer: %w", err)
+	}
+	return in, nil
+}
+
+// groupMemoryMB sums the proportional set size (PSS) of every process in the browser's
+// process group: shared libraries count once across the group instead of once per process,
+// which is what RSS would do.
+func groupMemoryMB(pgid int) int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	totalKB := 0
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		// After the command come: state ppid pgrp ...
+		f := strings.Fields(s[i+1:])
+		if len(f) < 3 {
+			continue
+		}
+		if g, _ := strconv.Atoi(f[2]); g != pgid {
+			continue
+		}
+		roll, err := os.ReadFile(filepath.Join("/proc", e.Name(), "smaps_rollup"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(roll), "\n") {
+			if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
+				kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+				totalKB += kb
+				break
+			}
+		}
+	}
+	return totalKB >> 10
+}
+
+// profilePrefix starts every profile directory's name, followed by the owning process's PID,
+// so a later farm can tell a live sibling's browsers from orphans of a dead one.
+const profilePrefix = "peage-chromium-"
+
+// sweepOrphans kills the browsers that a farm process left behind when it died without
+// closing them (kill -9, a panic) and removes their profiles: their profile directory names an
+// owner PID that no longer runs. Browsers of live farms (tests in parallel) are left alone.
+func sweepOrphans(tempDir string) (killed int) {
+	prefix := filepath.Join(tempDir, profilePrefix)
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		for _, arg := range strings.Split(string(cmd), "\x00") {
+			rest, ok := strings.CutPrefix(arg, "--user-data-dir="+prefix)
+			if !ok {
+				continue
+			}
+			owner, _ := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
+			if owner > 0 && !alive(owner) {
+				if pgid, err := syscall.Getpgid(pid); err == nil && pgid > 1 {
+					_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				}
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				killed++
+			}
+			break
+		}
+	}
+	dirs, _ := filepath.Glob(prefix + "*")
+	for _, d := range dirs {
+		owner, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(d, prefix), "-", 2)[0])
+		if owner > 0 && !alive(owner) {
+			_ = os.RemoveAll(d)
+		}
+	}
+	return killed
+}
+
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}

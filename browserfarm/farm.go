@@ -1,0 +1,453 @@
+// Package browserfarm runs a pool of headless Chromium browsers driven by rod and executes
+// web jobs on them. Farm.Do is the only API the rest of the appliance sees; nothing else in
+// the module imports rod.
+//
+// Each browser reaches the network only through its own loopback filtering proxy that dials
+// through the appliance's egress policy. Each job gets a fresh incognito context and one tab,
+// runs under one deadline split into stage budgets, and is disposed of afterwards. Browsers
+// are recycled after a number of jobs, an age or a memory mark, and restarted when they crash.
+package browserfarm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/appliance/egress"
+)
+
+// Log keys.
+const (
+	logSlot    = "slot"
+	logPID     = "pid"
+	logErr     = "err"
+	logReason  = "reason"
+	logJobs    = "jobs"
+	logMemMB   = "memory_mb"
+	logURL     = "url"
+	logDur     = "duration_ms"
+	logComp    = "component"
+	logOrphans = "orphans"
+)
+
+// Stats is the farm's health for /metrics.
+type Stats struct {
+	Size        int    `json:"size"`         // configured browsers
+	BrowsersUp  int    `json:"browsers_up"`  // browsers connected and usable
+	JobsRunning int    `json:"jobs_running"` // jobs on a browser now
+	QueueDepth  int    `json:"queue_depth"`  // jobs waiting for a browser
+	QueueCap    int    `json:"queue_cap"`    // waiting jobs beyond which calls get 429
+	JobsDone    uint64 `json:"jobs_done"`    // jobs finished (any outcome)
+	JobsFailed  uint64 `json:"jobs_failed"`  // jobs that returned an error
+	Rejected    uint64 `json:"rejected"`     // calls refused with 429
+	Restarts    uint64 `json:"restarts"`     // browsers replaced after a crash or disconnect
+	Recycled    uint64 `json:"recycled"`     // browsers retired by jobs/age/memory
+	LaunchFails uint64 `json:"launch_fails"` // failed launch attempts
+	Crashes     uint64 `json:"page_crashes"` // renderer crashes seen in jobs
+	AvgJobMS    int64  `json:"avg_job_ms"`   // moving average of a job's run time
+	MemoryMB    int    `json:"memory_mb"`    // memory (PSS) of all browsers, last measured
+}
+
+// Farm is the browser pool.
+type Farm struct {
+	cfg    Config
+	policy *egress.Policy
+	log    *slog.Logger
+	queue  chan *job
+	slots  []*slot
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	launchMu   sync.Mutex
+	lastLaunch time.Time
+
+	up, running, launching        atomic.Int64
+	done, failed, rejected        atomic.Uint64
+	restarts, recycled, launchErr atomic.Uint64
+	crashes                       atomic.Uint64
+	warm                          atomic.Int64 // browsers holding a ready spare tab
+	avgJobNS                      atomic.Int64
+}
+
+type slot struct {
+	id    int
+	proxy *filterProxy
+	mu    sync.Mutex
+	cur   *instance
+	memMB atomic.Int64
+}
+
+func (s *slot) instance() *instance {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
+type job struct {
+	ctx    context.Context
+	task   Task
+	queued time.Time
+	out    chan outcome
+	// navigated is set once the target may have been contacted; before that a job whose
+	// browser died can run again elsewhere without the target seeing two visits.
+	navigated bool
+	retried   bool
+}
+
+type outcome struct {
+	res *Result
+	err error
+}
+
+// New starts the pool. It returns once the first browser is up, so a broken installation
+// fails at start; the others launch staggered in the background.
+func New(ctx context.Context, cfg Config, policy *egress.Policy, log *slog.Logger) (*Farm, error) {
+	if policy == nil {
+		return nil, errors.New("browserfarm: an egress policy is required")
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	cfg = cfg.withDefaults()
+	if n := sweepOrphans(cfg.TempDir); n > 0 {
+		log.Warn("killed browsers left by a farm that died", logOrphans, n)
+	}
+	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	f := &Farm{cfg: cfg, policy: policy, log: log.With(logComp, "browserfarm"),
+		queue: make(chan *job, cfg.Queue), ctx: fctx, cancel: cancel}
+	for i := range cfg.Size {
+		p, err := newFilterProxy(policy, f.log)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("browserfarm: egress proxy: %w", err)
+		}
+		f.slots = append(f.slots, &slot{id: i, proxy: p})
+	}
+	first := f.slots[0]
+	f.launching.Add(1)
+	in, err := f.launch(ctx, first)
+	f.launching.Add(-1)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("browserfarm: %w", err)
+	}
+	f.prewarm(in)
+	first.cur = in
+	f.up.Add(1)
+	for _, s := range f.slots {
+		f.wg.Add(1)
+		go f.worker(s)
+	}
+	return f, nil
+}
+
+// Close stops the workers and kills every browser; jobs running fail with 503 at once rather
+// than at their deadline, and jobs still queued fail with 503.
+func (f *Farm) Close() {
+	f.cancel()
+	var live []*instance
+	for _, s := range f.slots {
+		if in := s.instance(); in != nil {
+			in.kill()
+			live = append(live, in)
+		}
+	}
+	f.wg.Wait()
+	for _, s := range f.slots {
+		// A worker may have swapped in a browser while we were killing the others.
+		if in := s.instance(); in != nil && !slices.Contains(live, in) {
+			in.kill()
+			live = append(live, in)
+		}
+	}
+	for _, in := range live {
+		in.waitGone(5 * time.Second)
+	}
+	for _, s := range f.slots {
+		s.proxy.close()
+	}
+	for {
+		select {
+		case j := <-f.queue:
+			j.out <- outcome{err: apierr.Unavailable("the browser pool is shutting down")}
+		default:
+			return
+		}
+	}
+}
+
+// Ready reports whether at least one browser can take a job; routes use it to answer 503
+// before asking for payment.
+func (f *Farm) Ready() error {
+	if f.ctx.Err() != nil {
+		return apierr.Unavailable("the browser pool is stopped")
+	}
+	// While a browser is being (re)started, calls queue for it; only a pool with nothing up
+	// and nothing starting (launches failing, in back-off) is unavailable.
+	if f.up.Load() == 0 && f.launching.Load() == 0 {
+		return apierr.Unavailable("no browser is running right now; retry in a few seconds")
+	}
+	return nil
+}
+
+// Stats reports the pool's health.
+func (f *Farm) Stats() Stats {
+	rss := 0
+	for _, s := range f.slots {
+		rss += int(s.memMB.Load())
+	}
+	return Stats{
+		Size: f.cfg.Size, BrowsersUp: int(f.up.Load()), JobsRunning: int(f.running.Load()),
+		QueueDepth: len(f.queue), QueueCap: cap(f.queue), JobsDone: f.done.Load(),
+		JobsFailed: f.failed.Load(), Rejected: f.rejected.Load(), Restarts: f.restarts.Load(),
+		Recycled: f.recycled.Load(), LaunchFails: f.launchErr.Load(), Crashes: f.crashes.Load(),
+		AvgJobMS: f.avgJobNS.Load() / int64(time.Millisecond), MemoryMB: rss,
+	}
+}
+
+// Do runs one task on a browser and waits for it. It never blocks past ctx: a full queue
+// answers 429 at once, and a job whose caller has gone is skipped by the worker.
+func (f *Farm) Do(ctx context.Context, t Task) (*Result, error) {
+	if err := f.Ready(); err != nil {
+		return nil, err
+	}
+	if err := f.checkTarget(ctx, t.URL); err != nil {
+		return nil, err
+	}
+	j := &job{ctx: ctx, task: t, queued: time.Now(), out: make(chan outcome, 1)}
+	select {
+	case f.queue <- j:
+	default:
+		f.rejected.Add(1)
+		return nil, apierr.Busy(f.retryAfter(), "all %d browsers are busy and %d calls are waiting", f.cfg.Size, cap(f.queue))
+	}
+	select {
+	case o := <-j.out:
+		return o.res, o.err
+	case <-ctx.Done():
+		return nil, apierr.From(fmt.Errorf("waiting for a browser: %w", ctx.Err()))
+	}
+}
+
+// retryAfter estimates when a queue slot frees: the queue drains at size jobs per average job.
+func (f *Farm) retryAfter() time.Duration {
+	avg := time.Duration(f.avgJobNS.Load())
+	if avg <= 0 {
+		avg = time.Second
+	}
+	d := time.Duration(math.Ceil(float64(len(f.queue)) / float64(f.cfg.Size) * float64(avg)))
+	return max(time.Second, d.Round(time.Second))
+}
+
+func (f *Farm) worker(s *slot) {
+	defer f.wg.Done()
+	backoff := 500 * time.Millisecond
+	for f.ctx.Err() == nil {
+		in := s.instance()
+		if in == nil || in.dead() {
+			// Counted as launching before the dead one is retired, so Ready never sees a gap.
+			f.launching.Add(1)
+			if in != nil {
+				f.retire(s, in, "crashed or disconnected")
+				f.restarts.Add(1)
+			}
+			nin, err := f.launch(f.ctx, s)
+			f.launching.Add(-1)
+			if err != nil && f.ctx.Err() != nil {
+				return // shutting down
+			}
+			if err != nil {
+				f.launchErr.Add(1)
+				f.log.Error("browser launch failed", logSlot, s.id, logErr, err)
+				select {
+				case <-time.After(backoff):
+				case <-f.ctx.Done():
+				}
+				backoff = min(2*backoff, 30*time.Second)
+				continue
+			}
+			backoff = 500 * time.Millisecond
+			f.prewarm(nin)
+			s.mu.Lock()
+			s.cur = nin
+			s.mu.Unlock()
+			f.up.Add(1)
+			continue
+		}
+		select {
+		case <-f.ctx.Done():
+			return
+		case <-in.exited:
+			// Loop: the dead instance is replaced before it is handed a job.
+		case j := <-f.queue:
+			f.runJob(s, in, j)
+			if reason := f.recycleReason(s, in); reason != "" {
+				f.retire(s, in, reason)
+				f.recycled.Add(1)
+			}
+		}
+	}
+}
+
+// retire takes an instance out of service and kills it off the request path.
+func (f *Farm) retire(s *slot, in *instance, reason string) {
+	s.mu.Lock()
+	if s.cur == in {
+		s.cur = nil
+		f.up.Add(-1)
+	}
+	s.mu.Unlock()
+	if in.spare != nil {
+		in.spare = nil
+		f.warm.Add(-1)
+	}
+	s.memMB.Store(0)
+	f.log.Info("browser retired", logSlot, s.id, logPID, in.pid, logReason, reason, logJobs, in.jobs)
+	go in.kill()
+}
+
+func (f *Farm) recycleReason(s *slot, in *instance) string {
+	switch {
+	case in.dead():
+		return "" // the worker loop replaces it and counts a restart
+	case f.cfg.RecycleJobs > 0 && in.jobs >= f.cfg.RecycleJobs:
+		return "job count"
+	case f.cfg.RecycleAge > 0 && time.Since(in.started) >= f.cfg.RecycleAge:
+		return "age"
+	}
+	if f.cfg.RecycleMemoryMB > 0 {
+		rss := groupMemoryMB(in.pid)
+		s.memMB.Store(int64(rss))
+		if rss >= f.cfg.RecycleMemoryMB {
+			f.log.Info("browser over its memory mark", logSlot, s.id, logMemMB, rss)
+			return "memory"
+		}
+	}
+	return ""
+}
+
+// launch starts a browser for the slot, spacing launches by LaunchStagger across the farm.
+func (f *Farm) launch(ctx context.Context, s *slot) (*instance, error) {
+	f.launchMu.Lock()
+	if wait := f.cfg.LaunchStagger - time.Since(f.lastLaunch); wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			f.launchMu.Unlock()
+			return nil, ctx.Err()
+		}
+	}
+	f.lastLaunch = time.Now()
+	f.launchMu.Unlock()
+	in, err := launch(ctx, f.cfg, s.proxy.addr())
+	if err != nil {
+		return nil, err
+	}
+	f.log.Info("browser up", logSlot, s.id, logPID, in.pid)
+	return in, nil
+}
+
+func (f *Farm) runJob(s *slot, in *instance, j *job) {
+	if err := j.ctx.Err(); err != nil {
+		j.out <- outcome{err: apierr.From(err)}
+		return
+	}
+	f.running.Add(1)
+	start := time.Now()
+	tb := in.spare
+	if tb != nil {
+		in.spare = nil
+		f.warm.Add(-1)
+	}
+	var (
+		res *Result
+		err error
+	)
+	if tb == nil {
+		tb, err = f.newTab(in)
+		if err != nil {
+			err = f.browserErr(j.ctx, err, "open a tab")
+		}
+	}
+	if err == nil {
+		res, err = f.execute(s, tb, j)
+	}
+	in.jobs++
+	f.running.Add(-1)
+	d := time.Since(start)
+	// Exponential moving average with weight 1/8.
+	if old := f.avgJobNS.Load(); old == 0 {
+		f.avgJobNS.Store(int64(d))
+	} else {
+		f.avgJobNS.Store(old + (int64(d)-old)/8)
+	}
+	if err != nil && in.dead() && !j.navigated && !j.retried && j.ctx.Err() == nil {
+		j.retried = true
+		select {
+		case f.queue <- j:
+			f.log.Info("job requeued after its browser died before navigating", logSlot, s.id, logURL, j.task.URL)
+			f.dispose(in, tb)
+			return
+		default:
+		}
+	}
+	f.done.Add(1)
+	if err != nil {
+		f.failed.Add(1)
+		if in.dead() {
+			err = apierr.Unavailable("the browser serving this call stopped during the job; nothing was charged, retry")
+		}
+		f.log.Debug("job failed", logSlot, s.id, logURL, j.task.URL, logErr, err, logDur, d.Milliseconds())
+	}
+	if res != nil {
+		res.Timings.Queue = start.Sub(j.queued)
+	}
+	j.out <- outcome{res: res, err: err}
+	// After the answer is on its way: drop this job's context, open the next one's.
+	f.dispose(in, tb)
+	f.prewarm(in)
+}
+
+// prewarm opens the next job's tab unless the browser is about to be retired.
+func (f *Farm) prewarm(in *instance) {
+	if in.dead() || in.spare != nil || (f.cfg.RecycleJobs > 0 && in.jobs >= f.cfg.RecycleJobs) {
+		return
+	}
+	tb, err := f.newTab(in)
+	if err != nil {
+		f.log.Warn("could not open a spare tab", logPID, in.pid, logErr, err)
+		return
+	}
+	in.spare = tb
+	f.warm.Add(1)
+}
+
+// Idle reports whether the pool is quiet: no job running or waiting, and every browser up
+// with its next tab ready.
+func (f *Farm) Idle() bool {
+	if f.running.Load() != 0 || len(f.queue) != 0 || f.up.Load() != int64(len(f.slots)) {
+		return false
+	}
+	return f.warm.Load() == int64(len(f.slots))
+}
+
+// BrowserPIDs lists the process-group leaders of the running browsers, for operators and for
+// the tests and benchmark that kill one to prove recovery.
+func (f *Farm) BrowserPIDs() []int {
+	var pids []int
+	for _, s := range f.slots {
+		if in := s.instance(); in != nil && !in.dead() {
+			pids = append(pids, in.pid)
+		}
+	}
+	return pids
+}

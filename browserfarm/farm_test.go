@@ -1,0 +1,92 @@
+package browserfarm_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/browserfarm/farmtest"
+)
+
+var env *farmtest.Env
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		os.Exit(helperFarmProcess())
+	}
+	var err error
+	env, err = farmtest.Start(2, 16)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "browserfarm tests need a real Chromium:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	env.Close()
+	os.Exit(code)
+}
+
+func do(t *testing.T, task browserfarm.Task) (*browserfarm.Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return env.Farm.Do(ctx, task)
+}
+
+func code(err error) apierr.Code {
+	var e *apierr.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+func TestScriptContent(t *testing.T) {
+	res, err := do(t, browserfarm.Task{URL: env.URL("/js")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Rendered by JavaScript", "inserted by a script", "fetched by script after load"} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("text lacks %q:\n%s", want, res.Text)
+		}
+	}
+	if res.Status != 200 || res.ContentType != "text/html" || !res.LoadComplete {
+		t.Errorf("status %d type %q load %v", res.Status, res.ContentType, res.LoadComplete)
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	res, err := do(t, browserfarm.Task{URL: env.URL("/redirect")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FinalURL != env.URL("/article") {
+		t.Errorf("final url %s", res.FinalURL)
+	}
+	if len(res.Redirects) != 2 || res.Redirects[0].Status != 301 || res.Redirects[1].Status != 302 {
+		t.Errorf("redirects %+v", res.Redirects)
+	}
+}
+
+// TestFingerprint: pages see a plain desktop Chrome in French on Paris time, not an
+// automated headless browser.
+func TestFingerprint(t *testing.T) {
+	res, err := do(t, browserfarm.Task{URL: env.URL("/fingerprint")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"header-lang=fr-FR", "webdriver=false", "tz=Europe/Paris", "lang=fr-FR", "Chrome/"} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("fingerprint lacks %q:\n%s", want, res.Text)
+		}
+	}
+	if strings.Contains(res.Text, "Headless") {
+		t.Errorf("the browser shows itself as headless:\n%s", res.Text)
+	}
+}

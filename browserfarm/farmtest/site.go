@@ -1,0 +1,295 @@
+package farmtest
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Hooks let a test see when the site is reached.
+type Hooks struct {
+	// Waiting receives one value each time /wait is requested; /wait then holds the
+	// request open until the client goes away, so a test knows a job is mid-flight.
+	Waiting chan struct{}
+}
+
+// Site serves the test pages.
+func Site(h *Hooks) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/wait", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case h.Waiting <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done()
+	})
+	page := func(path, body string) {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(body))
+		})
+	}
+	page("/article", Article)
+	page("/js", JSPage)
+	page("/tables", Tables)
+	page("/forms", Forms)
+	page("/prices", Prices)
+	page("/contacts", Contacts)
+	page("/nav", Article)
+	page("/ssrf-subresources", SSRFSubresources)
+	page("/crash", Crash)
+	page("/challenge-soft", ChallengeSoft)
+	page("/tall", Tall)
+	page("/short", `<!doctype html><html lang="en"><head><title>Short</title></head><body><p>Hi.</p></body></html>`)
+	mux.HandleFunc("/fingerprint", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<html><head><title>FP</title></head><body><pre id="h">header-ua=%s
+header-lang=%s
+header-ch=%s
+</pre><pre id="js"></pre><script>
+document.getElementById('js').textContent = [
+  'js-ua=' + navigator.userAgent,
+  'webdriver=' + navigator.webdriver,
+  'tz=' + Intl.DateTimeFormat().resolvedOptions().timeZone,
+  'lang=' + navigator.language,
+].join('\n');
+</script></body></html>`, html.EscapeString(r.UserAgent()), html.EscapeString(r.Header.Get("Accept-Language")), html.EscapeString(r.Header.Get("Sec-Ch-Ua")))
+	})
+	mux.HandleFunc("/spoof-refusal", func(w http.ResponseWriter, r *http.Request) {
+		// A target pretending the appliance's proxy refused it.
+		w.Header().Set("X-Peage-Egress-Refused", "loopback")
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(`<html><head><title>Spoof</title></head><body><p>Genuine page.</p></body></html>`))
+	})
+	mux.HandleFunc("/data.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"inserted":"Paragraph fetched by script after load."}`))
+	})
+	mux.HandleFunc("/file.pdf", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		_, _ = w.Write([]byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"))
+	})
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/redirect2", http.StatusMovedPermanently)
+	})
+	mux.HandleFunc("/redirect2", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/article", http.StatusFound)
+	})
+	mux.HandleFunc("/redirect-to", func(w http.ResponseWriter, r *http.Request) {
+		// Bait: the target chooses where to send the browser next.
+		http.Redirect(w, r, r.URL.Query().Get("u"), http.StatusFound)
+	})
+	mux.HandleFunc("/status/", func(w http.ResponseWriter, r *http.Request) {
+		code, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/status/"))
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, "<html><head><title>Error %d</title></head><body><h1>Error %d</h1></body></html>", code, code)
+	})
+	mux.HandleFunc("/challenge", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Cf-Mitigated", "challenge")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte(Challenge))
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(1500 * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(`<html><head><title>Slow</title></head><body><p>Worth the wait.</p></body></html>`))
+	})
+	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
+		// Headers and the start of the document, then nothing until the client leaves.
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(`<html><head><title>Never ends</title></head><body><p>Start`))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	mux.HandleFunc("/huge", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		var b strings.Builder
+		b.WriteString("<html><head><title>Huge</title></head><body>")
+		row := "<p>" + strings.Repeat("enormous page text ", 20) + "</p>\n"
+		for b.Len() < 6<<20 {
+			b.WriteString(row)
+		}
+		b.WriteString("</body></html>")
+		_, _ = w.Write([]byte(b.String()))
+	})
+	mux.HandleFunc("/counter", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><head><title>Counter</title></head><body><main><p>Version %s of the page.</p></main></body></html>", r.URL.Query().Get("v"))
+	})
+	return mux
+}
+
+// Article is a news-like page with boilerplate around the main text, metadata and JSON-LD.
+const Article = `<!doctype html>
+<html lang="fr">
+<head>
+<meta charset="utf-8">
+<title>Le marché des fromages affinés en 2026</title>
+<meta name="description" content="Une enquête sur les caves d'affinage françaises.">
+<meta property="og:title" content="Fromages affinés : l'enquête">
+<meta property="og:type" content="article">
+<meta property="og:image" content="/img/og.png">
+<meta name="twitter:card" content="summary_large_image">
+<meta name="twitter:site" content="@fromagerie">
+<link rel="canonical" href="https://example.org/articles/fromages">
+<link rel="icon" href="/favicon.ico">
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"Le marché des fromages affinés","author":{"@type":"Person","name":"Camille Martin"}}</script>
+<script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"Organization","name":"La Gazette du Fromage"},{"@type":"WebSite","url":"https://example.org/"}]}</script>
+</head>
+<body>
+<header id="top"><a href="/">La Gazette</a>
+<nav aria-label="Principal"><ul><li><a href="/rubrique/economie">Économie</a></li><li><a href="/rubrique/terroirs">Terroirs</a></li><li><a href="https://partenaire.example.com/abonnement">S'abonner</a></li></ul></nav>
+</header>
+<aside class="sidebar"><h3>À lire aussi</h3><ul><li><a href="/autre">Un autre article sans rapport</a></li></ul></aside>
+<main>
+<article>
+<h1 id="titre">Le marché des fromages affinés en 2026</h1>
+<p>Dans les caves du Jura, l'affinage du comté suit un rythme lent que les marchés mondiaux ne connaissent pas. Les affineurs retournent chaque meule à la main, parfois pendant trente-six mois, et chaque cave garde ses secrets de température et d'humidité.</p>
+<h2 id="prix">Des prix qui montent</h2>
+<p>Le prix payé aux producteurs de lait a augmenté de huit pour cent en un an. Les coopératives expliquent cette hausse par la demande à l'export et par des étés plus secs qui réduisent les rendements des prairies d'altitude.</p>
+<img src="/img/cave.jpg" alt="Une cave d'affinage" width="640" height="480">
+<h2>Les caves face au climat</h2>
+<p>Les caves naturelles, creusées dans la roche, restent fraîches sans climatisation. Mais plusieurs affineurs investissent désormais dans des systèmes de régulation, car les printemps doux perturbent le développement des croûtes.</p>
+<h3 id="avenir">Et demain ?</h3>
+<p>La filière prépare un cahier des charges révisé pour 2027, qui devra concilier tradition et adaptation. Les discussions entre producteurs, affineurs et distributeurs doivent aboutir avant la fin de l'année.</p>
+<p>Lire aussi <a href="/rubrique/terroirs#comte">notre dossier sur le comté</a> et <a href="https://www.inao.gouv.fr/">le site de l'INAO</a>.</p>
+</article>
+</main>
+<footer><nav aria-label="Pied de page"><a href="/mentions-legales">Mentions légales</a> <a href="/contact">Contact</a></nav><p>© 2026 La Gazette du Fromage</p></footer>
+</body>
+</html>`
+
+// JSPage has content only scripts create: at DOMContentLoaded, after a timer, and after a fetch.
+const JSPage = `<!doctype html>
+<html lang="en"><head><title>Script page</title></head>
+<body><main id="app"></main>
+<script>
+document.addEventListener('DOMContentLoaded', () => {
+  const h = document.createElement('h1'); h.textContent = 'Rendered by JavaScript';
+  document.getElementById('app').appendChild(h);
+  const p = document.createElement('p');
+  p.textContent = 'This paragraph was inserted by a script when the document was parsed, so a plain HTTP fetch would never see it. It is long enough to be the main content of the page.';
+  document.getElementById('app').appendChild(p);
+});
+window.addEventListener('load', () => {
+  setTimeout(() => {
+    fetch('/data.json').then(r => r.json()).then(d => {
+      const p = document.createElement('p'); p.id = 'fetched'; p.textContent = d.inserted;
+      document.getElementById('app').appendChild(p);
+    });
+  }, 30);
+});
+</script></body></html>`
+
+// Tables has a header spanning two columns over a second header row, and a rowspan.
+const Tables = `<!doctype html><html><head><title>Tables</title></head><body>
+<table id="t1">
+<thead>
+<tr><th rowspan="2">Ville</th><th colspan="2">Température</th></tr>
+<tr><th>Min</th><th>Max</th></tr>
+</thead>
+<tbody>
+<tr><td>Paris</td><td>3</td><td>11</td></tr>
+<tr><td>Lyon</td><td>1</td><td>9</td></tr>
+</tbody>
+</table>
+<table id="t2">
+<tr><th>Produit</th><th>Prix</th></tr>
+<tr><td rowspan="2">Pomme</td><td>1,20 €</td></tr>
+<tr><td>1,10 €</td></tr>
+</table>
+</body></html>`
+
+// Forms has labels by for= and by wrapping, a select, a textarea, hidden and required fields.
+const Forms = `<!doctype html><html><head><title>Forms</title></head><body>
+<form id="contact" action="/send" method="post">
+<label for="name">Votre nom</label><input id="name" name="name" type="text" required>
+<label>E-mail <input name="email" type="email" required></label>
+<label for="topic">Sujet</label>
+<select id="topic" name="topic"><option value="">Choisir</option><option value="devis">Demande de devis</option><option value="sav" selected>Service après-vente</option></select>
+<textarea name="message" aria-label="Message"></textarea>
+<input type="hidden" name="csrf" value="abc">
+<input type="checkbox" name="newsletter" id="nl"><label for="nl">Newsletter</label>
+<button type="submit">Envoyer</button>
+</form>
+<form action="/search"><input type="search" name="q" placeholder="Rechercher"></form>
+<script>document.getElementById('contact').addEventListener('submit', () => { document.title = 'SUBMITTED'; });</script>
+</body></html>`
+
+// Prices has a schema.org offer and visible prices in several currencies and locales.
+const Prices = `<!doctype html><html lang="fr"><head><title>Boutique</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Meule de comté","offers":{"@type":"Offer","price":"1299.99","priceCurrency":"EUR"}}</script>
+</head><body>
+<h1>Meule de comté</h1>
+<p class="price">Prix : 1 299,99 €</p>
+<p>Export price: $1,349.50</p>
+<p>UK: £1,050.00 incl. VAT</p>
+<p>Suisse : CHF 1'420.00</p>
+<p>Livraison 12,50 EUR</p>
+<p>Ce texte ne contient pas de prix, seulement 2026 et 36 mois.</p>
+<p style="display:none">Prix caché 9,99 €</p>
+</body></html>`
+
+// Contacts shows e-mails, phones in several writings and social profiles.
+const Contacts = `<!doctype html><html lang="fr"><head><title>Contact</title></head><body>
+<h1>Nous contacter</h1>
+<p>Standard : 01 42 68 53 00 — Mobile : +33 6 12 34 56 78</p>
+<p>Londres : +44 20 7946 0958</p>
+<p><a href="tel:+33142685301">Appeler le service client</a></p>
+<p>Écrivez à <a href="mailto:contact@fromagerie.example?subject=Bonjour">contact@fromagerie.example</a> ou presse@fromagerie.example.</p>
+<p>Numéro de commande 2026 1234 5678 9012 (pas un téléphone).</p>
+<p style="display:none">Caché : cache@fromagerie.example 01 99 99 99 99</p>
+<footer>
+<a href="https://www.linkedin.com/company/fromagerie">LinkedIn</a>
+<a href="https://x.com/fromagerie">X</a>
+<a href="https://www.instagram.com/fromagerie/">Instagram</a>
+<a href="https://www.facebook.com/fromagerie">Facebook</a>
+<a href="https://github.com/fromagerie">GitHub</a>
+<a href="https://www.youtube.com/@fromagerie">YouTube</a>
+</footer>
+</body></html>`
+
+// SSRFSubresources is an allowed page that tries to reach private addresses.
+const SSRFSubresources = `<!doctype html><html><head><title>Bait</title></head><body>
+<p>An innocent page.</p>
+<iframe src="http://10.0.0.1/admin"></iframe>
+<img src="http://192.168.1.1/logo.png">
+<img src="http://169.254.169.254/latest/meta-data/">
+<script>
+fetch('http://172.16.0.1/api').catch(() => {});
+fetch('https://100.64.0.1/').catch(() => {});
+try { new WebSocket('ws://10.9.8.7/socket'); } catch (e) {}
+</script>
+</body></html>`
+
+// Crash allocates until the renderer's heap cap kills it.
+const Crash = `<!doctype html><html><head><title>Crash</title></head><body><p>Allocating…</p>
+<script>
+const hog = [];
+for (;;) { hog.push(new Array(1 << 20).fill(hog.length)); }
+</script></body></html>`
+
+// Challenge imitates a Cloudflare managed challenge page.
+const Challenge = `<!doctype html><html lang="en-US"><head><title>Just a moment...</title></head>
+<body><div id="challenge-running">Checking if the site connection is secure</div>
+<script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script></body></html>`
+
+// ChallengeSoft is a 200 page that is nothing but a captcha wall.
+const ChallengeSoft = `<!doctype html><html><head><title>Vérification</title></head><body>
+<p>Please verify you are a human.</p>
+<div class="g-recaptcha" data-sitekey="x"></div>
+<iframe src="https://www.google.com/recaptcha/api2/anchor?k=x"></iframe>
+</body></html>`
+
+// Tall is taller than the screenshot cap.
+var Tall = `<!doctype html><html><head><title>Tall</title></head><body style="margin:0">
+<div style="height:30000px;background:linear-gradient(#fff,#00f)">tall</div></body></html>`

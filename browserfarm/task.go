@@ -1,0 +1,551 @@
+package browserfarm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/appliance/egress"
+)
+
+// Task is one page to load and what to take from it. The rendered HTML, the visible text,
+// the title and the language are always returned.
+type Task struct {
+	URL        string
+	Images     bool        // collect every image with its natural size
+	Screenshot *Screenshot // capture a PNG
+	PDF        bool        // print an A4 PDF
+}
+
+// Screenshot options.
+type Screenshot struct {
+	FullPage bool
+}
+
+// Result is what the browser saw. The target's own HTTP status is reported, not judged:
+// callers decide what a 404 means for their route.
+type Result struct {
+	URL         string            // as requested
+	FinalURL    string            // after redirects and script navigation
+	Status      int               // HTTP status of the main document
+	ContentType string            // MIME type of the main document
+	Header      map[string]string // main document response headers, lower-case names
+	Redirects   []Redirect        // HTTP redirects of the main document, in order
+	HTML        string            // serialised DOM after scripts ran
+	Text        string            // visible text (innerText)
+	Title       string
+	Lang        string
+	Images      []Image
+	// PNG is the screenshot; PageHeight is the page's full height in CSS pixels and
+	// ShotHeight the captured one (smaller when the page was taller than the cap).
+	PNG        []byte
+	PageHeight int
+	ShotHeight int
+	PDF        []byte
+	// Blocked lists the page's requests (sub-resources, frames, fetches) the egress policy refused.
+	Blocked []BlockedRequest
+	// LoadComplete is false when the window load event (images, late scripts) did not come
+	// within the wait budget; the HTML document itself was complete.
+	LoadComplete bool
+	RetrievedAt  time.Time
+	Timings      Timings
+}
+
+// Redirect is one hop of the main document.
+type Redirect struct {
+	URL    string `json:"url"`
+	Status int    `json:"status"`
+}
+
+// Image is one <img> of the page.
+type Image struct {
+	Src           string `json:"src"`
+	Alt           string `json:"alt"`
+	Width         int    `json:"width"`
+	Height        int    `json:"height"`
+	DisplayWidth  int    `json:"display_width"`
+	DisplayHeight int    `json:"display_height"`
+}
+
+// Timings of a job's stages.
+type Timings struct {
+	Queue, Navigate, Wait, Extract time.Duration
+}
+
+// errPageCrashed is the cancel cause when the renderer of the job's tab dies.
+var errPageCrashed = errors.New("the page crashed its renderer")
+
+// checkTarget applies the egress policy to the main URL before any browser work, so a
+// forbidden target answers 400 naming the reason and never costs a browser slot.
+func (f *Farm) checkTarget(ctx context.Context, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return apierr.BadParam("url", "url must be an absolute http or https URL")
+	}
+	port := 80
+	if u.Scheme == "https" {
+		port = 443
+	}
+	if p := u.Port(); p != "" {
+		port, err = strconv.Atoi(p)
+		if err != nil {
+			return apierr.BadParam("url", "url has an invalid port")
+		}
+	}
+	if _, err := f.policy.Resolve(ctx, u.Hostname(), port); err != nil {
+		var b *egress.Blocked
+		if errors.As(err, &b) {
+			return &apierr.Error{Code: apierr.CodeBadParam, Param: "url", Cause: err,
+				Message: fmt.Sprintf("url is refused by the egress policy: %s is %s", u.Hostname(), b.Reason)}
+		}
+		var dnsErr *net.DNSError
+		if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
+			return &apierr.Error{Code: apierr.CodeBadParam, Param: "url", Cause: err,
+				Message: fmt.Sprintf("url host %s does not exist (DNS)", u.Hostname())}
+		}
+		return apierr.Upstream("target", err, "could not resolve %s", u.Hostname())
+	}
+	return nil
+}
+
+// navWatch follows the main frame's document requests from CDP events.
+type navWatch struct {
+	frame proto.PageFrameID
+	mu    sync.Mutex
+	last  string // URL of the latest main-document request
+	resp  *proto.NetworkResponse
+	redir []Redirect
+	// got is closed at the main document's first response. CDP events arrive on their own
+	// goroutine, so Navigate can return before the response event has been handled.
+	got     chan struct{}
+	gotOnce sync.Once
+}
+
+func (n *navWatch) onRequest(e *proto.NetworkRequestWillBeSent) {
+	if e.Type != proto.NetworkResourceTypeDocument || e.FrameID != n.frame {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if e.RedirectResponse != nil {
+		n.redir = append(n.redir, Redirect{URL: e.RedirectResponse.URL, Status: e.RedirectResponse.Status})
+	}
+	n.last = e.Request.URL
+}
+
+func (n *navWatch) onResponse(e *proto.NetworkResponseReceived) {
+	if e.Type != proto.NetworkResourceTypeDocument || e.FrameID != n.frame {
+		return
+	}
+	n.mu.Lock()
+	n.resp = e.Response
+	n.mu.Unlock()
+	n.gotOnce.Do(func() { close(n.got) })
+}
+
+// awaitResponse waits for the main document's response event until ctx ends or at most d.
+func (n *navWatch) awaitResponse(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-n.got:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+func (n *navWatch) snapshot() (string, *proto.NetworkResponse, []Redirect) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.last, n.resp, append([]Redirect(nil), n.redir...)
+}
+
+// budgets splits the job's time: navigation and waiting share what is left after a reserve
+// for reading the page (bigger when a screenshot or PDF must be made).
+func budgets(deadline time.Time, t Task) (waitEnd time.Time) {
+	total := time.Until(deadline)
+	reserve := total / 5
+	if t.Screenshot != nil || t.PDF {
+		reserve = total / 3
+	}
+	reserve = min(max(reserve, 300*time.Millisecond), 10*time.Second)
+	return deadline.Add(-reserve)
+}
+
+func (f *Farm) execute(s *slot, tb *tab, j *job) (*Result, error) {
+	t := j.task
+	ctx, cancel := context.WithTimeout(j.ctx, f.cfg.JobTimeout)
+	defer cancel()
+	ctx, crash := context.WithCancelCause(ctx)
+	defer crash(nil)
+	deadline, _ := ctx.Deadline()
+
+	rec := &recorder{}
+	s.proxy.setRecorder(rec)
+	defer s.proxy.setRecorder(nil)
+
+	res := &Result{URL: t.URL, RetrievedAt: time.Now().UTC()}
+	page := tb.page.Context(ctx)
+	nav := &navWatch{frame: page.FrameID, got: make(chan struct{})}
+	wait := page.Context(ctx).EachEvent(nav.onRequest, nav.onResponse,
+		func(*proto.InspectorTargetCrashed) bool { crash(errPageCrashed); return true })
+	go wait()
+
+	waitEnd := budgets(deadline, t)
+	start := time.Now()
+	navCtx, navCancel := context.WithDeadline(ctx, waitEnd)
+	j.navigated = true
+	navErr := page.Context(navCtx).Navigate(t.URL)
+	navCancel()
+	if navErr == nil {
+		nav.awaitResponse(ctx, time.Until(waitEnd))
+	} else {
+		nav.awaitResponse(ctx, 200*time.Millisecond)
+	}
+	res.Timings.Navigate = time.Since(start)
+	if err := f.navOutcome(ctx, navErr, nav, rec, res); err != nil {
+		return nil, err
+	}
+
+	start = time.Now()
+	if err := f.waitPage(ctx, page, waitEnd, res); err != nil {
+		return nil, err
+	}
+	res.Timings.Wait = time.Since(start)
+
+	start = time.Now()
+	if err := f.read(ctx, page, t, res); err != nil {
+		return nil, err
+	}
+	res.Timings.Extract = time.Since(start)
+	res.Blocked = rec.list()
+	return res, nil
+}
+
+// browserErr classifies a failure of a browser call: a crash of the tab, the job's deadline,
+// or a broken browser.
+func (f *Farm) browserErr(ctx context.Context, err error, stage string) error {
+	if errors.Is(context.Cause(ctx), errPageCrashed) {
+		f.crashes.Add(1)
+		return apierr.Upstream("target", errPageCrashed, "the page crashed the browser tab (renderer) while it loaded; nothing was charged")
+	}
+	if ctx.Err() != nil {
+		return &apierr.Error{Code: apierr.CodeTimeout, Upstream: "target", Cause: err,
+			Message: fmt.Sprintf("the page did not finish within the call's deadline (stage: %s)", stage)}
+	}
+	return &apierr.Error{Code: apierr.CodeUnavailable, Cause: err, Message: "the browser failed during the job (" + stage + "); nothing was charged, retry"}
+}
+
+// tab is a fresh incognito context with one prepared tab, used by exactly one job.
+type tab struct {
+	incog *rod.Browser
+	page  *rod.Page
+}
+
+// newTab opens a fresh incognito context and a tab with the desktop fingerprint. Workers make
+// the next one while idle, so a job does not wait for the renderer process to start.
+func (f *Farm) newTab(in *instance) (*tab, error) {
+	// The tab's objects must live on the instance's context: rod derives each page's session
+	// from it, and a spent context would silently stop the page's event handling. A browser
+	// that cannot open a tab in 10 s is broken, so the watchdog kills it.
+	watchdog := time.AfterFunc(10*time.Second, in.kill)
+	defer watchdog.Stop()
+	incog, err := in.browser.Incognito()
+	if err != nil {
+		return nil, err
+	}
+	tb := &tab{incog: incog}
+	page, err := incog.Page(proto.TargetCreateTarget{URL: "about:blank"})
+	if err != nil {
+		f.dispose(in, tb)
+		return nil, err
+	}
+	if err := f.preparePage(page, in); err != nil {
+		f.dispose(in, tb)
+		return nil, err
+	}
+	tb.page = page
+	return tb, nil
+}
+
+// dispose closes the tab's incognito context with everything it held (cookies, storage,
+// cache, service workers), on its own short deadline since the job's may be spent.
+func (f *Farm) dispose(in *instance, tb *tab) {
+	if tb == nil || in.dead() {
+		return // nothing to dispose of, and calls on a dead connection only wait
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_ = tb.incog.Context(ctx).Close()
+}
+
+func (f *Farm) preparePage(page *rod.Page, in *instance) error {
+	ua, major := in.userAgent(page)
+	if err := (proto.NetworkSetUserAgentOverride{
+		UserAgent:      ua,
+		AcceptLanguage: "fr-FR,fr;q=0.9,en-US;q=0.8,en;q=0.7",
+		Platform:       "Linux x86_64",
+		UserAgentMetadata: &proto.EmulationUserAgentMetadata{
+			Brands: []*proto.EmulationUserAgentBrandVersion{
+				{Brand: "Chromium", Version: major}, {Brand: "Not_A Brand", Version: "24"}},
+			Platform: "Linux", Architecture: "x86", Bitness: "64",
+		},
+	}).Call(page); err != nil {
+		return err
+	}
+	_ = proto.EmulationSetTimezoneOverride{TimezoneID: "Europe/Paris"}.Call(page)
+	return page.SetViewport(&proto.EmulationSetDeviceMetricsOverride{Width: 1280, Height: 800, DeviceScaleFactor: 1})
+}
+
+// userAgent derives a plain desktop Chrome user agent from the real one, so pages see the
+// browser it is, minus the "Headless" marker that makes sites answer differently.
+func (in *instance) userAgent(page *rod.Page) (ua, major string) {
+	if in.ua != "" {
+		return in.ua, in.uaMajor
+	}
+	v, err := proto.BrowserGetVersion{}.Call(page)
+	if err != nil {
+		return "", ""
+	}
+	ua = strings.Replace(v.UserAgent, "HeadlessChrome/", "Chrome/", 1)
+	if i := strings.Index(ua, "Chrome/"); i >= 0 {
+		major, _, _ = strings.Cut(ua[i+len("Chrome/"):], ".")
+	}
+	in.ua, in.uaMajor = ua, major
+	return ua, major
+}
+
+// navOutcome turns the navigation's result into the main document's facts or an error.
+func (f *Farm) navOutcome(ctx context.Context, navErr error, nav *navWatch, rec *recorder, res *Result) error {
+	last, resp, redir := nav.snapshot()
+	res.Redirects = redir
+	if resp != nil {
+		res.Status = resp.Status
+		res.ContentType = strings.ToLower(resp.MIMEType)
+		res.FinalURL = resp.URL
+		res.Header = map[string]string{}
+		for k, v := range resp.Headers {
+			res.Header[strings.ToLower(k)] = v.Str()
+		}
+	}
+	// A refusal of the document itself (the URL or a redirect hop) is the caller's target's
+	// fault, not a page of the target: answer 400 naming the reason.
+	if reason, ok := res.Header[strings.ToLower(blockedHeader)]; ok {
+		return blockedMain(last, reason)
+	}
+	if navErr == nil {
+		if resp == nil {
+			return apierr.Upstream("target", nil, "the page sent no document")
+		}
+		return nil
+	}
+	if last != "" {
+		for _, b := range rec.list() {
+			if hostOf(b.URL) == hostOf(last) {
+				return blockedMain(last, b.Reason)
+			}
+		}
+	}
+	var ne *rod.NavigationError
+	if errors.As(navErr, &ne) {
+		if resp != nil && ne.Reason == "net::ERR_ABORTED" {
+			// Chromium aborts the navigation of documents it downloads instead of showing.
+			return nil
+		}
+		return apierr.Upstream("target", navErr, "the page could not be loaded: %s", ne.Reason)
+	}
+	if ctx.Err() == nil && context.Cause(ctx) == nil && errors.Is(navErr, context.DeadlineExceeded) {
+		// The navigation budget ran out before the job's deadline.
+		return &apierr.Error{Code: apierr.CodeTimeout, Upstream: "target", Cause: navErr,
+			Message: "the page did not answer within the navigation budget (stage: navigate)"}
+	}
+	return f.browserErr(ctx, navErr, "navigate")
+}
+
+func blockedMain(u, reason string) error {
+	return &apierr.Error{Code: apierr.CodeBadParam, Param: "url",
+		Message: fmt.Sprintf("url leads to %s, which the egress policy refuses: %s", hostOf(u), reason)}
+}
+
+const jsDOMReady = `() => new Promise(r => {
+	if (document.readyState !== 'loading') r(true);
+	else document.addEventListener('DOMContentLoaded', () => r(true), {once: true});
+})`
+
+// jsSettle waits for window load, then for the DOM to stay still for quiet ms (at most max
+// ms), so content that scripts insert after load is read too.
+const jsSettle = `(quiet, max) => new Promise(r => {
+	const settle = () => {
+		const start = Date.now();
+		let t;
+		const done = () => { obs.disconnect(); r(true); };
+		const obs = new MutationObserver(() => {
+			clearTimeout(t);
+			t = setTimeout(done, Date.now() - start > max ? 0 : quiet);
+		});
+		obs.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+		t = setTimeout(done, quiet);
+		setTimeout(done, max);
+	};
+	if (document.readyState === 'complete') settle();
+	else window.addEventListener('load', settle, {once: true});
+})`
+
+// waitPage waits for window load and a quiet DOM (best effort, at most LoadWait), then makes
+// sure the HTML document itself is complete (required). The common case is one round trip.
+func (f *Farm) waitPage(ctx context.Context, page *rod.Page, waitEnd time.Time, res *Result) error {
+	wctx, cancel := context.WithDeadline(ctx, waitEnd)
+	defer cancel()
+	lctx, lcancel := context.WithTimeout(wctx, f.cfg.LoadWait)
+	defer lcancel()
+	quiet, maxSettle := f.cfg.SettleQuiet.Milliseconds(), f.cfg.SettleMax.Milliseconds()
+	var err error
+	// A script navigation destroys the evaluation context; try again in the new document.
+	for range 3 {
+		if _, err = page.Context(lctx).Evaluate(rod.Eval(jsSettle, quiet, maxSettle).ByPromise()); err == nil || lctx.Err() != nil {
+			break
+		}
+	}
+	if errors.Is(context.Cause(ctx), errPageCrashed) {
+		return f.browserErr(ctx, err, "wait")
+	}
+	res.LoadComplete = err == nil
+	if res.LoadComplete {
+		return nil
+	}
+	for range 3 {
+		if _, err = page.Context(wctx).Evaluate(rod.Eval(jsDOMReady).ByPromise()); err == nil || wctx.Err() != nil {
+			break
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	if errors.Is(context.Cause(ctx), errPageCrashed) || ctx.Err() != nil {
+		return f.browserErr(ctx, err, "wait")
+	}
+	if wctx.Err() != nil {
+		return &apierr.Error{Code: apierr.CodeTimeout, Upstream: "target", Cause: err,
+			Message: "the page's HTML did not finish loading within the wait budget (stage: wait)"}
+	}
+	return f.browserErr(ctx, err, "wait")
+}
+
+const jsRead = `(wantImages, maxBytes) => {
+	const de = document.documentElement;
+	const html = de ? de.outerHTML : '';
+	const out = {
+		contentType: document.contentType || '',
+		title: document.title || '',
+		lang: (de && de.lang) || '',
+		url: location.href,
+		height: Math.max(de ? de.scrollHeight : 0, document.body ? document.body.scrollHeight : 0),
+		htmlLen: html.length,
+	};
+	if (html.length > maxBytes) return out;
+	const dt = document.doctype ? '<!DOCTYPE ' + document.doctype.name + '>\n' : '';
+	out.html = dt + html;
+	out.text = (document.body || de || {}).innerText || '';
+	if (wantImages) {
+		out.images = Array.from(document.images).map(i => ({
+			src: i.currentSrc || i.src || '', alt: i.getAttribute('alt') || '',
+			width: i.naturalWidth || 0, height: i.naturalHeight || 0,
+			display_width: i.width || 0, display_height: i.height || 0,
+		}));
+	}
+	return out;
+}`
+
+type readOut struct {
+	ContentType string  `json:"contentType"`
+	Title       string  `json:"title"`
+	Lang        string  `json:"lang"`
+	URL         string  `json:"url"`
+	Height      float64 `json:"height"`
+	HTMLLen     int     `json:"htmlLen"`
+	HTML        *string `json:"html"`
+	Text        string  `json:"text"`
+	Images      []Image `json:"images"`
+}
+
+func (f *Farm) read(ctx context.Context, page *rod.Page, t Task, res *Result) error {
+	p := page.Context(ctx)
+	obj, err := p.Evaluate(rod.Eval(jsRead, t.Images, f.cfg.MaxHTMLBytes))
+	if err != nil {
+		return f.browserErr(ctx, err, "extract")
+	}
+	var out readOut
+	if err := json.Unmarshal([]byte(obj.Value.JSON("", "")), &out); err != nil {
+		return fmt.Errorf("browserfarm: decode page read: %w", err)
+	}
+	if out.HTML == nil {
+		return apierr.TooLarge("the page's rendered HTML is %d characters, over the %d limit", out.HTMLLen, f.cfg.MaxHTMLBytes)
+	}
+	res.HTML, res.Text, res.Title, res.Lang, res.Images = *out.HTML, out.Text, out.Title, out.Lang, out.Images
+	if out.URL != "" && out.URL != "about:blank" {
+		res.FinalURL = out.URL
+	}
+	if res.ContentType == "" {
+		res.ContentType = strings.ToLower(out.ContentType)
+	}
+	res.PageHeight = int(out.Height)
+	if t.Screenshot != nil {
+		if err := f.screenshot(p, t.Screenshot, res); err != nil {
+			return f.browserErr(ctx, err, "screenshot")
+		}
+	}
+	if t.PDF {
+		if err := printPDF(p, res); err != nil {
+			return f.browserErr(ctx, err, "pdf")
+		}
+	}
+	return nil
+}
+
+func (f *Farm) screenshot(p *rod.Page, o *Screenshot, res *Result) error {
+	req := proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}
+	res.ShotHeight = min(res.PageHeight, 800)
+	if o.FullPage {
+		m, err := proto.PageGetLayoutMetrics{}.Call(p)
+		if err != nil {
+			return err
+		}
+		h := res.PageHeight
+		if m.CSSContentSize != nil {
+			h = int(m.CSSContentSize.Height)
+		}
+		res.PageHeight = h
+		res.ShotHeight = min(h, f.cfg.ScreenshotMaxHeight)
+		req.CaptureBeyondViewport = true
+		req.Clip = &proto.PageViewport{X: 0, Y: 0, Width: 1280, Height: float64(res.ShotHeight), Scale: 1}
+	}
+	shot, err := req.Call(p)
+	if err != nil {
+		return err
+	}
+	res.PNG = shot.Data
+	return nil
+}
+
+func printPDF(p *rod.Page, res *Result) error {
+	w, h, m := 8.27, 11.69, 0.4 // A4 in inches, 1 cm margins
+	r, err := p.PDF(&proto.PagePrintToPDF{PaperWidth: &w, PaperHeight: &h, MarginTop: &m,
+		MarginBottom: &m, MarginLeft: &m, MarginRight: &m, PrintBackground: true})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	res.PDF, err = io.ReadAll(io.LimitReader(r, 64<<20))
+	return err
+}

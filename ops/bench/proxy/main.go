@@ -1,0 +1,572 @@
+// Command proxy benchmarks proxyd side by side in one run, on loopback only:
+//
+//  1. single-stream download throughput: direct to a local sink, through proxyd (metered, with
+//     auth, its real state store fsyncing meters), and through Debian's squid (a temporary
+//     config on a loopback port allowing CONNECT to the sink);
+//  2. 100 concurrent streams, same three paths;
+//  3. tunnel setup (TCP connect + CONNECT + 200 + first byte back), p50 and p99;
+//  4. memory per open idle tunnel: the RSS growth of the proxy process with -idle tunnels open
+//     (proxyd runs as a child process so that only its memory is measured; squid likewise).
+//
+// Ratios are against the direct path and against squid, measured in the same run.
+// A raw splice relay (io.Copy between two *net.TCPConn, no CONNECT, auth or meter) runs in the
+// proxyd child as the ceiling any proxy hop can reach on the machine.
+//
+// Usage: go run ./ops/bench/proxy [-mib 512] [-streams 100] [-stream-mib 8] [-setups 1000] [-idle 5000]
+// [-store state|mem] [-window BYTES] [-slack BYTES]
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/peage/appliance/ops/bench/benchutil"
+	"github.com/peage/appliance/proxyd"
+)
+
+func main() {
+	if os.Getenv("BENCH_PROXYD_CHILD") != "" {
+		if err := child(); err != nil {
+			fmt.Fprintln(os.Stderr, "proxyd child:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	mib := flag.Int64("mib", 512, "MiB per single-stream run")
+	runs := flag.Int("runs", 3, "single-stream runs per path (best is kept)")
+	streams := flag.Int("streams", 100, "concurrent streams")
+	streamMiB := flag.Int64("stream-mib", 8, "MiB per concurrent stream")
+	setups := flag.Int("setups", 1000, "tunnel setups timed")
+	idle := flag.Int("idle", 5000, "idle tunnels held open for the memory figure")
+	store := flag.String("store", "state", "proxyd's meter store: state (the real one, fsync per meter write) or mem (diagnosis)")
+	window := flag.Int64("window", proxyd.DefaultConfig().SpliceWindowBytes, "proxyd splice window in bytes (0: user-space copy only)")
+	slack := flag.Int64("slack", proxyd.DefaultConfig().MeterSlackBytes, "proxyd meter slack in bytes")
+	flag.Parse()
+	os.Setenv("BENCH_STORE", *store)
+	os.Setenv("BENCH_WINDOW", strconv.FormatInt(*window, 10))
+	os.Setenv("BENCH_SLACK", strconv.FormatInt(*slack, 10))
+	if err := run(*mib, *runs, *streams, *streamMiB, *setups, *idle); err != nil {
+		fmt.Fprintln(os.Stderr, "bench proxy:", err)
+		os.Exit(1)
+	}
+}
+
+// path is one way to the sink: dial returns a connection on which "down N\n" may be sent.
+type path struct {
+	name string
+	dial func() (net.Conn, error)
+	pid  int // the proxy process, for memory
+}
+
+func run(mib int64, runs, streams int, streamMiB int64, setups, idle int) error {
+	if _, err := proxyd.RaiseFileLimit(); err != nil {
+		return fmt.Errorf("raise the descriptor limit: %w", err)
+	}
+	if err := benchutil.Need("squid", "squid"); err != nil {
+		if _, err2 := os.Stat("/usr/sbin/squid"); err2 != nil {
+			return err
+		}
+	}
+	sink, err := startSink()
+	if err != nil {
+		return err
+	}
+	defer sink.Close()
+	dir, err := os.MkdirTemp("", "peage-bench-proxy-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	px, err := startProxyd(dir, sink.Addr().String(), idle+streams+16)
+	if err != nil {
+		return err
+	}
+	defer px.stop()
+	sq, err := startSquid(dir, sink.Addr().String(), idle+streams+16)
+	if err != nil {
+		return err
+	}
+	defer sq.stop()
+
+	paths := []path{
+		{name: "direct", dial: func() (net.Conn, error) { return net.Dial("tcp", sink.Addr().String()) }},
+		{name: "raw splice relay (no proxy logic)", dial: func() (net.Conn, error) { return net.Dial("tcp", px.relay) }},
+		{name: "proxyd (metered, auth)", dial: func() (net.Conn, error) { return connect(px.addr, sink.Addr().String(), px.key) }, pid: px.cmd.Process.Pid},
+		{name: "squid 5.7", dial: func() (net.Conn, error) { return connect(sq.addr, sink.Addr().String(), "") }, pid: sq.cmd.Process.Pid},
+	}
+
+	single := map[string]float64{}
+	multi := map[string]float64{}
+	p50 := map[string]time.Duration{}
+	p99 := map[string]time.Duration{}
+	for _, p := range paths {
+		best := 0.0
+		for i := 0; i < runs; i++ {
+			r, err := download(p, mib<<20)
+			if err != nil {
+				return fmt.Errorf("%s single stream: %w", p.name, err)
+			}
+			best = max(best, r)
+		}
+		single[p.name] = best
+		r, err := parallel(p, streams, streamMiB<<20)
+		if err != nil {
+			return fmt.Errorf("%s %d streams: %w", p.name, streams, err)
+		}
+		multi[p.name] = r
+		a, b, err := setupTimes(p, setups)
+		if err != nil {
+			return fmt.Errorf("%s setup: %w", p.name, err)
+		}
+		p50[p.name], p99[p.name] = a, b
+	}
+	mem := map[string]string{"direct": "—", "raw splice relay (no proxy logic)": "—"}
+	for _, p := range paths[2:] {
+		per, err := idleMemory(p, idle)
+		if err != nil {
+			return fmt.Errorf("%s idle tunnels: %w", p.name, err)
+		}
+		mem[p.name] = fmt.Sprintf("%.1f KB", per/1000)
+	}
+
+	fmt.Printf("proxy bench: loopback, %d-MiB single stream (best of %d), %d streams × %d MiB, %d setups, %d idle tunnels\n\n",
+		mib, runs, streams, streamMiB, setups, idle)
+	var rows [][]string
+	for _, p := range paths {
+		n := p.name
+		rows = append(rows, []string{n,
+			fmt.Sprintf("%.0f", single[n]), ratio(single[n], single["direct"]), ratio(single[n], single["squid 5.7"]),
+			fmt.Sprintf("%.0f", multi[n]), ratio(multi[n], multi["direct"]), ratio(multi[n], multi["squid 5.7"]),
+			fmtDur(p50[n]), fmtDur(p99[n]), mem[n]})
+	}
+	benchutil.Table([]string{"path", "1 stream MiB/s", "×direct", "×squid", fmt.Sprintf("%d streams MiB/s", streams), "×direct", "×squid",
+		"setup p50", "setup p99", "RSS per idle tunnel"}, rows)
+	pn := "proxyd (metered, auth)"
+	fmt.Printf("\ntargets: single stream ≥0.8× direct (%s), ≥1.3× squid (%s); setup p50 < 1 ms (%s); < 20 KB per idle tunnel (%s)\n",
+		ratio(single[pn], single["direct"]), ratio(single[pn], single["squid 5.7"]), fmtDur(p50[pn]), mem[pn])
+	return nil
+}
+
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", a/b)
+}
+
+func fmtDur(d time.Duration) string {
+	if d == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f ms", float64(d)/float64(time.Millisecond))
+}
+
+// connect opens a CONNECT tunnel through a proxy; the head is read byte by byte so no tunnel
+// byte is swallowed.
+func connect(proxyAddr, target, key string) (net.Conn, error) {
+	c, err := net.Dial("tcp", proxyAddr)
+	if err != nil {
+		return nil, err
+	}
+	auth := ""
+	if key != "" {
+		auth = "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("buyer:"+key)) + "\r\n"
+	}
+	if _, err := fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", target, target, auth); err != nil {
+		c.Close()
+		return nil, err
+	}
+	var head []byte
+	one := make([]byte, 1)
+	for !strings.HasSuffix(string(head), "\r\n\r\n") {
+		if _, err := c.Read(one); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("CONNECT reply: %w", err)
+		}
+		head = append(head, one[0])
+	}
+	if !strings.Contains(strings.SplitN(string(head), "\r\n", 2)[0], " 200") {
+		c.Close()
+		return nil, fmt.Errorf("CONNECT refused: %q", strings.SplitN(string(head), "\r\n", 2)[0])
+	}
+	return c, nil
+}
+
+func download(p path, n int64) (float64, error) {
+	c, err := p.dial()
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	start := time.Now()
+	if _, err := fmt.Fprintf(c, "down %d\n", n); err != nil {
+		return 0, err
+	}
+	got, err := io.Copy(io.Discard, c)
+	el := time.Since(start)
+	if err != nil || got != n {
+		return 0, fmt.Errorf("got %d of %d bytes: %v", got, n, err)
+	}
+	return float64(n) / (1 << 20) / el.Seconds(), nil
+}
+
+func parallel(p path, streams int, n int64) (float64, error) {
+	conns := make([]net.Conn, streams)
+	for i := range conns {
+		c, err := p.dial()
+		if err != nil {
+			return 0, err
+		}
+		conns[i] = c
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, streams)
+	start := time.Now()
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer c.Close()
+			if _, err := fmt.Fprintf(c, "down %d\n", n); err != nil {
+				errs <- err
+				return
+			}
+			if got, err := io.Copy(io.Discard, c); err != nil || got != n {
+				errs <- fmt.Errorf("got %d of %d: %v", got, n, err)
+			}
+		}()
+	}
+	wg.Wait()
+	el := time.Since(start)
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return float64(n*int64(streams)) / (1 << 20) / el.Seconds(), nil
+}
+
+func setupTimes(p path, n int) (time.Duration, time.Duration, error) {
+	ds := make([]time.Duration, 0, n)
+	one := make([]byte, 1)
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		c, err := p.dial()
+		if err != nil {
+			return 0, 0, err
+		}
+		if _, err := io.WriteString(c, "down 1\n"); err != nil {
+			c.Close()
+			return 0, 0, err
+		}
+		if _, err := io.ReadFull(c, one); err != nil {
+			c.Close()
+			return 0, 0, err
+		}
+		ds = append(ds, time.Since(start))
+		c.Close()
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2], ds[len(ds)*99/100], nil
+}
+
+// idleMemory opens n tunnels that carry one request line each and then stay idle, and returns
+// the growth of the proxy's resident memory per tunnel.
+func idleMemory(p path, n int) (float64, error) {
+	time.Sleep(500 * time.Millisecond)
+	before, err := rss(p.pid)
+	if err != nil {
+		return 0, err
+	}
+	conns := make([]net.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := 0; i < n; i++ {
+		c, err := p.dial()
+		if err != nil {
+			return 0, fmt.Errorf("tunnel %d: %w", i, err)
+		}
+		// One small exchange so both directions have run once, as a used-then-idle tunnel has.
+		if _, err := io.WriteString(c, "down 1\n"); err != nil {
+			return 0, err
+		}
+		conns = append(conns, c)
+	}
+	one := make([]byte, 1)
+	for _, c := range conns {
+		if _, err := io.ReadFull(c, one); err != nil {
+			return 0, err
+		}
+	}
+	time.Sleep(time.Second)
+	after, err := rss(p.pid)
+	if err != nil {
+		return 0, err
+	}
+	return float64(after-before) / float64(n), nil
+}
+
+func rss(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, errors.New("no VmRSS")
+}
+
+// startSink serves "down N\n" (N zero bytes back, then close); a connection that sends
+// "down 1\n" and nothing more stays open after its byte, which is what an idle tunnel needs.
+func startSink() (net.Listener, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 256<<10)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReaderSize(c, 64)
+				line, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				n, _ := strconv.ParseInt(strings.TrimPrefix(strings.TrimSpace(line), "down "), 10, 64)
+				idle := n == 1
+				for n > 0 {
+					k := min(n, int64(len(buf)))
+					if _, err := c.Write(buf[:k]); err != nil {
+						return
+					}
+					n -= k
+				}
+				if idle {
+					_, _ = io.Copy(io.Discard, br)
+				}
+			}()
+		}
+	}()
+	return ln, nil
+}
+
+type proc struct {
+	cmd   *exec.Cmd
+	addr  string
+	key   string
+	relay string
+}
+
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// startProxyd re-executes this program as a proxyd child on the real state store.
+func startProxyd(dir, sink string, maxTunnels int) (*proc, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "BENCH_PROXYD_CHILD=1", "BENCH_DIR="+dir, "BENCH_SINK="+sink, "BENCH_MAX="+strconv.Itoa(maxTunnels))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("proxyd child: %w", err)
+	}
+	f := strings.Fields(line)
+	if len(f) != 3 {
+		return nil, fmt.Errorf("proxyd child said %q", line)
+	}
+	return &proc{cmd: cmd, addr: f[0], key: f[1], relay: f[2]}, nil
+}
+
+// startRelay is the ceiling of any proxy hop on this machine: every connection is spliced to
+// the sink with io.Copy between two *net.TCPConn, with no CONNECT, auth, policy or meter.
+func startRelay(sink string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				t, err := net.Dial("tcp", sink)
+				if err != nil {
+					return
+				}
+				defer t.Close()
+				go func() { _, _ = io.Copy(t.(*net.TCPConn), c.(*net.TCPConn)); _ = t.(*net.TCPConn).CloseWrite() }()
+				_, _ = io.Copy(c.(*net.TCPConn), t.(*net.TCPConn))
+			}()
+		}
+	}()
+	return ln, nil
+}
+
+func child() error {
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	if _, err := proxyd.RaiseFileLimit(); err != nil {
+		return err
+	}
+	sink := os.Getenv("BENCH_SINK")
+	maxT, _ := strconv.Atoi(os.Getenv("BENCH_MAX"))
+	_, ps, _ := net.SplitHostPort(sink)
+	port, _ := strconv.Atoi(ps)
+	var st proxyd.Store = proxyd.NewMemStore()
+	if os.Getenv("BENCH_STORE") != "mem" {
+		ss, err := proxyd.OpenStateStore(filepath.Join(os.Getenv("BENCH_DIR"), "state"), slog.New(slog.DiscardHandler))
+		if err != nil {
+			return err
+		}
+		st = ss
+	}
+	defer st.Close()
+	cfg := proxyd.DefaultConfig()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.AdminSocket = filepath.Join(os.Getenv("BENCH_DIR"), "admin.sock")
+	cfg.PublicHost = "127.0.0.1"
+	cfg.Ports = []int{port}
+	cfg.AllowEgress = []string{sink}
+	cfg.MaxTunnels = maxT
+	cfg.MaxTunnelsPerKey = maxT
+	if w := os.Getenv("BENCH_WINDOW"); w != "" {
+		cfg.SpliceWindowBytes, _ = strconv.ParseInt(w, 10, 64)
+	}
+	if w := os.Getenv("BENCH_SLACK"); w != "" {
+		cfg.MeterSlackBytes, _ = strconv.ParseInt(w, 10, 64)
+	}
+	s, err := proxyd.New(ctx, cfg, proxyd.Options{Store: st})
+	if err != nil {
+		return err
+	}
+	key, _, err := s.Issue(ctx, 1000)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return err
+	}
+	relay, err := startRelay(sink)
+	if err != nil {
+		return err
+	}
+	defer relay.Close()
+	fmt.Println(ln.Addr().String(), key, relay.Addr().String())
+	sig := make(chan os.Signal, 1)
+	go func() {
+		<-sig
+		stop()
+	}()
+	signalNotify(sig)
+	err = s.Serve(ctx, ln)
+	return errors.Join(err, s.Close())
+}
+
+// startSquid runs Debian's squid in the foreground on a loopback port with a temporary config
+// that allows CONNECT from loopback to the sink's port only.
+func startSquid(dir, sink string, maxFDs int) (*proc, error) {
+	bin := "/usr/sbin/squid"
+	if p, err := exec.LookPath("squid"); err == nil {
+		bin = p
+	}
+	sdir := filepath.Join(dir, "squid")
+	if err := os.MkdirAll(sdir, 0o777); err != nil {
+		return nil, err
+	}
+	_ = os.Chmod(sdir, 0o777)
+	addr := benchutil.FreeAddr()
+	_, port, _ := net.SplitHostPort(sink)
+	conf := fmt.Sprintf(`http_port %s
+acl bench_src src 127.0.0.1/32
+acl bench_port port %s
+acl CONNECT method CONNECT
+http_access allow CONNECT bench_src bench_port
+http_access deny all
+cache deny all
+access_log none
+cache_store_log none
+cache_log %s/cache.log
+pid_filename %s/squid.pid
+coredump_dir %s
+shutdown_lifetime 0 seconds
+max_filedescriptors %d
+client_persistent_connections off
+server_persistent_connections off
+`, addr, port, sdir, sdir, sdir, 2*maxFDs+64)
+	cf := filepath.Join(sdir, "squid.conf")
+	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "-N", "-f", cf)
+	logf, err := os.Create(filepath.Join(sdir, "stderr.log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &proc{cmd: cmd, addr: addr}
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return p, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.stop()
+	return nil, fmt.Errorf("squid did not listen on %s (see %s/stderr.log)", addr, sdir)
+}

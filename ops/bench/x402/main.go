@@ -1,0 +1,277 @@
+// Command x402 benchmarks payments, side by side in one run:
+//
+//  1. verifications per second on one core: our exact verifier against the reference verifier
+//     (@x402/evm's facilitator verify under Node) on the same signed payloads, chain reads
+//     answered from memory on both sides;
+//  2. latency (p50, p99) of a call to the same route free, paid with optimistic settlement and
+//     paid with synchronous settlement, through the real server, gate and facilitator on the
+//     embedded chain.
+//
+// It needs node and settle/npm (ops/setup.d/x402.sh). Run from the repository root.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/settle"
+	"github.com/peage/appliance/settle/client"
+	"github.com/peage/appliance/settle/exact"
+	"github.com/peage/appliance/settle/x402"
+)
+
+func main() {
+	seconds := flag.Float64("seconds", 3, "duration of each verification run")
+	calls := flag.Int("calls", 400, "calls per latency series")
+	flag.Parse()
+	if err := run(*seconds, *calls); err != nil {
+		fmt.Fprintln(os.Stderr, "bench x402:", err)
+		os.Exit(1)
+	}
+}
+
+type memChain struct{}
+
+func (memChain) AuthorizationState(context.Context, common.Address, common.Address, common.Hash) (bool, error) {
+	return false, nil
+}
+func (memChain) BalanceOf(context.Context, common.Address, common.Address) (*big.Int, error) {
+	return big.NewInt(1e15), nil
+}
+func (memChain) IsValidSignature(context.Context, common.Address, common.Hash, []byte) (bool, error) {
+	return false, nil
+}
+
+type benchCase struct {
+	Payload      x402.PaymentPayload      `json:"payload"`
+	Requirements x402.PaymentRequirements `json:"requirements"`
+}
+
+func run(seconds float64, calls int) error {
+	runtime.GOMAXPROCS(1) // per core: both sides run one thread of verification
+	ours, ref, err := verifyThroughput(seconds)
+	runtime.GOMAXPROCS(runtime.NumCPU())
+	if err != nil {
+		return err
+	}
+	lat, err := latencies(calls)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "x402 verification (one core)\tops/s\tratio vs reference\t")
+	fmt.Fprintf(w, "reference @x402/evm verify (node)\t%.0f\t1.0x\t\n", ref)
+	fmt.Fprintf(w, "settle/exact Verifier\t%.0f\t%.1fx\t(target >= 20x)\n", ours, ours/ref)
+	fmt.Fprintln(w, "\t\t\t")
+	fmt.Fprintln(w, "paid call latency (embedded chain)\tp50\tp99\tp50 - free p50\t")
+	free := lat[0]
+	for _, l := range lat {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t\n", l.name, ms(l.p50), ms(l.p99), ms(l.p50-free.p50))
+	}
+	fmt.Fprintln(w, "(target: optimistic within 2 ms p50 of free; synchronous waits for a block, ~1 s on the embedded chain, ~2 s on Base)\t\t\t\t")
+	return w.Flush()
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+func verifyThroughput(seconds float64) (ours, ref float64, err error) {
+	now := time.Now()
+	reqs := x402.PaymentRequirements{Scheme: "exact", Network: "eip155:8453", Amount: "10000",
+		Asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", PayTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+		MaxTimeoutSeconds: 300, Extra: &x402.Extra{Name: "USD Coin", Version: "2"}}
+	cases := make([]benchCase, 256)
+	for i := range cases {
+		key, err := crypto.GenerateKey()
+		if err != nil {
+			return 0, 0, err
+		}
+		p, err := exact.NewPayload(key, 2, &reqs, &x402.ResourceInfo{URL: "https://example/v1/x"}, now)
+		if err != nil {
+			return 0, 0, err
+		}
+		cases[i] = benchCase{Payload: *p, Requirements: reqs}
+	}
+	file := filepath.Join(os.TempDir(), "peage-x402-bench.json")
+	b, _ := json.Marshal(cases)
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		return 0, 0, err
+	}
+	defer os.Remove(file)
+
+	// Ours: the same JSON in, as a facilitator receives it.
+	v := &exact.Verifier{Reader: memChain{}, ValidBeforeMargin: 6 * time.Second, Skew: 5 * time.Second}
+	fr := &x402.FacilitatorRequirements{PaymentRequirements: reqs}
+	raw := make([][]byte, len(cases))
+	for i := range cases {
+		raw[i], _ = json.Marshal(cases[i].Payload)
+	}
+	ctx := context.Background()
+	n, start := 0, time.Now()
+	for time.Since(start).Seconds() < seconds {
+		var p x402.PaymentPayload
+		if err := json.Unmarshal(raw[n%len(raw)], &p); err != nil {
+			return 0, 0, err
+		}
+		if _, bad, err := v.Verify(ctx, &p, fr); err != nil || bad != nil {
+			return 0, 0, fmt.Errorf("our verifier refused a valid payload: %v %v", bad, err)
+		}
+		n++
+	}
+	ours = float64(n) / time.Since(start).Seconds()
+
+	out, err := exec.Command("node", filepath.Join("settle", "npm", "bench-verify.mjs"), file, strconv.FormatFloat(seconds, 'f', 1, 64)).Output()
+	if err != nil {
+		return 0, 0, fmt.Errorf("reference verifier (node settle/npm/bench-verify.mjs): %w", err)
+	}
+	var res struct {
+		Ops     float64 `json:"ops"`
+		Seconds float64 `json:"seconds"`
+		Valid   float64 `json:"valid"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return 0, 0, err
+	}
+	if res.Valid != res.Ops {
+		return 0, 0, fmt.Errorf("reference verifier refused %v of %v valid payloads", res.Ops-res.Valid, res.Ops)
+	}
+	return ours, res.Ops / res.Seconds, nil
+}
+
+type series struct {
+	name     string
+	p50, p99 time.Duration
+}
+
+// latencies serves one route three ways (free, paid optimistic, paid synchronous) from the
+// real server, gate and facilitator on the embedded chain, and times calls with pre-signed
+// payments so signing is not counted.
+func latencies(calls int) ([]series, error) {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "peage-x402-bench")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	dev, err := settle.StartDev(ctx, dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer dev.Close()
+	fc, err := client.New(dev.Addr())
+	if err != nil {
+		return nil, err
+	}
+	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName, TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 300}
+	handler := func(context.Context, *catalog.Request) (any, error) { return map[string]any{"ok": true}, nil }
+	const price = 1_000
+	var out []series
+	for _, mode := range []string{"free", x402.ModeOptimistic, x402.ModeSync} {
+		e := catalog.Entry{Method: "GET", Path: "/v1/bench/route", Summary: "bench", Kind: catalog.Paid, Price: price, Timeout: 10 * time.Second, Handler: handler}
+		if mode == "free" {
+			e.Kind, e.Price = catalog.Free, 0
+		}
+		cat, err := catalog.New([]catalog.Entry{e})
+		if err != nil {
+			return nil, err
+		}
+		gate := paywall.New(cfg, paywall.Policy{Settlement: mode, OptimisticMaxPrice: price}, fc, paywall.GateOptions{})
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		base := "http://" + ln.Addr().String()
+		scfg := server.DefaultConfig()
+		scfg.Addr, scfg.BaseURL = ln.Addr().String(), base
+		srv := server.New(scfg, cat, server.Options{Gate: gate, Pay: cfg})
+		sctx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(sctx, ln) }()
+		n := calls
+		if mode == x402.ModeSync {
+			// Each synchronous call waits for its block, and the embedded chain seals at most
+			// about one per second once a burst has used its lead: fewer calls say as much.
+			n = max(20, calls/10)
+		}
+		s, err := timeCalls(dev, cfg, base, mode, price, n)
+		stop()
+		if serr := <-done; serr != nil && !errors.Is(serr, net.ErrClosed) && err == nil {
+			err = serr
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func timeCalls(dev *settle.Dev, cfg paywall.Config, base, mode string, price uint64, calls int) (series, error) {
+	key, err := settle.LoadKey(dev.PayerKey)
+	if err != nil {
+		return series{}, err
+	}
+	reqs := cfg.Requirements(&catalog.Entry{Price: price})
+	headers := make([]string, calls+calls/10)
+	for i := range headers {
+		if mode == "free" {
+			continue
+		}
+		p, err := exact.NewPayload(key, 2, &reqs, &x402.ResourceInfo{URL: base + "/v1/bench/route"}, time.Now())
+		if err != nil {
+			return series{}, err
+		}
+		if headers[i], err = x402.Encode(p); err != nil {
+			return series{}, err
+		}
+	}
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	var d []time.Duration
+	for i, h := range headers {
+		req, _ := http.NewRequest("GET", base+"/v1/bench/route", nil)
+		if h != "" {
+			req.Header.Set(x402.HeaderPaymentSignature, h)
+		}
+		start := time.Now()
+		resp, err := hc.Do(req)
+		if err != nil {
+			return series{}, err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		el := time.Since(start)
+		if resp.StatusCode != 200 {
+			reason := ""
+			if pr, err := x402.DecodeRequired(resp.Header.Get(x402.HeaderPaymentRequired)); err == nil {
+				reason = pr.Error
+			}
+			return series{}, fmt.Errorf("%s call %d answered %d %s", mode, i, resp.StatusCode, reason)
+		}
+		if i >= calls/10 { // the first tenth warms connections and caches
+			d = append(d, el)
+		}
+	}
+	slices.Sort(d)
+	name := map[string]string{"free": "same route, free", x402.ModeOptimistic: "paid, optimistic", x402.ModeSync: "paid, synchronous"}[mode]
+	return series{name: name, p50: d[len(d)/2], p99: d[len(d)*99/100]}, nil
+}

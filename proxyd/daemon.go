@@ -1,0 +1,35 @@
+package proxyd
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+)
+
+// RunDaemon is `appliance proxyd`: it opens proxyd's own state (name "proxyd") in stateDir
+// unless cfg.StateDir overrides it, raises the descriptor limit (two per tunnel, plus splice
+// pipes while bytes move), and serves the proxy and the admin socket until ctx ends.
+func RunDaemon(ctx context.Context, cfg Config, stateDir string, log *slog.Logger) error {
+	if cfg.StateDir != "" {
+		stateDir = cfg.StateDir
+	}
+	if stateDir == "" {
+		return fmt.Errorf("proxyd: no state directory")
+	}
+	if n, err := RaiseFileLimit(); err != nil {
+		log.LogAttrs(ctx, slog.LevelWarn, "proxyd cannot raise the descriptor limit", slog.String("err", err.Error()))
+	} else {
+		log.LogAttrs(ctx, slog.LevelInfo, "proxyd descriptor limit", slog.Uint64("nofile", n))
+	}
+	st, err := OpenStateStore(filepath.Clean(stateDir), log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	s, err := New(ctx, cfg, Options{Store: st, Logger: log})
+	if err != nil {
+		return err
+	}
+	return s.Run(ctx)
+}

@@ -1,0 +1,64 @@
+// Package proxyd is the appliance's metered residential proxy: a CONNECT-only HTTP proxy on
+// github.com/elazarl/goproxy (the only package allowed to import it), the per-key byte meters,
+// and the admin API (Unix socket) through which the api daemon sells packages.
+//
+// # Requests
+//
+// One goproxy CONNECT handler answers every tunnel request (goproxy's default with no answer
+// is to tunnel anything anywhere, so nothing may fall through). In order it checks:
+// Proxy-Authorization (Basic, user "buyer", the password is the key; missing or unknown → 407
+// with Proxy-Authenticate; too many wrong keys from one address → 429), the package (revoked,
+// expired or spent → 403, not 407, so clients do not prompt for other credentials), the
+// target syntax (strict host:port), the port allow-list (443 and 80 by default; 25 never),
+// the global tunnel cap (503), and the egress policy (appliance/egress: the name is resolved
+// once, every answer is checked, and the checked address is the one dialled). It then hijacks
+// the connection, dials, registers the tunnel under its key (per-key cap → 429), answers 200
+// and copies. Any other method is refused with 405 and a one-line explanation. HTTP_PROXY and
+// HTTPS_PROXY are ignored (goproxy would otherwise chain through them). Bytes a client
+// pipelines after its CONNECT head before the 200 are lost (goproxy drops its hijack buffer);
+// curl, browsers and Go wait for the 200.
+//
+// # Copying and the kernel path
+//
+// Each direction waits for readability with a one-byte MSG_PEEK in the netpoller, holding no
+// buffer, pipe or grant, so an idle tunnel costs its two goroutines and two sockets. When
+// bytes are there it either takes a whole window (Config.SpliceWindowBytes, 256 KiB) and
+// moves it with io.CopyN between the two *net.TCPConn, which Linux does with splice (zero
+// copy), or, near the end of the quota or of the meter's durable slack, reads one 32 KiB
+// chunk and writes exactly what the meter grants. A half-close is passed on with CloseWrite;
+// an error, the quota, a revocation, an expiry or the idle sweep closes both sides at once.
+//
+// # What the meter counts
+//
+// Tunnel payload, both directions, byte for byte as the proxy hands it to the kernel: what the
+// buyer sends to the target and what the target sends back, TLS handshakes and records
+// included (they are payload to a CONNECT proxy). Not counted: the CONNECT request and the
+// proxy's reply, refused tunnels, and bytes a target sent that the proxy never forwarded.
+// One sold GB is 1 GiB (1,073,741,824 bytes). A package ends 30 days after its sale or when
+// its bytes are spent, whichever comes first; the tunnel carrying the last byte is cut at
+// exactly that byte, and every other tunnel of the key is closed.
+//
+// # Meters and kill -9
+//
+// A meter holds used (granted, including writes in flight), delivered (written) and durable
+// (what the store has). A byte is granted before it is written, so the quota is never
+// exceeded; the grant is returned for whatever the write did not take. The flusher writes
+// delivered to the store whenever it runs slack/2 ahead (Config.MeterSlackBytes, 4 MiB) and
+// the sweeper writes every moved meter each SweepInterval; a grant that would put used more
+// than slack ahead of durable waits for the flush. Hence at every instant
+//
+//	durable ≤ delivered ≤ used ≤ durable + slack
+//
+// and after kill -9 (or a power cut: the store fsyncs every write) the recovered meter is
+// never above what really passed and at most slack (4 MiB) below it: a crash can only give
+// the buyer up to 4 MiB, never take any. Package creation and revocation are fsynced before
+// the sale answers.
+//
+// # Selling
+//
+// Sell checks the exit live before issuing: it fetches the configured IP-echo endpoints
+// through this very proxy (its listener, an internal probe key that is never stored or
+// metered, the egress policy and the dialer), compares country and ASN with the configured
+// expectations, optionally measures a download (Config.SpeedURL), and only then creates the
+// package. Keys are 160 bits from crypto/rand; only their SHA-256 is stored.
+package proxyd

@@ -1,0 +1,267 @@
+package proxyd
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+var (
+	errExhausted = errors.New("the package's bytes are used up")
+	errExpired   = errors.New("the package has expired")
+	errRevoked   = errors.New("the package was revoked")
+	errClosed    = errors.New("tunnel closed")
+)
+
+// meter is one package's live account. All byte fields are guarded by mu:
+//
+//	delivered ≤ used ≤ quota           used also holds grants whose write is in flight
+//	durable ≤ delivered                 durable is what the store has (survives kill -9)
+//	used ≤ durable + slack              so the truth never runs more than slack ahead of disk
+//
+// Every byte is granted (used += n) before it is handed to the kernel and settled
+// (delivered += written, the rest returned) after, so the cut at the quota is exact and the
+// durable value is always a lower bound of what really passed, within slack of it.
+type meter struct {
+	id      string
+	gb      int
+	quota   int64
+	created time.Time
+	expires time.Time
+	slack   int64
+	window  int64
+
+	flushMu     sync.Mutex // one write to the store at a time, so values land in order
+	mu          sync.Mutex
+	cond        sync.Cond
+	used        int64
+	delivered   int64
+	durable     int64
+	revoked     bool
+	expired     bool
+	flushQueued bool
+	holders     map[*pump]struct{}
+	tunnels     map[*tunnel]struct{}
+	enqueue     func(*meter) bool
+}
+
+func newMeter(p Package, slack, window int64, enqueue func(*meter) bool) *meter {
+	m := &meter{
+		id: p.ID, gb: p.GB, quota: p.Bytes, created: p.CreatedAt, expires: p.ExpiresAt,
+		slack: slack, window: window,
+		used: p.Used, delivered: p.Used, durable: p.Used, revoked: p.Revoked,
+		holders: map[*pump]struct{}{}, tunnels: map[*tunnel]struct{}{}, enqueue: enqueue,
+	}
+	m.cond.L = &m.mu
+	return m
+}
+
+// refusal says why a new tunnel may not open for this package, or nil.
+func (m *meter) refusal(now time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.refusalLocked(now)
+}
+
+func (m *meter) refusalLocked(now time.Time) error {
+	switch {
+	case m.revoked:
+		return errRevoked
+	case m.expired || !now.Before(m.expires):
+		return errExpired
+	case m.delivered >= m.quota:
+		return errExhausted
+	}
+	return nil
+}
+
+func (m *meter) stoppedLocked(t *tunnel) error {
+	switch {
+	case m.revoked:
+		return errRevoked
+	case m.expired:
+		return errExpired
+	case t.closed.Load():
+		return errClosed
+	}
+	return nil
+}
+
+// take grants up to n bytes for one user-space write, waiting while the durable meter lags by
+// slack or while the last bytes of the quota are held by kernel-copy windows that may yet be
+// returned. It returns 0 and errExhausted once every byte of the quota has passed.
+func (m *meter) take(n int64, t *tunnel) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for {
+		if err := m.stoppedLocked(t); err != nil {
+			return 0, err
+		}
+		rem, room := m.quota-m.used, m.durable+m.slack-m.used
+		if m.used+n > m.durable+m.slack/2 {
+			m.requestFlushLocked()
+		}
+		if g := min(n, rem, room); g > 0 {
+			m.used += g
+			return g, nil
+		}
+		if rem <= 0 && m.used == m.delivered {
+			return 0, errExhausted
+		}
+		// What is in flight decides. A kernel window stalled on a quiet sender is interrupted
+		// when its unused bytes are the ones missing (the quota's last bytes, or room that a
+		// flush cannot make); otherwise the flusher is what is awaited.
+		if rem < n || m.delivered <= m.durable {
+			m.preemptLocked()
+		}
+		m.cond.Wait()
+	}
+}
+
+// grantWindow reserves a whole kernel-copy window for p when the quota and the durable lag
+// both leave room for it (plus a window's margin before the quota, so that exact chunks take
+// over near the end). ok is false when p must copy exactly instead.
+func (m *meter) grantWindow(p *pump) (int64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.window == 0 || m.stoppedLocked(p.t) != nil {
+		return 0, false
+	}
+	w := m.window
+	if m.quota-m.used-w < m.window {
+		return 0, false
+	}
+	if m.used+w > m.durable+m.slack/2 {
+		m.requestFlushLocked()
+	}
+	if m.used+w > m.durable+m.slack {
+		return 0, false
+	}
+	m.used += w
+	m.holders[p] = struct{}{}
+	return w, true
+}
+
+// settle records that n of the g granted bytes were written; the rest goes back to the quota.
+func (m *meter) settle(g, n int64, p *pump) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.used -= g - n
+	m.delivered += n
+	if p != nil {
+		delete(m.holders, p)
+		p.preempted.Store(false)
+	}
+	if m.delivered >= m.quota {
+		// The package just ended: every tunnel of it goes, and the final count goes to disk now.
+		m.requestFlushLocked()
+		for t := range m.tunnels {
+			t.shut()
+		}
+	} else if m.delivered-m.durable >= m.slack/2 {
+		m.requestFlushLocked()
+	}
+	m.cond.Broadcast()
+}
+
+func (m *meter) preemptLocked() {
+	for p := range m.holders {
+		if !p.preempted.Swap(true) {
+			p.interrupt()
+		}
+	}
+}
+
+func (m *meter) requestFlushLocked() {
+	if m.flushQueued || m.delivered <= m.durable && m.used <= m.durable+m.slack/2 {
+		return
+	}
+	if m.enqueue != nil && m.enqueue(m) {
+		m.flushQueued = true
+	}
+}
+
+// flush writes the delivered count to the store and wakes writers waiting for room.
+func (m *meter) flush(ctx context.Context, st Store) error {
+	m.flushMu.Lock()
+	defer m.flushMu.Unlock()
+	m.mu.Lock()
+	v, d := m.delivered, m.durable
+	m.flushQueued = false
+	m.mu.Unlock()
+	if v <= d {
+		return nil
+	}
+	err := st.SetUsed(ctx, m.id, v)
+	m.mu.Lock()
+	if err == nil && v > m.durable {
+		m.durable = v
+	}
+	m.cond.Broadcast()
+	m.mu.Unlock()
+	return err
+}
+
+func (m *meter) dirty() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.delivered > m.durable
+}
+
+// addTunnel registers t unless the package refuses new tunnels or is at its cap.
+func (m *meter) addTunnel(t *tunnel, now time.Time, limit int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.refusalLocked(now); err != nil {
+		return err
+	}
+	if len(m.tunnels) >= limit {
+		return errTooMany
+	}
+	m.tunnels[t] = struct{}{}
+	return nil
+}
+
+func (m *meter) removeTunnel(t *tunnel) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.tunnels, t)
+	m.cond.Broadcast()
+}
+
+// end stops the package (revocation or expiry) and closes its tunnels.
+func (m *meter) end(revoke bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if revoke {
+		m.revoked = true
+	} else {
+		m.expired = true
+	}
+	for t := range m.tunnels {
+		t.shut()
+	}
+	m.cond.Broadcast()
+}
+
+func (m *meter) wake() {
+	m.mu.Lock()
+	m.cond.Broadcast()
+	m.mu.Unlock()
+}
+
+func (m *meter) snapshot(now time.Time) (used int64, state string, tunnels int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	state = "valid"
+	switch err := m.refusalLocked(now); err {
+	case errRevoked:
+		state = "revoked"
+	case errExpired:
+		state = "expired"
+	case errExhausted:
+		state = "exhausted"
+	}
+	return m.delivered, state, len(m.tunnels)
+}

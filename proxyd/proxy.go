@@ -1,0 +1,672 @@
+package proxyd
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/elazarl/goproxy"
+
+	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/proxyd/client"
+)
+
+// flushers is the number of concurrent meter writers.
+const flushers = 8
+
+// retention is how long an ended package is remembered after its expiry (the state store's
+// default PackageRetention).
+const retention = 30 * 24 * time.Hour
+
+// neverPorts are refused whatever the configuration says (SMTP: a home line sending mail is
+// how an IP gets blocklisted for every later buyer).
+var neverPorts = []int{25}
+
+// Options are the collaborators of a Server.
+type Options struct {
+	Store  Store          // required
+	Egress *egress.Policy // nil: built from Config.AllowEgress and Config.Self
+	Logger *slog.Logger
+	// Now is the clock (tests move it to expire packages); nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is proxyd: the CONNECT proxy, its meters and its admin API.
+type Server struct {
+	cfg    Config
+	store  Store
+	egress *egress.Policy
+	log    *slog.Logger
+	now    func() time.Time
+	gp     *goproxy.ProxyHttpServer
+
+	mu      sync.RWMutex
+	meters  map[string]*meter // by key hash
+	flushCh chan *meter
+
+	tunnels atomic.Int64
+	pending atomic.Int64 // connections not yet hijacked into tunnels
+	stats   stats
+
+	failMu   sync.Mutex
+	failures map[string]*failWindow
+
+	// probeKey authenticates the exit check's own trip through the proxy; it is never
+	// persisted and its bytes are not metered to anyone.
+	probeKey  string
+	probeAddr atomic.Pointer[string]
+
+	statusMu    sync.Mutex
+	statusCache *client.Status
+
+	bg     sync.WaitGroup
+	stopBg context.CancelFunc
+}
+
+type stats struct {
+	accepted, refusedAuth, refusedPolicy, refusedPort, refusedBusy, refusedEnded, dialFailed atomic.Int64
+	bytesUp, bytesDown, bytesKernel                                                          atomic.Int64
+}
+
+// Stats is the counter set for /metrics.
+type Stats struct {
+	TunnelsOpen   int64 `json:"tunnels_open"`
+	TunnelsTotal  int64 `json:"tunnels_total"`
+	RefusedAuth   int64 `json:"refused_auth"`
+	RefusedPolicy int64 `json:"refused_policy"`
+	RefusedPort   int64 `json:"refused_port"`
+	RefusedBusy   int64 `json:"refused_busy"`
+	RefusedEnded  int64 `json:"refused_ended"`
+	DialFailed    int64 `json:"dial_failed"`
+	BytesUp       int64 `json:"bytes_up"`
+	BytesDown     int64 `json:"bytes_down"`
+	// BytesKernel is the part of BytesUp+BytesDown copied by splice (zero-copy) windows.
+	BytesKernel    int64 `json:"bytes_kernel"`
+	Packages       int   `json:"packages"`
+	PackagesActive int   `json:"packages_active"`
+}
+
+type failWindow struct {
+	start time.Time
+	n     int
+}
+
+// New builds a server and loads every package from the store.
+func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if opts.Store == nil {
+		return nil, errors.New("proxyd: a Store is required")
+	}
+	s := &Server{
+		cfg: cfg, store: opts.Store, egress: opts.Egress, log: opts.Logger, now: opts.Now,
+		meters: map[string]*meter{}, flushCh: make(chan *meter, 4096), failures: map[string]*failWindow{},
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.egress == nil {
+		p, err := egress.New(egress.Config{Allow: cfg.AllowEgress, Self: cfg.Self, DialTimeout: cfg.DialTimeout})
+		if err != nil {
+			return nil, err
+		}
+		s.egress = p
+	}
+	pkgs, err := s.store.All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("proxyd: load packages: %w", err)
+	}
+	for _, p := range pkgs {
+		s.meters[p.ID] = s.newMeter(p)
+	}
+	pk, err := newKey()
+	if err != nil {
+		return nil, err
+	}
+	s.probeKey = pk
+	s.gp = s.buildProxy()
+	bgCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.stopBg = cancel
+	// Several flushers, so that meters of different keys share the store's group commit
+	// instead of queueing for one fsync each.
+	s.bg.Add(flushers + 1)
+	for i := 0; i < flushers; i++ {
+		go s.flushLoop(bgCtx)
+	}
+	go s.sweepLoop(bgCtx)
+	return s, nil
+}
+
+func (s *Server) newMeter(p Package) *meter {
+	return newMeter(p, s.cfg.MeterSlackBytes, s.cfg.SpliceWindowBytes, func(m *meter) bool {
+		select {
+		case s.flushCh <- m:
+			return true
+		default:
+			return false
+		}
+	})
+}
+
+// Close stops the background loops, closes every tunnel and writes every meter. It does not
+// close the store (its owner does).
+func (s *Server) Close() error {
+	s.mu.RLock()
+	ms := make([]*meter, 0, len(s.meters))
+	for _, m := range s.meters {
+		ms = append(ms, m)
+	}
+	s.mu.RUnlock()
+	for _, m := range ms {
+		m.mu.Lock()
+		for t := range m.tunnels {
+			t.shut()
+		}
+		m.cond.Broadcast()
+		m.mu.Unlock()
+	}
+	s.stopBg()
+	s.bg.Wait()
+	var errs []error
+	for _, m := range ms {
+		if err := m.flush(context.Background(), s.store); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Server) flushLoop(ctx context.Context) {
+	defer s.bg.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case m := <-s.flushCh:
+			if err := m.flush(ctx, s.store); err != nil {
+				s.log.LogAttrs(ctx, slog.LevelError, "proxyd meter flush failed", slog.String("package", m.id[:8]), slog.String("err", err.Error()))
+			}
+		}
+	}
+}
+
+// sweepLoop closes idle tunnels, ends expired packages and writes meters that moved.
+func (s *Server) sweepLoop(ctx context.Context) {
+	defer s.bg.Done()
+	tk := time.NewTicker(s.cfg.SweepInterval)
+	defer tk.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tk.C:
+			s.Sweep(ctx)
+		}
+	}
+}
+
+// Sweep runs one pass of the sweeper (exported for tests and shutdown paths).
+func (s *Server) Sweep(ctx context.Context) {
+	now := s.now()
+	idleBefore := time.Now().Add(-s.cfg.IdleTimeout).UnixNano()
+	s.mu.RLock()
+	ms := make([]*meter, 0, len(s.meters))
+	for _, m := range s.meters {
+		ms = append(ms, m)
+	}
+	s.mu.RUnlock()
+	for _, m := range ms {
+		m.mu.Lock()
+		if !m.expired && !now.Before(m.expires) {
+			m.mu.Unlock()
+			m.end(false)
+			m.mu.Lock()
+		}
+		for t := range m.tunnels {
+			if t.last.Load() < idleBefore {
+				t.shut()
+			}
+		}
+		m.cond.Broadcast()
+		m.mu.Unlock()
+		if m.dirty() {
+			if err := m.flush(ctx, s.store); err != nil {
+				s.log.LogAttrs(ctx, slog.LevelError, "proxyd meter flush failed", slog.String("package", m.id[:8]), slog.String("err", err.Error()))
+			}
+		}
+	}
+	// Ended packages stay answerable (usage shows "expired") for as long as the state store
+	// keeps them, then leave memory too.
+	s.mu.Lock()
+	for id, m := range s.meters {
+		m.mu.Lock()
+		gone := len(m.tunnels) == 0 && now.Sub(m.expires) > retention
+		m.mu.Unlock()
+		if gone {
+			delete(s.meters, id)
+		}
+	}
+	s.mu.Unlock()
+	s.failMu.Lock()
+	for ip, w := range s.failures {
+		if now.Sub(w.start) > time.Minute {
+			delete(s.failures, ip)
+		}
+	}
+	s.failMu.Unlock()
+}
+
+func (s *Server) buildProxy() *goproxy.ProxyHttpServer {
+	p := goproxy.NewProxyHttpServer()
+	// NewProxyHttpServer chains CONNECTs through $HTTPS_PROXY and forwards plain HTTP through
+	// $HTTP_PROXY; this proxy has one exit, the line itself, so neither may apply.
+	p.ConnectDial = nil
+	p.ConnectDialWithReq = nil
+	p.Tr = &http.Transport{Proxy: nil, DialContext: func(context.Context, string, string) (net.Conn, error) {
+		return nil, errors.New("proxyd forwards nothing but CONNECT tunnels")
+	}}
+	p.Logger = log.New(io.Discard, "", 0)
+	p.Verbose = false
+	p.AllowHTTP2 = false
+	p.NonproxyHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Allow", "CONNECT")
+		http.Error(w, onlyConnect, http.StatusMethodNotAllowed)
+	})
+	p.OnRequest().DoFunc(func(r *http.Request, _ *goproxy.ProxyCtx) (*http.Request, *http.Response) {
+		resp := goproxy.NewResponse(r, goproxy.ContentTypeText, http.StatusMethodNotAllowed, onlyConnect+"\n")
+		resp.Header.Set("Allow", "CONNECT")
+		resp.Header.Set("Connection", "close")
+		resp.Close = true
+		return r, resp
+	})
+	// The one CONNECT handler always answers: goproxy's default with no answer is to tunnel
+	// anything anywhere, so no request may fall through.
+	p.OnRequest().HandleConnectFunc(s.handleConnect)
+	return p
+}
+
+const onlyConnect = "This proxy only tunnels with CONNECT (HTTP and HTTPS through CONNECT). " +
+	"Use it as an HTTPS proxy, e.g. curl --proxy http://buyer:KEY@host:port https://example.com/"
+
+func (s *Server) reject(ctx *goproxy.ProxyCtx, status int, errName, msg string) (*goproxy.ConnectAction, string) {
+	resp := goproxy.NewResponse(ctx.Req, goproxy.ContentTypeText, status, msg+"\n")
+	resp.Header.Set("Proxy-Status", fmt.Sprintf("peage; error=%s; details=%q", errName, msg))
+	resp.Header.Set("Connection", "close")
+	resp.Header.Set("Proxy-Connection", "close")
+	resp.Close = true
+	if status == http.StatusProxyAuthRequired {
+		resp.Header.Set("Proxy-Authenticate", fmt.Sprintf("Basic realm=%q", s.cfg.Realm))
+	}
+	ctx.Resp = resp
+	return goproxy.RejectConnect, ""
+}
+
+// keyOf extracts the password of a Basic Proxy-Authorization header (the user name is
+// expected to be "buyer" but is not part of the secret).
+func keyOf(h string) (string, bool) {
+	scheme, cred, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "basic") {
+		return "", false
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred))
+	if err != nil {
+		return "", false
+	}
+	_, pass, ok := strings.Cut(string(raw), ":")
+	if !ok || pass == "" {
+		return "", false
+	}
+	return pass, true
+}
+
+func hashKey(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(h[:])
+}
+
+func (s *Server) authFailed(ip string) {
+	s.failMu.Lock()
+	defer s.failMu.Unlock()
+	now := s.now()
+	w := s.failures[ip]
+	if w == nil || now.Sub(w.start) > time.Minute {
+		w = &failWindow{start: now}
+		s.failures[ip] = w
+	}
+	w.n++
+}
+
+func (s *Server) throttled(ip string) bool {
+	s.failMu.Lock()
+	defer s.failMu.Unlock()
+	w := s.failures[ip]
+	return w != nil && s.cfg.AuthFailuresPerMinute > 0 && w.n >= s.cfg.AuthFailuresPerMinute && s.now().Sub(w.start) <= time.Minute
+}
+
+func (s *Server) handleConnect(host string, ctx *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
+	r := ctx.Req
+	clientIP, _, _ := net.SplitHostPort(r.RemoteAddr)
+	if s.throttled(clientIP) {
+		s.stats.refusedAuth.Add(1)
+		return s.reject(ctx, http.StatusTooManyRequests, "http_request_denied", "too many wrong keys from this address; wait a minute")
+	}
+	key, ok := keyOf(r.Header.Get("Proxy-Authorization"))
+	r.Header.Del("Proxy-Authorization")
+	var m *meter
+	probe := ok && subtle.ConstantTimeCompare([]byte(key), []byte(s.probeKey)) == 1
+	if ok && !probe {
+		s.mu.RLock()
+		m = s.meters[hashKey(key)]
+		s.mu.RUnlock()
+	}
+	if !probe && m == nil {
+		s.stats.refusedAuth.Add(1)
+		s.authFailed(clientIP)
+		msg := "proxy key missing; use http://buyer:KEY@host:port"
+		if ok {
+			msg = "unknown proxy key"
+		}
+		return s.reject(ctx, http.StatusProxyAuthRequired, "http_request_denied", msg)
+	}
+	if m != nil {
+		if err := m.refusal(s.now()); err != nil {
+			// 403, not 407: a 407 makes clients prompt for other credentials, and the key is right.
+			s.stats.refusedEnded.Add(1)
+			return s.reject(ctx, http.StatusForbidden, "http_request_denied", err.Error())
+		}
+	}
+	th, tp, err := splitTarget(host)
+	if err != nil {
+		s.stats.refusedPolicy.Add(1)
+		return s.reject(ctx, http.StatusBadRequest, "http_request_error", err.Error())
+	}
+	if slices.Contains(neverPorts, tp) || !slices.Contains(s.cfg.Ports, tp) {
+		s.stats.refusedPort.Add(1)
+		return s.reject(ctx, http.StatusForbidden, "destination_ip_prohibited", fmt.Sprintf("port %d is not allowed; allowed: %s", tp, portList(s.cfg.Ports)))
+	}
+	if s.tunnels.Load() >= int64(s.cfg.MaxTunnels) {
+		s.stats.refusedBusy.Add(1)
+		return s.reject(ctx, http.StatusServiceUnavailable, "connection_limit_reached", "the proxy is at its tunnel limit; retry shortly")
+	}
+	rctx, cancel := context.WithTimeout(r.Context(), s.cfg.DialTimeout)
+	defer cancel()
+	addr, err := s.egress.Resolve(rctx, th, tp)
+	if err != nil {
+		var b *egress.Blocked
+		if errors.As(err, &b) {
+			s.stats.refusedPolicy.Add(1)
+			return s.reject(ctx, http.StatusForbidden, "destination_ip_prohibited", fmt.Sprintf("target refused: %s is %s", th, b.Reason))
+		}
+		s.stats.dialFailed.Add(1)
+		return s.reject(ctx, http.StatusBadGateway, "dns_error", fmt.Sprintf("cannot resolve %s", th))
+	}
+	target := netip.AddrPortFrom(addr, uint16(tp))
+	return &goproxy.ConnectAction{Action: goproxy.ConnectHijack, Hijack: func(_ *http.Request, conn net.Conn, _ *goproxy.ProxyCtx) {
+		// Fresh goroutines carry the tunnel, so the HTTP server's connection goroutine, with
+		// its grown stack and read buffer, is released while the tunnel idles.
+		go s.serveTunnel(conn, m, th, target)
+	}}, host
+}
+
+func portList(ps []int) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = strconv.Itoa(p)
+	}
+	return strings.Join(out, ", ")
+}
+
+// splitTarget parses a CONNECT authority strictly: host:port, brackets only around IPv6.
+func splitTarget(hostport string) (string, int, error) {
+	h, p, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return "", 0, fmt.Errorf("CONNECT target must be host:port")
+	}
+	if h == "" || strings.ContainsAny(h, "[]/@ ") {
+		return "", 0, fmt.Errorf("malformed CONNECT host")
+	}
+	if strings.Contains(h, ":") {
+		if _, err := netip.ParseAddr(h); err != nil {
+			return "", 0, fmt.Errorf("malformed CONNECT host")
+		}
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port <= 0 || port > 65535 {
+		return "", 0, fmt.Errorf("malformed CONNECT port")
+	}
+	return h, port, nil
+}
+
+func writeStatus(conn net.Conn, code int, text, proxyStatus string) {
+	_ = conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	var b strings.Builder
+	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", code, text)
+	if proxyStatus != "" {
+		fmt.Fprintf(&b, "Proxy-Status: peage; error=%s\r\nConnection: close\r\nContent-Length: 0\r\n", proxyStatus)
+	}
+	b.WriteString("\r\n")
+	_, _ = io.WriteString(conn, b.String())
+	_ = conn.SetWriteDeadline(time.Time{})
+}
+
+func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.AddrPort) {
+	defer conn.Close()
+	if m == nil {
+		// The exit check's own trip: same listener, same dial, unmetered and short-lived.
+		m = newMeter(Package{ID: "probe", Bytes: 1 << 62, ExpiresAt: s.now().Add(time.Hour)}, 1<<61, s.cfg.SpliceWindowBytes, nil)
+		m.durable = 1 << 61
+	}
+	d := net.Dialer{Timeout: s.cfg.DialTimeout, KeepAlive: 30 * time.Second}
+	dctx, cancel := context.WithTimeout(context.Background(), s.cfg.DialTimeout)
+	tc, err := d.DialContext(dctx, "tcp", target.String())
+	cancel()
+	if err != nil {
+		s.stats.dialFailed.Add(1)
+		writeStatus(conn, http.StatusBadGateway, "Bad Gateway", "destination_unavailable")
+		return
+	}
+	t := &tunnel{m: m, client: conn, target: tc, kernel: &s.stats.bytesKernel}
+	t.touch()
+	if err := m.addTunnel(t, s.now(), s.cfg.MaxTunnelsPerKey); err != nil {
+		_ = tc.Close()
+		code, text, ps := http.StatusForbidden, "Forbidden", "http_request_denied"
+		if errors.Is(err, errTooMany) {
+			s.stats.refusedBusy.Add(1)
+			code, text, ps = http.StatusTooManyRequests, "Too Many Tunnels", "connection_limit_reached"
+		} else {
+			s.stats.refusedEnded.Add(1)
+		}
+		writeStatus(conn, code, text, ps)
+		return
+	}
+	defer m.removeTunnel(t)
+	s.tunnels.Add(1)
+	defer s.tunnels.Add(-1)
+	// Bytes dialled-but-unsent are not metered: the 200 line and the CONNECT head are the
+	// proxy's own protocol, not tunnel payload.
+	if _, err := io.WriteString(conn, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		_ = tc.Close()
+		return
+	}
+	s.stats.accepted.Add(1)
+	up, down := t.run()
+	s.stats.bytesUp.Add(up)
+	s.stats.bytesDown.Add(down)
+	s.log.LogAttrs(context.Background(), slog.LevelDebug, "proxyd tunnel closed", slog.String("host", host), slog.Int64("bytes_up", up), slog.Int64("bytes_down", down))
+}
+
+// Serve runs the proxy on ln until ctx ends.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	s.bindProbe(ln)
+	// Connections that have not become tunnels yet (slow or idle CONNECT heads) are bounded
+	// too. The accepted *net.TCPConn itself is handed on, unwrapped: a wrapper would hide the
+	// splice path and the readiness peek from the tunnel.
+	ln = &capListener{Listener: ln, pending: &s.pending, limit: int64(s.cfg.MaxPending)}
+	hs := &http.Server{
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			switch st {
+			case http.StateNew:
+				s.pending.Add(1)
+			case http.StateHijacked, http.StateClosed:
+				s.pending.Add(-1)
+			}
+		},
+		Handler:           s.gp,
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		IdleTimeout:       30 * time.Second,
+		ErrorLog:          log.New(io.Discard, "", 0),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	return serveUntil(ctx, hs, ln)
+}
+
+// capListener drops new connections while too many are still in their CONNECT phase.
+type capListener struct {
+	net.Listener
+	pending *atomic.Int64
+	limit   int64
+}
+
+func (l *capListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil || l.pending.Load() < l.limit {
+			return c, err
+		}
+		_ = c.Close()
+	}
+}
+
+// bindProbe records where the exit check reaches this proxy.
+func (s *Server) bindProbe(ln net.Listener) {
+	addr := ln.Addr().String()
+	s.probeAddr.Store(&addr)
+}
+
+func serveUntil(ctx context.Context, hs *http.Server, ln net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+		<-errc
+		return nil
+	}
+}
+
+// Stats reports the counters.
+func (s *Server) Stats() Stats {
+	st := Stats{
+		TunnelsOpen: s.tunnels.Load(), TunnelsTotal: s.stats.accepted.Load(),
+		RefusedAuth: s.stats.refusedAuth.Load(), RefusedPolicy: s.stats.refusedPolicy.Load(),
+		RefusedPort: s.stats.refusedPort.Load(), RefusedBusy: s.stats.refusedBusy.Load(),
+		RefusedEnded: s.stats.refusedEnded.Load(), DialFailed: s.stats.dialFailed.Load(),
+		BytesUp: s.stats.bytesUp.Load(), BytesDown: s.stats.bytesDown.Load(), BytesKernel: s.stats.bytesKernel.Load(),
+	}
+	now := s.now()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st.Packages = len(s.meters)
+	for _, m := range s.meters {
+		if m.refusal(now) == nil {
+			st.PackagesActive++
+		}
+	}
+	return st
+}
+
+// newKey returns a package key: 160 bits from crypto/rand, hex so it sits in a URL's userinfo
+// without escaping.
+func newKey() (string, error) {
+	var b [20]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("proxyd: key: %w", err)
+	}
+	return "pk" + hex.EncodeToString(b[:]), nil
+}
+
+// BytesPerGB is what one sold gigabyte carries: a binary gigabyte (GiB, 1,073,741,824 bytes),
+// which is the larger reading of "GB" and so the buyer's.
+const BytesPerGB = int64(1) << 30
+
+// Issue creates a package of gb gigabytes (BytesPerGB each) without checking the exit; Sell
+// is the checked path. The key is returned once and only its hash is kept.
+func (s *Server) Issue(ctx context.Context, gb int) (string, Package, error) {
+	if gb <= 0 || gb > 1000 {
+		return "", Package{}, &client.Error{Code: client.CodeBadRequest, Message: "gb must be between 1 and 1000"}
+	}
+	return s.issueBytes(ctx, gb, int64(gb)*BytesPerGB)
+}
+
+func (s *Server) issueBytes(ctx context.Context, gb int, bytes int64) (string, Package, error) {
+	key, err := newKey()
+	if err != nil {
+		return "", Package{}, err
+	}
+	now := s.now().UTC().Truncate(time.Second)
+	p := Package{ID: hashKey(key), GB: gb, Bytes: bytes, CreatedAt: now, ExpiresAt: now.AddDate(0, 0, s.cfg.ValidDays)}
+	if err := s.store.Create(ctx, p); err != nil {
+		return "", Package{}, err
+	}
+	s.mu.Lock()
+	s.meters[p.ID] = s.newMeter(p)
+	s.mu.Unlock()
+	return key, p, nil
+}
+
+// Revoke ends a package and closes its tunnels; unknown keys are not an error (idempotent).
+func (s *Server) Revoke(ctx context.Context, key string) error {
+	id := hashKey(key)
+	s.mu.RLock()
+	m := s.meters[id]
+	s.mu.RUnlock()
+	if m == nil {
+		return nil
+	}
+	if err := s.store.Revoke(ctx, id); err != nil {
+		return err
+	}
+	m.end(true)
+	return nil
+}
+
+// Usage reports a key's meter.
+func (s *Server) Usage(_ context.Context, key string) (*client.Usage, error) {
+	s.mu.RLock()
+	m := s.meters[hashKey(key)]
+	s.mu.RUnlock()
+	if m == nil {
+		return nil, &client.Error{Code: client.CodeUnknownKey, Message: "no package has this key"}
+	}
+	used, state, n := m.snapshot(s.now())
+	return &client.Usage{
+		Bytes: m.quota, Used: used, Remaining: max(m.quota-used, 0),
+		CreatedAt: m.created, ExpiresAt: m.expires, State: state, Tunnels: n,
+	}, nil
+}

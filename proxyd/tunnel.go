@@ -1,0 +1,189 @@
+package proxyd
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+var errTooMany = errors.New("too many open tunnels for this key")
+
+// chunkSize is the user-space copy size; buffers are pooled and only held while bytes are in
+// hand, never while a tunnel waits, so an idle tunnel costs two goroutines and no buffer.
+const chunkSize = 32 << 10
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
+
+// tunnel is one CONNECT tunnel between a buyer and a target.
+type tunnel struct {
+	m      *meter
+	client net.Conn
+	target net.Conn
+	closed atomic.Bool
+	last   atomic.Int64 // unix nanoseconds of the last byte moved, for the idle sweep
+	once   sync.Once
+	kernel *atomic.Int64 // bytes moved by splice windows (for Stats), may be nil
+}
+
+func (t *tunnel) touch() { t.last.Store(time.Now().UnixNano()) }
+
+// shut closes both sides; it may be called with the meter locked. A full close (not a
+// half-close) is what unblocks the other direction's read.
+func (t *tunnel) shut() {
+	t.once.Do(func() {
+		t.closed.Store(true)
+		_ = t.client.Close()
+		_ = t.target.Close()
+	})
+}
+
+func (t *tunnel) close() {
+	t.shut()
+	t.m.wake()
+}
+
+// run copies both directions until both ended; it returns the bytes moved up and down.
+func (t *tunnel) run() (up, down int64) {
+	pu := newPump(t, t.client, t.target)
+	pd := newPump(t, t.target, t.client)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := pu.run(); err != nil {
+			t.close()
+		}
+	}()
+	if err := pd.run(); err != nil {
+		t.close()
+	}
+	wg.Wait()
+	t.close()
+	return pu.moved, pd.moved
+}
+
+// pump moves one direction of a tunnel.
+type pump struct {
+	t         *tunnel
+	src, dst  net.Conn
+	srcTCP    *net.TCPConn
+	dstTCP    *net.TCPConn
+	raw       syscall.RawConn
+	preempted atomic.Bool
+	moved     int64
+}
+
+func newPump(t *tunnel, src, dst net.Conn) *pump {
+	p := &pump{t: t, src: src, dst: dst}
+	p.srcTCP, _ = src.(*net.TCPConn)
+	p.dstTCP, _ = dst.(*net.TCPConn)
+	if p.srcTCP != nil {
+		p.raw, _ = p.srcTCP.SyscallConn()
+	}
+	return p
+}
+
+// interrupt makes a kernel copy stalled on a quiet sender return now, with what it copied.
+// Only a read deadline is used: a write deadline could strand bytes already in splice's pipe.
+func (p *pump) interrupt() { _ = p.src.SetReadDeadline(time.Unix(1, 0)) }
+
+func isTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
+
+func (p *pump) halfClose() error {
+	if cw, ok := p.dst.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return p.dst.Close()
+}
+
+// run returns nil when the source ended cleanly (the far side got a FIN), or why it stopped.
+func (p *pump) run() error {
+	m := p.t.m
+	for {
+		if p.t.closed.Load() {
+			return errClosed
+		}
+		if p.raw != nil {
+			// Wait for data without holding a buffer, a pipe or a grant: idle tunnels cost
+			// nothing but their goroutines, and grants are only taken for bytes that exist.
+			eof, err := waitReadable(p.raw)
+			if isTimeout(err) {
+				_ = p.src.SetReadDeadline(time.Time{})
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if eof {
+				return p.halfClose()
+			}
+		}
+		if p.srcTCP != nil && p.dstTCP != nil {
+			if g, ok := m.grantWindow(p); ok {
+				// io.CopyN over a LimitedReader of a *net.TCPConn keeps Linux splice.
+				n, err := io.CopyN(p.dstTCP, p.srcTCP, g)
+				m.settle(g, n, p)
+				p.moved += n
+				if p.t.kernel != nil {
+					p.t.kernel.Add(n)
+				}
+				if n > 0 {
+					p.t.touch()
+				}
+				switch {
+				case err == nil:
+					continue
+				case errors.Is(err, io.EOF):
+					return p.halfClose()
+				case isTimeout(err):
+					_ = p.src.SetReadDeadline(time.Time{})
+					continue
+				default:
+					return err
+				}
+			}
+		}
+		if err := p.copyChunk(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return p.halfClose()
+			}
+			return err
+		}
+	}
+}
+
+// copyChunk reads what is there (at most one chunk) and writes exactly what the meter grants.
+func (p *pump) copyChunk() error {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	n, rerr := p.src.Read(buf)
+	if isTimeout(rerr) && n == 0 {
+		_ = p.src.SetReadDeadline(time.Time{})
+		return nil
+	}
+	for off := 0; off < n; {
+		g, err := p.t.m.take(int64(n-off), p.t)
+		if g == 0 {
+			return err
+		}
+		w, werr := p.dst.Write(buf[off : off+int(g)])
+		p.t.m.settle(g, int64(w), nil)
+		p.moved += int64(w)
+		off += w
+		p.t.touch()
+		if werr != nil {
+			return werr
+		}
+	}
+	if isTimeout(rerr) {
+		_ = p.src.SetReadDeadline(time.Time{})
+		return nil
+	}
+	return rerr
+}

@@ -1,0 +1,142 @@
+// Package client is the small HTTP client of the settle facilitator that the API (and anything
+// else outside settle) uses. It speaks JSON over a Unix socket or to a URL, and deliberately
+// imports nothing from go-ethereum: only the settle daemon touches the chain.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/peage/appliance/settle/ledger"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// Client talks to one facilitator.
+type Client struct {
+	base string
+	hc   *http.Client
+}
+
+// New makes a client for addr: "unix:/run/peage/settle.sock" (or a bare absolute socket path),
+// or an http(s) URL of a facilitator.
+func New(addr string) (*Client, error) {
+	path, isUnix := strings.CutPrefix(addr, "unix:")
+	if !isUnix && strings.HasPrefix(addr, "/") {
+		path, isUnix = addr, true
+	}
+	if isUnix {
+		path = strings.TrimPrefix(path, "//")
+		tr := &http.Transport{
+			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				var d net.Dialer
+				return d.DialContext(ctx, "unix", path)
+			},
+			MaxIdleConnsPerHost: 64,
+			IdleConnTimeout:     90 * time.Second,
+		}
+		return &Client{base: "http://settle", hc: &http.Client{Transport: tr}}, nil
+	}
+	if !strings.HasPrefix(addr, "http://") && !strings.HasPrefix(addr, "https://") {
+		return nil, fmt.Errorf("settle client: address %q is neither unix:PATH nor an http(s) URL", addr)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	return &Client{base: strings.TrimRight(addr, "/"), hc: &http.Client{Transport: tr}}, nil
+}
+
+// Error is a facilitator answer other than 200.
+type Error struct {
+	Status  int
+	Message string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("facilitator answered %d: %s", e.Status, e.Message)
+}
+
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("facilitator %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("facilitator %s: %w", path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		_ = json.Unmarshal(b, &e)
+		return &Error{Status: resp.StatusCode, Message: e.Error}
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("facilitator %s: bad answer: %w", path, err)
+	}
+	return nil
+}
+
+// Verify calls POST /verify.
+func (c *Client) Verify(ctx context.Context, req *x402.FacilitatorRequest) (x402.VerifyResponse, error) {
+	var out x402.VerifyResponse
+	return out, c.do(ctx, http.MethodPost, "/verify", req, &out)
+}
+
+// Settle calls POST /settle.
+func (c *Client) Settle(ctx context.Context, req *x402.FacilitatorRequest) (x402.SettlementResponse, error) {
+	var out x402.SettlementResponse
+	return out, c.do(ctx, http.MethodPost, "/settle", req, &out)
+}
+
+// Supported calls GET /supported.
+func (c *Client) Supported(ctx context.Context) (x402.SupportedResponse, error) {
+	var out x402.SupportedResponse
+	return out, c.do(ctx, http.MethodGet, "/supported", nil, &out)
+}
+
+// Reserve verifies a payment and holds its nonce for one request.
+func (c *Client) Reserve(ctx context.Context, req *x402.ReserveRequest) (x402.ReserveResponse, error) {
+	var out x402.ReserveResponse
+	return out, c.do(ctx, http.MethodPost, "/reserve", req, &out)
+}
+
+// Release gives a reservation back (the work failed; nothing is charged).
+func (c *Client) Release(ctx context.Context, id string) error {
+	var out struct{}
+	return c.do(ctx, http.MethodPost, "/release", x402.ReleaseRequest{ID: id}, &out)
+}
+
+// Complete settles a reservation whose work succeeded (x402.ModeSync or x402.ModeOptimistic).
+func (c *Client) Complete(ctx context.Context, id, mode string) (x402.SettlementResponse, error) {
+	var out x402.SettlementResponse
+	return out, c.do(ctx, http.MethodPost, "/complete", x402.CompleteRequest{ID: id, Mode: mode}, &out)
+}
+
+// Revenue reads settled revenue by UTC day and route.
+func (c *Client) Revenue(ctx context.Context) ([]ledger.RevenueRow, error) {
+	var out []ledger.RevenueRow
+	return out, c.do(ctx, http.MethodGet, "/revenue", nil, &out)
+}

@@ -1,0 +1,167 @@
+package settle
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/settle/chain"
+	"github.com/peage/appliance/settle/devchain"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// Dev is the facilitator of `appliance dev`: an embedded chain with the test USDC, a funded
+// demo payer, and the facilitator API on a Unix socket in the state directory.
+type Dev struct {
+	Chain        *devchain.Chain
+	Facilitator  *Facilitator
+	Socket       string // facilitator API (plus POST /dev/faucet)
+	Network      string
+	ChainID      uint64
+	Asset        string // test USDC address
+	TokenName    string
+	TokenVersion string
+	PayTo        string
+	PayerKey     string // path of the demo payer's private key (hex)
+	Payer        string // demo payer's address
+
+	cancel context.CancelFunc
+	served chan error
+}
+
+// StartDev starts the embedded chain and an in-process facilitator whose state lives under
+// stateDir; Close stops both. payTo is a fresh address whose key is discarded: on the dev
+// chain, only balances matter.
+func StartDev(ctx context.Context, stateDir string, log *slog.Logger) (*Dev, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return nil, err
+	}
+	ch, err := devchain.Start(ctx, devchain.Options{})
+	if err != nil {
+		return nil, err
+	}
+	payToKey, err := crypto.GenerateKey()
+	if err != nil {
+		_ = ch.Close()
+		return nil, err
+	}
+	payTo := crypto.PubkeyToAddress(payToKey.PublicKey)
+	// A fresh chain means fresh nonces: an old ledger would describe payments that do not exist.
+	ledgerDir := filepath.Join(stateDir, "dev-ledger")
+	_ = os.RemoveAll(ledgerDir)
+	f, err := New(ctx, Options{
+		Network: devchain.Network, Asset: ch.USDC, TokenName: devchain.TokenName, TokenVersion: devchain.TokenVersion,
+		PayTo: payTo, Backend: ch.Client(), HotKey: ch.Hot, LedgerDir: ledgerDir, LedgerSync: journal.SyncAlways,
+		ExposureCap: 10_000_000, Logger: log,
+		Sender: chain.SenderOptions{PollInterval: 10 * time.Millisecond, ReceiptTimeout: 20 * time.Second, ReplaceAfter: 5 * time.Second},
+	})
+	if err != nil {
+		_ = ch.Close()
+		return nil, err
+	}
+	keyPath := filepath.Join(stateDir, "dev-payer.key")
+	if err := os.WriteFile(keyPath, []byte(hex.EncodeToString(crypto.FromECDSA(ch.Payer))+"\n"), 0o600); err != nil {
+		_ = f.Close()
+		_ = ch.Close()
+		return nil, err
+	}
+	sock := filepath.Join(stateDir, "settle.sock")
+	l, err := ListenUnix(sock)
+	if err != nil {
+		_ = f.Close()
+		_ = ch.Close()
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", f.Handler())
+	mux.Handle("POST /dev/faucet", FaucetHandler(ch))
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	d := &Dev{Chain: ch, Facilitator: f, Socket: sock, Network: devchain.Network, ChainID: devchain.ChainID,
+		Asset: ch.USDC.Hex(), TokenName: devchain.TokenName, TokenVersion: devchain.TokenVersion, PayTo: payTo.Hex(),
+		PayerKey: keyPath, Payer: ch.PayerAddress().Hex(), cancel: cancel, served: make(chan error, 1)}
+	go func() { d.served <- Serve(sctx, mux, log, l) }()
+	return d, nil
+}
+
+// Addr is the facilitator address for settle/client.New.
+func (d *Dev) Addr() string { return "unix:" + d.Socket }
+
+// HowToPay is the text `appliance dev` prints.
+func (d *Dev) HowToPay(baseURL string) string {
+	return fmt.Sprintf(`Embedded chain %s (test USDC %s, EIP-712 %q v%s); payments go to %s.
+Demo payer %s holds %d.%06d test USDC; its key is in %s.
+Pay for a call:   appliance pay --key %s GET %s/v1/chain/gas
+Top up any address (dev only): curl --unix-socket %s -d '{"address":"0x...","amount":"10000000"}' http://settle/dev/faucet
+`, d.Network, d.Asset, d.TokenName, d.TokenVersion, d.PayTo, d.Payer, devchain.PayerFunds/1_000_000, devchain.PayerFunds%1_000_000,
+		d.PayerKey, d.PayerKey, strings.TrimRight(baseURL, "/"), d.Socket)
+}
+
+// Close stops the facilitator and the chain.
+func (d *Dev) Close() error {
+	d.cancel()
+	err := <-d.served
+	if errors.Is(err, net.ErrClosed) || errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return errors.Join(err, d.Facilitator.Close(), d.Chain.Close())
+}
+
+type faucetRequest struct {
+	Address string `json:"address"`
+	Amount  string `json:"amount"` // atomic units; at most devchain.FaucetMax
+}
+
+// FaucetHandler mints test USDC on the dev chain (POST {"address","amount"}). Dev only: a
+// production facilitator has no minter.
+func FaucetHandler(ch *devchain.Chain) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req faucetRequest
+		if !readJSON(w, r, &req) {
+			return
+		}
+		amount, err := parseAmount(req.Amount)
+		if err != nil || amount == 0 || amount > devchain.FaucetMax {
+			writeJSON(w, 400, errorBody{fmt.Sprintf("amount must be 1 to %d atomic units", devchain.FaucetMax)})
+			return
+		}
+		if !common.IsHexAddress(req.Address) {
+			writeJSON(w, 400, errorBody{"address is not an address"})
+			return
+		}
+		to := common.HexToAddress(req.Address)
+		if err := ch.Mint(r.Context(), to, amount); err != nil {
+			writeJSON(w, 503, errorBody{"mint failed: " + err.Error()})
+			return
+		}
+		bal, err := ch.Balance(r.Context(), to)
+		if err != nil {
+			writeJSON(w, 503, errorBody{err.Error()})
+			return
+		}
+		writeJSON(w, 200, map[string]string{"address": to.Hex(), "minted": req.Amount, "balance": bal.String(), "network": x402.CAIP2(devchain.Network)})
+	})
+}
+
+func parseAmount(s string) (uint64, error) {
+	var n uint64
+	if err := json.Unmarshal([]byte(s), &n); err != nil {
+		return 0, err
+	}
+	return n, nil
+}

@@ -1,0 +1,286 @@
+// Package devchain runs the embedded EVM chain of `appliance dev` and of the tests: go-ethereum's
+// simulated backend with the test USDC deployed, a funded demo payer, a gas-paying hot key, and
+// a dev-only faucet. Transactions are mined as they arrive (automine) unless the caller asks to
+// mine by hand, which tests use to hold a transaction between broadcast and receipt.
+package devchain
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
+
+	"github.com/peage/appliance/settle/chain"
+	"github.com/peage/appliance/settle/usdc"
+)
+
+// The token's EIP-712 domain: the same name and version as USDC on Base mainnet, so the dev
+// chain exercises the production domain strings.
+const (
+	TokenName    = "USD Coin"
+	TokenVersion = "2"
+	ChainID      = 1337 // the simulated backend's fixed chain id
+	Network      = "eip155:1337"
+)
+
+// PayerFunds is what the demo payer starts with: 1000 USDC in atomic units.
+const PayerFunds = 1_000_000_000
+
+// FaucetMax caps one faucet grant: 100 USDC.
+const FaucetMax = 100_000_000
+
+// Options configure a chain.
+type Options struct {
+	// ManualMine disables automine: blocks are sealed only by Commit.
+	ManualMine bool
+	// HTTP also serves JSON-RPC on a loopback port (for child processes in tests).
+	HTTP bool
+	// Keys, when set, fix the accounts (deterministic tests); otherwise fresh keys are made.
+	Deployer, Payer, Hot *ecdsa.PrivateKey
+}
+
+// Chain is a running embedded chain.
+type Chain struct {
+	sim      *simulated.Backend
+	client   simulated.Client
+	Deployer *ecdsa.PrivateKey // deploys the token and mints (the faucet)
+	Payer    *ecdsa.PrivateKey // the demo payer, funded with PayerFunds
+	Hot      *ecdsa.PrivateKey // the facilitator's gas-paying key
+	USDC     common.Address
+	RPCURL   string // "" unless Options.HTTP
+
+	mintMu sync.Mutex
+	auto   *automine
+}
+
+// Start creates the chain, deploys the test USDC and funds the demo payer.
+func Start(ctx context.Context, o Options) (*Chain, error) {
+	keys := []*ecdsa.PrivateKey{o.Deployer, o.Payer, o.Hot}
+	for i := range keys {
+		if keys[i] == nil {
+			k, err := crypto.GenerateKey()
+			if err != nil {
+				return nil, err
+			}
+			keys[i] = k
+		}
+	}
+	eth := new(big.Int).Exp(big.NewInt(10), big.NewInt(24), nil) // a million ether each: gas is never the test's problem
+	alloc := types.GenesisAlloc{}
+	for _, k := range keys {
+		alloc[crypto.PubkeyToAddress(k.PublicKey)] = types.Account{Balance: eth}
+	}
+	var opts []func(*node.Config, *ethconfig.Config)
+	rpcURL := ""
+	if o.HTTP {
+		// The simulated backend hides its node, so the port is chosen here rather than read back.
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		rpcURL = fmt.Sprintf("http://127.0.0.1:%d", port)
+		opts = append(opts, func(nc *node.Config, _ *ethconfig.Config) {
+			nc.HTTPHost = "127.0.0.1"
+			nc.HTTPPort = port
+			nc.HTTPVirtualHosts = []string{"*"}
+			nc.HTTPModules = []string{"eth", "net", "web3"}
+		})
+	}
+	sim := simulated.NewBackend(alloc, opts...)
+	c := &Chain{sim: sim, Deployer: keys[0], Payer: keys[1], Hot: keys[2]}
+	c.client = sim.Client()
+	if !o.ManualMine {
+		c.auto = newAutomine(sim.Client(), func() uint64 {
+			sim.Commit()
+			h, err := sim.Client().HeaderByNumber(context.Background(), nil)
+			if err != nil {
+				return uint64(time.Now().Unix())
+			}
+			return h.Time
+		})
+		c.client = c.auto
+	}
+	c.RPCURL = rpcURL
+	if err := c.deploy(ctx); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	if err := c.Mint(ctx, c.PayerAddress(), PayerFunds); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("fund payer: %w", err)
+	}
+	return c, nil
+}
+
+// Client is the chain's RPC client (automining unless ManualMine).
+func (c *Chain) Client() simulated.Client { return c.client }
+
+// Commit seals a block with the pending transactions.
+func (c *Chain) Commit() { c.sim.Commit() }
+
+// Close stops the chain.
+func (c *Chain) Close() error {
+	if c.auto != nil {
+		c.auto.close()
+	}
+	return c.sim.Close()
+}
+
+// PayerAddress is the demo payer's address.
+func (c *Chain) PayerAddress() common.Address { return crypto.PubkeyToAddress(c.Payer.PublicKey) }
+
+// HotAddress is the facilitator key's address.
+func (c *Chain) HotAddress() common.Address { return crypto.PubkeyToAddress(c.Hot.PublicKey) }
+
+func (c *Chain) deploy(ctx context.Context) error {
+	opts := bind.NewKeyedTransactor(c.Deployer, big.NewInt(ChainID))
+	opts.Context = ctx
+	tok := usdc.NewTestUSDC()
+	addr, tx, err := bind.DeployContract(opts, common.FromHex(usdc.TestUSDCMetaData.Bin), c.client, tok.PackConstructor(TokenName, TokenVersion))
+	if err != nil {
+		return fmt.Errorf("deploy test USDC: %w", err)
+	}
+	if err := c.mined(ctx, tx); err != nil {
+		return fmt.Errorf("deploy test USDC: %w", err)
+	}
+	c.USDC = addr
+	return nil
+}
+
+// DeployWallet deploys an ERC-1271 test wallet owned by owner (for smart-wallet payments).
+func (c *Chain) DeployWallet(ctx context.Context, owner common.Address) (common.Address, error) {
+	c.mintMu.Lock()
+	defer c.mintMu.Unlock()
+	opts := bind.NewKeyedTransactor(c.Deployer, big.NewInt(ChainID))
+	opts.Context = ctx
+	addr, tx, err := bind.DeployContract(opts, common.FromHex(usdc.TestWalletMetaData.Bin), c.client, usdc.NewTestWallet().PackConstructor(owner))
+	if err != nil {
+		return common.Address{}, err
+	}
+	return addr, c.mined(ctx, tx)
+}
+
+// Mint is the faucet: it creates amount atomic units of test USDC for to.
+func (c *Chain) Mint(ctx context.Context, to common.Address, amount uint64) error {
+	c.mintMu.Lock()
+	defer c.mintMu.Unlock()
+	opts := bind.NewKeyedTransactor(c.Deployer, big.NewInt(ChainID))
+	opts.Context = ctx
+	inst := usdc.NewTestUSDC().Instance(c.client, c.USDC)
+	tx, err := inst.Transact(opts, "mint", to, new(big.Int).SetUint64(amount))
+	if err != nil {
+		return err
+	}
+	return c.mined(ctx, tx)
+}
+
+// Balance reads the test USDC balance of who.
+func (c *Chain) Balance(ctx context.Context, who common.Address) (*big.Int, error) {
+	return chain.Reader{B: c.client}.BalanceOf(ctx, c.USDC, who)
+}
+
+// mined waits for tx's receipt, sealing a block first when mining is manual (setup
+// transactions must land before the chain is handed out).
+func (c *Chain) mined(ctx context.Context, tx *types.Transaction) error {
+	if c.auto == nil {
+		c.sim.Commit()
+	}
+	for {
+		r, err := c.client.TransactionReceipt(ctx, tx.Hash())
+		if err == nil {
+			if r.Status != types.ReceiptStatusSuccessful {
+				return fmt.Errorf("transaction %s reverted", tx.Hash().Hex())
+			}
+			return nil
+		}
+		if !errors.Is(err, ethereum.NotFound) && !strings.Contains(err.Error(), "indexing is in progress") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// maxAhead bounds how far block timestamps may run ahead of the wall clock. A block's
+// timestamp is at least its parent's plus one second, so sealing a block per transaction in a
+// burst would push chain time past the authorizations' validBefore; beyond this budget, blocks
+// wait for the clock and carry every transaction that arrived meanwhile.
+const maxAhead = 3
+
+// automine seals blocks as transactions arrive, like a fast L2: at once while chain time is
+// within maxAhead of the wall clock, else as soon as the clock has caught up.
+type automine struct {
+	simulated.Client
+	commit func() uint64 // seals a block, returns its timestamp
+	kick   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+func newAutomine(c simulated.Client, commit func() uint64) *automine {
+	a := &automine{Client: c, commit: commit, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go a.loop()
+	return a
+}
+
+func (a *automine) SendTransaction(ctx context.Context, tx *types.Transaction) error {
+	if err := a.Client.SendTransaction(ctx, tx); err != nil {
+		return err
+	}
+	select {
+	case a.kick <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (a *automine) loop() {
+	defer close(a.done)
+	var last int64
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-a.kick:
+		}
+		if wait := time.Until(time.Unix(last-maxAhead+1, 0)); wait > 0 {
+			select {
+			case <-a.stop:
+				return
+			case <-time.After(wait):
+			}
+		}
+		last = int64(a.commit())
+	}
+}
+
+func (a *automine) close() {
+	close(a.stop)
+	<-a.done
+}

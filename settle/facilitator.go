@@ -1,0 +1,583 @@
+// Package settle is the x402 facilitator of the appliance: it verifies exact/EIP-3009 payments,
+// holds their nonces in a durable ledger while the paid work runs, and settles them on chain
+// from the gas-paying hot key (synchronously, or from a durable queue). It serves the standard
+// facilitator API (/verify, /settle, /supported) plus /reserve, /release and /complete over a
+// Unix socket. It holds the hot key only: payTo is an address, the payout key never lives here.
+package settle
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/settle/chain"
+	"github.com/peage/appliance/settle/exact"
+	"github.com/peage/appliance/settle/ledger"
+	"github.com/peage/appliance/settle/usdc"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// Log keys.
+const (
+	keyPayment = "payment"
+	keyPayer   = "payer"
+	keyRoute   = "route"
+	keyReason  = "reason"
+	keyTx      = "tx"
+	keyErr     = "err"
+	keyCount   = "count"
+	keyStatus  = "status"
+)
+
+// Options build a Facilitator.
+type Options struct {
+	Network      string // CAIP-2, e.g. eip155:8453
+	Asset        common.Address
+	TokenName    string
+	TokenVersion string
+	PayTo        common.Address
+	Backend      chain.Backend
+	HotKey       *ecdsa.PrivateKey
+	LedgerDir    string
+	LedgerSync   journal.Sync
+	// ExposureCap is the most a payer may owe for delivered, unsettled optimistic calls (atomic
+	// units); past it, optimistic completions settle synchronously.
+	ExposureCap uint64
+	Sender      chain.SenderOptions
+	// SettleConcurrency bounds the queue's parallel settlements [8].
+	SettleConcurrency int
+	Now               func() time.Time
+	Logger            *slog.Logger
+	// OnBroadcast, when set, is told each transaction hash right after it was broadcast
+	// (observability; the crash tests use it to kill the process at that point).
+	OnBroadcast func(id string, tx common.Hash)
+}
+
+// Facilitator verifies and settles payments. It is safe for concurrent use.
+type Facilitator struct {
+	o        Options
+	log      *slog.Logger
+	verifier *exact.Verifier
+	reader   chain.Reader
+	sender   *chain.Sender
+	ledger   *ledger.Ledger
+
+	locks sync.Map // payment id → *sync.Mutex: one settlement per payment at a time
+	kick  chan struct{}
+	stop  context.CancelFunc
+	done  chan struct{}
+	sem   chan struct{}
+	wg    sync.WaitGroup
+}
+
+// New opens the ledger, checks the token's EIP-712 domain against the chain, and starts the
+// settlement queue, which first reconciles what the ledger says was in flight.
+func New(ctx context.Context, o Options) (*Facilitator, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.SettleConcurrency <= 0 {
+		o.SettleConcurrency = 8
+	}
+	if _, err := x402.ChainID(o.Network); err != nil {
+		return nil, err
+	}
+	o.Sender.Logger = o.Logger
+	sender, err := chain.NewSender(ctx, o.Backend, o.HotKey, o.Sender)
+	if err != nil {
+		return nil, err
+	}
+	want, _ := x402.ChainID(o.Network)
+	if sender.ChainID().Uint64() != want {
+		return nil, fmt.Errorf("settle: RPC is on chain %s but the network is %s", sender.ChainID(), o.Network)
+	}
+	f := &Facilitator{o: o, log: o.Logger, reader: chain.Reader{B: o.Backend}, sender: sender,
+		kick: make(chan struct{}, 1), done: make(chan struct{}), sem: make(chan struct{}, o.SettleConcurrency)}
+	if err := f.checkDomain(ctx); err != nil {
+		return nil, err
+	}
+	f.ledger, err = ledger.Open(ledger.Options{Dir: o.LedgerDir, Sync: o.LedgerSync, Now: o.Now, Logger: o.Logger})
+	if err != nil {
+		return nil, err
+	}
+	f.verifier = &exact.Verifier{Reader: f.reader, Now: o.Now, ValidBeforeMargin: 6 * time.Second, Skew: 5 * time.Second}
+	// Reservations whose work was running when the process died never produced an answer:
+	// give their nonces back so the payer is not charged.
+	for _, r := range f.ledger.List(ledger.Reserved) {
+		if _, err := f.ledger.Update(r.ID, func(r *ledger.Record) error { r.Status = ledger.Released; return nil }); err != nil {
+			_ = f.ledger.Close()
+			return nil, err
+		}
+		f.log.Info("released reservation of an interrupted call", keyPayment, r.ID)
+	}
+	qctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	f.stop = cancel
+	go f.queue(qctx)
+	f.wake()
+	return f, nil
+}
+
+// checkDomain compares the configured EIP-712 domain with the token's own separator: a wrong
+// name or version gives signatures that never recover, which must fail at start, not per call.
+func (f *Facilitator) checkDomain(ctx context.Context) error {
+	tok := usdc.NewTestUSDC()
+	out, err := f.o.Backend.CallContract(ctx, callMsg(f.o.Asset, tok.PackDOMAINSEPARATOR()), nil)
+	if err != nil {
+		return fmt.Errorf("settle: read DOMAIN_SEPARATOR of %s: %w", f.o.Asset.Hex(), err)
+	}
+	got, err := tok.UnpackDOMAINSEPARATOR(out)
+	if err != nil {
+		return fmt.Errorf("settle: %s has no DOMAIN_SEPARATOR: %w", f.o.Asset.Hex(), err)
+	}
+	d := f.domain()
+	if common.Hash(got) != d.Separator() {
+		return fmt.Errorf("settle: token %s EIP-712 domain is not name=%q version=%q on chain %d", f.o.Asset.Hex(), d.Name, d.Version, d.ChainID)
+	}
+	return nil
+}
+
+func (f *Facilitator) domain() exact.Domain {
+	id, _ := x402.ChainID(f.o.Network)
+	return exact.Domain{Name: f.o.TokenName, Version: f.o.TokenVersion, ChainID: id, Contract: f.o.Asset}
+}
+
+// Close stops the queue (in-flight settlements finish) and closes the ledger.
+func (f *Facilitator) Close() error {
+	f.stop()
+	<-f.done
+	f.wg.Wait()
+	return f.ledger.Close()
+}
+
+// Ledger exposes the ledger for reporting.
+func (f *Facilitator) Ledger() *ledger.Ledger { return f.ledger }
+
+// Signer is the hot key's address.
+func (f *Facilitator) Signer() common.Address { return f.sender.Address() }
+
+// Supported answers GET /supported.
+func (f *Facilitator) Supported() x402.SupportedResponse {
+	kinds := []x402.SupportedKind{{X402Version: 2, Scheme: x402.SchemeExact, Network: f.o.Network}}
+	if v1 := x402.V1Network(f.o.Network); v1 != f.o.Network {
+		kinds = append(kinds, x402.SupportedKind{X402Version: 1, Scheme: x402.SchemeExact, Network: v1})
+	}
+	return x402.SupportedResponse{Kinds: kinds, Extensions: []string{}, Signers: map[string][]string{"eip155:*": {f.sender.Address().Hex()}}}
+}
+
+// ours refuses requirements that would pay anyone or anything else than this facilitator is
+// configured for: a compromised or misconfigured API cannot redirect the money.
+func (f *Facilitator) ours(r *x402.FacilitatorRequirements) *exact.Invalid {
+	switch {
+	case x402.CAIP2(r.Network) != f.o.Network:
+		return &exact.Invalid{Reason: x402.ReasonInvalidNetwork, Detail: "this facilitator settles on " + f.o.Network}
+	case !common.IsHexAddress(r.Asset) || common.HexToAddress(r.Asset) != f.o.Asset:
+		return &exact.Invalid{Reason: x402.ReasonInvalidRequirements, Detail: "this facilitator settles " + f.o.Asset.Hex()}
+	case !common.IsHexAddress(r.PayTo) || common.HexToAddress(r.PayTo) != f.o.PayTo:
+		return &exact.Invalid{Reason: x402.ReasonRecipientMismatch, Detail: "this facilitator pays " + f.o.PayTo.Hex()}
+	case r.Extra == nil || r.Extra.Name != f.o.TokenName || r.Extra.Version != f.o.TokenVersion:
+		return &exact.Invalid{Reason: x402.ReasonMissingDomain, Detail: "EIP-712 domain differs from the token's"}
+	}
+	return nil
+}
+
+func (f *Facilitator) verify(ctx context.Context, req *x402.FacilitatorRequest) (*exact.Payment, *exact.Invalid, error) {
+	if bad := f.ours(&req.PaymentRequirements); bad != nil {
+		return nil, bad, nil
+	}
+	return f.verifier.Verify(ctx, &req.PaymentPayload, &req.PaymentRequirements)
+}
+
+func invalidResponse(bad *exact.Invalid) x402.VerifyResponse {
+	return x402.VerifyResponse{IsValid: false, InvalidReason: bad.Reason, Payer: bad.Payer}
+}
+
+// Verify answers POST /verify. A chain read failure is an error (the caller answers 5xx/503),
+// never a verdict.
+func (f *Facilitator) Verify(ctx context.Context, req *x402.FacilitatorRequest) (x402.VerifyResponse, error) {
+	pay, bad, err := f.verify(ctx, req)
+	if err != nil {
+		return x402.VerifyResponse{}, err
+	}
+	if bad != nil {
+		return invalidResponse(bad), nil
+	}
+	if f.ledger.Used(ledger.ID(pay.Payer(), pay.Auth.Nonce.Hex())) {
+		return x402.VerifyResponse{InvalidReason: x402.ReasonNonceUsed, Payer: pay.Payer()}, nil
+	}
+	return x402.VerifyResponse{IsValid: true, Payer: pay.Payer()}, nil
+}
+
+// Reserve verifies a payment and claims its nonce durably for one request. A payment already
+// settled for the same request key is answered with its receipt (Replay) instead.
+func (f *Facilitator) Reserve(ctx context.Context, req *x402.ReserveRequest) (x402.ReserveResponse, error) {
+	id := paymentID(&req.PaymentPayload)
+	if id != "" {
+		if rec, ok := f.ledger.Get(id); ok && rec.Status != ledger.Released {
+			return f.existing(rec, req.Key), nil
+		}
+	}
+	pay, bad, err := f.verify(ctx, &req.FacilitatorRequest)
+	if err != nil {
+		return x402.ReserveResponse{}, err
+	}
+	if bad != nil {
+		return x402.ReserveResponse{VerifyResponse: invalidResponse(bad)}, nil
+	}
+	rec := ledger.Record{
+		ID: ledger.ID(pay.Payer(), pay.Auth.Nonce.Hex()), Payer: pay.Payer(), Nonce: pay.Auth.Nonce.Hex(),
+		Route: req.Route, RequestHash: req.Key, Amount: pay.Auth.Value.Uint64(), Network: f.o.Network,
+		Asset: f.o.Asset.Hex(), ValidBefore: pay.Auth.ValidBefore.Int64(), Request: req.FacilitatorRequest,
+	}
+	if !pay.Auth.Value.IsUint64() || !pay.Auth.ValidBefore.IsInt64() {
+		return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: x402.ReasonInvalidPayload, Payer: pay.Payer()}}, nil
+	}
+	got, err := f.ledger.Reserve(rec)
+	if errors.Is(err, ledger.ErrExists) {
+		return f.existing(got, req.Key), nil
+	}
+	if err != nil {
+		return x402.ReserveResponse{}, err
+	}
+	return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{IsValid: true, Payer: pay.Payer()}, ID: got.ID}, nil
+}
+
+// existing answers a reservation for a nonce the ledger already holds: the same request gets
+// its settled receipt back, anything else is a reused nonce.
+func (f *Facilitator) existing(rec ledger.Record, key string) x402.ReserveResponse {
+	res := x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: x402.ReasonNonceUsed, Payer: rec.Payer}}
+	if key != "" && rec.RequestHash == key && (rec.Status == ledger.Settled || rec.Status == ledger.Queued || rec.Status == ledger.Broadcast) {
+		s := f.receipt(rec)
+		res.Replay = &s
+		res.ID = rec.ID
+	}
+	return res
+}
+
+func paymentID(p *x402.PaymentPayload) string {
+	a := p.Payload.Authorization
+	if !common.IsHexAddress(a.From) || len(a.Nonce) != 66 {
+		return ""
+	}
+	return ledger.ID(common.HexToAddress(a.From).Hex(), a.Nonce)
+}
+
+// Release gives a reservation back: the work failed and nothing is charged.
+func (f *Facilitator) Release(_ context.Context, id string) error {
+	_, err := f.ledger.Update(id, func(r *ledger.Record) error {
+		if r.Status != ledger.Reserved {
+			return fmt.Errorf("%w: payment %s is %s, not reserved", ErrState, id, r.Status)
+		}
+		r.Status = ledger.Released
+		return nil
+	})
+	return err
+}
+
+// ErrState is a call that does not fit the payment's current status.
+var ErrState = errors.New("settle: payment is not in a state for this")
+
+// Complete settles a reserved payment whose work succeeded: synchronously, or (optimistic)
+// by queueing it durably and answering at once, unless the payer's exposure is over the cap.
+func (f *Facilitator) Complete(ctx context.Context, id, mode string) (x402.SettlementResponse, error) {
+	rec, err := f.ledger.Update(id, func(r *ledger.Record) error {
+		if r.Status != ledger.Reserved {
+			return fmt.Errorf("%w: payment %s is %s, not reserved", ErrState, id, r.Status)
+		}
+		r.Status = ledger.Queued
+		return nil
+	})
+	if err != nil {
+		if cur, ok := f.ledger.Get(id); ok && errors.Is(err, ErrState) && cur.Status != ledger.Released && cur.Status != ledger.Reserved {
+			return f.receipt(cur), nil // a repeated completion: answer what the first one got
+		}
+		return x402.SettlementResponse{}, err
+	}
+	if mode == x402.ModeOptimistic && f.ledger.Exposure(rec.Payer) <= f.o.ExposureCap {
+		f.wake()
+		return f.receipt(rec), nil
+	}
+	return f.settle(ctx, id), nil
+}
+
+// Settle answers the standard POST /settle: verify, record, broadcast, wait. It is idempotent
+// on the payment: a repeat returns the first outcome instead of a revert.
+func (f *Facilitator) Settle(ctx context.Context, req *x402.FacilitatorRequest) (x402.SettlementResponse, error) {
+	res, err := f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Key: "settle:" + paymentID(&req.PaymentPayload)})
+	if err != nil {
+		return x402.SettlementResponse{}, err
+	}
+	if res.Replay != nil {
+		return *res.Replay, nil
+	}
+	if !res.IsValid {
+		return x402.SettlementResponse{ErrorReason: res.InvalidReason, Payer: res.Payer, Network: f.o.Network}, nil
+	}
+	return f.Complete(ctx, res.ID, x402.ModeSync)
+}
+
+// receipt is the SettlementResponse for a record as it stands.
+func (f *Facilitator) receipt(r ledger.Record) x402.SettlementResponse {
+	s := x402.SettlementResponse{Payer: r.Payer, Network: r.Network, Amount: strconv.FormatUint(r.Amount, 10)}
+	switch r.Status {
+	case ledger.Settled:
+		s.Success, s.Transaction = true, r.Tx
+	case ledger.Queued:
+		// Optimistic: the work was delivered against a verified authorization that the queue
+		// settles; the transaction hash is not known yet.
+		s.Success = true
+	case ledger.Broadcast:
+		s.ErrorReason = x402.ReasonSettlementPending
+		if n := len(r.TxHashes); n > 0 {
+			s.Transaction = r.TxHashes[n-1]
+		}
+	default:
+		s.ErrorReason = r.Reason
+		if s.ErrorReason == "" {
+			s.ErrorReason = x402.ReasonTransactionState
+		}
+	}
+	return s
+}
+
+func (f *Facilitator) lock(id string) func() {
+	m, _ := f.locks.LoadOrStore(id, new(sync.Mutex))
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// settle brings one queued or broadcast payment to a final state (or leaves it broadcast when
+// no receipt came in time) and returns its receipt.
+func (f *Facilitator) settle(ctx context.Context, id string) x402.SettlementResponse {
+	unlock := f.lock(id)
+	defer unlock()
+	rec, ok := f.ledger.Get(id)
+	if !ok {
+		return x402.SettlementResponse{ErrorReason: x402.ReasonTransactionState, Network: f.o.Network}
+	}
+	if rec.Status != ledger.Queued && rec.Status != ledger.Broadcast {
+		return f.receipt(rec)
+	}
+	out, err := f.drive(ctx, rec)
+	if err != nil {
+		f.log.Warn("settlement not finished", keyPayment, id, keyErr, err)
+	}
+	return f.receipt(out)
+}
+
+func (f *Facilitator) fail(id, reason string) (ledger.Record, error) {
+	return f.ledger.Update(id, func(r *ledger.Record) error {
+		r.Status, r.Reason = ledger.Failed, reason
+		return nil
+	})
+}
+
+func (f *Facilitator) drive(ctx context.Context, rec ledger.Record) (ledger.Record, error) {
+	pay, bad := f.verifier.Check(&rec.Request.PaymentPayload, &rec.Request.PaymentRequirements)
+	if bad != nil && bad.Reason != x402.ReasonValidBefore {
+		return f.fail(rec.ID, bad.Reason)
+	}
+	if pay == nil { // only the validity margin failed: the chain decides whether it is too late
+		a, sig, perr := exactParse(&rec.Request.PaymentPayload)
+		if perr != nil {
+			return f.fail(rec.ID, x402.ReasonInvalidPayload)
+		}
+		pay = &exact.Payment{Auth: *a, Signature: sig}
+	}
+	// Anything already broadcast: a receipt settles it; otherwise the chain's nonce state says
+	// whether to wait for it or send it again.
+	if rec.Status == ledger.Broadcast {
+		if r, done, err := f.findReceipt(ctx, rec); done || err != nil {
+			return r, err
+		}
+	}
+	call := chain.Call{To: f.o.Asset, Data: transferCall(pay)}
+	record := func(tx *types.Transaction) error {
+		raw, err := tx.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		_, err = f.ledger.Update(rec.ID, func(r *ledger.Record) error {
+			r.Status = ledger.Broadcast
+			r.TxHashes = append(r.TxHashes, tx.Hash().Hex())
+			r.RawTx = hexutil.Encode(raw)
+			return nil
+		})
+		return err
+	}
+	var tx *types.Transaction
+	if rec.Status == ledger.Broadcast && rec.RawTx != "" {
+		// Re-broadcast exactly what was signed before the restart (same hash, same account nonce).
+		tx = new(types.Transaction)
+		if err := tx.UnmarshalBinary(hexutil.MustDecode(rec.RawTx)); err == nil {
+			if err := f.o.Backend.SendTransaction(ctx, tx); err != nil && !alreadyKnown(err) {
+				tx = nil
+			}
+		} else {
+			tx = nil
+		}
+	}
+	if tx == nil {
+		gas, err := f.sender.Estimate(ctx, call)
+		var rev *chain.RevertError
+		if errors.As(err, &rev) {
+			return f.diagnose(ctx, rec, pay)
+		}
+		if err != nil {
+			return rec, err
+		}
+		tx, err = f.sender.Send(ctx, call, gas, record)
+		if err != nil {
+			return rec, err
+		}
+	}
+	if f.o.OnBroadcast != nil {
+		f.o.OnBroadcast(rec.ID, tx.Hash())
+	}
+	receipt, err := f.sender.Wait(ctx, tx, record)
+	var pending *chain.PendingError
+	if errors.As(err, &pending) {
+		cur, _ := f.ledger.Get(rec.ID)
+		return cur, err
+	}
+	if err != nil {
+		return rec, err
+	}
+	return f.final(rec.ID, receipt)
+}
+
+func alreadyKnown(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "already known") || strings.Contains(s, "known transaction")
+}
+
+func (f *Facilitator) final(id string, receipt *types.Receipt) (ledger.Record, error) {
+	return f.ledger.Update(id, func(r *ledger.Record) error {
+		if receipt.Status == types.ReceiptStatusSuccessful {
+			r.Status, r.Tx, r.Reason = ledger.Settled, receipt.TxHash.Hex(), ""
+		} else {
+			r.Status, r.Tx, r.Reason = ledger.Failed, receipt.TxHash.Hex(), x402.ReasonTransactionFailed
+		}
+		return nil
+	})
+}
+
+// findReceipt looks for a mined receipt of any transaction the record broadcast.
+func (f *Facilitator) findReceipt(ctx context.Context, rec ledger.Record) (ledger.Record, bool, error) {
+	for _, h := range rec.TxHashes {
+		r, err := f.o.Backend.TransactionReceipt(ctx, common.HexToHash(h))
+		if err == nil && r != nil {
+			out, err := f.final(rec.ID, r)
+			return out, true, err
+		}
+	}
+	return rec, false, nil
+}
+
+// diagnose explains a transfer the chain refuses to simulate.
+func (f *Facilitator) diagnose(ctx context.Context, rec ledger.Record, pay *exact.Payment) (ledger.Record, error) {
+	used, err := f.reader.AuthorizationState(ctx, f.o.Asset, pay.Auth.From, pay.Auth.Nonce)
+	if err != nil {
+		return rec, err
+	}
+	if used {
+		// Someone else submitted (or the payer cancelled) this authorization; none of our
+		// transactions carries it, so there is no revenue of ours to claim.
+		f.log.Warn("authorization used outside this facilitator", keyPayment, rec.ID)
+		return f.fail(rec.ID, x402.ReasonNonceUsed)
+	}
+	if time.Unix(rec.ValidBefore, 0).Before(f.o.Now()) {
+		return f.fail(rec.ID, x402.ReasonValidBefore)
+	}
+	bal, err := f.reader.BalanceOf(ctx, f.o.Asset, pay.Auth.From)
+	if err != nil {
+		return rec, err
+	}
+	if bal.Cmp(pay.Auth.Value) < 0 {
+		return f.fail(rec.ID, x402.ReasonInsufficientFunds)
+	}
+	return f.fail(rec.ID, "invalid_exact_evm_transaction_simulation_failed")
+}
+
+// transferCall encodes transferWithAuthorization: the v,r,s overload for a 65-byte ECDSA
+// signature, the bytes overload (ERC-1271 wallets) otherwise.
+func transferCall(p *exact.Payment) []byte {
+	a, tok := &p.Auth, usdc.NewTestUSDC()
+	if p.Recovered && len(p.Signature) == 65 {
+		v := p.Signature[64]
+		if v < 27 {
+			v += 27
+		}
+		return tok.PackTransferWithAuthorization0(a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, v,
+			[32]byte(p.Signature[:32]), [32]byte(p.Signature[32:64]))
+	}
+	return tok.PackTransferWithAuthorization(a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, p.Signature)
+}
+
+func exactParse(p *x402.PaymentPayload) (*exact.Authorization, []byte, error) {
+	return exact.Parse(&p.Payload)
+}
+
+// wake nudges the queue.
+func (f *Facilitator) wake() {
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+}
+
+// queue settles queued payments and keeps looking at broadcast ones until they are final.
+func (f *Facilitator) queue(ctx context.Context) {
+	defer close(f.done)
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	busy := sync.Map{}
+	for {
+		for _, r := range f.ledger.List(ledger.Queued, ledger.Broadcast) {
+			if _, running := busy.LoadOrStore(r.ID, true); running {
+				continue
+			}
+			select {
+			case f.sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			f.wg.Add(1)
+			go func(id string) {
+				defer func() { <-f.sem; busy.Delete(id); f.wg.Done() }()
+				res := f.settle(ctx, id)
+				if res.Success {
+					f.log.Info("settled", keyPayment, id, keyTx, res.Transaction)
+				}
+			}(r.ID)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-f.kick:
+		case <-tick.C:
+		}
+	}
+}
+
+// Revenue is the ledger's settled revenue by day and route.
+func (f *Facilitator) Revenue() []ledger.RevenueRow { return f.ledger.Revenue() }
+
+func callMsg(to common.Address, data []byte) ethereum.CallMsg {
+	return ethereum.CallMsg{To: &to, Data: data}
+}

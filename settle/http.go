@@ -1,0 +1,140 @@
+package settle
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/peage/appliance/settle/x402"
+)
+
+// maxBody bounds a request body: a payment header is at most 8 KiB, its JSON a little more.
+const maxBody = 64 << 10
+
+// Handler serves the facilitator API:
+//
+//	POST /verify   /settle         standard x402 facilitator bodies
+//	GET  /supported                standard
+//	POST /reserve  /release  /complete   hold a payment while the paid work runs
+//	GET  /revenue                  settled revenue by UTC day and route
+//
+// Payment-level failures answer 200 with isValid:false / success:false, a malformed request 400,
+// a chain that cannot be read 503.
+func (f *Facilitator) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /supported", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, f.Supported()) })
+	mux.HandleFunc("GET /revenue", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, f.Revenue()) })
+	mux.HandleFunc("POST /verify", func(w http.ResponseWriter, r *http.Request) {
+		var req x402.FacilitatorRequest
+		if !readJSON(w, r, &req) {
+			return
+		}
+		res, err := f.Verify(r.Context(), &req)
+		f.reply(w, res, err)
+	})
+	mux.HandleFunc("POST /settle", func(w http.ResponseWriter, r *http.Request) {
+		var req x402.FacilitatorRequest
+		if !readJSON(w, r, &req) {
+			return
+		}
+		res, err := f.Settle(r.Context(), &req)
+		f.reply(w, res, err)
+	})
+	mux.HandleFunc("POST /reserve", func(w http.ResponseWriter, r *http.Request) {
+		var req x402.ReserveRequest
+		if !readJSON(w, r, &req) {
+			return
+		}
+		res, err := f.Reserve(r.Context(), &req)
+		f.reply(w, res, err)
+	})
+	mux.HandleFunc("POST /release", func(w http.ResponseWriter, r *http.Request) {
+		var req x402.ReleaseRequest
+		if !readJSON(w, r, &req) {
+			return
+		}
+		f.reply(w, struct{}{}, f.Release(r.Context(), req.ID))
+	})
+	mux.HandleFunc("POST /complete", func(w http.ResponseWriter, r *http.Request) {
+		var req x402.CompleteRequest
+		if !readJSON(w, r, &req) {
+			return
+		}
+		// The settlement outlives a client that hangs up: the money is owed either way.
+		res, err := f.Complete(context.WithoutCancel(r.Context()), req.ID, req.Mode)
+		f.reply(w, res, err)
+	})
+	return mux
+}
+
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+func (f *Facilitator) reply(w http.ResponseWriter, v any, err error) {
+	switch {
+	case err == nil:
+		writeJSON(w, 200, v)
+	case errors.Is(err, ErrState):
+		writeJSON(w, 409, errorBody{err.Error()})
+	default:
+		f.log.Warn("facilitator call failed", keyErr, err)
+		writeJSON(w, 503, errorBody{"the chain could not be read or written; try again"})
+	}
+}
+
+func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxBody))
+	if err := dec.Decode(v); err != nil {
+		writeJSON(w, 400, errorBody{"request body is not the expected JSON: " + err.Error()})
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// ListenUnix listens on a Unix socket, replacing a stale socket file, readable by the owner
+// and group only (the API runs in the same group).
+func ListenUnix(path string) (net.Listener, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		_ = os.Remove(path)
+	}
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(path, 0o660); err != nil {
+		_ = l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Serve serves h on every listener until ctx ends, then shuts down gracefully.
+func Serve(ctx context.Context, h http.Handler, log *slog.Logger, ls ...net.Listener) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	errc := make(chan error, len(ls))
+	for _, l := range ls {
+		go func() { errc <- srv.Serve(l) }()
+	}
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	case err := <-errc:
+		_ = srv.Close()
+		return err
+	}
+}

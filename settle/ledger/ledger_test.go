@@ -1,0 +1,86 @@
+package ledger
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/peage/appliance/appliance/journal"
+)
+
+func open(t *testing.T, dir string, now func() time.Time) *Ledger {
+	t.Helper()
+	l, err := Open(Options{Dir: dir, Sync: journal.SyncAlways, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func TestLedgerSurvivesReopen(t *testing.T) {
+	dir := t.TempDir()
+	day1 := time.Date(2026, 11, 21, 23, 59, 0, 0, time.UTC)
+	clock := day1
+	now := func() time.Time { return clock }
+	l := open(t, dir, now)
+	add := func(id, route string, amount uint64) {
+		t.Helper()
+		if _, err := l.Reserve(Record{ID: id, Payer: "0xA", Route: route, Amount: amount}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle := func(id string) {
+		t.Helper()
+		if _, err := l.Update(id, func(r *Record) error { r.Status, r.Tx = Settled, "0xtx"+id; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("a", "chain.gas", 1000)
+	add("b", "chain.gas", 1000)
+	add("c", "search", 3000)
+	add("d", "search", 3000)
+	settle("a")
+	clock = day1.Add(2 * time.Minute) // the next UTC day
+	settle("b")
+	settle("c")
+	if _, err := l.Update("d", func(r *Record) error { r.Status = Released; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Reserve(Record{ID: "a"}); !errors.Is(err, ErrExists) {
+		t.Fatalf("second reservation of a: %v", err)
+	}
+	if _, err := l.Reserve(Record{ID: "d", Route: "search", Amount: 3000}); err != nil {
+		t.Fatalf("a released nonce must be reservable again: %v", err)
+	}
+	if _, err := l.Update("d", func(r *Record) error { r.Status = Queued; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Exposure("0xa"); got != 0 { // d was reserved again without a payer
+		t.Fatalf("exposure %d", got)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l = open(t, dir, now)
+	defer l.Close()
+	want := []RevenueRow{
+		{Day: "2026-11-21", Route: "chain.gas", Calls: 1, Amount: 1000},
+		{Day: "2026-11-22", Route: "chain.gas", Calls: 1, Amount: 1000},
+		{Day: "2026-11-22", Route: "search", Calls: 1, Amount: 3000},
+	}
+	got := l.Revenue()
+	if len(got) != len(want) {
+		t.Fatalf("revenue %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("row %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if q := l.List(Queued); len(q) != 1 || q[0].ID != "d" {
+		t.Fatalf("queued after reopen: %+v", q)
+	}
+	if r, ok := l.Get("a"); !ok || r.Tx != "0xtxa" || r.Settled.IsZero() {
+		t.Fatalf("a after reopen: %+v", r)
+	}
+}
