@@ -21,6 +21,7 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
 	"github.com/peage/appliance/api/routes/infra"
+	"github.com/peage/appliance/api/routes/util"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/appliance/cache"
 	"github.com/peage/appliance/appliance/config"
@@ -148,6 +149,11 @@ func bindFamilies(a *app, d deps) error {
 			return err
 		}
 		a.addHealth("state", func() error { return nil })
+	}
+	if d.egress != nil {
+		if err := util.New(d.egress).Bind(a.cat); err != nil {
+			return err
+		}
 	}
 	return nil
 }
