@@ -32,7 +32,7 @@ type Config struct {
 	Payment  paywall.Config `toml:"payment"`
 	Routes   catalog.Names  `toml:"routes" doc:"neutral path segments standing for third-party site names"`
 	Egress   Egress         `toml:"egress"`
-	Parts    Parts          `toml:"-"`
+	Parts                   // each daemon's own section, flattened into the file's top level
 }
 
 // Log configures logging.

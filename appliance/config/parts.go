@@ -1,10 +1,26 @@
 package config
 
-// Parts are the sections owned by the daemons; each part declares its own Config struct and
-// defaults in its own package, and this is the only place that knows them all.
-type Parts struct{}
+import (
+	"fmt"
+
+	"github.com/peage/appliance/api/upstream"
+)
+
+// Parts are the sections owned by the daemons and families; each declares its own Config
+// struct and defaults in its own package, and this is the only place that knows them all.
+type Parts struct {
+	Upstream upstream.Config `toml:"upstream"`
+}
 
 // DefaultParts returns every part's defaults.
-func DefaultParts() Parts { return Parts{} }
+func DefaultParts() Parts {
+	return Parts{Upstream: upstream.DefaultConfig()}
+}
 
-func (p *Parts) validate() []error { return nil }
+func (p *Parts) validate() []error {
+	var errs []error
+	if _, err := upstream.Resolve(p.Upstream); err != nil {
+		errs = append(errs, fmt.Errorf("config key upstream.override: %w", err))
+	}
+	return errs
+}

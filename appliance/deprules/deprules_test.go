@@ -14,7 +14,7 @@ var rules = []struct {
 	allowed []string
 	denied  []string // sub-trees of allowed that still may not
 }{
-	{lib: "github.com/ethereum/go-ethereum", allowed: []string{"settle"}, denied: []string{"settle/client", "settle/x402"}},
+	{lib: "github.com/ethereum/go-ethereum", allowed: []string{"settle", "ops/bench"}, denied: []string{"settle/client", "settle/x402"}},
 	{lib: "github.com/go-rod/rod", allowed: []string{"browserfarm"}},
 	{lib: "github.com/elazarl/goproxy", allowed: []string{"proxyd"}, denied: []string{"proxyd/client"}},
 	{lib: "github.com/valyala/fasthttp", allowed: []string{"api/server", "ops/bench"}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 )
 
@@ -24,5 +25,14 @@ func TestSearchAndReverse(t *testing.T) {
 	}
 	if q := s.Last().URL.Query(); q.Get("lat") != "48.357" || q.Get("lon") != "2.37" {
 		t.Errorf("reverse query = %v", q)
+	}
+}
+
+func TestShortQueryIsAClientError(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Handle(upstreamtest.FileStatus(t, "testdata/bad_q.json", 400))
+	_, err := New(s.Client(t, Name)).Search(context.Background(), "ab", 5)
+	if upstream.StatusOf(err) != 400 || len(s.Requests()) != 1 {
+		t.Fatalf("err = %v after %d calls", err, len(s.Requests()))
 	}
 }

@@ -36,7 +36,7 @@ func TestAnnonces(t *testing.T) {
 
 func TestODSQLError(t *testing.T) {
 	s := upstreamtest.New(t)
-	s.Handle(upstreamtest.Body(400, "application/json", []byte(`{"error_code": "ODSQLError", "message": "bad"}`)))
+	s.Handle(upstreamtest.FileStatus(t, "testdata/odsql_error.json", 400))
 	_, err := New(s.Client(t, Name)).Annonces(context.Background(), "812345676", "")
 	if upstream.StatusOf(err) != 400 {
 		t.Fatalf("err = %v", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 )
 
@@ -26,5 +27,14 @@ func TestForecastAndGeocode(t *testing.T) {
 	gs.Handle(upstreamtest.File(t, "testdata/geocoding_empty.json"))
 	if p, err := c.Geocode(context.Background(), "zzzz"); err != nil || p != nil {
 		t.Fatalf("no match = %+v, %v", p, err)
+	}
+}
+
+func TestDailyLimit(t *testing.T) {
+	fs, gs := upstreamtest.New(t), upstreamtest.New(t)
+	fs.Handle(upstreamtest.FileStatus(t, "testdata/limit.json", 429))
+	_, err := New(fs.Client(t, Name), gs.Client(t, GeocodingName)).Forecast(context.Background(), 47.2, -1.5, 3)
+	if upstream.StatusOf(err) != 429 {
+		t.Fatalf("err = %v, want the upstream's 429", err)
 	}
 }

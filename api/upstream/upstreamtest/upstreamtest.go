@@ -94,7 +94,10 @@ func (s *Server) Client(t testing.TB, name string) *httpc.Client {
 }
 
 // File answers every request with the file's bytes; the content type follows the extension.
-func File(t testing.TB, path string) http.Handler {
+func File(t testing.TB, path string) http.Handler { return FileStatus(t, path, http.StatusOK) }
+
+// FileStatus answers status with the file's bytes: a recorded error body.
+func FileStatus(t testing.TB, path string, status int) http.Handler {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("upstreamtest: fixture: %v", err)
@@ -103,7 +106,7 @@ func File(t testing.TB, path string) http.Handler {
 	if strings.HasSuffix(path, ".csv") {
 		ct = "text/csv; charset=utf-8"
 	}
-	return Body(200, ct, b)
+	return Body(status, ct, b)
 }
 
 // Body answers status with body.

@@ -20,9 +20,12 @@ import (
 	"github.com/peage/appliance/api/mcp"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
+	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
 	"github.com/peage/appliance/api/routes/util"
 	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/appliance/cache"
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/egress"
@@ -155,7 +158,16 @@ func bindFamilies(a *app, d deps) error {
 			return err
 		}
 	}
-	return nil
+	specs, err := upstream.Resolve(a.cfg.Upstream)
+	if err != nil {
+		return err
+	}
+	pool := httpc.NewPool(specs, httpc.Options{Contact: a.cfg.Upstream.Contact, Logger: a.log})
+	french, err := fr.New(fr.Deps{Pool: pool, Upstreams: specs})
+	if err != nil {
+		return err
+	}
+	return french.Bind(a.cat)
 }
 
 // serve runs the public API and the operator listener until ctx ends.
