@@ -242,7 +242,7 @@ func TestKill9MidTransfer(t *testing.T) {
 	started.Wait() // every tunnel has moved at least 3 MiB and is still moving
 	c.kill9(t)
 	wg.Wait()
-	src.conns.Wait()
+	src.waitConns(t, tunnels)
 
 	c2 := startChild(t, dir, src.addr, false)
 	_ = c2

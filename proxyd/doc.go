@@ -43,7 +43,7 @@
 // A meter holds used (granted, including writes in flight), delivered (written) and durable
 // (what the store has). A byte is granted before it is written, so the quota is never
 // exceeded; the grant is returned for whatever the write did not take. The flusher writes
-// delivered to the store whenever it runs slack/2 ahead (Config.MeterSlackBytes, 4 MiB) and
+// delivered to the store whenever it runs slack/8 ahead (Config.MeterSlackBytes, 4 MiB) and
 // the sweeper writes every moved meter each SweepInterval; a grant that would put used more
 // than slack ahead of durable waits for the flush. Hence at every instant
 //

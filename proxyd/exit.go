@@ -265,54 +265,66 @@ func (s *Server) Sell(ctx context.Context, gb int) (*client.Sale, error) {
 	}, nil
 }
 
+// rememberExit keeps the latest exit check for Status (a sale's check counts as one).
 func (s *Server) rememberExit(ex client.Exit, err error) {
-	st := &client.Status{Live: err == nil, ProxyHost: s.cfg.PublicHost, ProxyPort: s.cfg.PublicPort, CheckedAt: s.now().UTC()}
+	st := &exitStatus{live: err == nil, at: s.now()}
 	if ex.IP != "" {
-		st.Exit = &ex
+		st.exit = &ex
 	}
 	if err != nil {
-		st.Problem = err.Error()
+		st.problem = err.Error()
 	}
-	st.Reachable, st.ReachableNote = s.reachability()
 	s.statusMu.Lock()
-	s.statusCache = st
+	s.exitCache = st
 	s.statusMu.Unlock()
 }
 
-// Status reports the exit (re-checked at most once per StatusCacheTTL) and reachability.
+type exitStatus struct {
+	live    bool
+	exit    *client.Exit
+	problem string
+	at      time.Time
+}
+
+type reachStatus struct {
+	r    client.Reachability
+	note string
+	at   time.Time
+}
+
+// Status reports the exit and the reachability of the proxy port, each re-checked at most
+// once per StatusCacheTTL (the free route must not become a way to hammer the echo services).
 func (s *Server) Status(ctx context.Context) (*client.Status, error) {
+	// One refresh at a time: concurrent callers wait for it and share its answer.
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
 	s.statusMu.Lock()
-	st := s.statusCache
+	ex, re := s.exitCache, s.reachCache
 	s.statusMu.Unlock()
-	if st != nil && s.now().Sub(st.CheckedAt) < s.cfg.StatusCacheTTL {
-		c := *st
-		return &c, nil
+	now := s.now()
+	if ex == nil || now.Sub(ex.at) >= s.cfg.StatusCacheTTL {
+		e, _, err := s.CheckExit(ctx)
+		s.rememberExit(e, err)
+		s.statusMu.Lock()
+		ex = s.exitCache
+		s.statusMu.Unlock()
 	}
-	ex, _, err := s.CheckExit(ctx)
-	st = &client.Status{Live: err == nil, ProxyHost: s.cfg.PublicHost, ProxyPort: s.cfg.PublicPort, CheckedAt: s.now().UTC()}
-	if ex.IP != "" {
-		st.Exit = &ex
+	if re == nil || now.Sub(re.at) >= s.cfg.StatusCacheTTL {
+		r, note := s.reachability(ctx)
+		re = &reachStatus{r: r, note: note, at: now}
+		s.statusMu.Lock()
+		s.reachCache = re
+		s.statusMu.Unlock()
 	}
-	if err != nil {
-		st.Problem = err.Error()
-	}
-	st.Reachable, st.ReachableNote = s.reachabilityCtx(ctx)
-	s.statusMu.Lock()
-	s.statusCache = st
-	s.statusMu.Unlock()
-	c := *st
-	return &c, nil
+	return &client.Status{
+		Live: ex.live, Exit: ex.exit, Problem: ex.problem, Reachable: re.r, ReachableNote: re.note,
+		ProxyHost: s.cfg.PublicHost, ProxyPort: s.cfg.PublicPort, CheckedAt: ex.at.UTC(),
+	}, nil
 }
 
-func (s *Server) reachability() (client.Reachability, string) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.CheckTimeout)
-	defer cancel()
-	return s.reachabilityCtx(ctx)
-}
-
-// reachabilityCtx asks the configured outside probe whether the public port answers. The probe
+// reachability asks the configured outside probe whether the public port answers. The probe
 // is reached directly (it is an outside vantage point, not a target of the proxy).
-func (s *Server) reachabilityCtx(ctx context.Context) (client.Reachability, string) {
+func (s *Server) reachability(ctx context.Context) (client.Reachability, string) {
 	if s.cfg.ReachabilityURL == "" {
 		return client.Unknown, "no outside probe is configured (proxyd.reachability_url); the appliance cannot see its own port from the internet"
 	}

@@ -144,12 +144,25 @@ func readHead(c net.Conn) (string, error) {
 // bytes and closes) or "echo" (the server reads until the client's FIN, then writes back how
 // many bytes it got followed by that many bytes, and closes).
 type byteServer struct {
-	in    atomic.Int64 // bytes the server read from clients: the upload that really passed
-	out   atomic.Int64 // bytes the server handed to its kernel for clients
-	addr  string
-	ln    net.Listener
-	wg    sync.WaitGroup // the accept loop and the connections
-	conns sync.WaitGroup // the connections only
+	in       atomic.Int64 // bytes the server read from clients: the upload that really passed
+	out      atomic.Int64 // bytes the server handed to its kernel for clients
+	addr     string
+	ln       net.Listener
+	wg       sync.WaitGroup // the accept loop and the connections
+	accepted atomic.Int64
+	finished atomic.Int64
+}
+
+// waitConns waits until at least n connections were accepted and all of them finished.
+func (b *byteServer) waitConns(t *testing.T, n int64) {
+	t.Helper()
+	for i := 0; i < 2000; i++ {
+		if a := b.accepted.Load(); a >= n && b.finished.Load() == a {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("target connections: %d accepted, %d finished, want %d done", b.accepted.Load(), b.finished.Load(), n)
 }
 
 func newByteServer(t *testing.T) *byteServer {
@@ -167,8 +180,12 @@ func newByteServer(t *testing.T) *byteServer {
 				return
 			}
 			b.wg.Add(1)
-			b.conns.Add(1)
-			go func() { defer b.wg.Done(); defer b.conns.Done(); b.in.Add(serveBytes(c, &b.out)) }()
+			b.accepted.Add(1)
+			go func() {
+				defer b.wg.Done()
+				b.in.Add(serveBytes(c, &b.out))
+				b.finished.Add(1)
+			}()
 		}
 	}()
 	t.Cleanup(func() { _ = ln.Close(); b.wg.Wait() })

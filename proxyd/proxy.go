@@ -73,8 +73,10 @@ type Server struct {
 	probeKey  string
 	probeAddr atomic.Pointer[string]
 
-	statusMu    sync.Mutex
-	statusCache *client.Status
+	refreshMu  sync.Mutex
+	statusMu   sync.Mutex
+	exitCache  *exitStatus
+	reachCache *reachStatus
 
 	bg     sync.WaitGroup
 	stopBg context.CancelFunc

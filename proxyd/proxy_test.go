@@ -135,7 +135,7 @@ func TestQuotaManyConcurrentTunnels(t *testing.T) {
 	}
 	wg.Wait()
 	waitTunnels(t, e, key, 0)
-	e.src.conns.Wait()
+	e.src.waitConns(t, 32)
 	u, _ := e.s.Usage(context.Background(), key)
 	// A request cut by the quota never reached the server: the upload that counts is what the
 	// server read, and with the download it makes the quota exactly.
@@ -507,4 +507,58 @@ func TestPendingConnectionsCapped(t *testing.T) {
 		t.Fatalf("after the slow connections left: %d", code)
 	}
 	_ = conn.Close()
+}
+
+// TestQuotaCutUpload: the upload direction is cut at the exact byte too.
+func TestQuotaCutUpload(t *testing.T) {
+	for _, window := range []int64{256 << 10, 0} {
+		t.Run(strconv.FormatInt(window, 10), func(t *testing.T) {
+			const quota = 2<<20 + 5
+			e := newEnv(t, func(c *Config) { c.SpliceWindowBytes = window })
+			key := e.issue(quota)
+			_, _, c := e.connect(key, e.src.addr)
+			if _, err := io.WriteString(c, "hold\n"); err != nil {
+				t.Fatal(err)
+			}
+			chunk := make([]byte, 64<<10)
+			for i := 0; i < 200; i++ { // up to 12.5 MiB; the proxy closes long before
+				if _, err := c.Write(chunk); err != nil {
+					break
+				}
+			}
+			_ = c.Close()
+			waitTunnels(t, e, key, 0)
+			e.src.waitConns(t, 1)
+			if in := e.src.in.Load(); in != quota {
+				t.Fatalf("the target read %d bytes, quota %d", in, quota)
+			}
+		})
+	}
+}
+
+func FuzzKeyOf(f *testing.F) {
+	for _, s := range []string{"Basic YnV5ZXI6cGsxMjM=", "basic YnV5ZXI6cGsxMjM=", "Basic", "Bearer x", "Basic !!!", "Basic YnV5ZXI6", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		key, ok := keyOf(h)
+		if ok && key == "" {
+			t.Fatalf("%q: ok with an empty key", h)
+		}
+	})
+}
+
+func FuzzSplitTarget(f *testing.F) {
+	for _, s := range []string{"example.com:443", "[::1]:443", "[::1:443", "a@b:443", "x:0", "x:65536", "[example.com]:443", "1.2.3.4:80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h, p, err := splitTarget(s)
+		if err != nil {
+			return
+		}
+		if h == "" || p <= 0 || p > 65535 || strings.ContainsAny(h, "[]@/ ") {
+			t.Fatalf("%q accepted as %q %d", s, h, p)
+		}
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/peage/appliance/proxyd/client"
 )
@@ -263,5 +264,55 @@ func TestSellMeasuresSpeedThroughTheExit(t *testing.T) {
 	}
 	if sale.Speed.ProbeBytes != 512<<10 || sale.Speed.DownBitsPerSec <= 0 || !strings.HasPrefix(sale.Speed.Method, "download") {
 		t.Fatalf("speed %+v", sale.Speed)
+	}
+}
+
+func TestStatusIsCached(t *testing.T) {
+	ts, hits := echoServer(t, orangeEcho)
+	e := saleEnv(t, ts.URL, nil)
+	for i := 0; i < 3; i++ {
+		if st, err := e.s.Status(context.Background()); err != nil || !st.Live {
+			t.Fatalf("status %+v %v", st, err)
+		}
+	}
+	if hits.Load() != 1 {
+		t.Fatalf("3 status calls within the TTL reached the echo %d times", hits.Load())
+	}
+	e.advance(2 * time.Minute)
+	if _, err := e.s.Status(context.Background()); err != nil || hits.Load() != 2 {
+		t.Fatalf("after the TTL: %v, %d echo hits", err, hits.Load())
+	}
+}
+
+func TestStartDevSellsOffline(t *testing.T) {
+	leakCheck(t)
+	dir := t.TempDir()
+	src := newByteServer(t)
+	cfg := DefaultConfig()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.PublicPort = 8118
+	s, stop, err := StartDev(context.Background(), cfg, dir, []string{src.addr}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sale, err := s.Sell(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sale.Exit.Country != "FR" || sale.Exit.ASN != "AS0" || sale.ProxyHost != "127.0.0.1" {
+		t.Fatalf("dev sale %+v", sale)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	// The package is durable: a fresh store in the same directory has it.
+	st, err := OpenStateStore(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pkgs, _ := st.All(context.Background())
+	if len(pkgs) != 1 || pkgs[0].ID != hashKey(sale.Key) {
+		t.Fatalf("packages after restart: %+v", pkgs)
 	}
 }

@@ -93,7 +93,7 @@ type StateStore struct {
 }
 
 // OpenStateStore opens proxyd's state in dir. Every write is fsynced before it returns
-// (journal.SyncAlways); meters are written at most once per slack/2 bytes per key, so that
+// (journal.SyncAlways); meters are written at most once per slack/8 bytes per key, so that
 // costs little.
 func OpenStateStore(dir string, log *slog.Logger) (*StateStore, error) {
 	st, err := state.Open(dir, state.Options{Name: "proxyd", Sync: journal.SyncAlways, Logger: log})

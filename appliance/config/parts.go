@@ -4,17 +4,19 @@ import (
 	"fmt"
 
 	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/proxyd"
 )
 
 // Parts are the sections owned by the daemons and families; each declares its own Config
 // struct and defaults in its own package, and this is the only place that knows them all.
 type Parts struct {
 	Upstream upstream.Config `toml:"upstream"`
+	Proxyd   proxyd.Config   `toml:"proxyd"`
 }
 
 // DefaultParts returns every part's defaults.
 func DefaultParts() Parts {
-	return Parts{Upstream: upstream.DefaultConfig()}
+	return Parts{Upstream: upstream.DefaultConfig(), Proxyd: proxyd.DefaultConfig()}
 }
 
 func (p *Parts) validate() []error {

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/peage/appliance/appliance/config"
+	proxyclient "github.com/peage/appliance/proxyd/client"
 )
 
 func init() {
@@ -25,6 +26,7 @@ func init() {
 			return err
 		}
 		defer closeDeps()
+		d.proxy = proxyclient.New(cfg.Proxyd.AdminSocket)
 		a, err := assemble(cfg, log, d)
 		if err != nil {
 			return err

@@ -4,10 +4,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
+	"net"
 	"os"
+	"strconv"
 	"path/filepath"
 
 	"github.com/peage/appliance/appliance/config"
+	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/proxyd"
 )
 
 func init() {
@@ -20,6 +25,7 @@ func runDev(ctx context.Context, args []string) error {
 	apiAddr := fs.String("api-addr", "", "API listen address (default 127.0.0.1:8402)")
 	adminAddr := fs.String("admin-addr", "", "operator listen address (default 127.0.0.1:8403)")
 	stateDir := fs.String("state-dir", "", "state directory (default ./.state/dev)")
+	proxyAddr := fs.String("proxy-addr", "127.0.0.1:8118", "where the metered proxy listens for buyers")
 	var allow stringList
 	fs.Var(&allow, "allow-egress", "HOST:PORT a user-chosen URL or tunnel may reach although it is local (repeatable; tests only)")
 	if err := fs.Parse(args); err != nil {
@@ -55,11 +61,32 @@ func runDev(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDeps()
+	pxCfg := cfg.Proxyd
+	pxCfg.Listen = *proxyAddr
+	host, port, err := net.SplitHostPort(*proxyAddr)
+	if err != nil {
+		return fmt.Errorf("--proxy-addr: %w", err)
+	}
+	pxCfg.PublicHost = host
+	if pxCfg.PublicPort, err = strconv.Atoi(port); err != nil {
+		return fmt.Errorf("--proxy-addr: %w", err)
+	}
+	px, stopProxy, err := proxyd.StartDev(ctx, pxCfg, cfg.StateDir, cfg.Egress.Allow, log)
+	if err != nil {
+		return fmt.Errorf("proxyd: %w", err)
+	}
+	defer func() {
+		if err := stopProxy(); err != nil {
+			log.Error("stopping proxyd", slog.String(obs.KeyErr, err.Error()))
+		}
+	}()
+	d.proxy = px
 	a, err := assemble(cfg, log, d)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "péage dev: API on %s (catalog %s/, OpenAPI %s/openapi.json), operator on http://%s (/healthz, /metrics), state in %s\n",
-		cfg.API.BaseURL, cfg.API.BaseURL, cfg.API.BaseURL, cfg.Admin.Addr, cfg.StateDir)
+	a.addProxyMetrics(px)
+	fmt.Fprintf(os.Stderr, "péage dev: API on %s (catalog %s/, OpenAPI %s/openapi.json), operator on http://%s (/healthz, /metrics), proxy on %s, state in %s\n",
+		cfg.API.BaseURL, cfg.API.BaseURL, cfg.API.BaseURL, cfg.Admin.Addr, *proxyAddr, cfg.StateDir)
 	return a.serve(ctx)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/peage/appliance/api/render"
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
+	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/api/routes/util"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
@@ -29,9 +30,11 @@ import (
 	"github.com/peage/appliance/appliance/cache"
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/egress"
-	"github.com/peage/appliance/appliance/state"
 	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/appliance/state"
 	"github.com/peage/appliance/appliance/version"
+	"github.com/peage/appliance/proxyd"
+	proxyclient "github.com/peage/appliance/proxyd/client"
 )
 
 // stringList is a repeatable flag.
@@ -65,6 +68,7 @@ type deps struct {
 	cache  *cache.Cache
 	store  *state.Store
 	egress *egress.Policy
+	proxy  proxyclient.Service // proxyd: in-process in dev, its admin socket in production
 }
 
 // openCommon opens what every API process needs: the durable store, the result cache and the
@@ -144,6 +148,27 @@ func assemble(cfg config.Config, log *slog.Logger, d deps) (*app, error) {
 	return a, nil
 }
 
+// statsGauge exposes a component's numeric Stats fields (by their JSON names) as one gauge
+// family with a "figure" label.
+func (a *app) statsGauge(name, help string, stats func() any) {
+	a.metrics.GaugeFunc(name, help, func() map[string]float64 {
+		var m map[string]any
+		b, _ := json.Marshal(stats())
+		_ = json.Unmarshal(b, &m)
+		out := map[string]float64{}
+		for k, v := range m {
+			if f, ok := v.(float64); ok {
+				out[k] = f
+			}
+		}
+		return out
+	}, "figure")
+}
+
+func (a *app) addProxyMetrics(px *proxyd.Server) {
+	a.statsGauge("peage_proxy", "Metered proxy: tunnels, refusals by reason, bytes, packages.", func() any { return px.Stats() })
+}
+
 // bindFamilies attaches each route family whose collaborators are present. A family left
 // unbound keeps its routes listed with available:false (503 before any 402).
 func bindFamilies(a *app, d deps) error {
@@ -167,7 +192,15 @@ func bindFamilies(a *app, d deps) error {
 	if err != nil {
 		return err
 	}
-	return french.Bind(a.cat)
+	if err := french.Bind(a.cat); err != nil {
+		return err
+	}
+	if d.proxy != nil {
+		if err := proxyroutes.New(d.proxy, a.log).Bind(a.cat); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // serve runs the public API and the operator listener until ctx ends.

@@ -1,7 +1,8 @@
 // Command proxy benchmarks proxyd side by side in one run, on loopback only:
 //
 //  1. single-stream download throughput: direct to a local sink, through proxyd (metered, with
-//     auth, its real state store fsyncing meters), and through Debian's squid (a temporary
+//     auth, its real state store fsyncing every meter write), through the same proxyd with
+//     meters kept in memory (what the fsync costs), and through Debian's squid (a temporary
 //     config on a loopback port allowing CONNECT to the sink);
 //  2. 100 concurrent streams, same three paths;
 //  3. tunnel setup (TCP connect + CONNECT + 200 + first byte back), p50 and p99;
@@ -54,11 +55,9 @@ func main() {
 	streamMiB := flag.Int64("stream-mib", 8, "MiB per concurrent stream")
 	setups := flag.Int("setups", 1000, "tunnel setups timed")
 	idle := flag.Int("idle", 5000, "idle tunnels held open for the memory figure")
-	store := flag.String("store", "state", "proxyd's meter store: state (the real one, fsync per meter write) or mem (diagnosis)")
 	window := flag.Int64("window", proxyd.DefaultConfig().SpliceWindowBytes, "proxyd splice window in bytes (0: user-space copy only)")
 	slack := flag.Int64("slack", proxyd.DefaultConfig().MeterSlackBytes, "proxyd meter slack in bytes")
 	flag.Parse()
-	os.Setenv("BENCH_STORE", *store)
 	os.Setenv("BENCH_WINDOW", strconv.FormatInt(*window, 10))
 	os.Setenv("BENCH_SLACK", strconv.FormatInt(*slack, 10))
 	if err := run(*mib, *runs, *streams, *streamMiB, *setups, *idle); err != nil {
@@ -66,6 +65,11 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+const (
+	nameProxyd    = "proxyd (metered, auth)"
+	nameProxydMem = "  same, meters not fsynced"
+)
 
 // path is one way to the sink: dial returns a connection on which "down N\n" may be sent.
 type path struct {
@@ -94,11 +98,16 @@ func run(mib int64, runs, streams int, streamMiB int64, setups, idle int) error 
 	}
 	defer os.RemoveAll(dir)
 
-	px, err := startProxyd(dir, sink.Addr().String(), idle+streams+16)
+	px, err := startProxyd(filepath.Join(dir, "state"), "state", sink.Addr().String(), idle+streams+16)
 	if err != nil {
 		return err
 	}
 	defer px.stop()
+	pm, err := startProxyd(filepath.Join(dir, "mem"), "mem", sink.Addr().String(), idle+streams+16)
+	if err != nil {
+		return err
+	}
+	defer pm.stop()
 	sq, err := startSquid(dir, sink.Addr().String(), idle+streams+16)
 	if err != nil {
 		return err
@@ -108,7 +117,8 @@ func run(mib int64, runs, streams int, streamMiB int64, setups, idle int) error 
 	paths := []path{
 		{name: "direct", dial: func() (net.Conn, error) { return net.Dial("tcp", sink.Addr().String()) }},
 		{name: "raw splice relay (no proxy logic)", dial: func() (net.Conn, error) { return net.Dial("tcp", px.relay) }},
-		{name: "proxyd (metered, auth)", dial: func() (net.Conn, error) { return connect(px.addr, sink.Addr().String(), px.key) }, pid: px.cmd.Process.Pid},
+		{name: nameProxyd, dial: func() (net.Conn, error) { return connect(px.addr, sink.Addr().String(), px.key) }, pid: px.cmd.Process.Pid},
+		{name: nameProxydMem, dial: func() (net.Conn, error) { return connect(pm.addr, sink.Addr().String(), pm.key) }},
 		{name: "squid 5.7", dial: func() (net.Conn, error) { return connect(sq.addr, sink.Addr().String(), "") }, pid: sq.cmd.Process.Pid},
 	}
 
@@ -137,8 +147,12 @@ func run(mib int64, runs, streams int, streamMiB int64, setups, idle int) error 
 		}
 		p50[p.name], p99[p.name] = a, b
 	}
-	mem := map[string]string{"direct": "—", "raw splice relay (no proxy logic)": "—"}
-	for _, p := range paths[2:] {
+	mem := map[string]string{}
+	for _, p := range paths {
+		if p.pid == 0 {
+			mem[p.name] = "—"
+			continue
+		}
 		per, err := idleMemory(p, idle)
 		if err != nil {
 			return fmt.Errorf("%s idle tunnels: %w", p.name, err)
@@ -158,7 +172,7 @@ func run(mib int64, runs, streams int, streamMiB int64, setups, idle int) error 
 	}
 	benchutil.Table([]string{"path", "1 stream MiB/s", "×direct", "×squid", fmt.Sprintf("%d streams MiB/s", streams), "×direct", "×squid",
 		"setup p50", "setup p99", "RSS per idle tunnel"}, rows)
-	pn := "proxyd (metered, auth)"
+	pn := nameProxyd
 	fmt.Printf("\ntargets: single stream ≥0.8× direct (%s), ≥1.3× squid (%s); setup p50 < 1 ms (%s); < 20 KB per idle tunnel (%s)\n",
 		ratio(single[pn], single["direct"]), ratio(single[pn], single["squid 5.7"]), fmtDur(p50[pn]), mem[pn])
 	return nil
@@ -398,13 +412,16 @@ func (p *proc) stop() {
 }
 
 // startProxyd re-executes this program as a proxyd child on the real state store.
-func startProxyd(dir, sink string, maxTunnels int) (*proc, error) {
+func startProxyd(dir, store, sink string, maxTunnels int) (*proc, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), "BENCH_PROXYD_CHILD=1", "BENCH_DIR="+dir, "BENCH_SINK="+sink, "BENCH_MAX="+strconv.Itoa(maxTunnels))
+	cmd.Env = append(os.Environ(), "BENCH_PROXYD_CHILD=1", "BENCH_STORE="+store, "BENCH_DIR="+dir, "BENCH_SINK="+sink, "BENCH_MAX="+strconv.Itoa(maxTunnels))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

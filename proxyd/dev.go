@@ -1,0 +1,67 @@
+package proxyd
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// StartDev runs proxyd in process for `appliance dev`: its own state (journal "proxyd") in
+// stateDir, the proxy on cfg.Listen (set it to loopback), the admin socket in stateDir, and,
+// so that a sale works offline, a loopback IP-echo as the exit check's endpoint (it answers
+// country FR and ASN AS0 "dev loopback exit"). Sales then travel the production path:
+// listener, probe key, egress policy, dialer. allow adds egress exceptions (--allow-egress).
+// stop ends everything and writes every meter.
+func StartDev(ctx context.Context, cfg Config, stateDir string, allow []string, log *slog.Logger) (*Server, func() error, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	echoLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	echo := &http.Server{Handler: DevEchoHandler("FR", "AS0", "dev loopback exit"), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = echo.Serve(echoLn) }()
+	ea := echoLn.Addr().String()
+	_, ep, _ := net.SplitHostPort(ea)
+	port, _ := strconv.Atoi(ep)
+	cfg.EchoURLs = []string{"http://" + ea + "/json"}
+	cfg.ExpectedCountry, cfg.ExpectedASNs = "FR", nil
+	cfg.Ports = append(cfg.Ports, port)
+	cfg.AllowEgress = append(append(cfg.AllowEgress, allow...), ea)
+	if cfg.AdminSocket == "" || cfg.AdminSocket == DefaultConfig().AdminSocket {
+		cfg.AdminSocket = filepath.Join(stateDir, "proxyd.sock")
+	}
+	if cfg.PublicHost == "" {
+		cfg.PublicHost, _, _ = net.SplitHostPort(cfg.Listen)
+	}
+	st, err := OpenStateStore(stateDir, log)
+	if err != nil {
+		_ = echo.Close()
+		return nil, nil, err
+	}
+	s, err := New(ctx, cfg, Options{Store: st, Logger: log})
+	if err != nil {
+		_ = echo.Close()
+		_ = st.Close()
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	_, wait, err := s.Start(ctx)
+	if err != nil {
+		cancel()
+		_ = s.Close()
+		_ = echo.Close()
+		_ = st.Close()
+		return nil, nil, err
+	}
+	return s, func() error {
+		cancel()
+		return errors.Join(wait(), echo.Close(), st.Close())
+	}, nil
+}
