@@ -424,7 +424,9 @@ func (f *Farm) prewarm(in *instance) {
 	}
 	tb, err := f.newTab(in)
 	if err != nil {
-		f.log.Warn("could not open a spare tab", logPID, in.pid, logErr, err)
+		if !in.dead() && f.ctx.Err() == nil {
+			f.log.Warn("could not open a spare tab", logPID, in.pid, logErr, err)
+		}
 		return
 	}
 	in.spare = tb
@@ -450,4 +452,17 @@ func (f *Farm) BrowserPIDs() []int {
 		}
 	}
 	return pids
+}
+
+// Gauges is Stats as one labelled gauge family for /metrics: stat name → value, e.g.
+// registry.GaugeFunc("peage_browserfarm", "Browser farm health.", farm.Gauges, "stat").
+func (f *Farm) Gauges() map[string]float64 {
+	s := f.Stats()
+	return map[string]float64{
+		"size": float64(s.Size), "browsers_up": float64(s.BrowsersUp), "jobs_running": float64(s.JobsRunning),
+		"queue_depth": float64(s.QueueDepth), "queue_cap": float64(s.QueueCap), "jobs_done": float64(s.JobsDone),
+		"jobs_failed": float64(s.JobsFailed), "rejected": float64(s.Rejected), "restarts": float64(s.Restarts),
+		"recycled": float64(s.Recycled), "launch_fails": float64(s.LaunchFails), "page_crashes": float64(s.Crashes),
+		"avg_job_ms": float64(s.AvgJobMS), "memory_mb": float64(s.MemoryMB),
+	}
 }

@@ -62,15 +62,30 @@ func TestScriptContent(t *testing.T) {
 }
 
 func TestRedirects(t *testing.T) {
-	res, err := do(t, browserfarm.Task{URL: env.URL("/redirect")})
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name, path string
+		hops       []int
+	}{
+		{"http_301_then_302", "/redirect", []int{301, 302}},
+		{"script_location_replace", "/js-redirect", nil},
 	}
-	if res.FinalURL != env.URL("/article") {
-		t.Errorf("final url %s", res.FinalURL)
-	}
-	if len(res.Redirects) != 2 || res.Redirects[0].Status != 301 || res.Redirects[1].Status != 302 {
-		t.Errorf("redirects %+v", res.Redirects)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := do(t, browserfarm.Task{URL: env.URL(c.path)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.FinalURL != env.URL("/article") || !strings.Contains(res.Text, "caves du Jura") {
+				t.Errorf("final url %s, text %.80q", res.FinalURL, res.Text)
+			}
+			var hops []int
+			for _, r := range res.Redirects {
+				hops = append(hops, r.Status)
+			}
+			if fmt.Sprint(hops) != fmt.Sprint(c.hops) {
+				t.Errorf("redirect statuses %v, want %v", hops, c.hops)
+			}
+		})
 	}
 }
 

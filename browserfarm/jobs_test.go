@@ -184,8 +184,8 @@ func TestQueueFull(t *testing.T) {
 	if !errorsAs(err, &e) || e.Code != apierr.CodeBusy || e.RetryAfter < time.Second {
 		t.Fatalf("want 429 busy with Retry-After, got %v", err)
 	}
-	if small.Farm.Stats().Rejected != 1 {
-		t.Errorf("stats: %+v", small.Farm.Stats())
+	if g := small.Farm.Gauges(); g["rejected"] != 1 || g["queue_depth"] != 1 || g["jobs_running"] != 1 || g["browsers_up"] != 1 {
+		t.Errorf("gauges: %v", g)
 	}
 }
 

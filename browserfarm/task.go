@@ -17,6 +17,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/appliance/egress"
+	"github.com/ysmood/gson"
 )
 
 // Task is one page to load and what to take from it. The rendered HTML, the visible text,
@@ -413,7 +414,7 @@ func (f *Farm) waitPage(ctx context.Context, page *rod.Page, waitEnd time.Time, 
 	var err error
 	// A script navigation destroys the evaluation context; try again in the new document.
 	for range 3 {
-		if _, err = page.Context(lctx).Evaluate(rod.Eval(jsSettle, quiet, maxSettle).ByPromise()); err == nil || lctx.Err() != nil {
+		if _, err = evalJS(page.Context(lctx), jsSettle, quiet, maxSettle); err == nil || lctx.Err() != nil {
 			break
 		}
 	}
@@ -425,7 +426,7 @@ func (f *Farm) waitPage(ctx context.Context, page *rod.Page, waitEnd time.Time, 
 		return nil
 	}
 	for range 3 {
-		if _, err = page.Context(wctx).Evaluate(rod.Eval(jsDOMReady).ByPromise()); err == nil || wctx.Err() != nil {
+		if _, err = evalJS(page.Context(wctx), jsDOMReady); err == nil || wctx.Err() != nil {
 			break
 		}
 	}
@@ -467,6 +468,29 @@ const jsRead = `(wantImages, maxBytes) => {
 	return out;
 }`
 
+// evalJS calls the function source fn with JSON arguments in the page's current main-frame
+// context and awaits its promise: one CDP round trip, where rod's Evaluate first looks up the
+// window object, and no stale context id after a navigation.
+func evalJS(p *rod.Page, fn string, args ...any) (gson.JSON, error) {
+	a, err := json.Marshal(args)
+	if err != nil {
+		return gson.JSON{}, err
+	}
+	res, err := proto.RuntimeEvaluate{Expression: "(" + fn + ")(..." + string(a) + ")",
+		AwaitPromise: true, ReturnByValue: true}.Call(p)
+	if err != nil {
+		return gson.JSON{}, err
+	}
+	if d := res.ExceptionDetails; d != nil {
+		msg := d.Text
+		if d.Exception != nil && d.Exception.Description != "" {
+			msg = d.Exception.Description
+		}
+		return gson.JSON{}, fmt.Errorf("page script failed: %s", msg)
+	}
+	return res.Result.Value, nil
+}
+
 type readOut struct {
 	ContentType string  `json:"contentType"`
 	Title       string  `json:"title"`
@@ -481,12 +505,12 @@ type readOut struct {
 
 func (f *Farm) read(ctx context.Context, page *rod.Page, t Task, res *Result) error {
 	p := page.Context(ctx)
-	obj, err := p.Evaluate(rod.Eval(jsRead, t.Images, f.cfg.MaxHTMLBytes))
+	val, err := evalJS(p, jsRead, t.Images, f.cfg.MaxHTMLBytes)
 	if err != nil {
 		return f.browserErr(ctx, err, "extract")
 	}
 	var out readOut
-	if err := json.Unmarshal([]byte(obj.Value.JSON("", "")), &out); err != nil {
+	if err := json.Unmarshal([]byte(val.JSON("", "")), &out); err != nil {
 		return fmt.Errorf("browserfarm: decode page read: %w", err)
 	}
 	if out.HTML == nil {

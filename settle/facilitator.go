@@ -238,13 +238,13 @@ func (f *Facilitator) Reserve(ctx context.Context, req *x402.ReserveRequest) (x4
 	if bad != nil {
 		return x402.ReserveResponse{VerifyResponse: invalidResponse(bad)}, nil
 	}
+	if !pay.Auth.Value.IsUint64() || !pay.Auth.ValidBefore.IsInt64() {
+		return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: x402.ReasonInvalidPayload, Payer: pay.Payer()}}, nil
+	}
 	rec := ledger.Record{
 		ID: ledger.ID(pay.Payer(), pay.Auth.Nonce.Hex()), Payer: pay.Payer(), Nonce: pay.Auth.Nonce.Hex(),
 		Route: req.Route, RequestHash: req.Key, Amount: pay.Auth.Value.Uint64(), Network: f.o.Network,
 		Asset: f.o.Asset.Hex(), ValidBefore: pay.Auth.ValidBefore.Int64(), Request: req.FacilitatorRequest,
-	}
-	if !pay.Auth.Value.IsUint64() || !pay.Auth.ValidBefore.IsInt64() {
-		return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: x402.ReasonInvalidPayload, Payer: pay.Payer()}}, nil
 	}
 	got, err := f.ledger.Reserve(rec)
 	if errors.Is(err, ledger.ErrExists) {

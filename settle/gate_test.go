@@ -392,6 +392,10 @@ func TestFreeFirstCall(t *testing.T) {
 	if err != nil || res.Status != 200 || res.Receipt == nil {
 		t.Fatalf("paid call after the free one: %v %+v", err, res)
 	}
+	body.Free = paywall.FreeFirstCall{Granted: true}
+	if json.Unmarshal(res.Body, &body) != nil || body.Free.Granted || body.Free.Note == "" || body.Q != "z" {
+		t.Fatalf("paid call body: %s", res.Body)
+	}
 }
 
 func TestPayCommand(t *testing.T) {

@@ -167,6 +167,11 @@ func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context
 		g.log.Info("settlement failed", keyPayment, res.ID, keyReason, receipt.ErrorReason)
 		return nil, hdr, PaymentRequired(receipt.ErrorReason)
 	}
+	if e.FreeFirstCall {
+		report, _ := json.Marshal(FreeFirstCall{Granted: false, Note: "paid call; the first call of each UTC day on this route is free, once per client"})
+		out = withFreeFirstCall(out, report)
+		hdr[HeaderFreeFirstCall] = string(report)
+	}
 	g.replay.put(res.ID, call.Key, out, hdr, g.now())
 	return out, hdr, nil
 }

@@ -43,6 +43,7 @@ func Site(h *Hooks) http.Handler {
 	page("/crash", Crash)
 	page("/challenge-soft", ChallengeSoft)
 	page("/tall", Tall)
+	page("/js-redirect", `<!doctype html><html><head><title>Moving</title></head><body><script>setTimeout(() => location.replace('/article'), 20);</script></body></html>`)
 	page("/short", `<!doctype html><html lang="en"><head><title>Short</title></head><body><p>Hi.</p></body></html>`)
 	mux.HandleFunc("/fingerprint", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")

@@ -262,12 +262,20 @@ func (a *automine) SendTransaction(ctx context.Context, tx *types.Transaction) e
 
 func (a *automine) loop() {
 	defer close(a.done)
+	// Transactions can also arrive over the HTTP RPC endpoint, past SendTransaction: look at
+	// the pool now and then as well.
+	poll := time.NewTicker(50 * time.Millisecond)
+	defer poll.Stop()
 	var last int64
 	for {
 		select {
 		case <-a.stop:
 			return
 		case <-a.kick:
+		case <-poll.C:
+			if n, err := a.Client.PendingTransactionCount(context.Background()); err != nil || n == 0 {
+				continue
+			}
 		}
 		if wait := time.Until(time.Unix(last-maxAhead+1, 0)); wait > 0 {
 			select {

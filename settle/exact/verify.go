@@ -147,12 +147,9 @@ func (v *Verifier) Check(p *x402.PaymentPayload, r *x402.FacilitatorRequirements
 		return fail(x402.ReasonValidAfter, "authorization is valid only after %s", a.ValidAfter)
 	}
 	pay.Digest = Digest(pay.Domain, a)
+	// A signature that does not recover to from may still be a smart wallet's: Verify asks
+	// the wallet (ERC-1271) then.
 	pay.Recovered = recovers(pay.Digest, sig, a.From)
-	if !pay.Recovered && len(sig) == 65 && !looksLikeWalletSig(sig) {
-		// A 65-byte signature that does not recover to from may still be a smart wallet's
-		// (owner-signed) signature; the chain step asks the wallet. Nothing else is left to try.
-		pay.Recovered = false
-	}
 	return pay, nil
 }
 

@@ -39,7 +39,7 @@ func TestDevNeedsNoConfig(t *testing.T) {
 	done := make(chan error, 1)
 	t.Setenv("PEAGE_LOG_LEVEL", "warn")
 	go func() {
-		done <- runDev(ctx, []string{"--api-addr", api, "--admin-addr", admin, "--state-dir", t.TempDir()})
+		done <- runDev(ctx, []string{"--api-addr", api, "--admin-addr", admin, "--proxy-addr", freeAddr(t), "--state-dir", t.TempDir()})
 	}()
 	deadline := time.Now().Add(60 * time.Second)
 	for {

@@ -38,6 +38,7 @@ func main() {
 	size := flag.Int("size", 0, "browsers in the pool (0: the default for this machine)")
 	pages := flag.Int("pages", 40, "pages per throughput run")
 	latency := flag.Int("latency", 40, "sequential calls per latency run")
+	quiet := flag.Duration("quiet", 0, "override the farm's settle_quiet (0: the default)")
 	flag.Parse()
 	ctx := context.Background()
 
@@ -48,6 +49,9 @@ func main() {
 	cfg := browserfarm.DefaultConfig()
 	if *size > 0 {
 		cfg.Size = *size
+	}
+	if *quiet > 0 {
+		cfg.SettleQuiet = *quiet
 	}
 	cfg.RecycleJobs = 0 // recycling would mix launch time into the latency figures
 	cfg.Queue = 4 * *pages
@@ -92,6 +96,21 @@ func main() {
 		fmt.Printf("   %-10s %8v %8v %8v   back to back\n", p, pct(ds, 50), pct(ds, 95), pct(ds, 100))
 		fmt.Printf("   %-10s %8v %8v %8v   pool idle before each call\n", p, pct(idle, 50), pct(idle, 95), pct(idle, 100))
 	}
+
+	fmt.Println("\n   where a warm job's time goes on /short (farm only, pool idle before each call):")
+	var nav, wait, ext, total []time.Duration
+	for range *latency {
+		waitIdle(farm)
+		cctx, cancel := context.WithTimeout(ctx, 45*time.Second)
+		s := time.Now()
+		res, err := farm.Do(cctx, browserfarm.Task{URL: site.URL + "/short"})
+		cancel()
+		check(err)
+		total = append(total, time.Since(s))
+		nav, wait, ext = append(nav, res.Timings.Navigate), append(wait, res.Timings.Wait), append(ext, res.Timings.Extract)
+	}
+	fmt.Printf("   p50: navigate %v, wait (load + %v quiet DOM) %v, read %v, whole job %v\n",
+		pct(nav, 50), cfg.SettleQuiet, pct(wait, 50), pct(ext, 50), pct(total, 50))
 
 	fmt.Printf("\n2. throughput on /article at concurrency %d (%d pages each)\n", cfg.Size, *pages)
 	farmRate := rate(*pages, cfg.Size, func() error { return call("/article") })
