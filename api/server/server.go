@@ -337,8 +337,9 @@ func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, erro
 	if len(body) == 0 {
 		return raw, nil
 	}
+	// curl -d sends JSON labelled as a form; a body that opens an object is JSON whatever its label.
 	ct := string(ctx.Request.Header.ContentType())
-	if strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+	if strings.HasPrefix(ct, "application/x-www-form-urlencoded") && body[0] != '{' {
 		ctx.PostArgs().VisitAll(func(k, v []byte) { raw[string(k)] = string(v) })
 		return raw, nil
 	}

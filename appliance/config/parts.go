@@ -4,19 +4,21 @@ import (
 	"fmt"
 
 	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/proxyd"
 )
 
 // Parts are the sections owned by the daemons and families; each declares its own Config
 // struct and defaults in its own package, and this is the only place that knows them all.
 type Parts struct {
-	Upstream upstream.Config `toml:"upstream"`
-	Proxyd   proxyd.Config   `toml:"proxyd"`
+	Upstream upstream.Config    `toml:"upstream"`
+	Proxyd   proxyd.Config      `toml:"proxyd"`
+	Browser  browserfarm.Config `toml:"browserfarm"`
 }
 
 // DefaultParts returns every part's defaults.
 func DefaultParts() Parts {
-	return Parts{Upstream: upstream.DefaultConfig(), Proxyd: proxyd.DefaultConfig()}
+	return Parts{Upstream: upstream.DefaultConfig(), Proxyd: proxyd.DefaultConfig(), Browser: browserfarm.DefaultConfig()}
 }
 
 func (p *Parts) validate() []error {

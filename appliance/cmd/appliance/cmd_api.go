@@ -27,6 +27,9 @@ func init() {
 		}
 		defer closeDeps()
 		d.proxy = proxyclient.New(cfg.Proxyd.AdminSocket)
+		if d.farm = startFarm(ctx, cfg, d.egress, log); d.farm != nil {
+			defer d.farm.Close()
+		}
 		a, err := assemble(cfg, log, d)
 		if err != nil {
 			return err

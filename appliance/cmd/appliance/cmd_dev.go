@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"strconv"
 	"path/filepath"
+	"strconv"
 
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/obs"
@@ -81,6 +81,9 @@ func runDev(ctx context.Context, args []string) error {
 		}
 	}()
 	d.proxy = px
+	if d.farm = startFarm(ctx, cfg, d.egress, log); d.farm != nil {
+		defer d.farm.Close()
+	}
 	a, err := assemble(cfg, log, d)
 	if err != nil {
 		return err

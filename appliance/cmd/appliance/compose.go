@@ -24,6 +24,7 @@ import (
 	"github.com/peage/appliance/api/routes/infra"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/api/routes/util"
+	"github.com/peage/appliance/api/routes/web"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/httpc"
@@ -33,6 +34,7 @@ import (
 	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/appliance/state"
 	"github.com/peage/appliance/appliance/version"
+	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/proxyd"
 	proxyclient "github.com/peage/appliance/proxyd/client"
 )
@@ -69,6 +71,7 @@ type deps struct {
 	store  *state.Store
 	egress *egress.Policy
 	proxy  proxyclient.Service // proxyd: in-process in dev, its admin socket in production
+	farm   *browserfarm.Farm   // nil when Chromium could not start: the web routes stay 503
 }
 
 // openCommon opens what every API process needs: the durable store, the result cache and the
@@ -200,7 +203,25 @@ func bindFamilies(a *app, d deps) error {
 			return err
 		}
 	}
+	if d.farm != nil {
+		if err := web.New(d.farm, d.egress).Bind(a.cat); err != nil {
+			return err
+		}
+		a.metrics.GaugeFunc("peage_browserfarm", "Browser farm health: browsers up, jobs, queue, restarts, memory.", d.farm.Gauges, "stat")
+		a.addHealth("browserfarm", d.farm.Ready)
+	}
 	return nil
+}
+
+// startFarm starts the browser pool. A farm that cannot start (no Chromium) is logged and
+// left out: the web routes then answer 503 not_available, and everything else serves.
+func startFarm(ctx context.Context, cfg config.Config, pol *egress.Policy, log *slog.Logger) *browserfarm.Farm {
+	farm, err := browserfarm.New(ctx, cfg.Browser, pol, log)
+	if err != nil {
+		log.Error("browser farm not started; web routes unavailable", slog.String(obs.KeyErr, err.Error()))
+		return nil
+	}
+	return farm
 }
 
 // serve runs the public API and the operator listener until ctx ends.
