@@ -106,7 +106,7 @@ func (d *Dev) Addr() string { return "unix:" + d.Socket }
 func (d *Dev) HowToPay(baseURL string) string {
 	return fmt.Sprintf(`Embedded chain %s (test USDC %s, EIP-712 %q v%s); payments go to %s.
 Demo payer %s holds %d.%06d test USDC; its key is in %s.
-Pay for a call:   appliance pay --key %s GET %s/v1/chain/gas
+Pay for a call:   appliance pay --key %s GET %s/v1/fr/tva siren=542065479
 Top up any address (dev only): curl --unix-socket %s -d '{"address":"0x...","amount":"10000000"}' http://settle/dev/faucet
 `, d.Network, d.Asset, d.TokenName, d.TokenVersion, d.PayTo, d.Payer, devchain.PayerFunds/1_000_000, devchain.PayerFunds%1_000_000,
 		d.PayerKey, d.PayerKey, strings.TrimRight(baseURL, "/"), d.Socket)

@@ -571,9 +571,17 @@ func (f *Facilitator) queue(ctx context.Context) {
 			return
 		case <-f.kick:
 		case <-tick.C:
+			if f.ledger.Size() > compactAbove {
+				if err := f.ledger.Compact(); err != nil {
+					f.log.Error("ledger compaction failed", keyErr, err)
+				}
+			}
 		}
 	}
 }
+
+// compactAbove is the journal size past which the ledger is rewritten as its current state.
+const compactAbove = 64 << 20
 
 // Revenue is the ledger's settled revenue by day and route.
 func (f *Facilitator) Revenue() []ledger.RevenueRow { return f.ledger.Revenue() }

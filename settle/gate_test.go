@@ -67,6 +67,13 @@ func testCatalog(t *testing.T) *catalog.Catalog {
 
 func newWorld(t *testing.T, policy paywall.Policy) *world {
 	t.Helper()
+	return newWorldWith(t, policy, false)
+}
+
+// newWorldWith builds the world; standard makes the gate talk to the facilitator through
+// its standard API only (/verify, /settle), as with a hosted facilitator.
+func newWorldWith(t *testing.T, policy paywall.Policy, standard bool) *world {
+	t.Helper()
 	ctx := context.Background()
 	dev, err := settle.StartDev(ctx, t.TempDir(), nil)
 	if err != nil {
@@ -82,7 +89,11 @@ func newWorld(t *testing.T, policy paywall.Policy) *world {
 		t.Fatal(err)
 	}
 	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName, TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 60}
-	gate := paywall.New(cfg, policy, fc, paywall.GateOptions{})
+	var f paywall.Facilitator = fc
+	if standard {
+		f = &client.Standard{C: fc}
+	}
+	gate := paywall.New(cfg, policy, f, paywall.GateOptions{})
 	h := apitest.Start(t, testCatalog(t), apitest.Options{Gate: gate, Pay: cfg})
 	key, err := settle.LoadKey(dev.PayerKey)
 	if err != nil {
@@ -353,6 +364,32 @@ func TestReusedNonce(t *testing.T) {
 	if got := w.balance(t, w.dev.PayTo); got != 2*price {
 		t.Fatalf("payTo received %d, want %d", got, 2*price)
 	}
+	// The same request retried concurrently with the same payment: every copy gets the one
+	// answer (waiting for the first, or replayed), and it is charged once.
+	h3 := w.header(t, w.key, "/v1/test/echo", price, nil, nil)
+	answers := make(chan answer, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers <- w.get(t, "/v1/test/echo", map[string]string{"q": "same"}, map[string]string{x402.HeaderPaymentSignature: h3})
+		}()
+	}
+	wg.Wait()
+	close(answers)
+	var tx string
+	for a := range answers {
+		if a.status != 200 || a.receipt == nil || !strings.Contains(a.body, `"q":"same"`) {
+			t.Fatalf("retry of the same request: %d %s", a.status, a.body)
+		}
+		if tx != "" && a.receipt.Transaction != tx {
+			t.Fatalf("two receipts: %s and %s", tx, a.receipt.Transaction)
+		}
+		tx = a.receipt.Transaction
+	}
+	if got := w.balance(t, w.dev.PayTo); got != 3*price {
+		t.Fatalf("payTo received %d, want %d", got, 3*price)
+	}
 }
 
 func TestFailedWorkChargesNothing(t *testing.T) {
@@ -430,5 +467,27 @@ func TestPayCommand(t *testing.T) {
 	}
 	if got := w.balance(t, w.dev.PayTo); got != 2*price {
 		t.Fatalf("payTo received %d, want %d", got, 2*price)
+	}
+}
+
+func TestStandardFacilitatorAPI(t *testing.T) {
+	w := newWorldWith(t, paywall.Policy{Settlement: x402.ModeOptimistic, OptimisticMaxPrice: price}, true)
+	h := w.header(t, w.key, "/v1/test/echo", price, nil, nil)
+	first := w.get(t, "/v1/test/echo", map[string]string{"q": "a"}, map[string]string{x402.HeaderPaymentSignature: h})
+	if first.status != 200 || first.receipt == nil || !first.receipt.Success || first.receipt.Transaction == "" {
+		t.Fatalf("paid call: %d %s", first.status, first.body)
+	}
+	if a := w.get(t, "/v1/test/echo", map[string]string{"q": "a"}, map[string]string{x402.HeaderPaymentSignature: h}); a.status != 200 || a.receipt.Transaction != first.receipt.Transaction {
+		t.Fatalf("replay: %d %s", a.status, a.body)
+	}
+	if a := w.get(t, "/v1/test/echo", map[string]string{"q": "b"}, map[string]string{x402.HeaderPaymentSignature: h}); a.status != 402 || a.reason != x402.ReasonNonceUsed {
+		t.Fatalf("reuse: %d %q", a.status, a.reason)
+	}
+	h = w.header(t, w.key, "/v1/test/fail", price, nil, nil)
+	if a := w.get(t, "/v1/test/fail", nil, map[string]string{x402.HeaderPaymentSignature: h}); a.status != 502 {
+		t.Fatalf("failing route: %d", a.status)
+	}
+	if got := w.balance(t, w.dev.PayTo); got != price {
+		t.Fatalf("payTo received %d, want %d", got, price)
 	}
 }

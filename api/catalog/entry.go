@@ -44,12 +44,24 @@ type Request struct {
 	BaseURL  string // the public base address of the appliance, from config
 }
 
-// Raw is a non-JSON (or non-200) answer: a PNG, a PDF, a served page.
+// Raw is a result encoded once (a JSON body, a PNG, a PDF, a served page), so that it can be
+// cached and replayed byte for byte.
 type Raw struct {
 	Status      int // 0 means 200
 	ContentType string
 	Header      map[string]string
 	Body        []byte
+	// OnRevoke takes back what the work handed out (a proxy key) when its payment does not
+	// arrive. It is never cached.
+	OnRevoke func(context.Context) error `json:"-"`
+}
+
+// Revoke undoes the result's side effect, if it has one.
+func (r *Raw) Revoke(ctx context.Context) error {
+	if r.OnRevoke == nil {
+		return nil
+	}
+	return r.OnRevoke(ctx)
 }
 
 // Entry declares one route. Price is in USDC atomic units (6 decimals); money is never a float.

@@ -16,8 +16,8 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
-	"github.com/peage/appliance/settle/x402"
 )
 
 // Invoker runs one call through the paid-call sequence (the server implements it).
@@ -157,12 +157,8 @@ func (m *Endpoint) call(_ context.Context, outer *catalog.Request, params json.R
 		return nil, &rpcError{errInvalidParams, "unknown tool " + p.Name}
 	}
 	header := http.Header{}
-	if pay, ok := p.Meta["x402/payment"]; ok {
-		b, err := json.Marshal(pay)
-		if err != nil {
-			return nil, &rpcError{errInvalidParams, "x402/payment is not a JSON object"}
-		}
-		header.Set("Payment-Signature", base64.StdEncoding.EncodeToString(b))
+	if err := paywall.MCPPaymentHeader(p.Meta, header); err != nil {
+		return m.errorResult(e, err, nil), nil
 	}
 	req := &catalog.Request{Method: e.Method, Path: e.Path, Header: header, ClientIP: outer.ClientIP, BaseURL: outer.BaseURL}
 	if p.Arguments == nil {
@@ -170,11 +166,8 @@ func (m *Endpoint) call(_ context.Context, outer *catalog.Request, params json.R
 	}
 	out, hdr, err := m.invoker.Invoke(e, p.Arguments, req)
 	meta := map[string]any{}
-	if receipt := hdr[x402.HeaderPaymentResponse]; receipt != "" {
-		var sr x402.SettlementResponse
-		if b, derr := base64.StdEncoding.DecodeString(receipt); derr == nil && json.Unmarshal(b, &sr) == nil {
-			meta["x402/payment-response"] = sr
-		}
+	if receipt := paywall.MCPPaymentResponse(hdr); receipt != nil {
+		meta[paywall.MCPMetaPaymentResponse] = receipt
 	}
 	if err != nil {
 		return m.errorResult(e, err, meta), nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +37,9 @@ type Policy struct {
 	OptimisticMaxPrice uint64 `toml:"optimistic_max_price"`
 	// SettleTimeoutSeconds bounds the wait for a synchronous settlement.
 	SettleTimeoutSeconds int `toml:"settle_timeout_seconds"`
+	// Facilitator is where payments are verified and settled: empty for the appliance's own
+	// settle daemon (its socket), or the URL of a remote standard x402 facilitator.
+	Facilitator string `toml:"facilitator"`
 }
 
 // DefaultPolicy answers calls up to 0.05 USDC optimistically.
@@ -64,6 +68,19 @@ type X402 struct {
 
 	replay *replayCache
 	free   *freeCalls
+
+	mu      sync.Mutex
+	flights map[string]*flight // payment id → the call using it right now
+}
+
+// flight is a paid call in progress; a retry of the same request with the same payment waits
+// for it and gets its answer, instead of a refusal that would push the client to pay again.
+type flight struct {
+	key  string
+	done chan struct{}
+	out  any
+	hdr  map[string]string
+	ok   bool // settled (or pending settlement): out and hdr are the answer
 }
 
 // GateOptions are optional knobs of New.
@@ -89,8 +106,9 @@ func New(cfg Config, policy Policy, f Facilitator, o GateOptions) *X402 {
 		policy.SettleTimeoutSeconds = 60
 	}
 	return &X402{cfg: cfg, policy: policy, f: f, log: o.Logger, now: o.Now,
-		replay: &replayCache{ttl: o.ReplayTTL, m: map[string]replayEntry{}},
-		free:   &freeCalls{used: map[freeKey]bool{}}}
+		replay:  &replayCache{ttl: o.ReplayTTL, m: map[string]replayEntry{}},
+		free:    &freeCalls{used: map[freeKey]bool{}},
+		flights: map[string]*flight{}}
 }
 
 // Log keys.
@@ -122,6 +140,61 @@ func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context
 	if reason != "" {
 		return nil, nil, PaymentRequired(reason)
 	}
+	fl, wait := g.join(paymentKey(p), call.Key)
+	if wait != nil {
+		select {
+		case <-wait.done:
+			if wait.ok {
+				return wait.out, wait.hdr, nil
+			}
+			// The first attempt failed and released the nonce: this one may use it.
+		case <-ctx.Done():
+			return nil, nil, apierr.From(ctx.Err())
+		}
+		fl, _ = g.join(paymentKey(p), call.Key)
+	}
+	if fl != nil {
+		defer g.land(paymentKey(p), fl)
+	}
+	out, hdr, err := g.charge(ctx, call, req, v1, work)
+	if fl != nil && err == nil && succeeded(out) {
+		fl.out, fl.hdr, fl.ok = out, hdr, true
+	}
+	return out, hdr, err
+}
+
+// paymentKey identifies a payment in this process (payer and nonce, as the ledger does).
+func paymentKey(p *x402.PaymentPayload) string {
+	a := p.Payload.Authorization
+	return strings.ToLower(a.From) + ":" + strings.ToLower(a.Nonce)
+}
+
+// join registers the call as the user of a payment. If another call of the same request uses
+// it now, it returns that flight to wait for; a call of another request proceeds (and the
+// facilitator refuses the reused nonce).
+func (g *X402) join(id, key string) (mine, other *flight) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if f, ok := g.flights[id]; ok {
+		if f.key == key {
+			return nil, f
+		}
+		return nil, nil
+	}
+	f := &flight{key: key, done: make(chan struct{})}
+	g.flights[id] = f
+	return f, nil
+}
+
+func (g *X402) land(id string, f *flight) {
+	g.mu.Lock()
+	delete(g.flights, id)
+	g.mu.Unlock()
+	close(f.done)
+}
+
+func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequest, v1 bool, work func(context.Context) (any, error)) (any, map[string]string, error) {
+	e := call.Entry
 	res, err := g.f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Route: e.ID, Key: call.Key})
 	if err != nil {
 		return nil, nil, &apierr.Error{Code: apierr.CodeUnavailable, Message: "payment verification is unavailable right now; nothing was charged", Cause: err}

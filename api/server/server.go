@@ -259,7 +259,22 @@ func (s *Server) run(ctx context.Context, e *catalog.Entry, req *catalog.Request
 	return res, nil
 }
 
+// revoker is a handler result with a side effect to undo when its payment fails.
+type revoker interface {
+	Revoke(context.Context) error
+}
+
 func encode(e *catalog.Entry, out any) (*catalog.Raw, error) {
+	res, err := encodeValue(e, out)
+	if err == nil {
+		if r, ok := out.(revoker); ok {
+			res.OnRevoke = r.Revoke
+		}
+	}
+	return res, err
+}
+
+func encodeValue(e *catalog.Entry, out any) (*catalog.Raw, error) {
 	if raw, ok := out.(*catalog.Raw); ok {
 		st := raw.Status
 		if st == 0 {

@@ -112,8 +112,26 @@ func Open(o Options) (*Ledger, error) {
 		_ = j.Close()
 		return nil, err
 	}
+	if err := l.Compact(); err != nil {
+		_ = j.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Compact rewrites the journal as the current state: released reservations are dropped, and
+// final payments keep their facts but no longer the signed request and raw transaction, which
+// only an unfinished settlement needs.
+func (l *Ledger) Compact() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	maps.DeleteFunc(l.recs, func(_ string, r *Record) bool { return r.Status == Released })
-	if err := j.Compact(func(emit func([]byte) error) error {
+	for _, r := range l.recs {
+		if r.Status == Settled || r.Status == Failed {
+			r.Request, r.RawTx = x402.FacilitatorRequest{}, ""
+		}
+	}
+	return l.j.Compact(func(emit func([]byte) error) error {
 		for _, id := range slices.Sorted(maps.Keys(l.recs)) {
 			b, err := json.Marshal(l.recs[id])
 			if err != nil {
@@ -124,12 +142,11 @@ func Open(o Options) (*Ledger, error) {
 			}
 		}
 		return nil
-	}); err != nil {
-		_ = j.Close()
-		return nil, err
-	}
-	return l, nil
+	})
 }
+
+// Size is the journal's size on disk, to decide when to compact.
+func (l *Ledger) Size() int64 { return l.j.Size() }
 
 // Close closes the journal.
 func (l *Ledger) Close() error { return l.j.Close() }

@@ -36,6 +36,9 @@ func TestLedgerSurvivesReopen(t *testing.T) {
 		}
 	}
 	add("a", "chain.gas", 1000)
+	if _, err := l.Update("a", func(r *Record) error { r.Request.X402Version, r.RawTx = 2, "0x02"; return nil }); err != nil {
+		t.Fatal(err)
+	}
 	add("b", "chain.gas", 1000)
 	add("c", "search", 3000)
 	add("d", "search", 3000)
@@ -52,7 +55,7 @@ func TestLedgerSurvivesReopen(t *testing.T) {
 	if _, err := l.Reserve(Record{ID: "d", Route: "search", Amount: 3000}); err != nil {
 		t.Fatalf("a released nonce must be reservable again: %v", err)
 	}
-	if _, err := l.Update("d", func(r *Record) error { r.Status = Queued; return nil }); err != nil {
+	if _, err := l.Update("d", func(r *Record) error { r.Status, r.Request.X402Version = Queued, 2; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got := l.Exposure("0xa"); got != 0 { // d was reserved again without a payer
@@ -77,10 +80,10 @@ func TestLedgerSurvivesReopen(t *testing.T) {
 			t.Fatalf("row %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	if q := l.List(Queued); len(q) != 1 || q[0].ID != "d" {
+	if q := l.List(Queued); len(q) != 1 || q[0].ID != "d" || q[0].Request.X402Version != 2 {
 		t.Fatalf("queued after reopen: %+v", q)
 	}
-	if r, ok := l.Get("a"); !ok || r.Tx != "0xtxa" || r.Settled.IsZero() {
+	if r, ok := l.Get("a"); !ok || r.Tx != "0xtxa" || r.Settled.IsZero() || r.RawTx != "" || r.Request.X402Version != 0 {
 		t.Fatalf("a after reopen: %+v", r)
 	}
 }

@@ -27,6 +27,9 @@ func init() {
 		}
 		defer closeDeps()
 		d.proxy = proxyclient.New(cfg.Proxyd.AdminSocket)
+		if d.gate, err = newGate(cfg, "unix:"+cfg.Settle.Socket, log); err != nil {
+			return err
+		}
 		if d.farm = startFarm(ctx, cfg, d.egress, log); d.farm != nil {
 			defer d.farm.Close()
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/proxyd"
+	"github.com/peage/appliance/settle"
 )
 
 func init() {
@@ -81,6 +82,16 @@ func runDev(ctx context.Context, args []string) error {
 		}
 	}()
 	d.proxy = px
+	chain, err := settle.StartDev(ctx, cfg.StateDir, log)
+	if err != nil {
+		return fmt.Errorf("settle: %w", err)
+	}
+	defer chain.Close()
+	cfg.Payment.Network, cfg.Payment.Asset, cfg.Payment.PayTo = chain.Network, chain.Asset, chain.PayTo
+	cfg.Payment.TokenName, cfg.Payment.TokenVersion = chain.TokenName, chain.TokenVersion
+	if d.gate, err = newGate(cfg, chain.Addr(), log); err != nil {
+		return err
+	}
 	if d.farm = startFarm(ctx, cfg, d.egress, log); d.farm != nil {
 		defer d.farm.Close()
 	}
@@ -89,6 +100,7 @@ func runDev(ctx context.Context, args []string) error {
 		return err
 	}
 	a.addProxyMetrics(px)
+	fmt.Fprintln(os.Stderr, chain.HowToPay(cfg.API.BaseURL))
 	fmt.Fprintf(os.Stderr, "péage dev: API on %s (catalog %s/, OpenAPI %s/openapi.json), operator on http://%s (/healthz, /metrics), proxy on %s, state in %s\n",
 		cfg.API.BaseURL, cfg.API.BaseURL, cfg.API.BaseURL, cfg.Admin.Addr, *proxyAddr, cfg.StateDir)
 	return a.serve(ctx)

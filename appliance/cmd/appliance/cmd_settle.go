@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
-
-	"github.com/BurntSushi/toml"
+	"path/filepath"
 
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/settle"
@@ -16,31 +14,21 @@ func init() {
 	register("settle", "run the x402 facilitator (verify, settle, ledger) on its Unix socket", runSettle)
 }
 
-// settleFile is the part of the configuration file the settle daemon reads: its own [settle]
-// table and the shared log settings; the rest belongs to other daemons.
-type settleFile struct {
-	Settle   settle.Config `toml:"settle"`
-	StateDir string        `toml:"state_dir"`
-	Log      config.Log    `toml:"log"`
-}
-
 func runSettle(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("settle", flag.ContinueOnError)
-	path := fs.String("config", "", "configuration file (its [settle] table)")
+	path := fs.String("config", "/etc/peage/appliance.toml", "configuration file (its [settle] table)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	file := settleFile{Settle: settle.DefaultConfig(), Log: config.Default().Log}
-	if *path != "" {
-		if _, err := toml.DecodeFile(*path, &file); err != nil {
-			return fmt.Errorf("config %s: %w", *path, err)
-		}
+	cfg, err := config.Load(*path, os.Environ())
+	if err != nil {
+		return err
 	}
-	if file.StateDir != "" && file.Settle.StateDir == settle.DefaultConfig().StateDir {
-		file.Settle.StateDir = file.StateDir + "/settle"
+	if cfg.Settle.StateDir == settle.DefaultConfig().StateDir {
+		cfg.Settle.StateDir = filepath.Join(cfg.StateDir, "settle")
 	}
-	if v := os.Getenv("PEAGE_SETTLE_RPC_URL"); v != "" {
-		file.Settle.RPCURL = v
+	if err := cfg.Settle.Validate(); err != nil {
+		return err
 	}
-	return settle.Run(ctx, file.Settle, newLogger(file.Log))
+	return settle.Run(ctx, cfg.Settle, newLogger(cfg.Log))
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/proxyd"
 	proxyclient "github.com/peage/appliance/proxyd/client"
+	settleclient "github.com/peage/appliance/settle/client"
 )
 
 // stringList is a repeatable flag.
@@ -211,6 +212,26 @@ func bindFamilies(a *app, d deps) error {
 		a.addHealth("browserfarm", d.farm.Ready)
 	}
 	return nil
+}
+
+// newGate connects the paywall to a facilitator: the appliance's settle daemon at addr
+// ("unix:/path"), or a remote standard x402 facilitator when the policy names one.
+func newGate(cfg config.Config, addr string, log *slog.Logger) (paywall.Gate, error) {
+	var f paywall.Facilitator
+	if remote := cfg.Settlement.Facilitator; remote != "" {
+		c, err := settleclient.New(remote)
+		if err != nil {
+			return nil, fmt.Errorf("config key settlement.facilitator: %w", err)
+		}
+		f = &settleclient.Standard{C: c}
+	} else {
+		c, err := settleclient.New(addr)
+		if err != nil {
+			return nil, fmt.Errorf("settle socket: %w", err)
+		}
+		f = c
+	}
+	return paywall.New(cfg.Payment, cfg.Settlement, f, paywall.GateOptions{Logger: log}), nil
 }
 
 // startFarm starts the browser pool. A farm that cannot start (no Chromium) is logged and

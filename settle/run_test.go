@@ -1,0 +1,87 @@
+package settle
+
+import (
+	"context"
+	"encoding/hex"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/peage/appliance/settle/client"
+	"github.com/peage/appliance/settle/devchain"
+	"github.com/peage/appliance/settle/exact"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// TestRunStandalone runs the daemon as `appliance settle` does: a chain reached over JSON-RPC,
+// the hot key from a credentials file, the API on a Unix socket.
+func TestRunStandalone(t *testing.T) {
+	ctx := context.Background()
+	ch, err := devchain.Start(ctx, devchain.Options{HTTP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ch.Close()
+	dir := t.TempDir()
+	creds := filepath.Join(dir, "creds")
+	if err := os.MkdirAll(creds, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(creds, "settle-hot-key"), []byte(hex.EncodeToString(crypto.FromECDSA(ch.Hot))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CREDENTIALS_DIRECTORY", creds)
+	payTo, _ := crypto.GenerateKey()
+	cfg := DefaultConfig()
+	cfg.Network, cfg.RPCURL, cfg.Asset = devchain.Network, ch.RPCURL, ch.USDC.Hex()
+	cfg.PayTo = crypto.PubkeyToAddress(payTo.PublicKey).Hex()
+	cfg.Socket, cfg.StateDir = filepath.Join(dir, "s.sock"), filepath.Join(dir, "state")
+	cfg.ReceiptTimeoutSeconds = 60
+
+	bad := cfg
+	bad.PayTo, bad.Listen = "nope", "0.0.0.0:1"
+	if err := bad.Validate(); err == nil {
+		t.Fatal("a bad config validated")
+	}
+
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- Run(rctx, cfg, slog.New(slog.DiscardHandler)) }()
+	c, err := client.New("unix:" + cfg.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := c.Supported(ctx); err == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("daemon ended: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	r := x402.PaymentRequirements{Scheme: "exact", Network: devchain.Network, Amount: strconv.Itoa(price), Asset: cfg.Asset,
+		PayTo: cfg.PayTo, MaxTimeoutSeconds: 60, Extra: &x402.Extra{Name: cfg.TokenName, Version: cfg.TokenVersion}}
+	p, err := exact.NewPayload(ch.Payer, 2, &r, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Settle(ctx, &x402.FacilitatorRequest{X402Version: 2, PaymentPayload: *p, PaymentRequirements: x402.FacilitatorRequirements{PaymentRequirements: r}})
+	if err != nil || !s.Success {
+		t.Fatalf("settle over the socket: %+v %v", s, err)
+	}
+	rev, err := c.Revenue(ctx)
+	if err != nil || len(rev) != 1 || rev[0].Amount != price {
+		t.Fatalf("revenue %+v %v", rev, err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("daemon stopped with %v", err)
+	}
+}
