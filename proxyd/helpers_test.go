@@ -17,8 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/dns/dnsmessage"
-
 	"github.com/peage/appliance/appliance/egress"
 )
 
@@ -263,48 +261,6 @@ func openFDs() int {
 		return 0
 	}
 	return len(ents)
-}
-
-// fakeDNS answers every A query with addr and every other query with no answer.
-func fakeDNS(t *testing.T, addr [4]byte) *net.Resolver {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 1500)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			var p dnsmessage.Parser
-			h, err := p.Start(buf[:n])
-			if err != nil {
-				continue
-			}
-			q, err := p.Question()
-			if err != nil {
-				continue
-			}
-			b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true})
-			_ = b.StartQuestions()
-			_ = b.Question(q)
-			_ = b.StartAnswers()
-			if q.Type == dnsmessage.TypeA {
-				_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}, dnsmessage.AResource{A: addr})
-			}
-			out, _ := b.Finish()
-			_, _ = pc.WriteTo(out, from)
-		}
-	}()
-	t.Cleanup(func() { _ = pc.Close(); <-done })
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "udp", pc.LocalAddr().String())
-	}}
 }
 
 func withResolver(r *net.Resolver, allow ...string) func(*Options) {

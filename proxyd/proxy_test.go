@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/peage/appliance/appliance/egress/egresstest"
 )
 
 // down asks the byte server for n bytes through an open tunnel and returns how many arrived.
@@ -339,7 +341,7 @@ func TestPlainHTTPRefused(t *testing.T) {
 }
 
 func TestRefusedTargets(t *testing.T) {
-	r := fakeDNS(t, [4]byte{10, 1, 2, 3})
+	r := egresstest.Resolver(t, [4]byte{10, 1, 2, 3})
 	e := newEnv(t, nil, withResolver(r))
 	key := e.issue(1 << 20)
 	for _, target := range []string{

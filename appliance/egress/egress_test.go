@@ -6,7 +6,7 @@ import (
 	"net/netip"
 	"testing"
 
-	"golang.org/x/net/dns/dnsmessage"
+	"github.com/peage/appliance/appliance/egress/egresstest"
 )
 
 func TestParseIPLoose(t *testing.T) {
@@ -129,7 +129,7 @@ func TestResolveNameToPrivate(t *testing.T) {
 		{[][4]byte{{93, 184, 215, 14}, {192, 168, 1, 1}}, true},
 		{[][4]byte{{93, 184, 215, 14}}, false},
 	} {
-		p, err := New(Config{Resolver: fakeResolver(t, tc.answers)})
+		p, err := New(Config{Resolver: egresstest.Resolver(t, tc.answers...)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,47 +142,4 @@ func TestResolveNameToPrivate(t *testing.T) {
 			t.Errorf("resolved to %v", a)
 		}
 	}
-}
-
-func fakeResolver(t *testing.T, answers [][4]byte) *net.Resolver {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 1500)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			var p dnsmessage.Parser
-			h, err := p.Start(buf[:n])
-			if err != nil {
-				continue
-			}
-			q, err := p.Question()
-			if err != nil {
-				continue
-			}
-			b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true})
-			_ = b.StartQuestions()
-			_ = b.Question(q)
-			_ = b.StartAnswers()
-			if q.Type == dnsmessage.TypeA {
-				for _, a := range answers {
-					_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}, dnsmessage.AResource{A: a})
-				}
-			}
-			out, _ := b.Finish()
-			_, _ = pc.WriteTo(out, from)
-		}
-	}()
-	t.Cleanup(func() { _ = pc.Close(); <-done })
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "udp", pc.LocalAddr().String())
-	}}
 }
