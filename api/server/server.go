@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -49,6 +50,9 @@ func DefaultConfig() Config {
 		ReadTimeout: 30 * time.Second, WriteTimeout: 200 * time.Second, IdleTimeout: 120 * time.Second,
 	}
 }
+
+// settleBudget is what a paid call may spend verifying and settling beyond its route's deadline.
+const settleBudget = 90 * time.Second
 
 // Cache keeps encoded results per route and canonical args for the entry's CacheTTL.
 type Cache interface {
@@ -204,17 +208,29 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		}
 	}
 	req.Route, req.Args = e, args
-	key := e.Key(args)
-	work := func(c context.Context) (any, error) { return s.run(c, e, req, key) }
-
-	c, cancel := context.WithTimeout(context.Background(), e.Timeout)
-	defer cancel()
+	call := &paywall.Call{Entry: e, Request: req, ResourceURL: s.challenges.ResourceURL(e)}
+	paid := e.Kind == catalog.Paid
+	// The unpaid challenge is the hot path: it needs neither the call key nor a timer.
+	if !paid || e.FreeFirstCall || paywall.PaymentHeader(req) != "" || e.CacheTTL > 0 {
+		call.Key = e.Key(args)
+	}
+	work := func(c context.Context) (any, error) {
+		c, cancel := context.WithTimeout(c, e.Timeout)
+		defer cancel()
+		return s.run(c, e, req, call.Key)
+	}
 	var out any
 	var hdr map[string]string
-	if e.Kind == catalog.Paid {
-		out, hdr, err = s.gate.Charge(c, &paywall.Call{Entry: e, Request: req, ResourceURL: s.challenges.ResourceURL(e), Key: key}, work)
+	if paid {
+		ctx := context.Background()
+		if call.Key != "" { // verification and settlement ahead: bound them too
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, e.Timeout+settleBudget)
+			defer cancel()
+		}
+		out, hdr, err = s.gate.Charge(ctx, call, work)
 	} else {
-		out, err = work(c)
+		out, err = work(context.Background())
 	}
 	if err != nil {
 		return nil, hdr, err
@@ -374,14 +390,20 @@ func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, erro
 }
 
 func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string) *catalog.Request {
-	h := http.Header{}
+	h := make(http.Header, ctx.Request.Header.Len())
 	ctx.Request.Header.VisitAll(func(k, v []byte) { h.Add(string(k), string(v)) })
-	var q [][2]string
-	ctx.QueryArgs().VisitAll(func(k, v []byte) { q = append(q, [2]string{string(k), string(v)}) })
-	return &catalog.Request{
+	r := &catalog.Request{
 		Route: e, Method: string(ctx.Method()), Path: string(ctx.Path()), PathID: pathID,
-		Query: q, Header: h, Body: bytes.Clone(ctx.PostBody()), ClientIP: s.clientIP(ctx), BaseURL: s.cfg.BaseURL,
+		Header: h, ClientIP: s.clientIP(ctx), BaseURL: s.cfg.BaseURL,
 	}
+	if args := ctx.QueryArgs(); args.Len() > 0 {
+		r.Query = make([][2]string, 0, args.Len())
+		args.VisitAll(func(k, v []byte) { r.Query = append(r.Query, [2]string{string(k), string(v)}) })
+	}
+	if body := ctx.PostBody(); len(body) > 0 {
+		r.Body = bytes.Clone(body)
+	}
+	return r
 }
 
 func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
@@ -396,13 +418,26 @@ func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
 	return ctx.RemoteIP().String()
 }
 
+// requestID keeps a sane client-supplied X-Request-Id, or names the request: a random
+// per-process prefix and a counter, unique without a random read per request.
 func requestID(ctx *fasthttp.RequestCtx) string {
 	if v := ctx.Request.Header.Peek("X-Request-Id"); len(v) > 0 && len(v) <= 64 && isToken(v) {
 		return string(v)
 	}
-	var b [8]byte
+	b := make([]byte, 0, 24)
+	b = append(b, idPrefix...)
+	return string(strconv.AppendUint(b, idCounter.Add(1), 36))
+}
+
+var (
+	idPrefix  = newIDPrefix()
+	idCounter atomic.Uint64
+)
+
+func newIDPrefix() string {
+	var b [6]byte
 	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return hex.EncodeToString(b[:]) + "-"
 }
 
 func isToken(b []byte) bool {

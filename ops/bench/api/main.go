@@ -14,14 +14,25 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/peage/appliance/ops/bench/benchutil"
+	"github.com/peage/appliance/ops/benchutil"
 )
 
 const (
 	threads  = 1
 	conns    = 32
-	duration = 5 * time.Second
+	duration = 4 * time.Second
+	rounds   = 3
 )
+
+func best(a, b benchutil.Load) benchutil.Load {
+	if b.RPS > a.RPS {
+		a.RPS = b.RPS
+	}
+	if a.P99 == 0 || (b.P99 > 0 && b.P99 < a.P99) {
+		a.P99 = b.P99
+	}
+	return a
+}
 
 func main() {
 	if err := run(); err != nil {
@@ -54,6 +65,31 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	// A second bare server answers, for each path, the very bytes the appliance answers
+	// (headers and body, copied once): the ratio against it isolates the edge's own work from
+	// the cost of moving a larger answer.
+	echoLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	recorded := map[string]*fasthttp.Response{}
+	for _, p := range []string{"/llms.txt", challenge, "/v1/fr/tva?siren=123456789"} {
+		var resp fasthttp.Response
+		req := fasthttp.AcquireRequest()
+		req.SetRequestURI("http://" + app.API + p)
+		if err := fasthttp.Do(req, &resp); err != nil {
+			return err
+		}
+		recorded[p] = &resp
+	}
+	same := &fasthttp.Server{Handler: func(c *fasthttp.RequestCtx) {
+		if r := recorded[string(c.RequestURI())]; r != nil {
+			r.CopyTo(&c.Response)
+		}
+	}}
+	go func() { _ = same.Serve(echoLn) }()
+	defer same.Shutdown()
+
 	paths := []struct{ name, path string }{
 		{"/llms.txt", "/llms.txt"},
 		{"402 challenge", challenge},
@@ -61,19 +97,31 @@ func run() error {
 	}
 	var rows [][]string
 	for _, p := range paths {
-		a, err := benchutil.Wrk("http://"+app.API+p.path, threads, conns, duration)
-		if err != nil {
-			return err
-		}
-		b, err := benchutil.Wrk("http://"+ln.Addr().String()+p.path, threads, conns, duration)
-		if err != nil {
-			return err
+		// The box is a shared VM: alternate the two servers and keep each one's best round.
+		var a, b, c benchutil.Load
+		for range rounds {
+			ra, err := benchutil.Wrk("http://"+app.API+p.path, threads, conns, duration)
+			if err != nil {
+				return err
+			}
+			rb, err := benchutil.Wrk("http://"+ln.Addr().String()+p.path, threads, conns, duration)
+			if err != nil {
+				return err
+			}
+			rc, err := benchutil.Wrk("http://"+echoLn.Addr().String()+p.path, threads, conns, duration)
+			if err != nil {
+				return err
+			}
+			a, b, c = best(a, ra), best(b, rb), best(c, rc)
 		}
 		rows = append(rows, []string{p.name, fmt.Sprintf("%.0f", a.RPS), fmt.Sprintf("%.0f", b.RPS), fmt.Sprintf("%.2f", a.RPS/b.RPS),
+			fmt.Sprintf("%.0f", c.RPS), fmt.Sprintf("%.2f", a.RPS/c.RPS),
 			a.P99.String(), b.P99.String(), fmt.Sprintf("%.2f", float64(b.P99)/float64(max(a.P99, 1)))})
 	}
-	fmt.Printf("API edge vs bare fasthttp (wrk -t%d -c%d -d%s, loopback, 2 cores shared with wrk); challenge path: %s\n", threads, conns, duration, challenge)
-	benchutil.Table([]string{"path", "appliance req/s", "bare req/s", "ratio", "appliance p99", "bare p99", "p99 ratio (bare/app)"}, rows)
+	fmt.Printf("API edge vs bare fasthttp (wrk -t%d -c%d -d%s, best of %d alternating rounds, loopback, 2 cores shared with wrk); challenge path: %s\n",
+		threads, conns, duration, rounds, challenge)
+	benchutil.Table([]string{"path", "appliance req/s", "bare hello req/s", "ratio", "bare same-bytes req/s", "ratio",
+		"appliance p99", "bare hello p99", "p99 ratio (bare/app)"}, rows)
 	return nil
 }
 

@@ -37,7 +37,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/peage/appliance/ops/bench/benchutil"
+	"github.com/peage/appliance/ops/benchutil"
 	"github.com/peage/appliance/proxyd"
 )
 
