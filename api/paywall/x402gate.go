@@ -67,7 +67,7 @@ type X402 struct {
 	now    func() time.Time
 
 	replay *replayCache
-	free   *freeCalls
+	free   FreeCalls
 
 	mu      sync.Mutex
 	flights map[string]*flight // payment id → the call using it right now
@@ -89,6 +89,8 @@ type GateOptions struct {
 	Now    func() time.Time
 	// ReplayTTL is how long a settled result is kept for idempotent replay [15m].
 	ReplayTTL time.Duration
+	// FreeCalls records the daily free calls [MemoryFreeCalls].
+	FreeCalls FreeCalls
 }
 
 // New makes the verifying gate.
@@ -102,12 +104,15 @@ func New(cfg Config, policy Policy, f Facilitator, o GateOptions) *X402 {
 	if o.ReplayTTL <= 0 {
 		o.ReplayTTL = 15 * time.Minute
 	}
+	if o.FreeCalls == nil {
+		o.FreeCalls = &MemoryFreeCalls{}
+	}
 	if policy.SettleTimeoutSeconds <= 0 {
 		policy.SettleTimeoutSeconds = 60
 	}
 	return &X402{cfg: cfg, policy: policy, f: f, log: o.Logger, now: o.Now,
 		replay:  &replayCache{ttl: o.ReplayTTL, m: map[string]replayEntry{}},
-		free:    &freeCalls{used: map[freeKey]bool{}},
+		free:    o.FreeCalls,
 		flights: map[string]*flight{}}
 }
 
@@ -324,13 +329,20 @@ func succeeded(out any) bool {
 // challenges when it was already used.
 func (g *X402) freeCall(ctx context.Context, call *Call, work func(context.Context) (any, error)) (any, map[string]string, error) {
 	day := g.now().UTC().Format(time.DateOnly)
-	k := freeKey{client: call.Request.ClientIP, route: call.Entry.ID, day: day}
-	if !g.free.take(k) {
+	client, route := call.Request.ClientIP, call.Entry.ID
+	granted, err := g.free.Take(client, route, day)
+	if err != nil {
+		return nil, nil, apierr.Unavailable("the free-call allowance could not be recorded: %v", err)
+	}
+	if !granted {
 		return nil, nil, PaymentRequired("the free call of " + day + " (UTC) on this route was used; pay per call until 00:00 UTC")
 	}
 	out, err := work(ctx)
 	if err != nil || !succeeded(out) {
-		g.free.giveBack(k) // a failed call does not use up the day's free call
+		// A failed call does not use up the day's free call.
+		if gerr := g.free.GiveBack(client, route, day); gerr != nil {
+			g.log.Error("free call not given back", keyRoute, route, keyErr, gerr)
+		}
 		return out, nil, err
 	}
 	report := FreeFirstCall{Granted: true, Note: "first call of " + day + " (UTC) on this route is free; later calls today are paid"}
@@ -360,33 +372,42 @@ func withFreeFirstCall(out any, report []byte) any {
 	return &cp
 }
 
+// FreeCalls remembers which clients used the free call of a route on a UTC day. The appliance
+// gives the gate its durable state store, so a restart never grants a second free call.
+type FreeCalls interface {
+	Take(client, route, day string) (granted bool, err error)
+	GiveBack(client, route, day string) error
+}
+
 type freeKey struct{ client, route, day string }
 
-// freeCalls remembers which clients used their free call today. It is memory only: a restart
-// can give a client a second free call that day, which costs little and keeps no state on disk.
-type freeCalls struct {
+// MemoryFreeCalls is the in-process FreeCalls used when no store is given (tests, remote
+// deployments without state): a restart forgets the day's allowances.
+type MemoryFreeCalls struct {
 	mu   sync.Mutex
 	day  string
 	used map[freeKey]bool
 }
 
-func (f *freeCalls) take(k freeKey) bool {
+func (f *MemoryFreeCalls) Take(client, route, day string) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.day != k.day { // a new UTC day forgets yesterday
-		f.day, f.used = k.day, map[freeKey]bool{}
+	if f.day != day || f.used == nil { // a new UTC day forgets yesterday
+		f.day, f.used = day, map[freeKey]bool{}
 	}
+	k := freeKey{client, route, day}
 	if f.used[k] {
-		return false
+		return false, nil
 	}
 	f.used[k] = true
-	return true
+	return true, nil
 }
 
-func (f *freeCalls) giveBack(k freeKey) {
+func (f *MemoryFreeCalls) GiveBack(client, route, day string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	delete(f.used, k)
+	delete(f.used, freeKey{client, route, day})
+	return nil
 }
 
 type replayEntry struct {

@@ -216,7 +216,7 @@ func bindFamilies(a *app, d deps) error {
 
 // newGate connects the paywall to a facilitator: the appliance's settle daemon at addr
 // ("unix:/path"), or a remote standard x402 facilitator when the policy names one.
-func newGate(cfg config.Config, addr string, log *slog.Logger) (paywall.Gate, error) {
+func newGate(cfg config.Config, addr string, store *state.Store, log *slog.Logger) (paywall.Gate, error) {
 	var f paywall.Facilitator
 	if remote := cfg.Settlement.Facilitator; remote != "" {
 		c, err := settleclient.New(remote)
@@ -231,7 +231,20 @@ func newGate(cfg config.Config, addr string, log *slog.Logger) (paywall.Gate, er
 		}
 		f = c
 	}
-	return paywall.New(cfg.Payment, cfg.Settlement, f, paywall.GateOptions{Logger: log}), nil
+	return paywall.New(cfg.Payment, cfg.Settlement, f, paywall.GateOptions{Logger: log, FreeCalls: durableFreeCalls{store}}), nil
+}
+
+// durableFreeCalls keeps the gate's daily free calls in the journaled store, so a restart
+// never grants a client a second free call on the same route and day.
+type durableFreeCalls struct{ s *state.Store }
+
+func (f durableFreeCalls) Take(client, route, _ string) (bool, error) {
+	granted, _, err := f.s.UseFreeCall(client, route, route)
+	return granted, err
+}
+
+func (f durableFreeCalls) GiveBack(client, route, day string) error {
+	return f.s.ReleaseFreeCall(client, route, day)
 }
 
 // startFarm starts the browser pool. A farm that cannot start (no Chromium) is logged and
