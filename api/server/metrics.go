@@ -23,6 +23,22 @@ func newMetrics(r *obs.Registry) *metrics {
 }
 
 func (m *metrics) observe(route string, status int, d time.Duration) {
-	m.requests.Inc(route, strconv.Itoa(status))
+	m.requests.Inc(route, statusText(status))
 	m.latency.Observe(d.Seconds(), route)
+}
+
+// statusTexts spares a conversion per request for the statuses the API answers.
+var statusTexts = func() map[int]string {
+	m := map[int]string{}
+	for _, s := range []int{200, 202, 204, 400, 402, 403, 404, 405, 409, 410, 413, 429, 431, 500, 502, 503, 504} {
+		m[s] = strconv.Itoa(s)
+	}
+	return m
+}()
+
+func statusText(s int) string {
+	if t, ok := statusTexts[s]; ok {
+		return t
+	}
+	return strconv.Itoa(s)
 }

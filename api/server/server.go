@@ -51,6 +51,16 @@ func DefaultConfig() Config {
 	}
 }
 
+// Constant response headers, in canonical form so fasthttp need not normalise them per request.
+var (
+	hdrRequestID       = []byte("X-Request-Id")
+	hdrAllowOrigin     = []byte("Access-Control-Allow-Origin")
+	hdrExposeHeaders   = []byte("Access-Control-Expose-Headers")
+	hdrPaymentRequired = []byte("Payment-Required")
+	valAnyOrigin       = []byte("*")
+	valExposeHeaders   = []byte(x402.ExposeHeadersValue + ", X-Request-Id, Retry-After")
+)
+
 // settleBudget is what a paid call may spend verifying and settling beyond its route's deadline.
 const settleBudget = 90 * time.Second
 
@@ -149,9 +159,10 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	start := time.Now()
 	reqID := requestID(ctx)
-	ctx.Response.Header.Set("X-Request-Id", reqID)
-	ctx.Response.Header.Set("Access-Control-Allow-Origin", "*")
-	ctx.Response.Header.Set("Access-Control-Expose-Headers", x402.ExposeHeadersValue+", X-Request-Id, Retry-After")
+	h := &ctx.Response.Header
+	h.SetCanonical(hdrRequestID, []byte(reqID))
+	h.SetCanonical(hdrAllowOrigin, valAnyOrigin)
+	h.SetCanonical(hdrExposeHeaders, valExposeHeaders)
 
 	method, path := string(ctx.Method()), string(ctx.Path())
 	e, pathID, err := s.cat.Lookup(method, path)
@@ -329,7 +340,7 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entr
 	if ae.Code == apierr.CodePayment && e != nil {
 		ch, cerr := s.challenges.For(e, challengeReason(ae.Message))
 		if cerr == nil {
-			ctx.Response.Header.Set(x402.HeaderPaymentRequired, ch.Header)
+			ctx.Response.Header.SetCanonical(hdrPaymentRequired, []byte(ch.Header))
 			ctx.SetContentType("application/json")
 			ctx.SetStatusCode(http.StatusPaymentRequired)
 			ctx.SetBody(ch.Body)
