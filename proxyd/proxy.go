@@ -171,15 +171,21 @@ func (s *Server) newMeter(p Package) *meter {
 	})
 }
 
-// Close stops the background loops, closes every tunnel and writes every meter. It does not
-// close the store (its owner does).
-func (s *Server) Close() error {
+// meterList snapshots the live meters, so each can be visited under its own lock only.
+func (s *Server) meterList() []*meter {
 	s.mu.RLock()
+	defer s.mu.RUnlock()
 	ms := make([]*meter, 0, len(s.meters))
 	for _, m := range s.meters {
 		ms = append(ms, m)
 	}
-	s.mu.RUnlock()
+	return ms
+}
+
+// Close stops the background loops, closes every tunnel and writes every meter. It does not
+// close the store (its owner does).
+func (s *Server) Close() error {
+	ms := s.meterList()
 	for _, m := range ms {
 		m.mu.Lock()
 		for t := range m.tunnels {
@@ -232,12 +238,7 @@ func (s *Server) sweepLoop(ctx context.Context) {
 func (s *Server) Sweep(ctx context.Context) {
 	now := s.now()
 	idleBefore := time.Now().Add(-s.cfg.IdleTimeout).UnixNano()
-	s.mu.RLock()
-	ms := make([]*meter, 0, len(s.meters))
-	for _, m := range s.meters {
-		ms = append(ms, m)
-	}
-	s.mu.RUnlock()
+	ms := s.meterList()
 	for _, m := range ms {
 		m.mu.Lock()
 		if !m.expired && !now.Before(m.expires) {

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -40,7 +39,11 @@ type Param struct {
 	Min, Max *float64
 	// ItemMax bounds each list item's length in characters.
 	ItemMax int
-	Enum    []string
+	// MaxBytes bounds a string's size in bytes (a page limit is about storage, not characters).
+	MaxBytes int
+	// With names a parameter that must be given whenever this one is (lat goes with lon).
+	With string
+	Enum []string
 	// Format names a validator in formats (url, siren, evm_address, ...).
 	Format  string
 	Default any
@@ -55,12 +58,14 @@ func B(name, doc string) Param   { return Param{Name: name, Type: Bool, Doc: doc
 func L(name, doc string) Param   { return Param{Name: name, Type: List, Doc: doc} }
 func Obj(name, doc string) Param { return Param{Name: name, Type: Object, Doc: doc} }
 
-func (p Param) Req() Param              { p.Required = true; return p }
-func (p Param) Group(g string) Param    { p.OneOf = g; return p }
-func (p Param) Fmt(f string) Param      { p.Format = f; return p }
-func (p Param) Of(vals ...string) Param { p.Enum = vals; return p }
-func (p Param) Def(v any) Param         { p.Default = v; return p }
-func (p Param) Each(maxChars int) Param { p.ItemMax = maxChars; return p }
+func (p Param) Req() Param               { p.Required = true; return p }
+func (p Param) Group(g string) Param     { p.OneOf = g; return p }
+func (p Param) Fmt(f string) Param       { p.Format = f; return p }
+func (p Param) Of(vals ...string) Param  { p.Enum = vals; return p }
+func (p Param) Def(v any) Param          { p.Default = v; return p }
+func (p Param) Each(maxChars int) Param  { p.ItemMax = maxChars; return p }
+func (p Param) Bytes(max int) Param      { p.MaxBytes = max; return p }
+func (p Param) Needs(other string) Param { p.With = other; return p }
 func (p Param) Range(min, max float64) Param {
 	p.Min, p.Max = &min, &max
 	return p
@@ -146,6 +151,11 @@ func (e *Entry) Decode(raw map[string]any) (Args, error) {
 		args[p.Name] = val
 		if p.OneOf != "" {
 			groups[p.OneOf] = true
+		}
+	}
+	for _, p := range e.Params {
+		if p.With != "" && args.Has(p.Name) && !args.Has(p.With) {
+			return nil, apierr.BadParam(p.With, "%s is required with %s", p.With, p.Name)
 		}
 	}
 	for _, g := range sortedKeys(groups) {
@@ -303,6 +313,9 @@ func (p *Param) check(v any) error {
 		if p.Max != nil && n > *p.Max {
 			return apierr.BadParam(p.Name, "%s must be at most %s characters", p.Name, num(*p.Max))
 		}
+		if p.MaxBytes > 0 && len(x) > p.MaxBytes {
+			return apierr.BadParam(p.Name, "%s is %d bytes; at most %d bytes are accepted", p.Name, len(x), p.MaxBytes)
+		}
 		if err := p.checkEnum(x); err != nil {
 			return err
 		}
@@ -381,6 +394,15 @@ func (e *Entry) Schema() map[string]any {
 	if len(required) > 0 {
 		s["required"] = required
 	}
+	deps := map[string]any{}
+	for _, p := range e.Params {
+		if p.With != "" {
+			deps[p.Name] = []string{p.With}
+		}
+	}
+	if len(deps) > 0 {
+		s["dependentRequired"] = deps
+	}
 	var anyOf []any
 	seen := map[string]bool{}
 	for _, p := range e.Params {
@@ -453,8 +475,6 @@ func (p *Param) schema() map[string]any {
 	}
 	return s
 }
-
-func (p Param) String() string { return fmt.Sprintf("%s:%s", p.Name, p.Type.jsonType()) }
 
 // Key identifies a call by route and validated arguments: the ledger's request hash, the cache
 // key and the idempotent-replay key. Params are visited in declaration order, so equal args

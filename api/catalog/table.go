@@ -241,7 +241,8 @@ func Table(n Names) []Entry {
 
 		// Generic utilities.
 		route("util", "GET", "/v1/weather", 3_000, "Current conditions and 3-day forecast for a city or a point.",
-			S("city", "city name").Group("place").Range(2, 100), N("lat", "latitude").Group("place").Range(-90, 90), N("lon", "longitude (with lat)").Range(-180, 180)).
+			S("city", "city name").Group("place").Range(2, 100), N("lat", "latitude").Group("place").Range(-90, 90).Needs("lon"),
+			N("lon", "longitude (with lat)").Range(-180, 180).Needs("lat")).
 			up("open-meteo", 15*minute).ex("city", "Paris"),
 		route("util", "GET", "/v1/geo/forward", 5_000, "Best geocoding match of an address.",
 			S("q", "address").Req().Range(3, 200), S("country", "ISO country code; only fr is covered (Base Adresse Nationale)").Def("fr").Of("fr", "FR"), pLimit(1, 10)).
@@ -367,7 +368,7 @@ func Table(n Names) []Entry {
 
 		// Infrastructure for agents.
 		route("infra", "POST", "/v1/publish", 100_000, "Publish static HTML at an unguessable URL for up to 30 days.",
-			S("html", "HTML markup (at most 200 KB)").Req().Range(1, 204800), S("title", "page title").Req().Range(1, 200),
+			S("html", "HTML markup (at most 200 KB)").Req().Range(1, 204800).Bytes(204800), S("title", "page title").Req().Range(1, 200),
 			I("ttl_days", "days online").Range(1, 30).Def(int64(7))).ex("html", "<h1>Hello</h1>", "title", "Hello", "ttl_days", 1),
 		route("infra", "POST", "/v1/callbacks", 5_000, "Temporary webhook inbox: a public callback URL and a long-polled events URL.",
 			I("ttl_hours", "hours of life").Range(1, 24).Def(int64(24)), S("label", "your label").AtMost(100)).ex("ttl_hours", 1, "label", "test"),

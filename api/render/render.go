@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/settle/x402"
 )
 
 // Info is what the renderings need beyond the table.
@@ -99,13 +101,9 @@ func familyTitle(id string) string {
 	return id
 }
 
-// USD renders atomic USDC units as a decimal string without floats: 5000 → "0.005".
+// USD renders atomic USDC units as a decimal string: 5000 → "0.005".
 func USD(atomic uint64) string {
-	whole, frac := atomic/1_000_000, atomic%1_000_000
-	if frac == 0 {
-		return strconv.FormatUint(whole, 10)
-	}
-	return strings.TrimRight(fmt.Sprintf("%d.%06d", whole, frac), "0")
+	return x402.Decimal(new(big.Int).SetUint64(atomic), x402.USDCDecimals)
 }
 
 // listed are the entries shown to clients (every route but the resource addresses).

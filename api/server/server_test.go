@@ -223,6 +223,8 @@ func TestErrorsAndLimits(t *testing.T) {
 		{"bad siren", "GET", "/v1/fr/tva?siren=123456789", "", nil, 400, "bad_param"},
 		{"range", "GET", "/v1/fr/meteo?lat=48&lon=2&jours=8", "", nil, 400, "bad_param"},
 		{"list length", "POST", "/v1/classify", `{"messages":["a"],"labels":["only-one"]}`, nil, 400, "bad_param"},
+		{"lat without lon", "GET", "/v1/weather?lat=48.8", "", nil, 400, "bad_param"},
+		{"page over 200 KB in bytes", "POST", "/v1/publish", `{"title":"t","html":"` + strings.Repeat("é", 102401) + `"}`, nil, 400, "bad_param"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

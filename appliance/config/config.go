@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -288,13 +287,4 @@ func Document(c Config) (string, error) {
 		return "", err
 	}
 	return b.String(), nil
-}
-
-// ReadFileIfExists is a helper for optional credential files.
-func ReadFileIfExists(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	return b, err
 }

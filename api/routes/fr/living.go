@@ -471,10 +471,8 @@ type WeatherDaily struct {
 func (r *Routes) weather(ctx context.Context, req *catalog.Request) (any, error) {
 	var loc WeatherPlace
 	switch {
-	case req.Args.Has("lat") && req.Args.Has("lon"):
+	case req.Args.Has("lat"): // the catalog makes lat and lon come together
 		loc.Lat, loc.Lon = req.Args.Float("lat"), req.Args.Float("lon")
-	case req.Args.Has("lat") || req.Args.Has("lon"):
-		return nil, apierr.BadParam("lon", "lat and lon go together; give both, or city")
 	default:
 		city := req.Args.Str("city")
 		p, err := r.meteo.Geocode(ctx, city)

@@ -45,15 +45,12 @@ import (
 	"github.com/peage/appliance/appliance/state"
 )
 
-// Limits of the routes (spec: Limits).
+// Limits of the routes (spec: Limits). The parameter bounds (ttl_hours, ttl_days, the 200 KB
+// page) are declared in the catalog and checked there, before any 402.
 const (
-	MaxEvents      = state.InboxMaxEvents    // events per inbox
-	MaxBodyBytes   = state.InboxMaxBodyBytes // bytes per captured body
-	MaxPageBytes   = 200 << 10               // HTML accepted by publish
-	MaxTTLDays     = 30
-	MaxTTLHours    = 24
-	MaxWait        = 30 * time.Second // longest long-poll
-	DefaultTTLDays = 7
+	MaxEvents    = state.InboxMaxEvents    // events per inbox
+	MaxBodyBytes = state.InboxMaxBodyBytes // bytes per captured body
+	MaxWait      = 30 * time.Second        // longest long-poll
 )
 
 // Routes holds the handlers' dependencies.
@@ -119,13 +116,7 @@ type InboxResult struct {
 
 // Callbacks creates an inbox (POST /v1/callbacks).
 func (r *Routes) Callbacks(ctx context.Context, req *catalog.Request) (any, error) {
-	hours := req.Args.Int("ttl_hours")
-	if !req.Args.Has("ttl_hours") || hours == 0 {
-		hours = MaxTTLHours
-	}
-	if hours < 1 || hours > MaxTTLHours {
-		return nil, apierr.BadParam("ttl_hours", "ttl_hours must be between 1 and %d", MaxTTLHours)
-	}
+	hours := req.Args.Int("ttl_hours") // 1 to 24, default 24: the catalog validated it
 	now := r.now()
 	in := state.Inbox{ID: newID(), Key: newID(), Label: req.Args.Str("label"), CreatedAt: now,
 		ExpiresAt: now.Add(time.Duration(hours) * time.Hour).Truncate(time.Second)}
@@ -285,9 +276,6 @@ func (r *Routes) HookEvents(ctx context.Context, req *catalog.Request) (any, err
 		return nil, apierr.Gone("inbox %s expired at %s", id, ts(in.ExpiresAt))
 	}
 	after := req.Args.Int("after")
-	if after < 0 {
-		return nil, apierr.BadParam("after", "after must be at least 0")
-	}
 	wait := time.Duration(req.Args.Int("wait")) * time.Second
 	wait = min(max(wait, 0), MaxWait)
 	if dl, ok := ctx.Deadline(); ok {
@@ -371,22 +359,8 @@ type PageResult struct {
 
 // Publish sanitises and stores a page (POST /v1/publish).
 func (r *Routes) Publish(ctx context.Context, req *catalog.Request) (any, error) {
-	src := req.Args.Str("html")
-	title := req.Args.Str("title")
-	if len(src) > MaxPageBytes {
-		return nil, &apierr.Error{Code: apierr.CodeTooLarge, Param: "html",
-			Message: fmt.Sprintf("html is %d bytes; at most %d bytes (200 KB) can be published", len(src), MaxPageBytes)}
-	}
-	if strings.TrimSpace(src) == "" {
-		return nil, apierr.BadParam("html", "html is required")
-	}
-	days := req.Args.Int("ttl_days")
-	if !req.Args.Has("ttl_days") || days == 0 {
-		days = DefaultTTLDays
-	}
-	if days < 1 || days > MaxTTLDays {
-		return nil, apierr.BadParam("ttl_days", "ttl_days must be between 1 and %d", MaxTTLDays)
-	}
+	// The catalog validated html (non-empty, at most 200 KB) and ttl_days (1 to 30, default 7).
+	src, title, days := req.Args.Str("html"), req.Args.Str("title"), req.Args.Int("ttl_days")
 	doc := SanitizePage(src, title)
 	now := r.now()
 	p := state.Page{ID: newID(), Title: title, HTML: doc, CreatedAt: now,

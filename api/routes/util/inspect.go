@@ -198,9 +198,5 @@ func atomicToUSDC(s string) (string, bool) {
 	if !ok || n.Sign() < 0 {
 		return "", false
 	}
-	whole, frac := new(big.Int).QuoRem(n, big.NewInt(1_000_000), new(big.Int))
-	if frac.Sign() == 0 {
-		return whole.String(), true
-	}
-	return strings.TrimRight(fmt.Sprintf("%s.%06d", whole, frac.Int64()), "0"), true
+	return x402.Decimal(n, x402.USDCDecimals), true
 }
