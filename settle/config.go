@@ -20,14 +20,12 @@ import (
 	"github.com/peage/appliance/settle/chain"
 )
 
-// Config is the settle daemon's part of the appliance configuration.
+// Config is the settle daemon's part of the appliance configuration. What is paid, where and
+// to whom (network, asset, token domain, payTo) has one source, the [payment] section, which
+// the API's challenges are derived from as well; the daemon gets it through Payment.
 type Config struct {
-	Network      string `toml:"network"`       // CAIP-2 network, e.g. eip155:8453
-	RPCURL       string `toml:"rpc_url"`       // JSON-RPC endpoint of that network
-	Asset        string `toml:"asset"`         // USDC contract address
-	TokenName    string `toml:"token_name"`    // its EIP-712 domain name ("USD Coin" on Base)
-	TokenVersion string `toml:"token_version"` // its EIP-712 domain version ("2")
-	PayTo        string `toml:"pay_to"`        // where payments go: an address only, never a key
+	Payment Payment `toml:"-"`
+	RPCURL  string  `toml:"rpc_url"` // JSON-RPC endpoint of the payment network
 	// HotKeyFile holds the gas-paying key (hex). A bare name is looked up in
 	// $CREDENTIALS_DIRECTORY (systemd LoadCredential=).
 	HotKeyFile string `toml:"hot_key_file"`
@@ -35,18 +33,22 @@ type Config struct {
 	Listen     string `toml:"listen"` // optional loopback TCP address, e.g. 127.0.0.1:8402
 	StateDir   string `toml:"state_dir"`
 	// ExposureCap is the most one payer may owe for optimistic calls not yet settled (atomic units).
-	ExposureCap           uint64 `toml:"exposure_cap"`
-	ReceiptTimeoutSeconds int    `toml:"receipt_timeout_seconds"`
-	ReplaceAfterSeconds   int    `toml:"replace_after_seconds"`
+	ExposureCap uint64 `toml:"exposure_cap"`
+	// TotalExposureCap is the most all payers together may owe for them.
+	TotalExposureCap uint64 `toml:"total_exposure_cap"`
+	// SettleMargin: an authorization must stay valid this long past the route's deadline; it is
+	// settlement.settle_margin_seconds, which the API's gate enforces too.
+	SettleMargin          time.Duration `toml:"-"`
+	ReceiptTimeoutSeconds int           `toml:"receipt_timeout_seconds"`
+	ReplaceAfterSeconds   int           `toml:"replace_after_seconds"`
 }
 
 // DefaultConfig is Base mainnet USDC; PayTo, RPCURL and the hot key must be configured.
 func DefaultConfig() Config {
 	return Config{
-		Network: "eip155:8453", Asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-		TokenName: "USD Coin", TokenVersion: "2",
 		HotKeyFile: "settle-hot-key", Socket: "/run/peage/settle.sock", StateDir: "/var/lib/peage/settle",
-		ExposureCap: 1_000_000, ReceiptTimeoutSeconds: 90, ReplaceAfterSeconds: 30,
+		ExposureCap: 1_000_000, TotalExposureCap: 20_000_000, SettleMargin: DefaultSettleMargin,
+		ReceiptTimeoutSeconds: 90, ReplaceAfterSeconds: 30,
 	}
 }
 
@@ -56,15 +58,7 @@ func (c Config) Validate() error {
 	if c.RPCURL == "" {
 		errs = append(errs, errors.New("settle.rpc_url is required"))
 	}
-	if !common.IsHexAddress(c.Asset) {
-		errs = append(errs, fmt.Errorf("settle.asset %q is not an address", c.Asset))
-	}
-	if !common.IsHexAddress(c.PayTo) || common.HexToAddress(c.PayTo) == (common.Address{}) {
-		errs = append(errs, fmt.Errorf("settle.pay_to %q is not an address", c.PayTo))
-	}
-	if c.TokenName == "" || c.TokenVersion == "" {
-		errs = append(errs, errors.New("settle.token_name and settle.token_version are required"))
-	}
+	errs = append(errs, c.Payment.Validate())
 	if c.Socket == "" && c.Listen == "" {
 		errs = append(errs, errors.New("settle.socket or settle.listen is required"))
 	}
@@ -109,10 +103,12 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 		return fmt.Errorf("rpc: %w", err)
 	}
 	defer rpc.Close()
+	p := c.Payment
 	f, err := New(ctx, Options{
-		Network: c.Network, Asset: common.HexToAddress(c.Asset), TokenName: c.TokenName, TokenVersion: c.TokenVersion,
-		PayTo: common.HexToAddress(c.PayTo), Backend: rpc, HotKey: key, LedgerDir: filepath.Join(c.StateDir, "ledger"),
-		LedgerSync: journal.SyncAlways, ExposureCap: c.ExposureCap, Logger: log,
+		Network: p.Network, Asset: common.HexToAddress(p.Asset), TokenName: p.TokenName, TokenVersion: p.TokenVersion,
+		PayTo: common.HexToAddress(p.PayTo), Backend: rpc, HotKey: key, LedgerDir: filepath.Join(c.StateDir, "ledger"),
+		LedgerSync: journal.SyncAlways, ExposureCap: c.ExposureCap, TotalExposureCap: c.TotalExposureCap,
+		SettleMargin: c.SettleMargin, Logger: log,
 		Sender: chain.SenderOptions{
 			ReceiptTimeout: time.Duration(c.ReceiptTimeoutSeconds) * time.Second,
 			ReplaceAfter:   time.Duration(c.ReplaceAfterSeconds) * time.Second,
@@ -140,6 +136,31 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 		}
 		ls = append(ls, l)
 	}
-	log.Info("facilitator serving", "network", c.Network, "signer", f.Signer().Hex(), "pay_to", c.PayTo)
+	log.Info("facilitator serving", "network", p.Network, "signer", f.Signer().Hex(), "pay_to", p.PayTo)
 	return Serve(ctx, f.Handler(), log, ls...)
+}
+
+// Payment is what is paid, where and to whom: the [payment] section of the configuration.
+type Payment struct {
+	Network      string // CAIP-2 network, e.g. eip155:8453
+	Asset        string // USDC contract address
+	TokenName    string // its EIP-712 domain name ("USD Coin" on Base)
+	TokenVersion string // its EIP-712 domain version ("2")
+	PayTo        string // where payments go: an address only, never a key
+}
+
+// Validate names the [payment] key that is missing or wrong. An empty or zero payTo is an
+// error: a box that would take payments for nobody must not start.
+func (p Payment) Validate() error {
+	var errs []error
+	if !common.IsHexAddress(p.Asset) {
+		errs = append(errs, fmt.Errorf("config key payment.asset: %q is not an address", p.Asset))
+	}
+	if !common.IsHexAddress(p.PayTo) || common.HexToAddress(p.PayTo) == (common.Address{}) {
+		errs = append(errs, fmt.Errorf("config key payment.pay_to: %q is not a non-zero 0x address (only the address: the payout key never lives on the box)", p.PayTo))
+	}
+	if p.TokenName == "" || p.TokenVersion == "" {
+		errs = append(errs, errors.New("config key payment.token_name and payment.token_version: both are required"))
+	}
+	return errors.Join(errs...)
 }

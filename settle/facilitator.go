@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,7 +56,13 @@ type Options struct {
 	// ExposureCap is the most a payer may owe for delivered, unsettled optimistic calls (atomic
 	// units); past it, optimistic completions settle synchronously.
 	ExposureCap uint64
-	Sender      chain.SenderOptions
+	// TotalExposureCap bounds the same across all payers, so fresh wallets cannot add up past
+	// what the operator is willing to have outstanding [10 × ExposureCap].
+	TotalExposureCap uint64
+	// SettleMargin is how long an authorization must stay valid after delivery for the queue
+	// to settle it; it is added to the route's deadline when the payment is reserved [30 s].
+	SettleMargin time.Duration
+	Sender       chain.SenderOptions
 	// SettleConcurrency bounds the queue's parallel settlements [8].
 	SettleConcurrency int
 	Now               func() time.Time
@@ -93,6 +100,12 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 	}
 	if o.SettleConcurrency <= 0 {
 		o.SettleConcurrency = 8
+	}
+	if o.TotalExposureCap == 0 {
+		o.TotalExposureCap = 10 * o.ExposureCap
+	}
+	if o.SettleMargin <= 0 {
+		o.SettleMargin = DefaultSettleMargin
 	}
 	if _, err := x402.ChainID(o.Network); err != nil {
 		return nil, err
@@ -222,13 +235,19 @@ func (f *Facilitator) Verify(ctx context.Context, req *x402.FacilitatorRequest) 
 	return x402.VerifyResponse{IsValid: true, Payer: pay.Payer()}, nil
 }
 
-// Reserve verifies a payment and claims its nonce durably for one request. A payment already
-// settled for the same request key is answered with its receipt (Replay) instead.
+// DefaultSettleMargin is how long an authorization must outlive delivery by default: the
+// queue's first attempt, a replacement after a stuck block, and the receipt fit in it.
+const DefaultSettleMargin = 30 * time.Second
+
+// Reserve verifies a payment and claims its nonce durably for one request, atomically with
+// the payer's balance covering everything the payer has reserved or owes. Nothing in the
+// payload is trusted before verification: the only way to get a replay (the receipt of a
+// payment already taken) is the payment identifier, a secret of the caller's that never goes
+// on chain, together with the very same payload and request.
 func (f *Facilitator) Reserve(ctx context.Context, req *x402.ReserveRequest) (x402.ReserveResponse, error) {
-	id := paymentID(&req.PaymentPayload)
-	if id != "" {
-		if rec, ok := f.ledger.Get(id); ok && rec.Status != ledger.Released {
-			return f.existing(rec, req.Key), nil
+	if req.IdentifierHash != "" {
+		if rec, ok := f.ledger.ByIdentifier(req.IdentifierHash); ok {
+			return f.identified(rec, req), nil
 		}
 	}
 	pay, bad, err := f.verify(ctx, &req.FacilitatorRequest)
@@ -238,32 +257,55 @@ func (f *Facilitator) Reserve(ctx context.Context, req *x402.ReserveRequest) (x4
 	if bad != nil {
 		return x402.ReserveResponse{VerifyResponse: invalidResponse(bad)}, nil
 	}
+	refuse := func(reason string) (x402.ReserveResponse, error) {
+		return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: reason, Payer: pay.Payer()}}, nil
+	}
 	if !pay.Auth.Value.IsUint64() || !pay.Auth.ValidBefore.IsInt64() {
-		return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: x402.ReasonInvalidPayload, Payer: pay.Payer()}}, nil
+		return refuse(x402.ReasonInvalidPayload)
+	}
+	needed := f.o.Now().Add(time.Duration(req.WorkSeconds)*time.Second + f.o.SettleMargin)
+	if pay.Auth.ValidBefore.Int64() < needed.Unix() {
+		return refuse(x402.ReasonValidBefore)
+	}
+	balance := uint64(math.MaxUint64)
+	if pay.Balance.IsUint64() {
+		balance = pay.Balance.Uint64()
 	}
 	rec := ledger.Record{
 		ID: ledger.ID(pay.Payer(), pay.Auth.Nonce.Hex()), Payer: pay.Payer(), Nonce: pay.Auth.Nonce.Hex(),
 		Route: req.Route, RequestHash: req.Key, Amount: pay.Auth.Value.Uint64(), Network: f.o.Network,
 		Asset: f.o.Asset.Hex(), ValidBefore: pay.Auth.ValidBefore.Int64(), Request: req.FacilitatorRequest,
+		IdentifierHash: req.IdentifierHash, PayloadHash: req.PayloadHash, Wallet: !pay.Recovered,
 	}
-	got, err := f.ledger.Reserve(rec)
-	if errors.Is(err, ledger.ErrExists) {
-		return f.existing(got, req.Key), nil
-	}
-	if err != nil {
+	got, err := f.ledger.Reserve(rec, balance)
+	switch {
+	case errors.Is(err, ledger.ErrExists):
+		return refuse(x402.ReasonNonceUsed)
+	case errors.Is(err, ledger.ErrIdentifierUsed):
+		return f.identified(got, req), nil
+	case errors.Is(err, ledger.ErrInsufficient):
+		return refuse(x402.ReasonInsufficientFunds)
+	case err != nil:
 		return x402.ReserveResponse{}, err
 	}
 	return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{IsValid: true, Payer: pay.Payer()}, ID: got.ID}, nil
 }
 
-// existing answers a reservation for a nonce the ledger already holds: the same request gets
-// its settled receipt back, anything else is a reused nonce.
-func (f *Facilitator) existing(rec ledger.Record, key string) x402.ReserveResponse {
-	res := x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: x402.ReasonNonceUsed, Payer: rec.Payer}}
-	if key != "" && rec.RequestHash == key && (rec.Status == ledger.Settled || rec.Status == ledger.Queued || rec.Status == ledger.Broadcast) {
+// identified answers a reservation whose payment identifier the ledger already holds: the
+// same payload for the same request gets the payment's receipt (a replay), anything else is a
+// conflict.
+func (f *Facilitator) identified(rec ledger.Record, req *x402.ReserveRequest) x402.ReserveResponse {
+	res := x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{Payer: rec.Payer}}
+	switch {
+	case rec.PayloadHash != req.PayloadHash || rec.RequestHash != req.Key:
+		res.Conflict, res.InvalidReason = true, x402.ReasonIdentifierConflict
+	case rec.Status == ledger.Reserved:
+		res.Conflict, res.InvalidReason = true, x402.ReasonInProgress
+	case rec.Status == ledger.Failed:
+		res.InvalidReason = f.receipt(rec).ErrorReason
+	default:
 		s := f.receipt(rec)
-		res.Replay = &s
-		res.ID = rec.ID
+		res.Replay, res.ID = &s, rec.ID
 	}
 	return res
 }
@@ -291,38 +333,124 @@ func (f *Facilitator) Release(_ context.Context, id string) error {
 // ErrState is a call that does not fit the payment's current status.
 var ErrState = errors.New("settle: payment is not in a state for this")
 
-// Complete settles a reserved payment whose work succeeded: synchronously, or (optimistic)
-// by queueing it durably and answering at once, unless the payer's exposure is over the cap.
+// Complete settles a reserved payment whose work succeeded. Optimistic completion queues it
+// durably and answers at once, only while the payment is still collectable (nonce unused on
+// chain, balance covering what the payer owes, the authorization valid for the settle margin,
+// a plain ECDSA signer) and within the exposure caps; anything else settles now, and a
+// synchronous settlement that could not even be sent releases the payment (nothing owed).
+// Only a successful receipt means the result may be delivered.
 func (f *Facilitator) Complete(ctx context.Context, id, mode string) (x402.SettlementResponse, error) {
-	rec, err := f.ledger.Update(id, func(r *ledger.Record) error {
+	rec, ok := f.ledger.Get(id)
+	if !ok {
+		return x402.SettlementResponse{}, ledger.ErrUnknown
+	}
+	switch rec.Status {
+	case ledger.Reserved:
+	case ledger.Released:
+		return x402.SettlementResponse{}, fmt.Errorf("%w: payment %s was released", ErrState, id)
+	default:
+		return f.receipt(rec), nil // a repeated completion: answer what the first one got
+	}
+	if mode == x402.ModeOptimistic && f.collectable(ctx, rec) {
+		if owed, err := f.ledger.Owe(id, f.o.ExposureCap, f.o.TotalExposureCap); err == nil {
+			f.wake()
+			return f.receipt(owed), nil
+		}
+	}
+	if cur, _ := f.ledger.Get(id); cur.Status == ledger.Failed {
+		return f.receipt(cur), nil
+	}
+	if _, err := f.ledger.Update(id, func(r *ledger.Record) error {
 		if r.Status != ledger.Reserved {
 			return fmt.Errorf("%w: payment %s is %s, not reserved", ErrState, id, r.Status)
 		}
 		r.Status = ledger.Queued
 		return nil
-	})
-	if err != nil {
-		if cur, ok := f.ledger.Get(id); ok && errors.Is(err, ErrState) && cur.Status != ledger.Released && cur.Status != ledger.Reserved {
-			return f.receipt(cur), nil // a repeated completion: answer what the first one got
-		}
+	}); err != nil {
 		return x402.SettlementResponse{}, err
 	}
-	if mode == x402.ModeOptimistic && f.ledger.Exposure(rec.Payer) <= f.o.ExposureCap {
-		f.wake()
-		return f.receipt(rec), nil
+	return f.settleNow(ctx, id), nil
+}
+
+// collectable re-checks, just before optimistic delivery, what could have changed since the
+// reservation: a payment that fails here is marked failed (the nonce was used or cancelled on
+// chain) or goes the synchronous way (anything uncertain).
+func (f *Facilitator) collectable(ctx context.Context, rec ledger.Record) bool {
+	if rec.Wallet || time.Unix(rec.ValidBefore, 0).Before(f.o.Now().Add(f.o.SettleMargin)) {
+		return false
 	}
-	return f.settle(ctx, id), nil
+	payer, nonce := common.HexToAddress(rec.Payer), common.HexToHash(rec.Nonce)
+	used, err := f.reader.AuthorizationState(ctx, f.o.Asset, payer, nonce)
+	if err != nil {
+		return false
+	}
+	if used {
+		if _, err := f.fail(rec.ID, x402.ReasonNonceUsed); err != nil {
+			f.log.Error("ledger update failed", keyPayment, rec.ID, keyErr, err)
+		}
+		return false
+	}
+	bal, err := f.reader.BalanceOf(ctx, f.o.Asset, payer)
+	return err == nil && (!bal.IsUint64() || bal.Uint64() >= f.ledger.Open(rec.Payer))
+}
+
+// settleNow settles a payment before its result is delivered. A payment still queued after the
+// attempt was never broadcast (the chain could not be reached): it is released, so the caller
+// may refuse delivery knowing nothing will be charged.
+func (f *Facilitator) settleNow(ctx context.Context, id string) x402.SettlementResponse {
+	unlock := f.lock(id)
+	defer unlock()
+	out := f.settleLocked(ctx, id)
+	if cur, _ := f.ledger.Get(id); cur.Status == ledger.Queued {
+		if _, err := f.ledger.Update(id, func(r *ledger.Record) error { r.Status = ledger.Released; return nil }); err != nil {
+			f.log.Error("ledger update failed", keyPayment, id, keyErr, err)
+			return out
+		}
+		return x402.SettlementResponse{ErrorReason: ReasonNotSent, Payer: cur.Payer, Network: f.o.Network}
+	}
+	return out
+}
+
+// ReasonNotSent: the settlement transaction could not be sent; the payment was released.
+const ReasonNotSent = "settlement_not_sent"
+
+// Abort records that a completed call's result was not delivered: a payment not yet broadcast
+// is released (nothing will be charged); one already broadcast or settled is marked
+// undelivered, for the operator to refund. It answers the payment's receipt as it stands, so
+// a caller that finds it settled after all may deliver.
+func (f *Facilitator) Abort(_ context.Context, id string) (x402.SettlementResponse, error) {
+	unlock := f.lock(id)
+	defer unlock()
+	rec, err := f.ledger.Update(id, func(r *ledger.Record) error {
+		switch r.Status {
+		case ledger.Reserved, ledger.Queued:
+			r.Status = ledger.Released
+		case ledger.Broadcast:
+			r.Undelivered = true
+		}
+		return nil
+	})
+	if err != nil {
+		return x402.SettlementResponse{}, err
+	}
+	if rec.Status == ledger.Released {
+		return x402.SettlementResponse{ErrorReason: ReasonNotSent, Payer: rec.Payer, Network: f.o.Network}, nil
+	}
+	return f.receipt(rec), nil
 }
 
 // Settle answers the standard POST /settle: verify, record, broadcast, wait. It is idempotent
-// on the payment: a repeat returns the first outcome instead of a revert.
+// on the payment: the very same payload settled here before gets the first outcome instead
+// of a revert (the caller is the resource server on the facilitator's socket, and what it gets
+// back is a receipt, not a result).
 func (f *Facilitator) Settle(ctx context.Context, req *x402.FacilitatorRequest) (x402.SettlementResponse, error) {
-	res, err := f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Key: "settle:" + paymentID(&req.PaymentPayload)})
+	key, payload := "settle:"+paymentID(&req.PaymentPayload), x402.HashPayload(&req.PaymentPayload)
+	if rec, ok := f.ledger.Get(paymentID(&req.PaymentPayload)); ok && rec.Status != ledger.Released && rec.RequestHash == key && rec.PayloadHash == payload {
+		return f.receipt(rec), nil
+	}
+	res, err := f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Key: key, PayloadHash: payload})
 	if err != nil {
 		return x402.SettlementResponse{}, err
-	}
-	if res.Replay != nil {
-		return *res.Replay, nil
 	}
 	if !res.IsValid {
 		return x402.SettlementResponse{ErrorReason: res.InvalidReason, Payer: res.Payer, Network: f.o.Network}, nil
@@ -366,6 +494,10 @@ func (f *Facilitator) lock(id string) func() {
 func (f *Facilitator) settle(ctx context.Context, id string) x402.SettlementResponse {
 	unlock := f.lock(id)
 	defer unlock()
+	return f.settleLocked(ctx, id)
+}
+
+func (f *Facilitator) settleLocked(ctx context.Context, id string) x402.SettlementResponse {
 	rec, ok := f.ledger.Get(id)
 	if !ok {
 		return x402.SettlementResponse{ErrorReason: x402.ReasonTransactionState, Network: f.o.Network}

@@ -93,7 +93,12 @@ func TestSettleMovesExactlyThePrice(t *testing.T) {
 	payer := e.ch.PayerAddress()
 	before := e.balance(t, payer)
 	req := e.request(t, e.ch.Payer, nil)
-	res, err := e.f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Route: "chain.gas", Key: "k1"})
+	ident := x402.HashIdentifier("pay_facilitator-test-000001")
+	reserve := func(key, ident string) (x402.ReserveResponse, error) {
+		return e.f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Route: "chain.gas", Key: key,
+			IdentifierHash: ident, PayloadHash: x402.HashPayload(&req.PaymentPayload)})
+	}
+	res, err := reserve("k1", ident)
 	if err != nil || !res.IsValid {
 		t.Fatalf("reserve: %+v %v", res, err)
 	}
@@ -119,14 +124,20 @@ func TestSettleMovesExactlyThePrice(t *testing.T) {
 	if len(rev) != 1 || rev[0].Amount != price || rev[0].Calls != 1 || rev[0].Route != "chain.gas" {
 		t.Fatalf("revenue %+v", rev)
 	}
-	// The same payment for the same request replays its receipt; for another request it is refused.
-	again, err := e.f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Route: "chain.gas", Key: "k1"})
+	// The same payment, identifier and request replays its receipt; the identifier with another
+	// request is a conflict; the payment without its identifier is a reused nonce, for any request.
+	again, err := reserve("k1", ident)
 	if err != nil || again.Replay == nil || again.Replay.Transaction != s.Transaction {
 		t.Fatalf("replay: %+v %v", again, err)
 	}
-	other, err := e.f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Route: "chain.gas", Key: "k2"})
-	if err != nil || other.IsValid || other.Replay != nil || other.InvalidReason != x402.ReasonNonceUsed {
-		t.Fatalf("reuse for another request: %+v %v", other, err)
+	if other, err := reserve("k2", ident); err != nil || other.Replay != nil || !other.Conflict {
+		t.Fatalf("identifier for another request: %+v %v", other, err)
+	}
+	for _, key := range []string{"k1", "k2"} {
+		other, err := reserve(key, "")
+		if err != nil || other.IsValid || other.Replay != nil || other.InvalidReason != x402.ReasonNonceUsed {
+			t.Fatalf("the payment without identifier for %s: %+v %v", key, other, err)
+		}
 	}
 	if got := e.balance(t, e.payTo); got != price {
 		t.Fatalf("payTo got %d after replays, want %d", got, price)
@@ -391,6 +402,22 @@ func TestSmartWalletPaysThroughERC1271(t *testing.T) {
 	}
 	if e.balance(t, wallet) != 0 || e.balance(t, e.payTo) != price {
 		t.Fatalf("wallet %d payTo %d", e.balance(t, wallet), e.balance(t, e.payTo))
+	}
+	// Asked to complete optimistically, a wallet payment is settled before the answer: only
+	// the chain can say whether the wallet will honour a signature it approved to eth_call.
+	if err := e.ch.Mint(ctx, wallet, price); err != nil {
+		t.Fatal(err)
+	}
+	a.Nonce = common.Hash{6}
+	sig, _ = exact.Sign(owner, d, a)
+	req.PaymentPayload.Payload.Authorization = exact.WireAuthorization(a)
+	req.PaymentPayload.Payload.Signature = "0x" + common.Bytes2Hex(sig)
+	res, err := e.f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Route: "r", Key: "wallet"})
+	if err != nil || !res.IsValid {
+		t.Fatalf("reserve from wallet: %+v %v", res, err)
+	}
+	if s, err := e.f.Complete(ctx, res.ID, x402.ModeOptimistic); err != nil || !s.Success || s.Transaction == "" {
+		t.Fatalf("optimistic completion of a wallet payment: %+v %v", s, err)
 	}
 	// A signature by someone else than the owner is refused by the wallet.
 	stranger, _ := crypto.GenerateKey()

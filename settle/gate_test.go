@@ -37,9 +37,10 @@ type world struct {
 	base string
 	cfg  paywall.Config
 	key  *ecdsa.PrivateKey
+	cat  *catalog.Catalog
 }
 
-func testCatalog(t *testing.T) *catalog.Catalog {
+func testCatalog(t *testing.T, extra ...catalog.Entry) *catalog.Catalog {
 	t.Helper()
 	echo := func(_ context.Context, r *catalog.Request) (any, error) {
 		return map[string]any{"q": r.Args.Str("q"), "payer": r.Payer}, nil
@@ -58,7 +59,7 @@ func testCatalog(t *testing.T) *catalog.Catalog {
 			Params: []catalog.Param{catalog.S("q", "text")}, FreeFirstCall: true, Handler: echo},
 		{Method: "GET", Path: "/v1/test/big", Summary: "synchronous price", Kind: catalog.Paid, Price: 2_000_000, Timeout: 30 * time.Second, Handler: echo},
 	}
-	cat, err := catalog.New(entries)
+	cat, err := catalog.New(append(entries, extra...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func newWorld(t *testing.T, policy paywall.Policy) *world {
 
 // newWorldWith builds the world; standard makes the gate talk to the facilitator through
 // its standard API only (/verify, /settle), as with a hosted facilitator.
-func newWorldWith(t *testing.T, policy paywall.Policy, standard bool) *world {
+func newWorldWith(t *testing.T, policy paywall.Policy, standard bool, extra ...catalog.Entry) *world {
 	t.Helper()
 	ctx := context.Background()
 	dev, err := settle.StartDev(ctx, t.TempDir(), nil)
@@ -94,12 +95,13 @@ func newWorldWith(t *testing.T, policy paywall.Policy, standard bool) *world {
 		f = &client.Standard{C: fc}
 	}
 	gate := paywall.New(cfg, policy, f, paywall.GateOptions{})
-	h := apitest.Start(t, testCatalog(t), apitest.Options{Gate: gate, Pay: cfg})
+	cat := testCatalog(t, extra...)
+	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg})
 	key, err := settle.LoadKey(dev.PayerKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &world{dev: dev, base: h.BaseURL, cfg: cfg, key: key}
+	return &world{dev: dev, base: h.BaseURL, cfg: cfg, key: key, cat: cat}
 }
 
 func (w *world) balance(t *testing.T, a string) int64 {
@@ -114,7 +116,9 @@ func (w *world) balance(t *testing.T, a string) int64 {
 // header signs a payment for path, optionally editing what is signed.
 func (w *world) header(t *testing.T, key *ecdsa.PrivateKey, path string, p uint64, edit func(*x402.PaymentRequirements), editAuth func(*exact.Authorization)) string {
 	t.Helper()
-	r := w.cfg.Requirements(&catalog.Entry{Price: p})
+	e := *w.cat.ByPath(path)
+	e.Price = p
+	r := w.cfg.Requirements(&e)
 	if edit != nil {
 		edit(&r)
 	}
@@ -141,6 +145,24 @@ func (w *world) header(t *testing.T, key *ecdsa.PrivateKey, path string, p uint6
 	}
 	return enc
 }
+
+// withID returns the payment header h carrying the payment identifier id.
+func withID(t *testing.T, h, id string) string {
+	t.Helper()
+	p, err := x402.DecodePayment(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x402.SetPaymentIdentifier(p, id)
+	enc, err := x402.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
+}
+
+// reasonIs reports whether a challenge's error names reason (it may explain it after a colon).
+func reasonIs(got, reason string) bool { return got == reason || strings.HasPrefix(got, reason+":") }
 
 type answer struct {
 	status  int
@@ -312,7 +334,7 @@ func TestBadPaymentsAreRefusedAndMoveNothing(t *testing.T) {
 			if a.status != c.status {
 				t.Fatalf("status %d, want %d: %s", a.status, c.status, a.body)
 			}
-			if c.status == 402 && a.reason != c.reason {
+			if c.status == 402 && !reasonIs(a.reason, c.reason) {
 				t.Fatalf("reason %q, want %q", a.reason, c.reason)
 			}
 		})
@@ -327,20 +349,27 @@ func TestBadPaymentsAreRefusedAndMoveNothing(t *testing.T) {
 
 func TestReusedNonce(t *testing.T) {
 	w := newWorld(t, paywall.Policy{Settlement: x402.ModeSync})
-	h := w.header(t, w.key, "/v1/test/echo", price, nil, nil)
+	h := withID(t, w.header(t, w.key, "/v1/test/echo", price, nil, nil), "pay_reused-nonce-test-0001")
 	first := w.get(t, "/v1/test/echo", map[string]string{"q": "a"}, map[string]string{x402.HeaderPaymentSignature: h})
 	if first.status != 200 || first.receipt == nil || !first.receipt.Success {
 		t.Fatalf("first: %d %s", first.status, first.body)
 	}
-	// The same payment for the same request: the same answer, no second charge.
+	// The same payment and identifier for the same request: the same answer, no second charge.
 	replay := w.get(t, "/v1/test/echo", map[string]string{"q": "a"}, map[string]string{x402.HeaderPaymentSignature: h})
 	if replay.status != 200 || replay.body != first.body || replay.receipt.Transaction != first.receipt.Transaction {
 		t.Fatalf("replay: %d %s %+v", replay.status, replay.body, replay.receipt)
 	}
-	// The same payment for another request: refused.
-	reuse := w.get(t, "/v1/test/echo", map[string]string{"q": "b"}, map[string]string{x402.HeaderPaymentSignature: h})
-	if reuse.status != 402 || reuse.reason != x402.ReasonNonceUsed {
-		t.Fatalf("reuse: %d %q", reuse.status, reuse.reason)
+	// The same payment and identifier for another request: a conflict.
+	if a := w.get(t, "/v1/test/echo", map[string]string{"q": "b"}, map[string]string{x402.HeaderPaymentSignature: h}); a.status != 409 || strings.Contains(a.body, `"q"`) {
+		t.Fatalf("identifier reused for another request: %d %s", a.status, a.body)
+	}
+	// Without an identifier a settled payment is never answered again, even for the same request.
+	bare := w.header(t, w.key, "/v1/test/echo", price, nil, nil)
+	if a := w.get(t, "/v1/test/echo", map[string]string{"q": "c"}, map[string]string{x402.HeaderPaymentSignature: bare}); a.status != 200 {
+		t.Fatalf("paid call without identifier: %d %s", a.status, a.body)
+	}
+	if a := w.get(t, "/v1/test/echo", map[string]string{"q": "c"}, map[string]string{x402.HeaderPaymentSignature: bare}); a.status != 402 || !reasonIs(a.reason, x402.ReasonNonceUsed) {
+		t.Fatalf("repeat without identifier: %d %q", a.status, a.reason)
 	}
 	// Twenty requests racing with one fresh payment: exactly one is served.
 	h2 := w.header(t, w.key, "/v1/test/echo", price, nil, nil)
@@ -361,12 +390,12 @@ func TestReusedNonce(t *testing.T) {
 	if statuses[200] != 1 || statuses[402] != 19 {
 		t.Fatalf("statuses %v, want one 200 and nineteen 402", statuses)
 	}
-	if got := w.balance(t, w.dev.PayTo); got != 2*price {
-		t.Fatalf("payTo received %d, want %d", got, 2*price)
+	if got := w.balance(t, w.dev.PayTo); got != 3*price {
+		t.Fatalf("payTo received %d, want %d", got, 3*price)
 	}
-	// The same request retried concurrently with the same payment: every copy gets the one
-	// answer (waiting for the first, or replayed), and it is charged once.
-	h3 := w.header(t, w.key, "/v1/test/echo", price, nil, nil)
+	// The same request retried concurrently with the same payment and identifier: every copy
+	// gets the one answer (waiting for the first, or replayed), and it is charged once.
+	h3 := withID(t, w.header(t, w.key, "/v1/test/echo", price, nil, nil), "pay_concurrent-retry-0001")
 	answers := make(chan answer, 8)
 	for range 8 {
 		wg.Add(1)
@@ -387,8 +416,8 @@ func TestReusedNonce(t *testing.T) {
 		}
 		tx = a.receipt.Transaction
 	}
-	if got := w.balance(t, w.dev.PayTo); got != 3*price {
-		t.Fatalf("payTo received %d, want %d", got, 3*price)
+	if got := w.balance(t, w.dev.PayTo); got != 4*price {
+		t.Fatalf("payTo received %d, want %d", got, 4*price)
 	}
 }
 
@@ -472,7 +501,8 @@ func TestPayCommand(t *testing.T) {
 
 func TestStandardFacilitatorAPI(t *testing.T) {
 	w := newWorldWith(t, paywall.Policy{Settlement: x402.ModeOptimistic, OptimisticMaxPrice: price}, true)
-	h := w.header(t, w.key, "/v1/test/echo", price, nil, nil)
+	bare := w.header(t, w.key, "/v1/test/echo", price, nil, nil)
+	h := withID(t, bare, "pay_standard-facilitator-01")
 	first := w.get(t, "/v1/test/echo", map[string]string{"q": "a"}, map[string]string{x402.HeaderPaymentSignature: h})
 	if first.status != 200 || first.receipt == nil || !first.receipt.Success || first.receipt.Transaction == "" {
 		t.Fatalf("paid call: %d %s", first.status, first.body)
@@ -480,8 +510,11 @@ func TestStandardFacilitatorAPI(t *testing.T) {
 	if a := w.get(t, "/v1/test/echo", map[string]string{"q": "a"}, map[string]string{x402.HeaderPaymentSignature: h}); a.status != 200 || a.receipt.Transaction != first.receipt.Transaction {
 		t.Fatalf("replay: %d %s", a.status, a.body)
 	}
-	if a := w.get(t, "/v1/test/echo", map[string]string{"q": "b"}, map[string]string{x402.HeaderPaymentSignature: h}); a.status != 402 || a.reason != x402.ReasonNonceUsed {
-		t.Fatalf("reuse: %d %q", a.status, a.reason)
+	if a := w.get(t, "/v1/test/echo", map[string]string{"q": "a"}, map[string]string{x402.HeaderPaymentSignature: bare}); a.status != 402 || strings.Contains(a.body, `"q"`) {
+		t.Fatalf("the same payment without its identifier: %d %s", a.status, a.body)
+	}
+	if a := w.get(t, "/v1/test/echo", map[string]string{"q": "b"}, map[string]string{x402.HeaderPaymentSignature: h}); a.status != 409 {
+		t.Fatalf("identifier reused for another request: %d %q", a.status, a.reason)
 	}
 	h = w.header(t, w.key, "/v1/test/fail", price, nil, nil)
 	if a := w.get(t, "/v1/test/fail", nil, map[string]string{x402.HeaderPaymentSignature: h}); a.status != 502 {

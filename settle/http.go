@@ -22,7 +22,7 @@ const maxBody = 64 << 10
 //
 //	POST /verify   /settle         standard x402 facilitator bodies
 //	GET  /supported                standard
-//	POST /reserve  /release  /complete   hold a payment while the paid work runs
+//	POST /reserve  /release  /complete  /abort   hold a payment while the paid work runs
 //	GET  /revenue                  settled revenue by UTC day and route
 //
 // Payment-level failures answer 200 with isValid:false / success:false, a malformed request 400,
@@ -69,6 +69,14 @@ func (f *Facilitator) Handler() http.Handler {
 		}
 		// The settlement outlives a client that hangs up: the money is owed either way.
 		res, err := f.Complete(context.WithoutCancel(r.Context()), req.ID, req.Mode)
+		f.reply(w, res, err)
+	})
+	mux.HandleFunc("POST /abort", func(w http.ResponseWriter, r *http.Request) {
+		var req x402.AbortRequest
+		if !readJSON(w, r, &req) {
+			return
+		}
+		res, err := f.Abort(context.WithoutCancel(r.Context()), req.ID)
 		f.reply(w, res, err)
 	})
 	return mux

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,15 +39,23 @@ func TestRunStandalone(t *testing.T) {
 	t.Setenv("CREDENTIALS_DIRECTORY", creds)
 	payTo, _ := crypto.GenerateKey()
 	cfg := DefaultConfig()
-	cfg.Network, cfg.RPCURL, cfg.Asset = devchain.Network, ch.RPCURL, ch.USDC.Hex()
-	cfg.PayTo = crypto.PubkeyToAddress(payTo.PublicKey).Hex()
+	cfg.RPCURL = ch.RPCURL
+	cfg.Payment = Payment{Network: devchain.Network, Asset: ch.USDC.Hex(), TokenName: devchain.TokenName, TokenVersion: devchain.TokenVersion,
+		PayTo: crypto.PubkeyToAddress(payTo.PublicKey).Hex()}
 	cfg.Socket, cfg.StateDir = filepath.Join(dir, "s.sock"), filepath.Join(dir, "state")
 	cfg.ReceiptTimeoutSeconds = 60
 
+	for _, payTo := range []string{"nope", "", "0x0000000000000000000000000000000000000000"} {
+		bad := cfg
+		bad.Payment.PayTo = payTo
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "payment.pay_to") {
+			t.Fatalf("pay_to %q: %v, want an error naming payment.pay_to", payTo, err)
+		}
+	}
 	bad := cfg
-	bad.PayTo, bad.Listen = "nope", "0.0.0.0:1"
+	bad.Listen = "0.0.0.0:1"
 	if err := bad.Validate(); err == nil {
-		t.Fatal("a bad config validated")
+		t.Fatal("a public settle.listen validated")
 	}
 
 	rctx, cancel := context.WithCancel(ctx)
@@ -66,8 +75,8 @@ func TestRunStandalone(t *testing.T) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	r := x402.PaymentRequirements{Scheme: "exact", Network: devchain.Network, Amount: strconv.Itoa(price), Asset: cfg.Asset,
-		PayTo: cfg.PayTo, MaxTimeoutSeconds: 60, Extra: &x402.Extra{Name: cfg.TokenName, Version: cfg.TokenVersion}}
+	r := x402.PaymentRequirements{Scheme: "exact", Network: devchain.Network, Amount: strconv.Itoa(price), Asset: cfg.Payment.Asset,
+		PayTo: cfg.Payment.PayTo, MaxTimeoutSeconds: 60, Extra: &x402.Extra{Name: cfg.Payment.TokenName, Version: cfg.Payment.TokenVersion}}
 	p, err := exact.NewPayload(ch.Payer, 2, &r, nil, time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/settle/x402"
@@ -40,6 +41,8 @@ func V1Network(caip2 string) string {
 }
 
 // Requirements is the one way to pay for e: v2 matching compares payloads against exactly this.
+// The authorization lifetime offered covers the route's deadline, the settlement margin and
+// the time a client takes to sign and send, since clients sign validBefore = now + this.
 func (c Config) Requirements(e *catalog.Entry) x402.PaymentRequirements {
 	return x402.PaymentRequirements{
 		Scheme:            x402.SchemeExact,
@@ -47,10 +50,18 @@ func (c Config) Requirements(e *catalog.Entry) x402.PaymentRequirements {
 		Amount:            strconv.FormatUint(e.Price, 10),
 		Asset:             c.Asset,
 		PayTo:             c.PayTo,
-		MaxTimeoutSeconds: c.MaxTimeoutSeconds,
+		MaxTimeoutSeconds: max(c.MaxTimeoutSeconds, int((e.Timeout+ValiditySlack)/time.Second)),
 		Extra:             &x402.Extra{Name: c.TokenName, Version: c.TokenVersion},
 	}
 }
+
+// ValiditySlack is what an offered authorization lifetime adds to the route's deadline: the
+// settlement margin the gate requires (settlement.settle_margin_seconds, at most MaxSettleMargin)
+// and at least a minute for the client to sign and send.
+const ValiditySlack = 2 * time.Minute
+
+// MaxSettleMargin bounds settlement.settle_margin_seconds so that ValiditySlack keeps a minute.
+const MaxSettleMargin = ValiditySlack - time.Minute
 
 // Alternative is a cheaper way to get (part of) the same result.
 type Alternative struct {
@@ -71,7 +82,12 @@ type Challenges struct {
 	cfg     Config
 	cat     *catalog.Catalog
 	baseURL string
-	memo    sync.Map // entry ID → *Challenge (reason-free form)
+	memo    sync.Map // entry ID → memoised (reason-free form)
+}
+
+type memoised struct {
+	alts string // which alternatives were available when it was rendered
+	ch   *Challenge
 }
 
 func NewChallenges(cfg Config, cat *catalog.Catalog, baseURL string) *Challenges {
@@ -81,9 +97,10 @@ func NewChallenges(cfg Config, cat *catalog.Catalog, baseURL string) *Challenges
 // For returns the challenge for e. The common case (no specific reason) is rendered once per
 // entry; a reason (why a payment was refused) renders a fresh one.
 func (c *Challenges) For(e *catalog.Entry, reason string) (*Challenge, error) {
+	alts := c.availableAlternatives(e)
 	if reason == "" {
-		if ch, ok := c.memo.Load(e.ID); ok {
-			return ch.(*Challenge), nil
+		if m, ok := c.memo.Load(e.ID); ok && m.(memoised).alts == alts {
+			return m.(memoised).ch, nil
 		}
 	}
 	ch, err := c.render(e, reason)
@@ -91,7 +108,7 @@ func (c *Challenges) For(e *catalog.Entry, reason string) (*Challenge, error) {
 		return nil, err
 	}
 	if reason == "" {
-		c.memo.Store(e.ID, ch)
+		c.memo.Store(e.ID, memoised{alts: alts, ch: ch})
 	}
 	return ch, nil
 }
@@ -99,19 +116,33 @@ func (c *Challenges) For(e *catalog.Entry, reason string) (*Challenge, error) {
 // ResourceURL is the absolute URL of e named in challenges and receipts.
 func (c *Challenges) ResourceURL(e *catalog.Entry) string { return c.baseURL + e.Path }
 
+// alternatives lists the cheaper ways to the same result that can serve now: pointing a
+// client at a route that answers 503 would only cost it a round trip.
 func (c *Challenges) alternatives(e *catalog.Entry) []Alternative {
 	var alts []Alternative
 	for _, a := range []struct{ kind, path string }{{"partial", e.Partial}, {"free_trial", e.FreeTrial}} {
-		if a.path == "" {
+		alt := c.alternative(a.path)
+		if alt == nil {
 			continue
 		}
-		price := uint64(0)
-		if alt := c.cat.ByPath(a.path); alt != nil {
-			price = alt.Price
-		}
-		alts = append(alts, Alternative{Kind: a.kind, Path: a.path, URL: c.baseURL + a.path, Amount: strconv.FormatUint(price, 10)})
+		alts = append(alts, Alternative{Kind: a.kind, Path: a.path, URL: c.baseURL + a.path, Amount: strconv.FormatUint(alt.Price, 10)})
 	}
 	return alts
+}
+
+func (c *Challenges) alternative(path string) *catalog.Entry {
+	if path == "" {
+		return nil
+	}
+	if alt := c.cat.ByPath(path); alt != nil && alt.Available() {
+		return alt
+	}
+	return nil
+}
+
+// availableAlternatives is the memo's key part that can change at run time.
+func (c *Challenges) availableAlternatives(e *catalog.Entry) string {
+	return strconv.FormatBool(c.alternative(e.Partial) != nil) + strconv.FormatBool(c.alternative(e.FreeTrial) != nil)
 }
 
 func (c *Challenges) render(e *catalog.Entry, reason string) (*Challenge, error) {
@@ -128,6 +159,7 @@ func (c *Challenges) render(e *catalog.Entry, reason string) (*Challenge, error)
 		Error:       reason,
 		Resource:    x402.ResourceInfo{URL: c.ResourceURL(e), Description: e.Summary, MimeType: e.MediaType()},
 		Accepts:     []x402.PaymentRequirements{req},
+		Extensions:  map[string]any{x402.ExtPaymentIdentifier: x402.PaymentIdentifierDeclaration()},
 	}, alts}
 	header, err := x402.Encode(v2)
 	if err != nil {

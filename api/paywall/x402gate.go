@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
-	"strings"
+	"strconv"
 	"sync"
 	"time"
 
@@ -19,6 +21,7 @@ type Facilitator interface {
 	Reserve(ctx context.Context, req *x402.ReserveRequest) (x402.ReserveResponse, error)
 	Release(ctx context.Context, id string) error
 	Complete(ctx context.Context, id, mode string) (x402.SettlementResponse, error)
+	Abort(ctx context.Context, id string) (x402.SettlementResponse, error)
 }
 
 // Revoker is a result that must be taken back when its payment does not arrive (a proxy
@@ -33,10 +36,14 @@ type Policy struct {
 	// the facilitator settles from its durable queue) or "sync" (answer after the receipt).
 	Settlement string `toml:"settlement"`
 	// OptimisticMaxPrice: only calls priced at or below this (atomic units) are optimistic;
-	// pricier calls, and proxy sales (EXCEPTION_METERED) always, settle synchronously.
+	// pricier calls, results with a side effect (proxy keys, inboxes, pages) and smart-wallet
+	// payments always settle synchronously.
 	OptimisticMaxPrice uint64 `toml:"optimistic_max_price"`
 	// SettleTimeoutSeconds bounds the wait for a synchronous settlement.
 	SettleTimeoutSeconds int `toml:"settle_timeout_seconds"`
+	// SettleMarginSeconds: an authorization must stay valid this long past the route's deadline
+	// when it is presented, and this long past delivery.
+	SettleMarginSeconds int `toml:"settle_margin_seconds"`
 	// Facilitator is where payments are verified and settled: empty for the appliance's own
 	// settle daemon (its socket), or the URL of a remote standard x402 facilitator.
 	Facilitator string `toml:"facilitator"`
@@ -44,7 +51,7 @@ type Policy struct {
 
 // DefaultPolicy answers calls up to 0.05 USDC optimistically.
 func DefaultPolicy() Policy {
-	return Policy{Settlement: x402.ModeOptimistic, OptimisticMaxPrice: 50_000, SettleTimeoutSeconds: 60}
+	return Policy{Settlement: x402.ModeOptimistic, OptimisticMaxPrice: 50_000, SettleTimeoutSeconds: 60, SettleMarginSeconds: 30}
 }
 
 // HeaderFreeFirstCall carries the free_first_call report ({"granted":bool,"note":string}) of
@@ -58,7 +65,8 @@ type FreeFirstCall struct {
 }
 
 // X402 is the verifying gate: it reserves the payment through the facilitator before the
-// work, releases it when the work fails, and settles it when the work succeeded.
+// work, releases it when the work fails, and delivers the result only once the payment is
+// settled or durably owed.
 type X402 struct {
 	cfg    Config
 	policy Policy
@@ -70,24 +78,33 @@ type X402 struct {
 	free   FreeCalls
 
 	mu      sync.Mutex
-	flights map[string]*flight // payment id → the call using it right now
+	flights map[string]*flight // payment identifier hash → the call using it right now
 }
 
-// flight is a paid call in progress; a retry of the same request with the same payment waits
-// for it and gets its answer, instead of a refusal that would push the client to pay again.
+// flight is a paid call in progress under a payment identifier; a retry with the same
+// identifier, payload and request waits for it and gets its answer, instead of a refusal that
+// would push the client to pay again.
 type flight struct {
-	key  string
+	identity
 	done chan struct{}
 	out  any
 	hdr  map[string]string
-	ok   bool // settled (or pending settlement): out and hdr are the answer
+	ok   bool // delivered: out and hdr are the answer
 }
+
+// identity binds a payment to its caller: the hashed payment identifier (a secret of the
+// caller's, never on chain), the payload and the request it pays for.
+type identity struct {
+	id, payload, key string
+}
+
+func (a identity) same(b identity) bool { return a.payload == b.payload && a.key == b.key }
 
 // GateOptions are optional knobs of New.
 type GateOptions struct {
 	Logger *slog.Logger
 	Now    func() time.Time
-	// ReplayTTL is how long a settled result is kept for idempotent replay [15m].
+	// ReplayTTL is how long a delivered result is kept for a retry with its identifier [15m].
 	ReplayTTL time.Duration
 	// FreeCalls records the daily free calls [MemoryFreeCalls].
 	FreeCalls FreeCalls
@@ -107,8 +124,12 @@ func New(cfg Config, policy Policy, f Facilitator, o GateOptions) *X402 {
 	if o.FreeCalls == nil {
 		o.FreeCalls = &MemoryFreeCalls{}
 	}
+	def := DefaultPolicy()
 	if policy.SettleTimeoutSeconds <= 0 {
-		policy.SettleTimeoutSeconds = 60
+		policy.SettleTimeoutSeconds = def.SettleTimeoutSeconds
+	}
+	if policy.SettleMarginSeconds <= 0 {
+		policy.SettleMarginSeconds = def.SettleMarginSeconds
 	}
 	return &X402{cfg: cfg, policy: policy, f: f, log: o.Logger, now: o.Now,
 		replay:  &replayCache{ttl: o.ReplayTTL, m: map[string]replayEntry{}},
@@ -141,117 +162,247 @@ func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context
 	if err != nil {
 		return nil, nil, apierr.BadRequest("the payment header is malformed: %v", err)
 	}
+	pid, err := x402.PaymentIdentifier(p)
+	if err != nil {
+		return nil, nil, apierr.BadRequest("the payment header is malformed: %v", err)
+	}
 	req, reason := g.facilitatorRequest(call, p, v1)
 	if reason != "" {
 		return nil, nil, PaymentRequired(reason)
 	}
-	fl, wait := g.join(paymentKey(p), call.Key)
-	if wait != nil {
+	if reason := g.validLongEnough(p, e); reason != "" {
+		return nil, nil, PaymentRequired(reason)
+	}
+	var who identity
+	if pid != "" {
+		who = identity{id: x402.HashIdentifier(pid), payload: x402.HashPayload(p), key: call.Key}
+		fl, err := g.board(ctx, who)
+		if err != nil {
+			return nil, nil, err
+		}
+		if fl.ok {
+			return fl.out, fl.hdr, nil
+		}
+		defer g.land(fl)
+		out, hdr, err := g.charge(ctx, call, req, who, v1, work)
+		if err == nil && succeeded(out) {
+			fl.out, fl.hdr, fl.ok = out, hdr, true
+		}
+		return out, hdr, err
+	}
+	return g.charge(ctx, call, req, who, v1, work)
+}
+
+// validLongEnough refuses an authorization that could expire before its settlement: it must
+// outlive the route's deadline plus the settlement margin. (The payload is not verified yet;
+// a forged validBefore fails the signature check after this.)
+func (g *X402) validLongEnough(p *x402.PaymentPayload, e *catalog.Entry) string {
+	vb, err := strconv.ParseInt(p.Payload.Authorization.ValidBefore, 10, 64)
+	if err != nil {
+		return "" // not a number the verifier accepts: it names the fault
+	}
+	need := g.now().Add(e.Timeout + g.margin())
+	if vb < need.Unix() {
+		return fmt.Sprintf("%s: the authorization must stay valid until at least %d (the route's %s deadline plus %s to settle); sign it with validBefore = now + maxTimeoutSeconds",
+			x402.ReasonValidBefore, need.Unix(), e.Timeout, g.margin())
+	}
+	return ""
+}
+
+func (g *X402) margin() time.Duration {
+	return time.Duration(g.policy.SettleMarginSeconds) * time.Second
+}
+
+// board registers a call as the user of a payment identifier. When another call uses it now,
+// it waits: the same payload and request get that call's answer (a retry), anything else is a
+// conflict. The returned flight is either a finished one (ok) or this call's own.
+func (g *X402) board(ctx context.Context, who identity) (*flight, error) {
+	for {
+		g.mu.Lock()
+		f, busy := g.flights[who.id]
+		if !busy {
+			f = &flight{identity: who, done: make(chan struct{})}
+			g.flights[who.id] = f
+			g.mu.Unlock()
+			return f, nil
+		}
+		g.mu.Unlock()
+		if !f.same(who) {
+			return nil, conflict(x402.ReasonIdentifierConflict)
+		}
 		select {
-		case <-wait.done:
-			if wait.ok {
-				return wait.out, wait.hdr, nil
+		case <-f.done:
+			if f.ok {
+				return f, nil
 			}
-			// The first attempt failed and released the nonce: this one may use it.
+			// The first attempt failed and released the payment: this one may use it.
 		case <-ctx.Done():
-			return nil, nil, apierr.From(ctx.Err())
+			return nil, apierr.From(ctx.Err())
 		}
-		fl, _ = g.join(paymentKey(p), call.Key)
 	}
-	if fl != nil {
-		defer g.land(paymentKey(p), fl)
-	}
-	out, hdr, err := g.charge(ctx, call, req, v1, work)
-	if fl != nil && err == nil && succeeded(out) {
-		fl.out, fl.hdr, fl.ok = out, hdr, true
-	}
-	return out, hdr, err
 }
 
-// paymentKey identifies a payment in this process (payer and nonce, as the ledger does).
-func paymentKey(p *x402.PaymentPayload) string {
-	a := p.Payload.Authorization
-	return strings.ToLower(a.From) + ":" + strings.ToLower(a.Nonce)
-}
-
-// join registers the call as the user of a payment. If another call of the same request uses
-// it now, it returns that flight to wait for; a call of another request proceeds (and the
-// facilitator refuses the reused nonce).
-func (g *X402) join(id, key string) (mine, other *flight) {
+func (g *X402) land(f *flight) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	if f, ok := g.flights[id]; ok {
-		if f.key == key {
-			return nil, f
-		}
-		return nil, nil
-	}
-	f := &flight{key: key, done: make(chan struct{})}
-	g.flights[id] = f
-	return f, nil
-}
-
-func (g *X402) land(id string, f *flight) {
-	g.mu.Lock()
-	delete(g.flights, id)
+	delete(g.flights, f.id)
 	g.mu.Unlock()
 	close(f.done)
 }
 
-func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequest, v1 bool, work func(context.Context) (any, error)) (any, map[string]string, error) {
+func conflict(reason string) *apierr.Error {
+	msg := "this payment identifier was already used with another payment or request; use a new identifier for a new payment"
+	if reason == x402.ReasonInProgress {
+		msg = "a call with this payment identifier is still running; retry when it has answered"
+	}
+	return &apierr.Error{Code: apierr.CodeConflict, Message: reason + ": " + msg}
+}
+
+func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequest, who identity, v1 bool, work func(context.Context) (any, error)) (any, map[string]string, error) {
 	e := call.Entry
-	res, err := g.f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Route: e.ID, Key: call.Key})
+	res, err := g.f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Route: e.ID, Key: call.Key,
+		IdentifierHash: who.id, PayloadHash: who.payload, WorkSeconds: int64(e.Timeout / time.Second)})
 	if err != nil {
 		return nil, nil, &apierr.Error{Code: apierr.CodeUnavailable, Message: "payment verification is unavailable right now; nothing was charged", Cause: err}
 	}
-	if res.Replay != nil {
-		return g.replayed(ctx, call, res, v1, work)
-	}
-	if !res.IsValid {
+	switch {
+	case res.Conflict:
+		return nil, nil, conflict(res.InvalidReason)
+	case res.Replay != nil:
+		return g.replayed(ctx, call, who, res, v1, work)
+	case !res.IsValid && res.InvalidReason == x402.ReasonNonceUsed:
+		return nil, nil, PaymentRequired(x402.ReasonNonceUsed + ": this authorization was already presented; a paid call is answered again only to a retry carrying the same payment identifier (extension payment-identifier) and payload")
+	case !res.IsValid:
 		return nil, nil, PaymentRequired(res.InvalidReason)
 	}
 	call.Request.Payer = res.Payer
 	out, werr := work(ctx)
 	if werr != nil || !succeeded(out) {
 		// No charge for a failed call: the nonce goes back and the payer may present it again.
+		g.revoke(ctx, out, res.ID)
 		if err := g.f.Release(context.WithoutCancel(ctx), res.ID); err != nil {
 			g.log.Warn("release failed", keyPayment, res.ID, keyErr, err)
 		}
 		return out, nil, werr
 	}
-	mode := x402.ModeSync
-	if g.policy.Settlement == x402.ModeOptimistic && e.Price <= g.policy.OptimisticMaxPrice && e.Tier != catalog.TierMetered {
-		mode = x402.ModeOptimistic
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(g.policy.SettleTimeoutSeconds)*time.Second)
-	defer cancel()
-	receipt, err := g.f.Complete(sctx, res.ID, mode)
+	receipt, err := g.complete(ctx, call, req, res.ID, out)
 	if err != nil {
-		// The ledger holds the payment as owed and the facilitator's queue settles it; the
-		// outcome is unknown here, which is not a failure (never turn unknown into failed).
-		g.log.Warn("completion not confirmed", keyPayment, res.ID, keyErr, err)
-		receipt = x402.SettlementResponse{ErrorReason: x402.ReasonSettlementPending, Payer: res.Payer, Network: g.cfg.Network}
+		return nil, nil, err
 	}
-	hdr, herr := receiptHeader(receipt, v1)
-	if herr != nil {
-		return nil, nil, herr
-	}
-	if !receipt.Success && receipt.ErrorReason != x402.ReasonSettlementPending {
-		if r, ok := out.(Revoker); ok {
-			if err := r.Revoke(context.WithoutCancel(ctx)); err != nil {
-				g.log.Error("revoke after failed settlement", keyPayment, res.ID, keyErr, err)
-			}
-		}
-		g.log.Info("settlement failed", keyPayment, res.ID, keyReason, receipt.ErrorReason)
-		return nil, hdr, PaymentRequired(receipt.ErrorReason)
+	hdr, err := receiptHeader(receipt, v1)
+	if err != nil {
+		return nil, nil, err
 	}
 	if e.FreeFirstCall {
 		report, _ := json.Marshal(FreeFirstCall{Granted: false, Note: "paid call; the first call of each UTC day on this route is free, once per client"})
 		out = withFreeFirstCall(out, report)
 		hdr[HeaderFreeFirstCall] = string(report)
 	}
-	g.replay.put(res.ID, call.Key, out, hdr, g.now())
+	if who.id != "" {
+		g.replay.put(who, out, hdr, g.now())
+	}
 	return out, hdr, nil
+}
+
+// complete settles the payment of a successful call and returns the receipt to deliver with
+// it, or the error to answer instead. A result is delivered only against a receipt that says
+// the payment is settled, or durably owed (optimistic, which the facilitator grants only to a
+// payment still collectable). Anything else, an unknown outcome included, is not delivered:
+// the result's side effect is revoked and the payment aborted (released when nothing was sent).
+func (g *X402) complete(ctx context.Context, call *Call, req *x402.FacilitatorRequest, id string, out any) (x402.SettlementResponse, error) {
+	e := call.Entry
+	mode := x402.ModeSync
+	if g.policy.Settlement == x402.ModeOptimistic && e.Price <= g.policy.OptimisticMaxPrice && e.Tier != catalog.TierMetered && !hasSideEffect(out) {
+		mode = x402.ModeOptimistic
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(g.policy.SettleTimeoutSeconds)*time.Second)
+	defer cancel()
+	if reason := g.stillValid(req); reason != "" {
+		return g.undelivered(sctx, out, id, reason)
+	}
+	receipt, err := g.completeRetrying(sctx, id, mode)
+	switch {
+	case err != nil:
+		g.log.Warn("settlement outcome unknown; result not delivered", keyPayment, id, keyErr, err)
+		return g.undelivered(sctx, out, id, x402.ReasonSettlementPending)
+	case receipt.Success:
+		return receipt, nil
+	case receipt.ErrorReason == x402.ReasonSettlementPending:
+		return g.undelivered(sctx, out, id, x402.ReasonSettlementPending)
+	}
+	g.revoke(sctx, out, id)
+	g.log.Info("settlement failed", keyPayment, id, keyReason, receipt.ErrorReason)
+	return receipt, PaymentRequired(receipt.ErrorReason)
+}
+
+// completeRetrying asks for completion until it gets an answer: Complete is idempotent, and a
+// settle daemon that restarts in between answers the second time.
+func (g *X402) completeRetrying(ctx context.Context, id, mode string) (x402.SettlementResponse, error) {
+	var err error
+	for wait := 100 * time.Millisecond; ; wait *= 2 {
+		var r x402.SettlementResponse
+		if r, err = g.f.Complete(ctx, id, mode); err == nil || !transient(err) {
+			return r, err
+		}
+		select {
+		case <-ctx.Done():
+			return r, err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// transient reports whether a facilitator error may go away on retry (a connection refused
+// while the daemon restarts) rather than being its verdict (a 4xx about this payment).
+func transient(err error) bool {
+	var status interface{ HTTPStatus() int }
+	if errors.As(err, &status) {
+		return status.HTTPStatus() >= 500
+	}
+	return true
+}
+
+// stillValid re-checks before delivery that the authorization can still be settled in time.
+func (g *X402) stillValid(req *x402.FacilitatorRequest) string {
+	vb, err := strconv.ParseInt(req.PaymentPayload.Payload.Authorization.ValidBefore, 10, 64)
+	if err != nil || vb < g.now().Add(g.margin()).Unix() {
+		return x402.ReasonValidBefore
+	}
+	return ""
+}
+
+// undelivered withholds a result whose payment is not known to be collected: the side effect
+// is revoked and the payment aborted. If the abort finds it settled after all, the result is
+// delivered with that receipt.
+func (g *X402) undelivered(ctx context.Context, out any, id, reason string) (x402.SettlementResponse, error) {
+	if r, err := g.f.Abort(ctx, id); err == nil && r.Success {
+		return r, nil
+	} else if err != nil {
+		g.log.Error("abort failed; the ledger settles this payment on its own terms", keyPayment, id, keyErr, err)
+	}
+	g.revoke(ctx, out, id)
+	if reason == x402.ReasonValidBefore {
+		return x402.SettlementResponse{}, PaymentRequired(reason + ": the authorization expires too soon to be settled; nothing was delivered or charged")
+	}
+	return x402.SettlementResponse{}, &apierr.Error{Code: apierr.CodeUnavailable, Message: reason +
+		": the payment's settlement could not be confirmed, so the result was not delivered; if it settles anyway it is recorded for a refund. Retry with the same payment identifier to get the result of a payment that settled"}
+}
+
+// hasSideEffect reports whether a result hands something out that must be taken back if its
+// payment fails (a proxy key, an inbox, a page): such results are settled before delivery.
+func hasSideEffect(out any) bool {
+	if r, ok := out.(*catalog.Raw); ok {
+		return r.OnRevoke != nil
+	}
+	_, ok := out.(Revoker)
+	return ok
+}
+
+func (g *X402) revoke(ctx context.Context, out any, id string) {
+	if r, ok := out.(Revoker); ok && hasSideEffect(out) {
+		if err := r.Revoke(context.WithoutCancel(ctx)); err != nil {
+			g.log.Error("revoke of an unpaid result failed", keyPayment, id, keyErr, err)
+		}
+	}
 }
 
 // facilitatorRequest matches the payment with what the route costs now and builds the
@@ -285,23 +436,32 @@ func (g *X402) facilitatorRequest(call *Call, p *x402.PaymentPayload, v1 bool) (
 	return fr, ""
 }
 
-// replayed answers a retry of a payment the facilitator already took for this same request:
-// the stored result when this process still has it, else the work again, free (it is paid).
-func (g *X402) replayed(ctx context.Context, call *Call, res x402.ReserveResponse, v1 bool, work func(context.Context) (any, error)) (any, map[string]string, error) {
-	if out, hdr, ok := g.replay.get(res.ID, call.Key, g.now()); ok {
+// replayed answers a retry that carries the identifier, payload and request of a payment the
+// facilitator already took: the stored result when this process still has it, else the work
+// again, free (it is paid). A result with a side effect is never made twice: it is taken back
+// and the retry told the result is no longer held.
+func (g *X402) replayed(ctx context.Context, call *Call, who identity, res x402.ReserveResponse, v1 bool, work func(context.Context) (any, error)) (any, map[string]string, error) {
+	if out, hdr, ok := g.replay.get(who, g.now()); ok {
 		return out, hdr, nil
 	}
 	hdr, err := receiptHeader(*res.Replay, v1)
 	if err != nil {
 		return nil, nil, err
 	}
+	if !res.Replay.Success {
+		return nil, hdr, &apierr.Error{Code: apierr.CodeUnavailable, Message: x402.ReasonSettlementPending + ": this payment's settlement is not confirmed yet; retry with the same payment identifier shortly"}
+	}
 	call.Request.Payer = res.Payer
 	out, err := work(ctx)
 	if err != nil {
 		return nil, hdr, err
 	}
+	if hasSideEffect(out) {
+		g.revoke(ctx, out, res.ID)
+		return nil, hdr, apierr.Gone("this payment was settled and its result delivered; the result is no longer held (it is kept %s)", g.replay.ttl)
+	}
 	if succeeded(out) {
-		g.replay.put(res.ID, call.Key, out, hdr, g.now())
+		g.replay.put(who, out, hdr, g.now())
 	}
 	return out, hdr, nil
 }
@@ -411,13 +571,14 @@ func (f *MemoryFreeCalls) GiveBack(client, route, day string) error {
 }
 
 type replayEntry struct {
-	key     string
+	who     identity
 	out     any
 	hdr     map[string]string
 	expires time.Time
 }
 
-// replayCache keeps settled results for idempotent replay, bounded in time and size.
+// replayCache keeps delivered results for retries under their payment identifier, bounded in
+// time and size.
 type replayCache struct {
 	mu  sync.Mutex
 	ttl time.Duration
@@ -426,7 +587,7 @@ type replayCache struct {
 
 const replayMax = 10_000
 
-func (c *replayCache) put(id, key string, out any, hdr map[string]string, now time.Time) {
+func (c *replayCache) put(who identity, out any, hdr map[string]string, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.m) >= replayMax {
@@ -436,14 +597,14 @@ func (c *replayCache) put(id, key string, out any, hdr map[string]string, now ti
 			}
 		}
 	}
-	c.m[id] = replayEntry{key: key, out: out, hdr: hdr, expires: now.Add(c.ttl)}
+	c.m[who.id] = replayEntry{who: who, out: out, hdr: hdr, expires: now.Add(c.ttl)}
 }
 
-func (c *replayCache) get(id, key string, now time.Time) (any, map[string]string, bool) {
+func (c *replayCache) get(who identity, now time.Time) (any, map[string]string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.m[id]
-	if !ok || e.key != key || now.After(e.expires) {
+	e, ok := c.m[who.id]
+	if !ok || !e.who.same(who) || now.After(e.expires) {
 		return nil, nil, false
 	}
 	return e.out, e.hdr, true

@@ -192,18 +192,29 @@ func TestEveryEntryThroughTheServer(t *testing.T) {
 func TestAlternativesInChallenge(t *testing.T) {
 	cat, _ := catalog.Default(catalog.DefaultNames())
 	e := cat.ByPath("/v1/fr/kyb")
-	_ = cat.Bind(e.ID, func(context.Context, *catalog.Request) (any, error) { return nil, nil }, nil)
+	noop := func(context.Context, *catalog.Request) (any, error) { return nil, nil }
+	_ = cat.Bind(e.ID, noop, nil)
 	h := apitest.Start(t, cat, apitest.Options{})
-	resp, body := call(t, h, "GET", e.Path, e.Example)
-	if resp.StatusCode != 402 {
-		t.Fatalf("got %d", resp.StatusCode)
+	alternatives := func() []struct{ Kind, Path, Amount string } {
+		t.Helper()
+		resp, body := call(t, h, "GET", e.Path, e.Example)
+		if resp.StatusCode != 402 {
+			t.Fatalf("got %d", resp.StatusCode)
+		}
+		var v1 struct {
+			Alternatives []struct{ Kind, Path, Amount string } `json:"alternatives"`
+		}
+		_ = json.Unmarshal(body, &v1)
+		return v1.Alternatives
 	}
-	var v1 struct {
-		Alternatives []struct{ Kind, Path, Amount string } `json:"alternatives"`
+	// Alternatives that answer 503 are not offered; they appear once they can serve.
+	if alts := alternatives(); len(alts) != 0 {
+		t.Fatalf("unavailable alternatives offered: %+v", alts)
 	}
-	_ = json.Unmarshal(body, &v1)
-	if len(v1.Alternatives) != 2 || v1.Alternatives[0].Path != "/v1/fr/kyb/partial" || v1.Alternatives[0].Amount != "30000" || v1.Alternatives[1].Amount != "0" {
-		t.Fatalf("alternatives %+v", v1.Alternatives)
+	_ = cat.Bind(cat.ByPath("/v1/fr/kyb/partial").ID, noop, nil)
+	_ = cat.Bind(cat.ByPath(e.FreeTrial).ID, noop, nil)
+	if alts := alternatives(); len(alts) != 2 || alts[0].Path != "/v1/fr/kyb/partial" || alts[0].Amount != "30000" || alts[1].Amount != "0" {
+		t.Fatalf("alternatives %+v", alts)
 	}
 }
 

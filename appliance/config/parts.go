@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/upstream"
@@ -34,8 +35,18 @@ func (p *Parts) validate() []error {
 	default:
 		errs = append(errs, fmt.Errorf("config key settlement.settlement: must be optimistic or sync"))
 	}
+	if m := p.Settlement.SettleMarginSeconds; m < 10 || m > int(paywall.MaxSettleMargin/time.Second) {
+		errs = append(errs, fmt.Errorf("config key settlement.settle_margin_seconds: must be between 10 and %d", int(paywall.MaxSettleMargin/time.Second)))
+	}
 	if _, err := upstream.Resolve(p.Upstream); err != nil {
 		errs = append(errs, fmt.Errorf("config key upstream.override: %w", err))
 	}
 	return errs
+}
+
+// SettlePayment is the [payment] section as the settle daemon takes it: one source of truth
+// for what is paid and to whom, shared by the challenges and the facilitator.
+func (c *Config) SettlePayment() settle.Payment {
+	p := c.Payment
+	return settle.Payment{Network: p.Network, Asset: p.Asset, TokenName: p.TokenName, TokenVersion: p.TokenVersion, PayTo: p.PayTo}
 }

@@ -174,3 +174,20 @@ func (s *Store) Inboxes() []Inbox {
 	})
 	return out
 }
+
+// RevokeInbox ends an inbox at once, as if it had expired (410): its payment did not arrive.
+func (s *Store) RevokeInbox(id string) error {
+	err := s.mutate(func(txn *memdb.Txn) (*record, error) {
+		raw, _ := txn.First(tInbox, "id", id)
+		if raw == nil {
+			return nil, ErrNotFound
+		}
+		in := *raw.(*Inbox)
+		in.ExpiresAt = s.now()
+		return &record{Op: opInbox, Inbox: &in}, nil
+	})
+	if err == nil {
+		s.notify(id) // long-polls on it end now
+	}
+	return err
+}

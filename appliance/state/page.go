@@ -43,3 +43,16 @@ func (s *Store) Pages() []Page {
 	})
 	return out
 }
+
+// RevokePage ends a page at once, as if it had expired (410): its payment did not arrive.
+func (s *Store) RevokePage(id string) error {
+	return s.mutate(func(txn *memdb.Txn) (*record, error) {
+		raw, _ := txn.First(tPage, "id", id)
+		if raw == nil {
+			return nil, ErrNotFound
+		}
+		p := *raw.(*Page)
+		p.HTML, p.ExpiresAt = "", s.now()
+		return &record{Op: opPage, Page: &p}, nil
+	})
+}

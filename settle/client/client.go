@@ -57,6 +57,9 @@ type Error struct {
 	Message string
 }
 
+// HTTPStatus lets callers tell a verdict (4xx) from a failure worth retrying (5xx).
+func (e *Error) HTTPStatus() int { return e.Status }
+
 func (e *Error) Error() string {
 	return fmt.Sprintf("facilitator answered %d: %s", e.Status, e.Message)
 }
@@ -133,6 +136,13 @@ func (c *Client) Release(ctx context.Context, id string) error {
 func (c *Client) Complete(ctx context.Context, id, mode string) (x402.SettlementResponse, error) {
 	var out x402.SettlementResponse
 	return out, c.do(ctx, http.MethodPost, "/complete", x402.CompleteRequest{ID: id, Mode: mode}, &out)
+}
+
+// Abort tells the facilitator a completed call's result was not delivered, and answers the
+// payment's receipt as it then stands.
+func (c *Client) Abort(ctx context.Context, id string) (x402.SettlementResponse, error) {
+	var out x402.SettlementResponse
+	return out, c.do(ctx, http.MethodPost, "/abort", x402.AbortRequest{ID: id}, &out)
 }
 
 // Revenue reads settled revenue by UTC day and route.

@@ -11,20 +11,24 @@ import (
 
 // Standard lets the gate use a facilitator that speaks only the standard x402 API (/verify,
 // /settle), such as a hosted one. It keeps reservations in this process's memory: a payment is
-// verified before the work and settled (synchronously, whatever the mode) after it. Without the
-// settle daemon's durable ledger, a crash of the API between work and settlement loses that
-// payment, and optimistic settlement is not offered; the local daemon is the default for that.
+// verified before the work and settled (synchronously, whatever the mode) after it, so a
+// result is never delivered before its payment is on chain. Without the settle daemon's
+// durable ledger, a crash of the API between work and settlement loses that payment, and
+// optimistic settlement is not offered; the local daemon is the default for that.
 type Standard struct {
 	C   *Client
 	Now func() time.Time
 
-	mu   sync.Mutex
-	held map[string]*held
+	mu          sync.Mutex
+	held        map[string]*held  // payer:nonce → reservation
+	identifiers map[string]string // payment identifier hash → payer:nonce
 }
 
 type held struct {
 	req         x402.FacilitatorRequest
 	key         string
+	identifier  string
+	payload     string
 	payer       string
 	validBefore int64
 	done        *x402.SettlementResponse
@@ -37,50 +41,86 @@ func (s *Standard) now() time.Time {
 	return time.Now()
 }
 
-// Reserve verifies through /verify and holds the nonce here.
+// Reserve verifies through /verify and holds the nonce here. As with the settle daemon,
+// nothing in the payload is trusted before verification, and a replay needs the payment
+// identifier with the same payload and request.
 func (s *Standard) Reserve(ctx context.Context, req *x402.ReserveRequest) (x402.ReserveResponse, error) {
-	a := req.PaymentPayload.Payload.Authorization
-	id := strings.ToLower(a.From) + ":" + strings.ToLower(a.Nonce)
 	s.mu.Lock()
 	if s.held == nil {
-		s.held = map[string]*held{}
+		s.held, s.identifiers = map[string]*held{}, map[string]string{}
 	}
-	now := s.now().Unix()
-	for k, h := range s.held { // an expired authorization can be neither settled nor replayed
-		if h.validBefore < now {
-			delete(s.held, k)
-		}
-	}
-	if h, ok := s.held[id]; ok {
-		res := x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: x402.ReasonNonceUsed, Payer: h.payer}}
-		if h.done != nil && h.done.Success && h.key == req.Key {
-			done := *h.done
-			res.Replay, res.ID = &done, id
-		}
+	s.expire()
+	if id, ok := s.identifiers[req.IdentifierHash]; ok && req.IdentifierHash != "" {
+		res := s.identified(s.held[id], id, req)
 		s.mu.Unlock()
 		return res, nil
 	}
-	vb := int64(0)
-	if n, ok := parseInt(a.ValidBefore); ok {
-		vb = n
-	}
-	h := &held{req: req.FacilitatorRequest, key: req.Key, validBefore: vb}
-	s.held[id] = h // claimed before the slow verification, so a concurrent copy is refused
 	s.mu.Unlock()
+	a := req.PaymentPayload.Payload.Authorization
+	if vb, ok := parseInt(a.ValidBefore); ok && vb < s.now().Add(time.Duration(req.WorkSeconds)*time.Second).Unix() {
+		return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: x402.ReasonValidBefore}}, nil
+	}
 	v, err := s.C.Verify(ctx, &req.FacilitatorRequest)
 	if err != nil || !v.IsValid {
-		s.drop(id)
 		return x402.ReserveResponse{VerifyResponse: v}, err
 	}
+	id := strings.ToLower(a.From) + ":" + strings.ToLower(a.Nonce)
+	vb, _ := parseInt(a.ValidBefore)
 	s.mu.Lock()
-	h.payer = v.Payer
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if _, taken := s.held[id]; taken { // a concurrent copy verified at the same time
+		return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: x402.ReasonNonceUsed, Payer: v.Payer}}, nil
+	}
+	if other, ok := s.identifiers[req.IdentifierHash]; ok && req.IdentifierHash != "" {
+		return s.identified(s.held[other], other, req), nil
+	}
+	s.held[id] = &held{req: req.FacilitatorRequest, key: req.Key, identifier: req.IdentifierHash, payload: req.PayloadHash,
+		payer: v.Payer, validBefore: vb}
+	if req.IdentifierHash != "" {
+		s.identifiers[req.IdentifierHash] = id
+	}
 	return x402.ReserveResponse{VerifyResponse: v, ID: id}, nil
+}
+
+// identified answers a payment identifier already held. Called with s.mu held.
+func (s *Standard) identified(h *held, id string, req *x402.ReserveRequest) x402.ReserveResponse {
+	res := x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{Payer: h.payer}}
+	switch {
+	case h.payload != req.PayloadHash || h.key != req.Key:
+		res.Conflict, res.InvalidReason = true, x402.ReasonIdentifierConflict
+	case h.done == nil:
+		res.Conflict, res.InvalidReason = true, x402.ReasonInProgress
+	case !h.done.Success:
+		res.InvalidReason = h.done.ErrorReason
+	default:
+		done := *h.done
+		res.Replay, res.ID = &done, id
+	}
+	return res
+}
+
+// expire forgets reservations whose authorization has expired: they can be neither settled
+// nor replayed. Called with s.mu held.
+func (s *Standard) expire() {
+	now := s.now().Unix()
+	for k, h := range s.held {
+		if h.validBefore < now {
+			delete(s.held, k)
+			if s.identifiers[h.identifier] == k {
+				delete(s.identifiers, h.identifier)
+			}
+		}
+	}
 }
 
 func (s *Standard) drop(id string) {
 	s.mu.Lock()
-	delete(s.held, id)
+	if h, ok := s.held[id]; ok {
+		delete(s.held, id)
+		if s.identifiers[h.identifier] == id {
+			delete(s.identifiers, h.identifier)
+		}
+	}
 	s.mu.Unlock()
 }
 
@@ -90,7 +130,8 @@ func (s *Standard) Release(_ context.Context, id string) error {
 	return nil
 }
 
-// Complete settles through /settle and remembers the outcome for replays.
+// Complete settles through /settle and remembers the outcome for replays. A failed settlement
+// frees the nonce: the authorization was not used on chain.
 func (s *Standard) Complete(ctx context.Context, id, _ string) (x402.SettlementResponse, error) {
 	s.mu.Lock()
 	h, ok := s.held[id]
@@ -106,6 +147,19 @@ func (s *Standard) Complete(ctx context.Context, id, _ string) (x402.SettlementR
 	h.done = &res
 	s.mu.Unlock()
 	return res, nil
+}
+
+// Abort forgets a reservation whose result was not delivered. The remote facilitator has no
+// notion of it: a settlement it made stays made, and the remote's own records are the truth.
+func (s *Standard) Abort(_ context.Context, id string) (x402.SettlementResponse, error) {
+	s.mu.Lock()
+	h, ok := s.held[id]
+	s.mu.Unlock()
+	if ok && h.done != nil {
+		return *h.done, nil
+	}
+	s.drop(id)
+	return x402.SettlementResponse{ErrorReason: x402.ReasonSettlementPending}, nil
 }
 
 func parseInt(s string) (int64, bool) {

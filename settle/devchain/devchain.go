@@ -188,6 +188,21 @@ func (c *Chain) Mint(ctx context.Context, to common.Address, amount uint64) erro
 	return c.mined(ctx, tx)
 }
 
+// CancelAuthorization submits the payer-signed cancellation of an EIP-3009 nonce, as a payer
+// who wants a signed authorization back would (tests use it mid-call).
+func (c *Chain) CancelAuthorization(ctx context.Context, authorizer common.Address, nonce common.Hash, sig []byte) error {
+	c.mintMu.Lock()
+	defer c.mintMu.Unlock()
+	opts := bind.NewKeyedTransactor(c.Deployer, big.NewInt(ChainID))
+	opts.Context = ctx
+	inst := usdc.NewTestUSDC().Instance(c.client, c.USDC)
+	tx, err := inst.Transact(opts, "cancelAuthorization", authorizer, nonce, sig)
+	if err != nil {
+		return err
+	}
+	return c.mined(ctx, tx)
+}
+
 // Balance reads the test USDC balance of who.
 func (c *Chain) Balance(ctx context.Context, who common.Address) (*big.Int, error) {
 	return chain.Reader{B: c.client}.BalanceOf(ctx, c.USDC, who)

@@ -25,6 +25,24 @@ func Sign(key *ecdsa.PrivateKey, d Domain, a *Authorization) ([]byte, error) {
 	return sig, nil
 }
 
+// cancelTypeHash is keccak256("CancelAuthorization(address authorizer,bytes32 nonce)").
+var cancelTypeHash = crypto.Keccak256Hash([]byte("CancelAuthorization(address authorizer,bytes32 nonce)"))
+
+// SignCancel signs the EIP-3009 cancellation of nonce by its authorizer: a payer's way to take
+// back an authorization not yet used.
+func SignCancel(key *ecdsa.PrivateKey, d Domain, nonce common.Hash) ([]byte, error) {
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	sh := crypto.Keccak256Hash(cancelTypeHash[:], common.LeftPadBytes(from[:], 32), nonce[:])
+	sep := d.Separator()
+	digest := crypto.Keccak256Hash([]byte{0x19, 0x01}, sep[:], sh[:])
+	sig, err := crypto.Sign(digest[:], key)
+	if err != nil {
+		return nil, err
+	}
+	sig[64] += 27
+	return sig, nil
+}
+
 // NewPayload builds and signs a payment for the requirements r (v2, or v1 when version is 1)
 // the way the reference client does: value = amount, validAfter = now - 10 min, validBefore =
 // now + maxTimeoutSeconds, a random 32-byte nonce.

@@ -52,6 +52,8 @@ type Payment struct {
 	// Recovered is true when the signature is a plain ECDSA signature by Auth.From; otherwise
 	// only the payer's wallet contract can say (ERC-1271).
 	Recovered bool
+	// Balance is the payer's token balance read by Verify (nil after Check alone).
+	Balance *big.Int
 }
 
 // Payer is the payer's checksummed address.
@@ -203,6 +205,7 @@ func (v *Verifier) Verify(ctx context.Context, p *x402.PaymentPayload, r *x402.F
 	if bal.Cmp(a.Value) < 0 {
 		return fail(x402.ReasonInsufficientFunds, "balance %s is below %s", bal, a.Value)
 	}
+	pay.Balance = bal
 	return pay, nil, nil
 }
 

@@ -60,6 +60,15 @@ type Record struct {
 	Reserved    time.Time `json:"reserved"`
 	Updated     time.Time `json:"updated"`
 	Settled     time.Time `json:"settled,omitzero"`
+	// IdentifierHash and PayloadHash bind a replay to the payment identifier only the caller
+	// knows (x402's payment-identifier extension); empty when the payment carried none.
+	IdentifierHash string `json:"identifier_hash,omitempty"`
+	PayloadHash    string `json:"payload_hash,omitempty"`
+	// Wallet: the signature is a smart wallet's (ERC-1271); such payments settle before delivery.
+	Wallet bool `json:"wallet,omitempty"`
+	// Undelivered: the API could not learn the settlement's outcome in time and did not deliver
+	// the result; if the payment settles anyway, the operator owes the payer a refund.
+	Undelivered bool `json:"undelivered,omitempty"`
 	// Request is what is needed to settle later (the queue) or after a restart.
 	Request x402.FacilitatorRequest `json:"request"`
 }
@@ -73,6 +82,16 @@ var ErrExists = errors.New("ledger: nonce already recorded")
 // ErrUnknown is returned for an ID the ledger does not hold.
 var ErrUnknown = errors.New("ledger: unknown payment")
 
+// ErrIdentifierUsed is returned by Reserve when another payment holds the payment identifier.
+var ErrIdentifierUsed = errors.New("ledger: payment identifier already recorded")
+
+// ErrInsufficient is returned by Reserve when the payer's balance does not cover this payment
+// on top of everything the payer has reserved or owes.
+var ErrInsufficient = errors.New("ledger: balance does not cover the payer's open payments")
+
+// ErrOverCap is returned by Owe when optimistic delivery would pass an exposure cap.
+var ErrOverCap = errors.New("ledger: optimistic exposure cap reached")
+
 // Ledger is the in-memory index of the journal. It is safe for concurrent use.
 type Ledger struct {
 	j   *journal.Journal
@@ -80,6 +99,63 @@ type Ledger struct {
 
 	mu   sync.Mutex
 	recs map[string]*Record
+	sums
+}
+
+// sums are running totals over recs, kept by index/unindex on every change, so the checks made
+// under the lock at each reservation cost nothing per record held.
+type sums struct {
+	reserved    map[string]uint64 // payer (lowercase) → amount of Reserved payments
+	owed        map[string]uint64 // payer → amount of Queued and Broadcast payments
+	owedTotal   uint64
+	failed      map[string]bool   // payers with a payment that could not be collected
+	identifiers map[string]string // identifier hash → record ID, for records not released
+}
+
+func (l *Ledger) index(r *Record, sign int) {
+	payer := strings.ToLower(r.Payer)
+	add := func(m map[string]uint64, v uint64) {
+		if sign > 0 {
+			m[payer] += v
+		} else if m[payer] -= v; m[payer] == 0 {
+			delete(m, payer)
+		}
+	}
+	switch r.Status {
+	case Reserved:
+		add(l.reserved, r.Amount)
+	case Queued, Broadcast:
+		add(l.owed, r.Amount)
+		if sign > 0 {
+			l.owedTotal += r.Amount
+		} else {
+			l.owedTotal -= r.Amount
+		}
+	case Failed:
+		if sign > 0 {
+			l.failed[payer] = true
+		}
+	}
+	if r.IdentifierHash != "" && r.Status != Released {
+		if sign > 0 {
+			l.identifiers[r.IdentifierHash] = r.ID
+		} else if l.identifiers[r.IdentifierHash] == r.ID {
+			delete(l.identifiers, r.IdentifierHash)
+		}
+	}
+}
+
+// put replaces a record and keeps the sums. Called with l.mu held.
+func (l *Ledger) put(r *Record) {
+	if old, ok := l.recs[r.ID]; ok {
+		l.index(old, -1)
+	}
+	l.recs[r.ID] = r
+	l.index(r, +1)
+}
+
+func newSums() sums {
+	return sums{reserved: map[string]uint64{}, owed: map[string]uint64{}, failed: map[string]bool{}, identifiers: map[string]string{}}
 }
 
 // Options configure a ledger.
@@ -96,7 +172,7 @@ func Open(o Options) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Ledger{j: j, now: o.Now, recs: map[string]*Record{}}
+	l := &Ledger{j: j, now: o.Now, recs: map[string]*Record{}, sums: newSums()}
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -105,7 +181,7 @@ func Open(o Options) (*Ledger, error) {
 		if err := json.Unmarshal(b, &r); err != nil {
 			return fmt.Errorf("ledger record: %w", err)
 		}
-		l.recs[r.ID] = &r
+		l.put(&r)
 		return nil
 	})
 	if err != nil {
@@ -125,7 +201,7 @@ func Open(o Options) (*Ledger, error) {
 func (l *Ledger) Compact() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	maps.DeleteFunc(l.recs, func(_ string, r *Record) bool { return r.Status == Released })
+	maps.DeleteFunc(l.recs, func(_ string, r *Record) bool { return r.Status == Released }) // they count in no sum
 	for _, r := range l.recs {
 		if r.Status == Settled || r.Status == Failed {
 			r.Request, r.RawTx = x402.FacilitatorRequest{}, ""
@@ -161,14 +237,27 @@ func (l *Ledger) writeLocked(r *Record) (uint64, error) {
 	return l.j.Write(b)
 }
 
-// Reserve records a new payment as Reserved. If the nonce is already recorded (and not
-// released) it returns ErrExists with a copy of the existing record.
-func (l *Ledger) Reserve(r Record) (Record, error) {
+// Reserve records a new payment as Reserved, atomically with two checks: the nonce and the
+// payment identifier are not held by another payment (ErrExists, ErrIdentifierUsed, with a
+// copy of the record holding them), and balance covers this payment on top of everything the
+// payer has reserved or owes (ErrInsufficient), so concurrent calls cannot spend one balance
+// twice.
+func (l *Ledger) Reserve(r Record, balance uint64) (Record, error) {
 	l.mu.Lock()
 	if old, ok := l.recs[r.ID]; ok && old.Status != Released {
 		cp := *old
 		l.mu.Unlock()
 		return cp, ErrExists
+	}
+	if id, ok := l.identifiers[r.IdentifierHash]; ok && r.IdentifierHash != "" {
+		cp := *l.recs[id]
+		l.mu.Unlock()
+		return cp, ErrIdentifierUsed
+	}
+	payer := strings.ToLower(r.Payer)
+	if open := l.reserved[payer] + l.owed[payer]; open+r.Amount < open || open+r.Amount > balance {
+		l.mu.Unlock()
+		return Record{}, ErrInsufficient
 	}
 	now := l.now().UTC()
 	r.Status, r.Reserved, r.Updated = Reserved, now, now
@@ -177,9 +266,45 @@ func (l *Ledger) Reserve(r Record) (Record, error) {
 		l.mu.Unlock()
 		return Record{}, err
 	}
-	l.recs[r.ID] = &r
+	l.put(&r)
 	l.mu.Unlock()
 	return r, l.j.WaitDurable(seq)
+}
+
+// Owe turns a reserved payment into an owed one for optimistic delivery, atomically with the
+// caps: what the payer would owe unsettled stays within payerCap, what all payers would owe
+// within totalCap, and a payer with a failed payment is never trusted again (ErrOverCap).
+func (l *Ledger) Owe(id string, payerCap, totalCap uint64) (Record, error) {
+	return l.Update(id, func(r *Record) error {
+		if r.Status != Reserved {
+			return fmt.Errorf("ledger: payment %s is %s, not reserved", id, r.Status)
+		}
+		payer := strings.ToLower(r.Payer)
+		if l.failed[payer] || l.owed[payer]+r.Amount > payerCap || l.owedTotal+r.Amount > totalCap {
+			return ErrOverCap
+		}
+		r.Status = Queued
+		return nil
+	})
+}
+
+// ByIdentifier returns the payment holding an identifier hash (not released).
+func (l *Ledger) ByIdentifier(hash string) (Record, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	id, ok := l.identifiers[hash]
+	if !ok || hash == "" {
+		return Record{}, false
+	}
+	return *l.recs[id], true
+}
+
+// Open is what payer has reserved or owes and is not yet on chain (atomic units).
+func (l *Ledger) Open(payer string) uint64 {
+	payer = strings.ToLower(payer)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.reserved[payer] + l.owed[payer]
 }
 
 // Update applies fn to the record and journals the result durably. fn may refuse the change by
@@ -206,7 +331,7 @@ func (l *Ledger) Update(id string, fn func(r *Record) error) (Record, error) {
 		l.mu.Unlock()
 		return Record{}, err
 	}
-	l.recs[id] = &next
+	l.put(&next)
 	l.mu.Unlock()
 	return next, l.j.WaitDurable(seq)
 }
@@ -252,16 +377,16 @@ func (l *Ledger) List(statuses ...Status) []Record {
 
 // Exposure is what payer owes for work already delivered but not yet on chain.
 func (l *Ledger) Exposure(payer string) uint64 {
-	payer = strings.ToLower(payer)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var sum uint64
-	for _, r := range l.recs {
-		if (r.Status == Queued || r.Status == Broadcast) && strings.ToLower(r.Payer) == payer {
-			sum += r.Amount
-		}
-	}
-	return sum
+	return l.owed[strings.ToLower(payer)]
+}
+
+// OwedTotal is what all payers owe for delivered work not yet on chain.
+func (l *Ledger) OwedTotal() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.owedTotal
 }
 
 // RevenueRow is the settled revenue of one route on one UTC day.

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ func TestLedgerSurvivesReopen(t *testing.T) {
 	l := open(t, dir, now)
 	add := func(id, route string, amount uint64) {
 		t.Helper()
-		if _, err := l.Reserve(Record{ID: id, Payer: "0xA", Route: route, Amount: amount}); err != nil {
+		if _, err := l.Reserve(Record{ID: id, Payer: "0xA", Route: route, Amount: amount}, math.MaxUint64); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -49,10 +50,10 @@ func TestLedgerSurvivesReopen(t *testing.T) {
 	if _, err := l.Update("d", func(r *Record) error { r.Status = Released; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Reserve(Record{ID: "a"}); !errors.Is(err, ErrExists) {
+	if _, err := l.Reserve(Record{ID: "a"}, math.MaxUint64); !errors.Is(err, ErrExists) {
 		t.Fatalf("second reservation of a: %v", err)
 	}
-	if _, err := l.Reserve(Record{ID: "d", Route: "search", Amount: 3000}); err != nil {
+	if _, err := l.Reserve(Record{ID: "d", Route: "search", Amount: 3000}, math.MaxUint64); err != nil {
 		t.Fatalf("a released nonce must be reservable again: %v", err)
 	}
 	if _, err := l.Update("d", func(r *Record) error { r.Status, r.Request.X402Version = Queued, 2; return nil }); err != nil {
@@ -85,5 +86,69 @@ func TestLedgerSurvivesReopen(t *testing.T) {
 	}
 	if r, ok := l.Get("a"); !ok || r.Tx != "0xtxa" || r.Settled.IsZero() || r.RawTx != "" || r.Request.X402Version != 0 {
 		t.Fatalf("a after reopen: %+v", r)
+	}
+}
+
+func TestReserveSumsThePayersOpenPayments(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir, nil)
+	rec := func(id, payer string, amount uint64, ident string) Record {
+		return Record{ID: id, Payer: payer, Amount: amount, IdentifierHash: ident}
+	}
+	// A balance of 25 covers two reservations of 10, not a third, whatever their order.
+	for _, id := range []string{"a", "b"} {
+		if _, err := l.Reserve(rec(id, "0xA", 10, ""), 25); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.Reserve(rec("c", "0xa", 10, ""), 25); !errors.Is(err, ErrInsufficient) {
+		t.Fatalf("third reservation of 10 on a balance of 25: %v", err)
+	}
+	if _, err := l.Reserve(rec("other", "0xB", 10, ""), 10); err != nil {
+		t.Fatalf("another payer's reservation: %v", err)
+	}
+	// Owed (optimistic) payments count too; released ones do not.
+	if _, err := l.Owe("a", 100, 100); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Update("b", func(r *Record) error { r.Status = Released; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Open("0xa"); got != 10 {
+		t.Fatalf("open %d, want 10 (a owed, b released)", got)
+	}
+	// The caps: per payer, across payers, and never again after a failure.
+	if _, err := l.Reserve(rec("d", "0xA", 10, "ident-d"), 100); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Owe("d", 15, 100); !errors.Is(err, ErrOverCap) {
+		t.Fatalf("payer cap: %v", err)
+	}
+	if _, err := l.Owe("d", 100, 15); !errors.Is(err, ErrOverCap) {
+		t.Fatalf("total cap: %v", err)
+	}
+	if _, err := l.Reserve(rec("e", "0xC", 1, "ident-d"), 100); !errors.Is(err, ErrIdentifierUsed) {
+		t.Fatalf("an identifier held by another payment: %v", err)
+	}
+	if got, ok := l.ByIdentifier("ident-d"); !ok || got.ID != "d" {
+		t.Fatalf("by identifier: %+v %v", got, ok)
+	}
+	if _, err := l.Update("a", func(r *Record) error { r.Status = Failed; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Owe("d", 100, 100); !errors.Is(err, ErrOverCap) {
+		t.Fatalf("a payer with a failed payment was trusted: %v", err)
+	}
+	// The sums are rebuilt from the journal.
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l = open(t, dir, nil)
+	defer l.Close()
+	if got := l.Open("0xA"); got != 10 {
+		t.Fatalf("open after reopen %d, want 10 (d reserved)", got)
+	}
+	if _, err := l.Owe("d", 100, 100); !errors.Is(err, ErrOverCap) {
+		t.Fatal("the failed payer was forgotten at reopen")
 	}
 }

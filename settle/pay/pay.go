@@ -117,6 +117,10 @@ func (c *Client) Do(ctx context.Context, r Request) (*Result, error) {
 	if err != nil {
 		return first, err
 	}
+	if !v1 && advertisesIdentifier(first) {
+		// A retry of this very payment (same header) then gets the stored answer, not a refusal.
+		x402.SetPaymentIdentifier(p, x402.NewPaymentIdentifier())
+	}
 	enc, err := x402.Encode(p)
 	if err != nil {
 		return first, err
@@ -156,6 +160,11 @@ func (c *Client) send(ctx context.Context, r Request, header, value string) (*Re
 		}
 	}
 	return res, nil
+}
+
+func advertisesIdentifier(res *Result) bool {
+	pr, err := x402.DecodeRequired(res.Header.Get(x402.HeaderPaymentRequired))
+	return err == nil && pr.Extensions[x402.ExtPaymentIdentifier] != nil
 }
 
 // challenge picks the exact/EVM requirement of a 402: the v2 header first, else the v1 body.

@@ -81,15 +81,31 @@ type SupportedResponse struct {
 type ReserveRequest struct {
 	FacilitatorRequest
 	Route string `json:"route"` // catalog entry ID, for revenue by route
-	Key   string `json:"key"`   // request hash: a retry with the same key replays, another key is refused
+	Key   string `json:"key"`   // request hash: the request this payment pays for
+	// IdentifierHash is HashIdentifier of the payload's payment identifier, "" without one. Only
+	// a payment carrying the same identifier, payload and key is ever replayed.
+	IdentifierHash string `json:"identifier_hash,omitempty"`
+	PayloadHash    string `json:"payload_hash,omitempty"`
+	// WorkSeconds is the route's deadline: the authorization must outlive it plus the
+	// facilitator's settlement margin, or it could expire between delivery and settlement.
+	WorkSeconds int64 `json:"work_seconds,omitempty"`
 }
 
-// ReserveResponse answers a reservation. When Replay is set the payment was already settled
-// for the same key: the caller returns its stored result, it does not run the work again.
+// ReserveResponse answers a reservation. When Replay is set the payment was already taken for
+// the same identifier, payload and request: the caller returns its stored result and does not
+// charge again. Conflict is set when the identifier was used with another payload or request.
 type ReserveResponse struct {
 	VerifyResponse
-	ID     string              `json:"id,omitempty"`
-	Replay *SettlementResponse `json:"replay,omitempty"`
+	ID       string              `json:"id,omitempty"`
+	Replay   *SettlementResponse `json:"replay,omitempty"`
+	Conflict bool                `json:"conflict,omitempty"`
+}
+
+// AbortRequest tells the facilitator that a completed call's result was not delivered (its
+// settlement outcome was unknown to the API): a payment not yet broadcast is released, one
+// already on its way is marked undelivered for the operator.
+type AbortRequest struct {
+	ID string `json:"id"`
 }
 
 // ReleaseRequest gives a reserved nonce back: the work failed and nothing is charged.

@@ -112,7 +112,12 @@ type InboxResult struct {
 	Label       string      `json:"label,omitempty"`
 	TTLHours    int64       `json:"ttl_hours"`
 	Limits      InboxLimits `json:"limits"`
+
+	revoke func() error
 }
+
+// Revoke ends the inbox: the payment gate calls it when the payment does not arrive.
+func (r *InboxResult) Revoke(context.Context) error { return r.revoke() }
 
 // Callbacks creates an inbox (POST /v1/callbacks).
 func (r *Routes) Callbacks(ctx context.Context, req *catalog.Request) (any, error) {
@@ -129,6 +134,7 @@ func (r *Routes) Callbacks(ctx context.Context, req *catalog.Request) (any, erro
 		EventsURL: base + "/hook/" + in.ID + "/events?key=" + in.Key,
 		ExpiresAt: ts(in.ExpiresAt), Label: in.Label, TTLHours: hours,
 		Limits: InboxLimits{MaxEvents: MaxEvents, MaxBodyBytes: MaxBodyBytes},
+		revoke: func() error { return r.store.RevokeInbox(in.ID) },
 	}, nil
 }
 
@@ -355,7 +361,12 @@ type PageResult struct {
 	Bytes     int    `json:"bytes"`
 	ExpiresAt string `json:"expires_at"`
 	TTLDays   int64  `json:"ttl_days"`
+
+	revoke func() error
 }
+
+// Revoke takes the page down: the payment gate calls it when the payment does not arrive.
+func (r *PageResult) Revoke(context.Context) error { return r.revoke() }
 
 // Publish sanitises and stores a page (POST /v1/publish).
 func (r *Routes) Publish(ctx context.Context, req *catalog.Request) (any, error) {
@@ -369,7 +380,7 @@ func (r *Routes) Publish(ctx context.Context, req *catalog.Request) (any, error)
 		return nil, fmt.Errorf("store page: %w", err)
 	}
 	return &PageResult{ID: p.ID, URL: strings.TrimRight(req.BaseURL, "/") + "/p/" + p.ID, Title: title,
-		Bytes: len(doc), ExpiresAt: ts(p.ExpiresAt), TTLDays: days}, nil
+		Bytes: len(doc), ExpiresAt: ts(p.ExpiresAt), TTLDays: days, revoke: func() error { return r.store.RevokePage(p.ID) }}, nil
 }
 
 // PageHeaders are the response headers of a served page.

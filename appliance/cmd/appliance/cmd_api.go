@@ -20,6 +20,9 @@ func init() {
 		if err != nil {
 			return err
 		}
+		if err := cfg.SettlePayment().Validate(); err != nil {
+			return err // an API taking payments for nobody must not start
+		}
 		log := newLogger(cfg.Log)
 		d, closeDeps, err := openCommon(cfg, log)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/settle"
@@ -27,6 +28,8 @@ func runSettle(ctx context.Context, args []string) error {
 	if cfg.Settle.StateDir == settle.DefaultConfig().StateDir {
 		cfg.Settle.StateDir = filepath.Join(cfg.StateDir, "settle")
 	}
+	cfg.Settle.Payment = cfg.SettlePayment()
+	cfg.Settle.SettleMargin = time.Duration(cfg.Settlement.SettleMarginSeconds) * time.Second
 	if err := cfg.Settle.Validate(); err != nil {
 		return err
 	}

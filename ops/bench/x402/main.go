@@ -190,7 +190,7 @@ func latencies(calls int) ([]series, error) {
 	const price = 1_000
 	var out []series
 	for _, mode := range []string{"free", x402.ModeOptimistic, x402.ModeSync} {
-		e := catalog.Entry{Method: "GET", Path: "/v1/bench/route", Summary: "bench", Kind: catalog.Paid, Price: price, Timeout: 10 * time.Second, Handler: handler}
+		e := catalog.Entry{Method: "GET", Path: "/v1/bench/route", Summary: "bench", Kind: catalog.Paid, Price: price, Timeout: benchTimeout, Handler: handler}
 		if mode == "free" {
 			e.Kind, e.Price = catalog.Free, 0
 		}
@@ -229,12 +229,15 @@ func latencies(calls int) ([]series, error) {
 	return out, nil
 }
 
+// benchTimeout is the bench route's deadline; the offered authorization lifetime derives from it.
+const benchTimeout = 10 * time.Second
+
 func timeCalls(dev *settle.Dev, cfg paywall.Config, base, mode string, price uint64, calls int) (series, error) {
 	key, err := settle.LoadKey(dev.PayerKey)
 	if err != nil {
 		return series{}, err
 	}
-	reqs := cfg.Requirements(&catalog.Entry{Price: price})
+	reqs := cfg.Requirements(&catalog.Entry{Price: price, Timeout: benchTimeout})
 	headers := make([]string, calls+calls/10)
 	for i := range headers {
 		if mode == "free" {
