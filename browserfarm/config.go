@@ -14,8 +14,16 @@ type Config struct {
 	Chromium string `toml:"chromium"`
 	// Size is the number of browsers; 0 derives it from cores and memory.
 	Size int `toml:"size"`
-	// Queue is how many calls may wait for a browser before new ones get 429; 0 means 4 per browser.
+	// Queue is how many paid calls may wait for a browser before new ones get 429; 0 means 4
+	// per browser.
 	Queue int `toml:"queue"`
+	// FreeShare is the fraction of the browsers that calls nobody pays for may hold at once
+	// (at least one browser). Paid jobs are always taken first, so they never wait behind
+	// free ones.
+	FreeShare float64 `toml:"free_share"`
+	// FreeQueue is how many free calls may wait for their share before new ones get 429; 0
+	// means 2 per free browser.
+	FreeQueue int `toml:"free_queue"`
 	// JobTimeout caps one job when the caller's context has a later (or no) deadline.
 	JobTimeout time.Duration `toml:"job_timeout"`
 	// RecycleJobs, RecycleAge and RecycleMemoryMB retire a browser after that many jobs, that
@@ -49,6 +57,7 @@ func DefaultConfig() Config {
 	return Config{
 		Chromium:            "/usr/bin/chromium",
 		Size:                defaultSize(runtime.NumCPU(), totalMemoryMB()),
+		FreeShare:           0.34,
 		JobTimeout:          45 * time.Second,
 		RecycleJobs:         100,
 		RecycleAge:          30 * time.Minute,
@@ -84,6 +93,12 @@ func (c Config) withDefaults() Config {
 	if c.Queue <= 0 {
 		c.Queue = 4 * c.Size
 	}
+	if c.FreeShare <= 0 || c.FreeShare > 1 {
+		c.FreeShare = d.FreeShare
+	}
+	if c.FreeQueue <= 0 {
+		c.FreeQueue = 2 * c.freeSlots()
+	}
 	if c.JobTimeout <= 0 {
 		c.JobTimeout = d.JobTimeout
 	}
@@ -109,6 +124,12 @@ func (c Config) withDefaults() Config {
 		c.TempDir = os.TempDir()
 	}
 	return c
+}
+
+// freeSlots is how many browsers free jobs may hold at once: their share, rounded down so
+// it is never exceeded, but at least one.
+func (c Config) freeSlots() int {
+	return max(1, int(c.FreeShare*float64(c.Size)))
 }
 
 func totalMemoryMB() int {

@@ -42,8 +42,12 @@ type Stats struct {
 	Size        int    `json:"size"`         // configured browsers
 	BrowsersUp  int    `json:"browsers_up"`  // browsers connected and usable
 	JobsRunning int    `json:"jobs_running"` // jobs on a browser now
-	QueueDepth  int    `json:"queue_depth"`  // jobs waiting for a browser
-	QueueCap    int    `json:"queue_cap"`    // waiting jobs beyond which calls get 429
+	QueueDepth  int    `json:"queue_depth"`  // jobs waiting for a browser (paid and free)
+	QueueCap    int    `json:"queue_cap"`    // waiting paid jobs beyond which calls get 429
+	FreeSlots   int    `json:"free_slots"`   // browsers free jobs may hold at once
+	FreeRunning int    `json:"free_running"` // free jobs on a browser now
+	FreeQueued  int    `json:"free_queued"`  // free jobs waiting for their share
+	FreeCap     int    `json:"free_cap"`     // waiting free jobs beyond which free calls get 429
 	JobsDone    uint64 `json:"jobs_done"`    // jobs finished (any outcome)
 	JobsFailed  uint64 `json:"jobs_failed"`  // jobs that returned an error
 	Rejected    uint64 `json:"rejected"`     // calls refused with 429
@@ -60,7 +64,7 @@ type Farm struct {
 	cfg    Config
 	policy *egress.Policy
 	log    *slog.Logger
-	queue  chan *job
+	lanes  *lanes
 	slots  []*slot
 
 	ctx    context.Context
@@ -123,7 +127,7 @@ func New(ctx context.Context, cfg Config, policy *egress.Policy, log *slog.Logge
 	}
 	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	f := &Farm{cfg: cfg, policy: policy, log: log.With(logComp, "browserfarm"),
-		queue: make(chan *job, cfg.Queue), ctx: fctx, cancel: cancel}
+		lanes: newLanes(cfg.Queue, cfg.FreeQueue, cfg.freeSlots(), cfg.Size), ctx: fctx, cancel: cancel}
 	for i := range cfg.Size {
 		p, err := newFilterProxy(policy, f.log)
 		if err != nil {
@@ -175,13 +179,8 @@ func (f *Farm) Close() {
 	for _, s := range f.slots {
 		s.proxy.close()
 	}
-	for {
-		select {
-		case j := <-f.queue:
-			j.out <- outcome{err: apierr.Unavailable("the browser pool is shutting down")}
-		default:
-			return
-		}
+	for _, j := range f.lanes.drain() {
+		j.out <- outcome{err: apierr.Unavailable("the browser pool is shutting down")}
 	}
 }
 
@@ -205,17 +204,19 @@ func (f *Farm) Stats() Stats {
 	for _, s := range f.slots {
 		rss += int(s.memMB.Load())
 	}
+	paid, free, freeRunning := f.lanes.depth()
 	return Stats{
 		Size: f.cfg.Size, BrowsersUp: int(f.up.Load()), JobsRunning: int(f.running.Load()),
-		QueueDepth: len(f.queue), QueueCap: cap(f.queue), JobsDone: f.done.Load(),
+		QueueDepth: paid + free, QueueCap: f.cfg.Queue, FreeSlots: f.cfg.freeSlots(), FreeRunning: freeRunning,
+		FreeQueued: free, FreeCap: f.cfg.FreeQueue, JobsDone: f.done.Load(),
 		JobsFailed: f.failed.Load(), Rejected: f.rejected.Load(), Restarts: f.restarts.Load(),
 		Recycled: f.recycled.Load(), LaunchFails: f.launchErr.Load(), Crashes: f.crashes.Load(),
 		AvgJobMS: f.avgJobNS.Load() / int64(time.Millisecond), MemoryMB: rss,
 	}
 }
 
-// Do runs one task on a browser and waits for it. It never blocks past ctx: a full queue
-// answers 429 at once, and a job whose caller has gone is skipped by the worker.
+// Do runs one task on a browser and waits for it. It never blocks past ctx: a full lane
+// answers 429 at once, and a job whose caller has gone leaves its lane.
 func (f *Farm) Do(ctx context.Context, t Task) (*Result, error) {
 	if err := f.Ready(); err != nil {
 		return nil, err
@@ -224,27 +225,32 @@ func (f *Farm) Do(ctx context.Context, t Task) (*Result, error) {
 		return nil, err
 	}
 	j := &job{ctx: ctx, task: t, queued: time.Now(), out: make(chan outcome, 1)}
-	select {
-	case f.queue <- j:
-	default:
+	if !f.lanes.push(j) {
 		f.rejected.Add(1)
-		return nil, apierr.Busy(f.retryAfter(), "all %d browsers are busy and %d calls are waiting", f.cfg.Size, cap(f.queue))
+		paid, free, _ := f.lanes.depth()
+		if t.Free {
+			return nil, apierr.Busy(f.retryAfter(free, f.cfg.freeSlots()),
+				"free calls may use %d of the %d browsers and %d free calls are waiting; paid calls are served first", f.cfg.freeSlots(), f.cfg.Size, free)
+		}
+		return nil, apierr.Busy(f.retryAfter(paid, f.cfg.Size), "all %d browsers are busy and %d calls are waiting", f.cfg.Size, paid)
 	}
 	select {
 	case o := <-j.out:
 		return o.res, o.err
 	case <-ctx.Done():
+		f.lanes.remove(j)
 		return nil, apierr.From(fmt.Errorf("waiting for a browser: %w", ctx.Err()))
 	}
 }
 
-// retryAfter estimates when a queue slot frees: the queue drains at size jobs per average job.
-func (f *Farm) retryAfter() time.Duration {
+// retryAfter estimates when a place in a lane frees: waiting jobs drain at browsers jobs per
+// average job.
+func (f *Farm) retryAfter(waiting, browsers int) time.Duration {
 	avg := time.Duration(f.avgJobNS.Load())
 	if avg <= 0 {
 		avg = time.Second
 	}
-	d := time.Duration(math.Ceil(float64(len(f.queue)) / float64(f.cfg.Size) * float64(avg)))
+	d := time.Duration(math.Ceil(float64(waiting) / float64(max(browsers, 1)) * float64(avg)))
 	return max(time.Second, d.Round(time.Second))
 }
 
@@ -283,17 +289,21 @@ func (f *Farm) worker(s *slot) {
 			f.up.Add(1)
 			continue
 		}
+		if j := f.lanes.next(); j != nil {
+			f.runJob(s, in, j)
+			f.lanes.done(j)
+			if reason := f.recycleReason(s, in); reason != "" {
+				f.retire(s, in, reason)
+				f.recycled.Add(1)
+			}
+			continue
+		}
 		select {
 		case <-f.ctx.Done():
 			return
 		case <-in.exited:
 			// Loop: the dead instance is replaced before it is handed a job.
-		case j := <-f.queue:
-			f.runJob(s, in, j)
-			if reason := f.recycleReason(s, in); reason != "" {
-				f.retire(s, in, reason)
-				f.recycled.Add(1)
-			}
+		case <-f.lanes.wake:
 		}
 	}
 }
@@ -392,13 +402,10 @@ func (f *Farm) runJob(s *slot, in *instance, j *job) {
 	}
 	if err != nil && in.dead() && !j.navigated && !j.retried && j.ctx.Err() == nil {
 		j.retried = true
-		select {
-		case f.queue <- j:
-			f.log.Info("job requeued after its browser died before navigating", logSlot, s.id, logURL, j.task.URL)
-			f.dispose(in, tb)
-			return
-		default:
-		}
+		f.lanes.requeue(j)
+		f.log.Info("job requeued after its browser died before navigating", logSlot, s.id, logURL, j.task.URL)
+		f.dispose(in, tb)
+		return
 	}
 	f.done.Add(1)
 	if err != nil {
@@ -436,7 +443,7 @@ func (f *Farm) prewarm(in *instance) {
 // Idle reports whether the pool is quiet: no job running or waiting, and every browser up
 // with its next tab ready.
 func (f *Farm) Idle() bool {
-	if f.running.Load() != 0 || len(f.queue) != 0 || f.up.Load() != int64(len(f.slots)) {
+	if paid, free, _ := f.lanes.depth(); f.running.Load() != 0 || paid+free != 0 || f.up.Load() != int64(len(f.slots)) {
 		return false
 	}
 	return f.warm.Load() == int64(len(f.slots))
@@ -460,7 +467,9 @@ func (f *Farm) Gauges() map[string]float64 {
 	s := f.Stats()
 	return map[string]float64{
 		"size": float64(s.Size), "browsers_up": float64(s.BrowsersUp), "jobs_running": float64(s.JobsRunning),
-		"queue_depth": float64(s.QueueDepth), "queue_cap": float64(s.QueueCap), "jobs_done": float64(s.JobsDone),
+		"queue_depth": float64(s.QueueDepth), "queue_cap": float64(s.QueueCap), "free_slots": float64(s.FreeSlots),
+		"free_running": float64(s.FreeRunning), "free_queued": float64(s.FreeQueued), "free_cap": float64(s.FreeCap),
+		"jobs_done":   float64(s.JobsDone),
 		"jobs_failed": float64(s.JobsFailed), "rejected": float64(s.Rejected), "restarts": float64(s.Restarts),
 		"recycled": float64(s.Recycled), "launch_fails": float64(s.LaunchFails), "page_crashes": float64(s.Crashes),
 		"avg_job_ms": float64(s.AvgJobMS), "memory_mb": float64(s.MemoryMB),

@@ -27,6 +27,9 @@ type Task struct {
 	Images     bool        // collect every image with its natural size
 	Screenshot *Screenshot // capture a PNG
 	PDF        bool        // print an A4 PDF
+	// Free marks work nobody pays for: it runs within the pool's free share and every
+	// waiting paid job is served before it.
+	Free bool
 }
 
 // Screenshot options.

@@ -22,6 +22,10 @@ type Options struct {
 	Pay     paywall.Config
 	Cache   server.Cache
 	Metrics *obs.Registry
+	// Configure has the last say on the server's configuration. The free-call limit starts
+	// off here, since every test client is the one client 127.0.0.1; tests of the limit turn
+	// it on.
+	Configure func(*server.Config)
 }
 
 // TestPayTo is the recipient named in test challenges.
@@ -48,6 +52,10 @@ func Start(t testing.TB, cat *catalog.Catalog, opt Options) *Harness {
 	base := "http://" + ln.Addr().String()
 	cfg := server.DefaultConfig()
 	cfg.Addr, cfg.BaseURL = ln.Addr().String(), base
+	cfg.FreePerMinute = 0
+	if opt.Configure != nil {
+		opt.Configure(&cfg)
+	}
 	srv := server.New(cfg, cat, server.Options{Gate: opt.Gate, Pay: opt.Pay, Cache: opt.Cache, Metrics: opt.Metrics})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -31,17 +31,22 @@ type Handler func(ctx context.Context, req *Request) (any, error)
 
 // Request is what a handler may know about the call, copied out of the transport.
 type Request struct {
-	Route    *Entry
-	Args     Args
-	Method   string
-	Path     string
-	PathID   string      // the <id> segment of /hook/<id> and /p/<id>
-	Query    [][2]string // raw query pairs in order, for routes that capture requests
-	Header   http.Header // request headers (canonical names)
-	Body     []byte      // raw body (already size-limited)
+	Route  *Entry
+	Args   Args
+	Method string
+	Path   string
+	PathID string      // the <id> segment of /hook/<id> and /p/<id>
+	Query  [][2]string // raw query pairs in order, for routes that capture requests
+	Header http.Header // request headers (canonical names)
+	Body   []byte      // raw body (already size-limited)
+	// ClientIP is the client's identity for per-client allowances and limits: its IPv4
+	// address, or its IPv6 prefix ("2001:db8:1:2::/64"), behind trusted proxies only.
 	ClientIP string
-	Payer    string // payer address once a payment is verified ("" on free routes)
-	BaseURL  string // the public base address of the appliance, from config
+	// Free is set when nobody pays for the call (a free route, or the free first call of the
+	// day): its work may only use what the appliance sets aside for free calls.
+	Free    bool
+	Payer   string // payer address once a payment is verified ("" on free routes)
+	BaseURL string // the public base address of the appliance, from config
 }
 
 // Raw is a result encoded once (a JSON body, a PNG, a PDF, a served page), so that it can be

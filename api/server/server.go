@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -25,7 +26,9 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/clientid"
 	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/api/ratelimit"
 	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/settle/x402"
 )
@@ -39,7 +42,17 @@ type Config struct {
 	ReadTimeout    time.Duration `toml:"read_timeout"`
 	WriteTimeout   time.Duration `toml:"write_timeout"`
 	IdleTimeout    time.Duration `toml:"idle_timeout"`
-	TrustProxy     bool          `toml:"trust_proxy"` // take the client IP from X-Forwarded-For
+	// TrustedProxies are the proxies in front of the appliance (addresses or CIDR prefixes):
+	// X-Forwarded-For is read, from the right, only through them.
+	TrustedProxies []string `toml:"trusted_proxies"`
+	// ClientIPv6Prefix is the prefix length that identifies one IPv6 client.
+	ClientIPv6Prefix int `toml:"client_ipv6_prefix"`
+	// FreePerMinute and FreeBurst are each client's token bucket for calls served free (free
+	// routes, free first calls); 0 per minute turns the limit off. Paid calls never use it.
+	FreePerMinute int `toml:"free_per_minute"`
+	FreeBurst     int `toml:"free_burst"`
+	// FreeMaxClients caps the clients whose free-call buckets are remembered.
+	FreeMaxClients int `toml:"free_max_clients"`
 }
 
 // DefaultConfig serves loopback; production sets Addr and BaseURL.
@@ -48,6 +61,8 @@ func DefaultConfig() Config {
 		Addr: "127.0.0.1:8402", BaseURL: "http://127.0.0.1:8402",
 		MaxBodyBytes: 512 << 10, MaxHeaderBytes: 16 << 10,
 		ReadTimeout: 30 * time.Second, WriteTimeout: 200 * time.Second, IdleTimeout: 120 * time.Second,
+		TrustedProxies: []string{}, ClientIPv6Prefix: clientid.DefaultIPv6Prefix,
+		FreePerMinute: 20, FreeBurst: 5, FreeMaxClients: 50_000,
 	}
 }
 
@@ -80,6 +95,8 @@ type Server struct {
 	log        *slog.Logger
 	metrics    *metrics
 	srv        *fasthttp.Server
+	clients    *clientid.Resolver
+	free       *ratelimit.Limiter // calls served free, per client
 }
 
 // Options are the server's collaborators; nil ones get safe defaults.
@@ -103,10 +120,18 @@ func New(cfg Config, cat *catalog.Catalog, opt Options) *Server {
 		opt.Metrics = &obs.Registry{}
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	clients, err := clientid.New(cfg.TrustedProxies, cfg.ClientIPv6Prefix)
+	if err != nil {
+		// The configuration is validated at load; trusting no proxy is the safe fallback.
+		opt.Logger.Error("api.trusted_proxies or api.client_ipv6_prefix ignored", slog.String(obs.KeyErr, err.Error()))
+		clients, _ = clientid.New(nil, 0)
+	}
 	s := &Server{
 		cfg: cfg, cat: cat, gate: opt.Gate, cache: opt.Cache, log: opt.Logger,
 		challenges: paywall.NewChallenges(opt.Pay, cat, cfg.BaseURL),
 		metrics:    newMetrics(opt.Metrics),
+		clients:    clients,
+		free:       ratelimit.New(ratelimit.Config{PerMinute: cfg.FreePerMinute, Burst: cfg.FreeBurst, MaxClients: cfg.FreeMaxClients}, nil),
 	}
 	s.srv = &fasthttp.Server{
 		Handler:                       s.handle,
@@ -225,7 +250,27 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 	if !paid || e.FreeFirstCall || paywall.PaymentHeader(req) != "" || e.CacheTTL > 0 {
 		call.Key = e.Key(args)
 	}
+	// Without a payment, the work of a paid route runs only as the day's free first call.
+	req.Free = e.Kind == catalog.Free || (paid && e.FreeFirstCall && paywall.PaymentHeader(req) == "")
+	if req.Free {
+		if err := s.admitFree(req.ClientIP); err != nil {
+			return nil, nil, err
+		}
+	}
+	var worked *atomic.Bool // only free first calls need to know
+	if req.Free && paid {
+		worked = new(atomic.Bool)
+		// The gate may answer 402 instead (the free call was used): that served nothing free.
+		defer func() {
+			if !worked.Load() {
+				s.free.Refund(req.ClientIP)
+			}
+		}()
+	}
 	work := func(c context.Context) (any, error) {
+		if worked != nil {
+			worked.Store(true)
+		}
 		c, cancel := context.WithTimeout(c, e.Timeout)
 		defer cancel()
 		return s.run(c, e, req, call.Key)
@@ -417,16 +462,28 @@ func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID stri
 	return r
 }
 
+// clientIP is the client's identity: its address, or its IPv6 prefix, behind trusted proxies.
 func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
-	if s.cfg.TrustProxy {
-		if xff := string(ctx.Request.Header.Peek("X-Forwarded-For")); xff != "" {
-			first, _, _ := strings.Cut(xff, ",")
-			if ip := net.ParseIP(strings.TrimSpace(first)); ip != nil {
-				return ip.String()
-			}
+	peer, _ := netip.AddrFromSlice(ctx.RemoteIP())
+	var forwarded []string
+	if vs := ctx.Request.Header.PeekAll("X-Forwarded-For"); len(vs) > 0 {
+		forwarded = make([]string, len(vs))
+		for i, v := range vs {
+			forwarded[i] = string(v)
 		}
 	}
-	return ctx.RemoteIP().String()
+	return s.clients.Identify(peer, forwarded)
+}
+
+// admitFree spends one of the client's free-call tokens, or refuses the call with 429.
+func (s *Server) admitFree(client string) error {
+	ok, wait := s.free.Take(client)
+	if ok {
+		return nil
+	}
+	return &apierr.Error{Code: apierr.CodeLimitExceeded, RetryAfter: wait,
+		Message: fmt.Sprintf("free calls are limited to %d a minute per client (bursts of %d); retry after Retry-After seconds. Paid calls are not limited",
+			s.cfg.FreePerMinute, max(s.cfg.FreeBurst, 1))}
 }
 
 // requestID keeps a sane client-supplied X-Request-Id, or names the request: a random

@@ -18,6 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/clientid"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/server"
 )
@@ -106,6 +107,21 @@ func (c *Config) Validate() error {
 	}
 	if c.API.MaxBodyBytes < 256<<10 {
 		bad("api.max_body_bytes", "must be at least 262144 (a 200 KB page must fit)")
+	}
+	if _, err := clientid.ParsePrefixes(c.API.TrustedProxies); err != nil {
+		bad("api.trusted_proxies", "%v", err)
+	}
+	if c.API.ClientIPv6Prefix < 1 || c.API.ClientIPv6Prefix > 128 {
+		bad("api.client_ipv6_prefix", "must be a prefix length between 1 and 128 (64: one subscriber's subnet)")
+	}
+	if c.API.FreePerMinute < 0 {
+		bad("api.free_per_minute", "must be 0 (no limit) or more")
+	}
+	if c.API.FreeBurst < 1 {
+		bad("api.free_burst", "must be at least 1")
+	}
+	if c.API.FreeMaxClients < 1 {
+		bad("api.free_max_clients", "must be at least 1")
 	}
 	if !evmAddress.MatchString(c.Payment.Asset) {
 		bad("payment.asset", "must be a 0x address")

@@ -37,6 +37,19 @@ func TestLoad(t *testing.T) {
 		{name: "unknown env", env: []string{"PEAGE_API_NOPE=1"}, wantErr: "PEAGE_API_NOPE names no config key"},
 		{name: "bad env type", env: []string{"PEAGE_API_MAX_BODY_BYTES=big"}, wantErr: "api.max_body_bytes"},
 		{name: "bad segment", file: "[routes]\nmarketplace = \"A/B\"\n", wantErr: "config key routes.marketplace"},
+		{name: "free-call limits by default", check: func(c Config) bool {
+			return c.API.FreePerMinute > 0 && c.API.FreeBurst > 0 && c.API.ClientIPv6Prefix == 64 && len(c.API.TrustedProxies) == 0 &&
+				c.Browser.FreeShare > 0 && c.Browser.FreeShare < 1
+		}},
+		{name: "trusted proxies", file: "[api]\ntrusted_proxies = [\"10.0.0.1\", \"2001:db8::/32\"]\nclient_ipv6_prefix = 56\n",
+			check: func(c Config) bool { return len(c.API.TrustedProxies) == 2 && c.API.ClientIPv6Prefix == 56 }},
+		{name: "trusted proxies from env", env: []string{"PEAGE_API_TRUSTED_PROXIES=10.0.0.1, 10.0.0.2"},
+			check: func(c Config) bool { return len(c.API.TrustedProxies) == 2 }},
+		{name: "bad trusted proxy", file: "[api]\ntrusted_proxies = [\"proxy.lan\"]\n", wantErr: "config key api.trusted_proxies"},
+		{name: "bad ipv6 prefix", env: []string{"PEAGE_API_CLIENT_IPV6_PREFIX=129"}, wantErr: "config key api.client_ipv6_prefix"},
+		{name: "trust_proxy is gone", file: "[api]\ntrust_proxy = true\n", wantErr: "unknown key api.trust_proxy"},
+		{name: "bad free burst", env: []string{"PEAGE_API_FREE_BURST=0"}, wantErr: "config key api.free_burst"},
+		{name: "bad free share", file: "[browserfarm]\nfree_share = 1.5\n", wantErr: "config key browserfarm.free_share"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

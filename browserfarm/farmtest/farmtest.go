@@ -46,7 +46,7 @@ func StartTuned(size, queue int, tune func(*browserfarm.Config)) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	hooks := &Hooks{Waiting: make(chan struct{}, 8)}
+	hooks := &Hooks{Waiting: make(chan struct{}, 8), Held: NewHeld()}
 	site := httptest.NewUnstartedServer(Site(hooks))
 	site.Listener = ln
 	site.Start()

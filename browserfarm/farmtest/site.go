@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -14,11 +15,76 @@ type Hooks struct {
 	// Waiting receives one value each time /wait is requested; /wait then holds the
 	// request open until the client goes away, so a test knows a job is mid-flight.
 	Waiting chan struct{}
+	// Held holds /held?id=ID requests until the test lets each one go.
+	Held *Held
+}
+
+// Held records the order /held?id=ID requests arrive in and how many of each class (the id
+// up to its first "-": "free-1" is class "free") were in flight at most, and holds each one
+// until Release(id) or until the client goes away.
+type Held struct {
+	arrived chan string
+	mu      sync.Mutex
+	gates   map[string]chan struct{}
+	now     map[string]int
+	peak    map[string]int
+}
+
+// NewHeld makes an empty record.
+func NewHeld() *Held {
+	return &Held{arrived: make(chan string, 64), gates: map[string]chan struct{}{}, now: map[string]int{}, peak: map[string]int{}}
+}
+
+// Arrived yields the ids in the order their requests reached the site.
+func (h *Held) Arrived() <-chan string { return h.arrived }
+
+// Release lets the request of id finish.
+func (h *Held) Release(id string) { close(h.gate(id)) }
+
+// Peak is the most requests of class that were in flight at once.
+func (h *Held) Peak(class string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.peak[class]
+}
+
+func (h *Held) gate(id string) chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	g, ok := h.gates[id]
+	if !ok {
+		g = make(chan struct{})
+		h.gates[id] = g
+	}
+	return g
+}
+
+func (h *Held) serve(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("id")
+	class, _, _ := strings.Cut(id, "-")
+	h.mu.Lock()
+	h.now[class]++
+	h.peak[class] = max(h.peak[class], h.now[class])
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		h.now[class]--
+		h.mu.Unlock()
+	}()
+	h.arrived <- id
+	select {
+	case <-h.gate(id):
+	case <-r.Context().Done():
+		return
+	}
+	w.Header().Set("Content-Type", "text/html")
+	fmt.Fprintf(w, "<html><head><title>%s</title></head><body><p>Released %s.</p></body></html>", html.EscapeString(id), html.EscapeString(id))
 }
 
 // Site serves the test pages.
 func Site(h *Hooks) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("/held", h.Held.serve)
 	mux.HandleFunc("/wait", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case h.Waiting <- struct{}{}:

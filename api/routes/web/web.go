@@ -137,8 +137,9 @@ func orUnknown(s string) string {
 	return s
 }
 
+// task is the browser job of a call; a call nobody pays for runs within the pool's free share.
 func task(req *catalog.Request) browserfarm.Task {
-	return browserfarm.Task{URL: req.Args.Str("url")}
+	return browserfarm.Task{URL: req.Args.Str("url"), Free: req.Free}
 }
 
 // blocked is the list of refused sub-requests, never null in JSON.

@@ -206,6 +206,7 @@ func latencies(calls int) ([]series, error) {
 		base := "http://" + ln.Addr().String()
 		scfg := server.DefaultConfig()
 		scfg.Addr, scfg.BaseURL = ln.Addr().String(), base
+		scfg.FreePerMinute = 0 // the free baseline is one client calling in a loop; it measures the paywall, not the free-call limit
 		srv := server.New(scfg, cat, server.Options{Gate: gate, Pay: cfg})
 		sctx, stop := context.WithCancel(ctx)
 		done := make(chan error, 1)
