@@ -5,7 +5,6 @@
 package domain
 
 import (
-	"context"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -139,9 +138,4 @@ func orEmpty[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// withDeadline bounds one probe inside the route's own deadline.
-func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, d)
 }

@@ -272,25 +272,29 @@ func TestBadParamsBeforePayment(t *testing.T) {
 }
 
 func TestResolverDownIsNotCharged(t *testing.T) {
+	// Addresses are taken inside each subtest: a silent resolver opened earlier could otherwise
+	// be given the very port the unreachable one just released.
 	tests := []struct {
-		name, addr string
-		status     int
-		code       string
+		name   string
+		addr   func(testing.TB) string
+		status int
+		code   string
 	}{
-		{"unreachable", resolvertest.Unreachable(t), 502, "upstream_failed"},
-		{"silent", resolvertest.Silent(t), 504, "timeout"},
+		{"unreachable", resolvertest.Unreachable, 502, "upstream_failed"},
+		{"silent", resolvertest.Silent, 504, "timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			gate := &apitest.RecordingGate{}
-			h := start(t, setup{resolverAddr: tt.addr, gate: gate, timeout: 300 * time.Millisecond})
+			addr := tt.addr(t)
+			h := start(t, setup{resolverAddr: addr, gate: gate, timeout: 300 * time.Millisecond})
 			for _, c := range []struct{ path, param, value string }{
 				{"/v1/dns", "domain", "corp.test"}, {"/v1/email/validate", "email", "a@corp.test"},
 				{"/v1/email/verify", "email", "a@corp.test"}, {"/v1/domain/health", "domain", "corp.test"},
 			} {
 				code, o := call(t, h, c.path, url.Values{c.param: {c.value}})
 				msg, _ := get(o, "error", "message").(string)
-				if code != tt.status || get(o, "error", "code") != tt.code || get(o, "error", "upstream") != "dns" || !strings.Contains(msg, tt.addr) {
+				if code != tt.status || get(o, "error", "code") != tt.code || get(o, "error", "upstream") != "dns" || !strings.Contains(msg, addr) {
 					t.Fatalf("%s: %d %v", c.path, code, o)
 				}
 			}

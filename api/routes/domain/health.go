@@ -88,12 +88,11 @@ type Hop struct {
 }
 
 const (
-	maxHops      = 10
-	hopTimeout   = 8 * time.Second
-	maxBodyPeek  = 64 << 10
-	expirySoon   = 14 // days
-	healthAgent  = "peage-appliance (+domain health check)"
-	headerAbsent = "missing security header "
+	maxHops     = 10
+	hopTimeout  = 8 * time.Second
+	maxBodyPeek = 64 << 10
+	expirySoon  = 14 // days
+	healthAgent = "peage-appliance (+domain health check)"
 )
 
 // securityHeaders are read from the final answer, in this order.
@@ -157,7 +156,7 @@ func (r *Routes) health(ctx context.Context, req *catalog.Request) (any, error) 
 	return out, nil
 }
 
-func (r *Routes) hostPort(name string, port int) string {
+func hostPort(name string, port int) string {
 	return net.JoinHostPort(name, strconv.Itoa(port))
 }
 
@@ -169,7 +168,7 @@ func (r *Routes) siteURL(scheme, name string) string {
 	if port == def {
 		return scheme + "://" + name + "/"
 	}
-	return scheme + "://" + r.hostPort(name, port) + "/"
+	return scheme + "://" + hostPort(name, port) + "/"
 }
 
 // probeTLS connects to the HTTPS port through the egress guard and describes the certificate.
@@ -177,9 +176,9 @@ func (r *Routes) siteURL(scheme, name string) string {
 // still be described; whether it is trustworthy is decided right after, by x509 verification
 // against the roots for this name. Nothing is sent over the connection.
 func (r *Routes) probeTLS(ctx context.Context, name string) (TLSReport, error) {
-	ctx, cancel := withDeadline(ctx, hopTimeout)
+	ctx, cancel := context.WithTimeout(ctx, hopTimeout)
 	defer cancel()
-	conn, err := r.d.Egress.DialContext(ctx, "tcp", r.hostPort(name, r.d.HTTPSPort))
+	conn, err := r.d.Egress.DialContext(ctx, "tcp", hostPort(name, r.d.HTTPSPort))
 	if err != nil {
 		if egress.IsBlocked(err) {
 			return TLSReport{}, err
@@ -283,7 +282,7 @@ func (r *Routes) probeHTTP(ctx context.Context, name string) (HTTPReport, error)
 // get performs one GET and closes its body after at most maxBodyPeek bytes, so that the
 // connection can be reused and a huge page costs nothing.
 func (r *Routes) get(ctx context.Context, target string) (*http.Response, error) {
-	ctx, cancel := withDeadline(ctx, hopTimeout)
+	ctx, cancel := context.WithTimeout(ctx, hopTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
@@ -351,7 +350,7 @@ func problems(h Health, now time.Time) []string {
 		add("plain HTTP is not redirected to HTTPS")
 	}
 	for _, m := range h.HTTP.MissingHeaders {
-		add("%s%s", headerAbsent, m)
+		add("missing security header %s", m)
 	}
 	if h.DNS.SPF.Error != "" {
 		add("SPF: %s", h.DNS.SPF.Error)

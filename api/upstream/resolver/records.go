@@ -102,7 +102,9 @@ func (c *Client) Records(ctx context.Context, name string, types ...uint16) (*Re
 	out := &Records{Name: name, Exists: true, AD: true}
 	seenAlias := map[string]bool{}
 	for _, a := range answers {
-		if a.NXDomain() {
+		// NXDOMAIN after a CNAME is about the chain's end (RFC 6604): the name itself exists,
+		// it is a dangling alias, and the answer says so.
+		if a.NXDomain() && !hasCNAME(a.RRs) {
 			out.Exists = false
 		}
 		out.AD = out.AD && a.AD
@@ -145,6 +147,15 @@ func (r *Records) add(rr dns.RR, seenAlias map[string]bool) {
 	case *dns.CAA:
 		r.CAA = append(r.CAA, CAA{Flag: v.Flag, Tag: v.Tag, Value: v.Value, TTL: h.Ttl})
 	}
+}
+
+func hasCNAME(rrs []dns.RR) bool {
+	for _, rr := range rrs {
+		if rr.Header().Rrtype == dns.TypeCNAME {
+			return true
+		}
+	}
+	return false
 }
 
 func trimDot(s string) string { return strings.TrimSuffix(s, ".") }

@@ -83,6 +83,12 @@ func TestRecords(t *testing.T) {
 			}
 			return ""
 		}},
+		{"old.chain.test", func(r *resolver.Records) string {
+			if !r.Exists || len(r.CNAME) != 1 || r.CNAME[0].Target != "gone.cdn-retired.test" || len(r.A) != 0 {
+				return "dangling CNAME"
+			}
+			return ""
+		}},
 		{"corp.test.", func(r *resolver.Records) string { // an empty non-terminal exists with no data
 			if !r.Exists {
 				return "trailing dot"
@@ -116,22 +122,26 @@ func TestADBit(t *testing.T) {
 }
 
 func TestResolverFailures(t *testing.T) {
-	srv := zones(t)
-	servFail := zones(t)
-	servFail.ServFail.Store(true)
+	servFail := func(t testing.TB) string {
+		s := zones(t.(*testing.T))
+		s.ServFail.Store(true)
+		return s.Addr
+	}
+	// Each address is taken inside its subtest, so that a port released by Unreachable is
+	// not handed to a listener of another case.
 	tests := []struct {
 		name     string
-		resolver string
+		resolver func(testing.TB) string
 		timeout  bool
-		cause    error
+		servfail bool
 	}{
-		{"unreachable", resolvertest.Unreachable(t), false, nil},
-		{"silent", resolvertest.Silent(t), true, nil},
-		{"servfail", servFail.Addr, false, &resolver.RcodeError{}},
+		{"unreachable", resolvertest.Unreachable, false, false},
+		{"silent", resolvertest.Silent, true, false},
+		{"servfail", servFail, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := resolver.New(resolver.Config{Resolver: tt.resolver, Timeout: 200 * time.Millisecond})
+			c, err := resolver.New(resolver.Config{Resolver: tt.resolver(t), Timeout: 200 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +153,7 @@ func TestResolverFailures(t *testing.T) {
 			if ue.Timeout() != tt.timeout {
 				t.Fatalf("timeout %v, want %v: %v", ue.Timeout(), tt.timeout, err)
 			}
-			if tt.cause != nil {
+			if tt.servfail {
 				var re *resolver.RcodeError
 				if !errors.As(err, &re) || re.Rcode != dns.RcodeServerFailure {
 					t.Fatalf("want SERVFAIL, got %v", err)
@@ -151,7 +161,6 @@ func TestResolverFailures(t *testing.T) {
 			}
 		})
 	}
-	_ = srv
 }
 
 func TestServers(t *testing.T) {
