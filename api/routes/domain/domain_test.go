@@ -342,18 +342,30 @@ func TestHealth(t *testing.T) {
 				get(o, "http", "security_headers", "x-frame-options") == nil &&
 				!contains(get(o, "http", "missing_headers"), "x-frame-options") && // CSP frame-ancestors stands for it
 				contains(get(o, "http", "missing_headers"), "permissions-policy") &&
-				get(o, "dns", "a", 0, "ip") == "127.0.0.1" && get(o, "dns", "mx", 0, "exchange") == "mx1.corp.test"
+				get(o, "dns", "a", 0, "ip") == "127.0.0.1" && get(o, "dns", "mx", 0, "exchange") == "mx1.corp.test" &&
+				get(o, "dns", "spf_evaluation", "lookups") == 4.0 && get(o, "dns", "spf_evaluation", "within_limit") == true &&
+				get(o, "dns", "dmarc", "p") == "quarantine" && !contains(o["problems"], "no DMARC policy: anyone can send mail in the domain's name")
 		}},
 		{"expired.site.test", 200, func(o map[string]any) bool {
 			e, _ := get(o, "tls", "authorization_error").(string)
 			return get(o, "tls", "reachable") == true && get(o, "tls", "authorized") == false && get(o, "tls", "days_left") == -4.0 &&
 				strings.Contains(e, "expired") && contains(o["problems"], "the certificate expired 3 days ago") &&
-				get(o, "http", "redirect_chain", 1, "error") != nil && get(o, "http", "final_status") == 0.0
+				get(o, "http", "redirect_chain", 1, "error") != nil && get(o, "http", "final_status") == 0.0 &&
+				get(o, "dns", "spf_evaluation", "lookups") == 12.0 && get(o, "dns", "spf_evaluation", "within_limit") == false && // the redirect, then toomany.test's 11
+				contains(o["problems"], "SPF: permerror: the evaluation needs more than 10 DNS lookups") &&
+				contains(o["problems"], "no DMARC policy: anyone can send mail in the domain's name")
 		}},
 		{"selfsigned.site.test", 200, func(o map[string]any) bool {
 			e, _ := get(o, "tls", "authorization_error").(string)
 			return get(o, "tls", "authorized") == false && get(o, "tls", "issuer") == "CN=selfsigned.site.test" &&
 				strings.Contains(e, "unknown authority") && get(o, "tls", "days_left") == 90.0
+		}},
+		{"brokeninc.test", 200, func(o map[string]any) bool { // mail only: no address, so no site; an SPF include gone
+			tlsErr, _ := get(o, "tls", "error").(string)
+			return get(o, "tls", "reachable") == false && strings.HasPrefix(tlsErr, "no TLS connection") &&
+				get(o, "http", "final_status") == 0.0 && length(get(o, "http", "redirect_chain")) == 2 &&
+				get(o, "dns", "spf_evaluation", "error") == "permerror: retired-esp.test publishes no SPF record" &&
+				contains(o["problems"], "SPF: permerror: retired-esp.test publishes no SPF record")
 		}},
 		{"private.site.test", 400, func(o map[string]any) bool {
 			m, _ := get(o, "error", "message").(string)
@@ -370,7 +382,7 @@ func TestHealth(t *testing.T) {
 			}
 		})
 	}
-	if charged, waived := gate.Counts(); charged != 3 || waived != 2 {
+	if charged, waived := gate.Counts(); charged != 4 || waived != 2 {
 		t.Fatalf("charged %d, waived %d", charged, waived)
 	}
 }

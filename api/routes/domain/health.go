@@ -38,15 +38,18 @@ type Health struct {
 
 // HealthDNS is the part of the domain's DNS that bears on its health.
 type HealthDNS struct {
-	A               []resolver.Addr  `json:"a"`
-	AAAA            []resolver.Addr  `json:"aaaa"`
-	CNAME           []resolver.Alias `json:"cname"`
-	MX              []resolver.MX    `json:"mx"`
-	NS              []resolver.Host  `json:"ns"`
-	CAA             []resolver.CAA   `json:"caa"`
-	SPF             mailauth.SPF     `json:"spf"`
-	DMARC           mailauth.DMARC   `json:"dmarc"`
-	DNSSECValidated bool             `json:"dnssec_validated"`
+	A     []resolver.Addr  `json:"a"`
+	AAAA  []resolver.Addr  `json:"aaaa"`
+	CNAME []resolver.Alias `json:"cname"`
+	MX    []resolver.MX    `json:"mx"`
+	NS    []resolver.Host  `json:"ns"`
+	CAA   []resolver.CAA   `json:"caa"`
+	SPF   mailauth.SPF     `json:"spf"`
+	// SPFEvaluation walks the includes and the redirect, as receivers do, to count the
+	// lookups against RFC 7208's limit of 10; null when there is no usable SPF record.
+	SPFEvaluation   *SPFExpansion  `json:"spf_evaluation"`
+	DMARC           mailauth.DMARC `json:"dmarc"`
+	DNSSECValidated bool           `json:"dnssec_validated"`
 }
 
 // TLSReport describes the certificate served on the HTTPS port for the domain's name.
@@ -138,6 +141,17 @@ func (r *Routes) health(ctx context.Context, req *catalog.Request) (any, error) 
 		probes.Wait()
 		return nil, notFound(name)
 	}
+	spf := mailauth.ParseSPF(texts(recs.TXT))
+	var spfEval *SPFExpansion
+	if spf.Present && spf.Error == "" {
+		x, err := r.expandSPF(ctx, spf)
+		if err != nil {
+			stopProbes()
+			probes.Wait()
+			return nil, r.resolverError(err)
+		}
+		spfEval = &x
+	}
 	probes.Wait()
 	// A domain that resolves to a refused address (loopback, private, metadata...) is the
 	// caller's mistake: a 400 naming the parameter, never a probe of the box's neighbours.
@@ -149,7 +163,7 @@ func (r *Routes) health(ctx context.Context, req *catalog.Request) (any, error) 
 	}
 	out := Health{Domain: name, TLS: tlsRep, HTTP: httpRep, DNS: HealthDNS{
 		A: orEmpty(recs.A), AAAA: orEmpty(recs.AAAA), CNAME: orEmpty(recs.CNAME), MX: orEmpty(recs.MX),
-		NS: orEmpty(recs.NS), CAA: orEmpty(recs.CAA), SPF: mailauth.ParseSPF(texts(recs.TXT)), DMARC: dmarc,
+		NS: orEmpty(recs.NS), CAA: orEmpty(recs.CAA), SPF: spf, SPFEvaluation: spfEval, DMARC: dmarc,
 		DNSSECValidated: recs.AD,
 	}}
 	out.Problems = problems(out, r.d.Now())
@@ -354,6 +368,8 @@ func problems(h Health, now time.Time) []string {
 	}
 	if h.DNS.SPF.Error != "" {
 		add("SPF: %s", h.DNS.SPF.Error)
+	} else if x := h.DNS.SPFEvaluation; x != nil && x.Error != "" {
+		add("SPF: %s", x.Error)
 	}
 	if h.DNS.DMARC.Error != "" {
 		add("DMARC: %s", h.DNS.DMARC.Error)
