@@ -112,13 +112,10 @@ func (r *Routes) health(ctx context.Context, req *catalog.Request) (any, error) 
 		return nil, err
 	}
 	var (
-		recs             *resolver.Records
-		dmarc            mailauth.DMARC
-		tlsRep           TLSReport
-		httpRep          HTTPReport
-		errDNS, errDMARC error
-		errTLS, errHTTP  error
-		lookups, probes  sync.WaitGroup
+		tlsRep          TLSReport
+		httpRep         HTTPReport
+		errTLS, errHTTP error
+		probes          sync.WaitGroup
 	)
 	// The probes start at once for latency, and stop as soon as the DNS answer makes the
 	// call fail: nobody waits for a site's timeouts to learn that the resolver is down.
@@ -126,31 +123,11 @@ func (r *Routes) health(ctx context.Context, req *catalog.Request) (any, error) 
 	defer stopProbes()
 	probes.Go(func() { tlsRep, errTLS = r.probeTLS(probeCtx, name) })
 	probes.Go(func() { httpRep, errHTTP = r.probeHTTP(probeCtx, name) })
-	lookups.Go(func() {
-		recs, errDNS = r.d.Resolver.Records(ctx, name, dns.TypeA, dns.TypeAAAA, dns.TypeCNAME, dns.TypeMX, dns.TypeNS, dns.TypeCAA, dns.TypeTXT)
-	})
-	lookups.Go(func() { dmarc, errDMARC = r.lookupDMARC(ctx, name) })
-	lookups.Wait()
-	if err := firstErr(errDNS, errDMARC); err != nil {
+	dnsRep, err := r.healthDNS(ctx, name)
+	if err != nil {
 		stopProbes()
 		probes.Wait()
-		return nil, r.resolverError(err)
-	}
-	if !recs.Exists {
-		stopProbes()
-		probes.Wait()
-		return nil, notFound(name)
-	}
-	spf := mailauth.ParseSPF(texts(recs.TXT))
-	var spfEval *SPFExpansion
-	if spf.Present && spf.Error == "" {
-		x, err := r.expandSPF(ctx, spf)
-		if err != nil {
-			stopProbes()
-			probes.Wait()
-			return nil, r.resolverError(err)
-		}
-		spfEval = &x
+		return nil, err
 	}
 	probes.Wait()
 	// A domain that resolves to a refused address (loopback, private, metadata...) is the
@@ -161,12 +138,43 @@ func (r *Routes) health(ctx context.Context, req *catalog.Request) (any, error) 
 			return nil, apierr.BadParam("domain", "%s", b.Error())
 		}
 	}
-	out := Health{Domain: name, TLS: tlsRep, HTTP: httpRep, DNS: HealthDNS{
-		A: orEmpty(recs.A), AAAA: orEmpty(recs.AAAA), CNAME: orEmpty(recs.CNAME), MX: orEmpty(recs.MX),
-		NS: orEmpty(recs.NS), CAA: orEmpty(recs.CAA), SPF: spf, SPFEvaluation: spfEval, DMARC: dmarc,
-		DNSSECValidated: recs.AD,
-	}}
+	out := Health{Domain: name, DNS: dnsRep, TLS: tlsRep, HTTP: httpRep}
 	out.Problems = problems(out, r.d.Now())
+	return out, nil
+}
+
+// healthDNS reads the records, the DMARC policy and the SPF evaluation; a resolver failure
+// or a name that does not exist fails the call.
+func (r *Routes) healthDNS(ctx context.Context, name string) (HealthDNS, error) {
+	var (
+		recs             *resolver.Records
+		dmarc            mailauth.DMARC
+		errDNS, errDMARC error
+		wg               sync.WaitGroup
+	)
+	wg.Go(func() {
+		recs, errDNS = r.d.Resolver.Records(ctx, name, dns.TypeA, dns.TypeAAAA, dns.TypeCNAME, dns.TypeMX, dns.TypeNS, dns.TypeCAA, dns.TypeTXT)
+	})
+	wg.Go(func() { dmarc, errDMARC = r.lookupDMARC(ctx, name) })
+	wg.Wait()
+	if err := firstErr(errDNS, errDMARC); err != nil {
+		return HealthDNS{}, r.resolverError(err)
+	}
+	if !recs.Exists {
+		return HealthDNS{}, notFound(name)
+	}
+	out := HealthDNS{
+		A: orEmpty(recs.A), AAAA: orEmpty(recs.AAAA), CNAME: orEmpty(recs.CNAME), MX: orEmpty(recs.MX),
+		NS: orEmpty(recs.NS), CAA: orEmpty(recs.CAA), SPF: mailauth.ParseSPF(texts(recs.TXT)), DMARC: dmarc,
+		DNSSECValidated: recs.AD,
+	}
+	if out.SPF.Present && out.SPF.Error == "" {
+		x, err := r.expandSPF(ctx, out.SPF)
+		if err != nil {
+			return HealthDNS{}, r.resolverError(err)
+		}
+		out.SPFEvaluation = &x
+	}
 	return out, nil
 }
 
