@@ -117,15 +117,18 @@ func (r *Routes) resolverError(err error) error {
 	if !errors.As(err, &ue) {
 		return err
 	}
-	servers := strings.Join(r.d.Resolver.Servers(), ", ")
+	who := "the DNS resolver " + r.d.Resolver.Servers()[0]
+	if s := r.d.Resolver.Servers(); len(s) > 1 {
+		who = "the DNS resolvers " + strings.Join(s, ", ") // each was tried in turn
+	}
 	var rc *resolver.RcodeError
 	switch {
 	case ue.Timeout():
-		return apierr.Upstream(resolver.Name, err, "the DNS resolver %s did not answer in time", servers)
+		return apierr.Upstream(resolver.Name, err, "%s did not answer in time", who)
 	case errors.As(err, &rc):
-		return apierr.Upstream(resolver.Name, err, "the DNS resolver %s %s", servers, rc.Error())
+		return apierr.Upstream(resolver.Name, err, "%s %s", who, rc.Error())
 	}
-	return apierr.Upstream(resolver.Name, err, "the DNS resolver %s could not be reached", servers)
+	return apierr.Upstream(resolver.Name, err, "%s could not be reached", who)
 }
 
 func notFound(name string) error {

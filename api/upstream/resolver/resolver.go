@@ -25,7 +25,7 @@ const Name = "dns"
 
 // Config is the [dns] section of the appliance config.
 type Config struct {
-	Resolver string        `toml:"resolver" doc:"HOST:PORT of the recursive resolver the DNS and mail routes ask; empty: the nameservers of /etc/resolv.conf"`
+	Resolver string        `toml:"resolver" doc:"HOST[:PORT] of the recursive resolver the DNS and mail routes ask (several: comma-separated, tried in order); empty: the nameservers of /etc/resolv.conf"`
 	Timeout  time.Duration `toml:"timeout" doc:"how long one query may wait for one resolver's answer"`
 }
 
@@ -38,11 +38,15 @@ const resolvConf = "/etc/resolv.conf"
 // Servers returns the resolver addresses cfg designates, in the order they are tried.
 func (cfg Config) Servers() ([]string, error) {
 	if cfg.Resolver != "" {
-		addr, err := hostPort(cfg.Resolver)
-		if err != nil {
-			return nil, fmt.Errorf("dns.resolver %q: %w", cfg.Resolver, err)
+		var out []string
+		for _, s := range strings.Split(cfg.Resolver, ",") {
+			addr, err := hostPort(strings.TrimSpace(s))
+			if err != nil {
+				return nil, fmt.Errorf("dns.resolver %q: %w", s, err)
+			}
+			out = append(out, addr)
 		}
-		return []string{addr}, nil
+		return out, nil
 	}
 	cc, err := dns.ClientConfigFromFile(resolvConf)
 	if err != nil {
@@ -65,7 +69,7 @@ func hostPort(s string) (string, error) {
 		}
 		return s, nil
 	}
-	if net.ParseIP(strings.Trim(s, "[]")) == nil && strings.ContainsAny(s, ":/ ") {
+	if s == "" || (net.ParseIP(strings.Trim(s, "[]")) == nil && strings.ContainsAny(s, ":/ ")) {
 		return "", errors.New("want HOST or HOST:PORT")
 	}
 	return net.JoinHostPort(strings.Trim(s, "[]"), "53"), nil
@@ -152,10 +156,7 @@ func (c *Client) exchange(ctx context.Context, m *dns.Msg, server string) (*dns.
 		r, _, err = c.tcp.ExchangeContext(ctx, m, server)
 	}
 	if err != nil {
-		return nil, deadline(ctx, err)
-	}
-	if r.Id != m.Id {
-		return nil, errors.New("answer id does not match the query")
+		return nil, deadline(ctx, err) // miekg/dns also refuses an answer whose id does not match
 	}
 	return r, nil
 }

@@ -175,6 +175,7 @@ func TestServers(t *testing.T) {
 		{in: "[2001:db8::1]:853", want: "[2001:db8::1]:853"},
 		{in: "resolver.lan", want: "resolver.lan:53"},
 		{in: "https://dns.example/", bad: true},
+		{in: "9.9.9.9,", bad: true},
 	}
 	for _, tt := range tests {
 		got, err := resolver.Config{Resolver: tt.in}.Servers()
@@ -187,5 +188,21 @@ func TestServers(t *testing.T) {
 		if err != nil || len(got) != 1 || got[0] != tt.want {
 			t.Errorf("%q → %v %v, want %s", tt.in, got, err, tt.want)
 		}
+	}
+}
+
+func TestFailover(t *testing.T) {
+	srv := zones(t)
+	down := resolvertest.Unreachable(t)
+	c, err := resolver.New(resolver.Config{Resolver: down + ", " + srv.Addr, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Servers(); len(got) != 2 || got[0] != down {
+		t.Fatalf("servers %v", got)
+	}
+	a, err := c.Query(context.Background(), "corp.test", dns.TypeMX)
+	if err != nil || a.Server != srv.Addr || len(a.RRs) != 5 {
+		t.Fatalf("no failover to the second resolver: %+v %v", a, err)
 	}
 }
