@@ -51,13 +51,8 @@ func New(zone string) (*Server, error) {
 	if err := zp.Err(); err != nil {
 		return nil, fmt.Errorf("zone: %w", err)
 	}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	pc, ln, err := listen()
 	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
-		pc.Close()
 		return nil, err
 	}
 	s.Addr = pc.LocalAddr().String()
@@ -72,6 +67,25 @@ func New(zone string) (*Server, error) {
 	<-started
 	<-started
 	return s, nil
+}
+
+// listen takes a UDP port and the TCP port of the same number; the TCP one may be taken
+// already, so a few ports are tried.
+func listen() (net.PacketConn, net.Listener, error) {
+	var last error
+	for range 20 {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			return nil, nil, err
+		}
+		ln, err := net.Listen("tcp", pc.LocalAddr().String())
+		if err == nil {
+			return pc, ln, nil
+		}
+		pc.Close()
+		last = err
+	}
+	return nil, nil, last
 }
 
 // Close stops the server; its port then refuses queries.
