@@ -14,6 +14,7 @@ require (
 	github.com/gorilla/css v1.0.1
 	github.com/hashicorp/go-memdb v1.3.5
 	github.com/microcosm-cc/bluemonday v1.0.27
+	github.com/miekg/dns v1.1.73
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/nyaruka/phonenumbers v1.8.1
 	github.com/pb33f/libopenapi v0.21.8

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // format is a named text validator; pattern and jsonFormat are published in the schemas.
@@ -18,8 +20,7 @@ type format struct {
 
 var formats = map[string]format{
 	"url":         {check: checkURL, jsonFormat: "uri"},
-	"email":       {check: checkEmail, jsonFormat: "email"},
-	"domain":      {check: checkDomain, jsonFormat: "hostname"},
+	"domain":      {check: checkDomain, jsonFormat: "idn-hostname"},
 	"evm_address": {check: re(`^0x[0-9a-fA-F]{40}$`, "must be a 0x-prefixed 20-byte hex address"), pattern: `^0x[0-9a-fA-F]{40}$`},
 	"tx_hash":     {check: re(`^0x[0-9a-fA-F]{64}$`, "must be a 0x-prefixed 32-byte hex hash"), pattern: `^0x[0-9a-fA-F]{64}$`},
 	"siren":       {check: checkSIREN, pattern: `^[0-9]{9}$`},
@@ -41,6 +42,21 @@ var formats = map[string]format{
 // RegisterFormat adds a validator; families call it at init for formats of their own.
 func RegisterFormat(name, pattern string, check func(string) error) {
 	formats[name] = format{check: check, pattern: pattern}
+}
+
+// email checks its domain through formats, so it joins the map once the map exists.
+func init() { formats["email"] = format{check: checkEmail, jsonFormat: "idn-email"} }
+
+// RefineFormat replaces the check of an existing format and keeps what the schemas publish.
+// It exists for checks that need a library the catalog may not import: the family serving
+// domain names installs the IDNA2008 conversion for "domain" (and so for e-mail domains).
+func RefineFormat(name string, check func(string) error) {
+	f, ok := formats[name]
+	if !ok {
+		panic("catalog: RefineFormat of unknown format " + name)
+	}
+	f.check = check
+	formats[name] = f
 }
 
 func checkFormat(name, s string) error {
@@ -81,21 +97,67 @@ func checkURL(s string) error {
 	return nil
 }
 
+var errEmail = errors.New("must be an e-mail address like name@example.com")
+
+// checkEmail accepts one bare address (no display name), a local part of at most 64 bytes
+// (RFC 5321 §4.5.3.1.1) and a domain that passes the domain format.
 func checkEmail(s string) error {
 	a, err := mail.ParseAddress(s)
-	if err != nil || a.Address != s || !strings.Contains(s[strings.LastIndexByte(s, '@')+1:], ".") {
-		return errors.New("must be an e-mail address like name@example.com")
+	if err != nil || a.Address != s || len(s) > 254 {
+		return errEmail
+	}
+	at := strings.LastIndexByte(s, '@')
+	if at < 1 || at > 64 {
+		return errEmail
+	}
+	if err := checkFormat("domain", s[at+1:]); err != nil {
+		return errors.New("must be an e-mail address whose domain is a domain name like example.com")
 	}
 	return nil
 }
 
 var domainRx = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$`)
 
+// checkDomain is the standard-library check: ASCII names by the LDH rule, international
+// names by a loose letters-digits-hyphen rule. The family that serves domain names refines it
+// with the exact IDNA2008 conversion (RefineFormat).
 func checkDomain(s string) error {
-	if len(s) > 253 || !domainRx.MatchString(strings.ToLower(strings.TrimSuffix(s, "."))) {
+	s = strings.ToLower(strings.TrimSuffix(s, "."))
+	ok := len(s) <= 253 && domainRx.MatchString(s)
+	if !ok && !isASCII(s) {
+		ok = looseIDN(s)
+	}
+	if !ok {
 		return errors.New("must be a domain name like example.com")
 	}
 	return nil
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func looseIDN(s string) bool {
+	labels := strings.Split(s, ".")
+	if len(labels) < 2 || utf8.RuneCountInString(s) > 253 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") || utf8.RuneCountInString(l) > 63 {
+			return false
+		}
+		for _, r := range l {
+			if r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // luhn reports whether the digits pass the Luhn check (SIREN and SIRET use it).

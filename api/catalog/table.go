@@ -253,14 +253,14 @@ func Table(n Names) []Entry {
 			S("mode", "travel mode").Of("car", "bike", "foot").Def("car"),
 			S("geometry", "geometry encoding").Of("geojson", "polyline").Def("geojson")).
 			up("osrm", hour).freeFirst().ex("stops", "48.8566,2.3522|48.8606,2.3376", "mode", "foot"),
-		route("util", "GET", "/v1/dns", 5_000, "DNS records of a domain: A, AAAA, MX, TXT, NS and SPF.",
-			S("domain", "domain name").Req().Fmt("domain")).up("dns", 5*minute).ex("domain", "example.com"),
-		route("util", "GET", "/v1/email/validate", 5_000, "E-mail syntax and MX check.", S("email", "e-mail address").Req().Fmt("email")).
+		route("util", "GET", "/v1/dns", 5_000, "DNS records of a domain with their TTLs (A, AAAA, CNAME, MX, NS, TXT, SOA, CAA), SPF and DMARC parsed.",
+			S("domain", "domain name (international names accepted)").Req().Fmt("domain")).up("dns", 5*minute).ex("domain", "example.com"),
+		route("util", "GET", "/v1/email/validate", 5_000, "E-mail syntax and MX check (A-record fallback, null MX refused).", S("email", "e-mail address").Req().Fmt("email")).
 			up("dns", 5*minute).ex("email", "contact@example.com"),
 		route("util", "GET", "/v1/email/verify", 5_000, "E-mail deliverability verdict from MX, SPF, DMARC and disposable-domain checks; no mailbox probe.",
 			S("email", "e-mail address").Req().Fmt("email")).up("dns", 5*minute).ex("email", "contact@example.com"),
 		route("util", "GET", "/v1/domain/health", 5_000, "Domain health: DNS, TLS certificate, HTTP redirects and security headers.",
-			S("domain", "domain name").Req().Fmt("domain")).ex("domain", "example.com"),
+			S("domain", "domain name").Req().Fmt("domain")).up("dns", 0).ex("domain", "example.com"),
 		route("util", "GET", "/v1/url/unwrap", 5_000, "Redirect chain of a URL with loop detection.", pURL).ex("url", "https://example.com/"),
 		route("util", "GET", "/v1/vin/decode", 5_000, "Vehicle identification number decoded: make, model, year, engine, body, plant.",
 			S("vin", "17-character VIN").Req().Fmt("vin")).up("vpic", 30*day).ex("vin", "1HGCM82633A004352"),

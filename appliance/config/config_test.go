@@ -36,6 +36,10 @@ func TestLoad(t *testing.T) {
 		{name: "bad log level", env: []string{"PEAGE_LOG_LEVEL=loud"}, wantErr: "config key log.level"},
 		{name: "unknown env", env: []string{"PEAGE_API_NOPE=1"}, wantErr: "PEAGE_API_NOPE names no config key"},
 		{name: "bad env type", env: []string{"PEAGE_API_MAX_BODY_BYTES=big"}, wantErr: "api.max_body_bytes"},
+		{name: "dns resolver", env: []string{"PEAGE_DNS_RESOLVER=9.9.9.9", "PEAGE_DNS_TIMEOUT=1s"},
+			check: func(c Config) bool { return c.DNS.Resolver == "9.9.9.9" && c.DNS.Timeout.Seconds() == 1 }},
+		{name: "bad dns resolver", file: "[dns]\nresolver = \"https://dns.example/\"\n", wantErr: "config key dns.resolver"},
+		{name: "bad dns timeout", file: "[dns]\ntimeout = \"0s\"\n", wantErr: "config key dns.timeout"},
 		{name: "bad segment", file: "[routes]\nmarketplace = \"A/B\"\n", wantErr: "config key routes.marketplace"},
 		{name: "free-call limits by default", check: func(c Config) bool {
 			return c.API.FreePerMinute > 0 && c.API.FreeBurst > 0 && c.API.ClientIPv6Prefix == 64 && len(c.API.TrustedProxies) == 0 &&

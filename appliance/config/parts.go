@@ -6,6 +6,7 @@ import (
 
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/proxyd"
 	"github.com/peage/appliance/settle"
@@ -15,6 +16,7 @@ import (
 // struct and defaults in its own package, and this is the only place that knows them all.
 type Parts struct {
 	Upstream upstream.Config    `toml:"upstream"`
+	DNS      resolver.Config    `toml:"dns"`
 	Proxyd   proxyd.Config      `toml:"proxyd"`
 	Browser  browserfarm.Config `toml:"browserfarm"`
 	// Settle is the settle daemon's own section; Settlement is how the API uses it.
@@ -24,7 +26,7 @@ type Parts struct {
 
 // DefaultParts returns every part's defaults.
 func DefaultParts() Parts {
-	return Parts{Upstream: upstream.DefaultConfig(), Proxyd: proxyd.DefaultConfig(), Browser: browserfarm.DefaultConfig(),
+	return Parts{Upstream: upstream.DefaultConfig(), DNS: resolver.DefaultConfig(), Proxyd: proxyd.DefaultConfig(), Browser: browserfarm.DefaultConfig(),
 		Settle: settle.DefaultConfig(), Settlement: paywall.DefaultPolicy()}
 }
 
@@ -43,6 +45,14 @@ func (p *Parts) validate() []error {
 	}
 	if p.Browser.FreeQueue < 0 {
 		errs = append(errs, fmt.Errorf("config key browserfarm.free_queue: must be 0 (2 per free browser) or more"))
+	}
+	if p.DNS.Resolver != "" {
+		if _, err := p.DNS.Servers(); err != nil {
+			errs = append(errs, fmt.Errorf("config key %w", err))
+		}
+	}
+	if p.DNS.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("config key dns.timeout: must be positive"))
 	}
 	if _, err := upstream.Resolve(p.Upstream); err != nil {
 		errs = append(errs, fmt.Errorf("config key upstream.override: %w", err))

@@ -20,6 +20,7 @@ import (
 	"github.com/peage/appliance/api/mcp"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
+	"github.com/peage/appliance/api/routes/domain"
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
@@ -28,6 +29,7 @@ import (
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/appliance/cache"
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/egress"
@@ -186,6 +188,14 @@ func bindFamilies(a *app, d deps) error {
 		if err := util.New(d.egress).Bind(a.cat); err != nil {
 			return err
 		}
+	}
+	// Without a usable resolver the DNS and mail routes stay listed, unavailable (503).
+	res, resErr := resolver.New(a.cfg.DNS)
+	if resErr != nil {
+		a.log.Warn("no DNS resolver; the DNS and mail routes are unavailable", slog.String(obs.KeyErr, resErr.Error()))
+	}
+	if err := domain.New(domain.Deps{Resolver: res, ResolverErr: resErr, Egress: d.egress}).Bind(a.cat); err != nil {
+		return err
 	}
 	specs, err := upstream.Resolve(a.cfg.Upstream)
 	if err != nil {
