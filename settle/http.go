@@ -9,11 +9,15 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/x402"
 )
+
+// maxListed bounds GET /payments.
+const maxListed = 1000
 
 // maxBody bounds a request body: a payment header is at most 8 KiB, its JSON a little more.
 const maxBody = 64 << 10
@@ -24,6 +28,8 @@ const maxBody = 64 << 10
 //	GET  /supported                standard
 //	POST /reserve  /release  /complete  /abort   hold a payment while the paid work runs
 //	GET  /revenue                  settled revenue by UTC day and route
+//	GET  /payments?limit=N         the most recently updated payments
+//	GET  /payment?payer=&nonce=    one payment's status
 //
 // Payment-level failures answer 200 with isValid:false / success:false, a malformed request 400,
 // a chain that cannot be read 503.
@@ -31,6 +37,22 @@ func (f *Facilitator) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /supported", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, f.Supported()) })
 	mux.HandleFunc("GET /revenue", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, f.Revenue()) })
+	mux.HandleFunc("GET /payments", func(w http.ResponseWriter, r *http.Request) {
+		n, err := strconv.Atoi(r.URL.Query().Get("limit"))
+		if err != nil || n <= 0 || n > maxListed {
+			n = maxListed
+		}
+		writeJSON(w, 200, f.ledger.Recent(n))
+	})
+	mux.HandleFunc("GET /payment", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		rec, ok := f.ledger.Get(ledger.ID(q.Get("payer"), q.Get("nonce")))
+		if !ok {
+			writeJSON(w, 404, errorBody{"no payment with this payer and nonce"})
+			return
+		}
+		writeJSON(w, 200, rec.Summary())
+	})
 	mux.HandleFunc("POST /verify", func(w http.ResponseWriter, r *http.Request) {
 		var req x402.FacilitatorRequest
 		if !readJSON(w, r, &req) {

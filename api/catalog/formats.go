@@ -22,6 +22,7 @@ var formats = map[string]format{
 	"url":         {check: checkURL, jsonFormat: "uri"},
 	"domain":      {check: checkDomain, jsonFormat: "idn-hostname"},
 	"evm_address": {check: re(`^0x[0-9a-fA-F]{40}$`, "must be a 0x-prefixed 20-byte hex address"), pattern: `^0x[0-9a-fA-F]{40}$`},
+	"bytes32":     {check: re(`^0x[0-9a-fA-F]{64}$`, "must be a 0x-prefixed 32-byte hex value"), pattern: `^0x[0-9a-fA-F]{64}$`},
 	"tx_hash":     {check: re(`^0x[0-9a-fA-F]{64}$`, "must be a 0x-prefixed 32-byte hex hash"), pattern: `^0x[0-9a-fA-F]{64}$`},
 	"siren":       {check: checkSIREN, pattern: `^[0-9]{9}$`},
 	"siret":       {check: checkSIRET, pattern: `^[0-9]{14}$`},

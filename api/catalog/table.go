@@ -403,6 +403,10 @@ func Table(n Names) []Entry {
 		route("free", "GET", "/free/proxy/status", 0, "Proxy exit, carrier, and whether the proxy port is reachable from the internet."),
 		route("free", "GET", "/free/proxy/usage", 0, "Usage of a proxy package: used, remaining, expiry (key in the X-Proxy-Key header)."),
 		route("free", "GET", "/free/social/status", 0, "Which community sources answer right now."),
+		route("free", "GET", "/free/payment", 0, "Where your payment stands (by payer and nonce): reserved, queued, settled or failed, and its transaction.",
+			S("payer", "payer address (authorization.from)").Req().Fmt("evm_address"),
+			S("nonce", "authorization nonce").Req().Fmt("bytes32")).timeout(10*time.Second).
+			ex("payer", "0x857b06519E91e3A54538791bDbb0E22373e36b66", "nonce", "0xf3746613c2d920b5fdabc0856f2aeb2d4f88ee6037b8cc5d04a71a4462f13480"),
 
 		// Resources bought by a paid call.
 		route("infra", "GET", "/hook/{id}", 0, "Webhook inbox callback URL: captures any request (method, query, headers, body).").

@@ -11,6 +11,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -143,6 +145,19 @@ func (c *Client) Complete(ctx context.Context, id, mode string) (x402.Settlement
 func (c *Client) Abort(ctx context.Context, id string) (x402.SettlementResponse, error) {
 	var out x402.SettlementResponse
 	return out, c.do(ctx, http.MethodPost, "/abort", x402.AbortRequest{ID: id}, &out)
+}
+
+// Payments reads the most recently updated payments, newest first.
+func (c *Client) Payments(ctx context.Context, limit int) ([]ledger.Summary, error) {
+	var out []ledger.Summary
+	return out, c.do(ctx, http.MethodGet, "/payments?limit="+strconv.Itoa(limit), nil, &out)
+}
+
+// Payment reads one payment's status; an unknown one is an *Error with Status 404.
+func (c *Client) Payment(ctx context.Context, payer, nonce string) (ledger.Summary, error) {
+	var out ledger.Summary
+	q := url.Values{"payer": {payer}, "nonce": {nonce}}
+	return out, c.do(ctx, http.MethodGet, "/payment?"+q.Encode(), nil, &out)
 }
 
 // Revenue reads settled revenue by UTC day and route.

@@ -423,3 +423,47 @@ func (l *Ledger) Revenue() []RevenueRow {
 	})
 	return out
 }
+
+// Summary is what a payment's record may show outside the facilitator: its facts and status,
+// never the signed authorization or the raw transaction.
+type Summary struct {
+	Payer       string    `json:"payer"`
+	Nonce       string    `json:"nonce"`
+	Route       string    `json:"route,omitempty"`
+	Amount      uint64    `json:"amount"` // atomic units
+	Status      Status    `json:"status"`
+	Reason      string    `json:"reason,omitempty"`
+	Tx          string    `json:"transaction,omitempty"`
+	TxHashes    []string  `json:"sent_transactions,omitempty"`
+	Undelivered bool      `json:"undelivered,omitempty"`
+	Reserved    time.Time `json:"reserved_at"`
+	Updated     time.Time `json:"updated_at"`
+	Settled     time.Time `json:"settled_at,omitzero"`
+}
+
+// Summary is the record's outside view.
+func (r *Record) Summary() Summary {
+	return Summary{Payer: r.Payer, Nonce: r.Nonce, Route: r.Route, Amount: r.Amount, Status: r.Status, Reason: r.Reason,
+		Tx: r.Tx, TxHashes: slices.Clone(r.TxHashes), Undelivered: r.Undelivered, Reserved: r.Reserved, Updated: r.Updated, Settled: r.Settled}
+}
+
+// Recent returns the n most recently updated payments, newest first.
+func (l *Ledger) Recent(n int) []Summary {
+	l.mu.Lock()
+	recs := make([]*Record, 0, len(l.recs))
+	for _, r := range l.recs {
+		recs = append(recs, r)
+	}
+	slices.SortFunc(recs, func(a, b *Record) int {
+		if c := b.Updated.Compare(a.Updated); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	out := make([]Summary, 0, min(n, len(recs)))
+	for _, r := range recs[:min(n, len(recs))] {
+		out = append(out, r.Summary())
+	}
+	l.mu.Unlock()
+	return out
+}

@@ -30,7 +30,7 @@ func init() {
 		}
 		defer closeDeps()
 		d.proxy = proxyclient.New(cfg.Proxyd.AdminSocket)
-		if d.gate, err = newGate(cfg, "unix:"+cfg.Settle.Socket, d.store, log); err != nil {
+		if d.gate, d.payments, err = newGate(cfg, "unix:"+cfg.Settle.Socket, d.store, log); err != nil {
 			return err
 		}
 		if d.farm = startFarm(ctx, cfg, d.egress, log); d.farm != nil {

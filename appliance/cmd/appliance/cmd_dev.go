@@ -89,7 +89,7 @@ func runDev(ctx context.Context, args []string) error {
 	defer chain.Close()
 	cfg.Payment.Network, cfg.Payment.Asset, cfg.Payment.PayTo = chain.Network, chain.Asset, chain.PayTo
 	cfg.Payment.TokenName, cfg.Payment.TokenVersion = chain.TokenName, chain.TokenVersion
-	if d.gate, err = newGate(cfg, chain.Addr(), d.store, log); err != nil {
+	if d.gate, d.payments, err = newGate(cfg, chain.Addr(), d.store, log); err != nil {
 		return err
 	}
 	if d.farm = startFarm(ctx, cfg, d.egress, log); d.farm != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/peage/appliance/api/routes/domain"
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
+	"github.com/peage/appliance/api/routes/payments"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/api/routes/util"
 	"github.com/peage/appliance/api/routes/web"
@@ -69,12 +70,13 @@ type app struct {
 
 // deps are the collaborators the composition provides to the route families.
 type deps struct {
-	gate   paywall.Gate
-	cache  *cache.Cache
-	store  *state.Store
-	egress *egress.Policy
-	proxy  proxyclient.Service // proxyd: in-process in dev, its admin socket in production
-	farm   *browserfarm.Farm   // nil when Chromium could not start: the web routes stay 503
+	gate     paywall.Gate
+	payments payments.Source // the settle daemon's ledger; nil with a remote facilitator
+	cache    *cache.Cache
+	store    *state.Store
+	egress   *egress.Policy
+	proxy    proxyclient.Service // proxyd: in-process in dev, its admin socket in production
+	farm     *browserfarm.Farm   // nil when Chromium could not start: the web routes stay 503
 }
 
 // openCommon opens what every API process needs: the durable store, the result cache and the
@@ -209,6 +211,11 @@ func bindFamilies(a *app, d deps) error {
 	if err := french.Bind(a.cat); err != nil {
 		return err
 	}
+	if d.payments != nil {
+		if err := payments.New(d.payments).Bind(a.cat); err != nil {
+			return err
+		}
+	}
 	if d.proxy != nil {
 		if err := proxyroutes.New(d.proxy, a.log).Bind(a.cat); err != nil {
 			return err
@@ -226,22 +233,25 @@ func bindFamilies(a *app, d deps) error {
 
 // newGate connects the paywall to a facilitator: the appliance's settle daemon at addr
 // ("unix:/path"), or a remote standard x402 facilitator when the policy names one.
-func newGate(cfg config.Config, addr string, store *state.Store, log *slog.Logger) (paywall.Gate, error) {
+// The ledger is returned too when the facilitator is the appliance's own (a remote one keeps
+// its records to itself).
+func newGate(cfg config.Config, addr string, store *state.Store, log *slog.Logger) (paywall.Gate, payments.Source, error) {
 	var f paywall.Facilitator
+	var ledger payments.Source
 	if remote := cfg.Settlement.Facilitator; remote != "" {
 		c, err := settleclient.New(remote)
 		if err != nil {
-			return nil, fmt.Errorf("config key settlement.facilitator: %w", err)
+			return nil, nil, fmt.Errorf("config key settlement.facilitator: %w", err)
 		}
 		f = &settleclient.Standard{C: c}
 	} else {
 		c, err := settleclient.New(addr)
 		if err != nil {
-			return nil, fmt.Errorf("settle socket: %w", err)
+			return nil, nil, fmt.Errorf("settle socket: %w", err)
 		}
-		f = c
+		f, ledger = c, c
 	}
-	return paywall.New(cfg.Payment, cfg.Settlement, f, paywall.GateOptions{Logger: log, FreeCalls: durableFreeCalls{store}}), nil
+	return paywall.New(cfg.Payment, cfg.Settlement, f, paywall.GateOptions{Logger: log, FreeCalls: durableFreeCalls{store}}), ledger, nil
 }
 
 // durableFreeCalls keeps the gate's daily free calls in the journaled store, so a restart
