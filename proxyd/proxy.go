@@ -43,7 +43,10 @@ var neverPorts = []int{25}
 type Options struct {
 	Store  Store          // required
 	Egress *egress.Policy // nil: built from Config.AllowEgress and Config.Self
-	Logger *slog.Logger
+	// Learned is the process's set of learned public addresses, for the policy built when
+	// Egress is nil, so the exit check's findings reach the other policies of the process.
+	Learned *egress.Learned
+	Logger  *slog.Logger
 	// Now is the clock (tests move it to expire packages); nil means time.Now.
 	Now func() time.Time
 }
@@ -129,7 +132,7 @@ func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
 		s.now = time.Now
 	}
 	if s.egress == nil {
-		p, err := egress.New(egress.Config{Allow: cfg.AllowEgress, Self: cfg.Self, DialTimeout: cfg.DialTimeout})
+		p, err := egress.New(egress.Config{Allow: cfg.AllowEgress, Self: cfg.Self, DialTimeout: cfg.DialTimeout, Learned: opts.Learned})
 		if err != nil {
 			return nil, err
 		}

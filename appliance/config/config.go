@@ -48,7 +48,10 @@ type Admin struct {
 // Egress is the outbound policy for user-chosen targets.
 type Egress struct {
 	Allow []string `toml:"allow" doc:"HOST:PORT pairs reachable despite being local (tests only; production: none)"`
-	Self  []string `toml:"self" doc:"extra addresses or prefixes of the appliance itself (its public IP)"`
+	Self  []string `toml:"self" doc:"extra addresses or prefixes of the appliance itself (its public IP); refused even when allowed"`
+	// InterfaceRefresh bounds how stale the policy's reading of the box's own interface
+	// addresses and delegated prefixes may be (they change with DHCP and prefix delegation).
+	InterfaceRefresh time.Duration `toml:"interface_refresh" doc:"how often the box's own interface addresses and prefixes are re-read"`
 }
 
 // Default is the embedded default: everything on loopback.
@@ -60,6 +63,7 @@ func Default() Config {
 		Admin:    Admin{Addr: "127.0.0.1:8403"},
 		Payment:  paywall.DefaultConfig(),
 		Routes:   catalog.DefaultNames(),
+		Egress:   Egress{InterfaceRefresh: 30 * time.Second},
 		Parts:    DefaultParts(),
 	}
 }
@@ -134,6 +138,9 @@ func (c *Config) Validate() error {
 		if !segment.MatchString(seg.v) {
 			bad(seg.key, "must be one lowercase path segment (letters, digits, -)")
 		}
+	}
+	if c.Egress.InterfaceRefresh < time.Second || c.Egress.InterfaceRefresh > time.Hour {
+		bad("egress.interface_refresh", "must be between 1s and 1h")
 	}
 	for _, a := range c.Egress.Allow {
 		if _, _, err := net.SplitHostPort(a); err != nil {
