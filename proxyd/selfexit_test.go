@@ -109,6 +109,10 @@ func saleEnvOpts(t *testing.T, echoURL string, mut func(*Config), opt func(*Opti
 	host := strings.TrimPrefix(echoURL, "http://")
 	_, p, _ := net.SplitHostPort(host)
 	port, _ := strconv.Atoi(p)
+	var opts []func(*Options)
+	if opt != nil {
+		opts = append(opts, opt)
+	}
 	return newEnv(t, func(c *Config) {
 		c.Ports = append(c.Ports, port)
 		c.AllowEgress = append(c.AllowEgress, host)
@@ -116,7 +120,7 @@ func saleEnvOpts(t *testing.T, echoURL string, mut func(*Config), opt func(*Opti
 		if mut != nil {
 			mut(c)
 		}
-	}, opt)
+	}, opts...)
 }
 
 // waitHits waits for the canary's accept loop to count at least n connections.

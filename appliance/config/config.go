@@ -111,6 +111,12 @@ func (c *Config) Validate() error {
 	if c.API.MaxBodyBytes < 256<<10 {
 		bad("api.max_body_bytes", "must be at least 262144 (a 200 KB page must fit)")
 	}
+	if c.API.MaxConns < 0 || c.API.MaxConnsPerClient < 0 {
+		bad("api.max_conns", "max_conns and max_conns_per_client must be 0 (unbounded) or positive")
+	}
+	if c.API.BodyReadTimeout <= 0 {
+		bad("api.body_read_timeout", "must be positive")
+	}
 	if !evmAddress.MatchString(c.Payment.Asset) {
 		bad("payment.asset", "must be a 0x address")
 	}
