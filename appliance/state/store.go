@@ -139,6 +139,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// replay rebuilds memory from the journal. A record that cannot be applied (bad JSON, an
+// unknown op, a missing row) is returned to the journal as an error, which quarantines it and
+// goes on: one bad record must not stop the daemon from starting, ever.
 func (s *Store) replay() error {
 	txn := s.db.Txn(true)
 	var n, skipped int64
@@ -146,16 +149,15 @@ func (s *Store) replay() error {
 		var r record
 		if err := json.Unmarshal(b, &r); err != nil {
 			skipped++
-			s.log.Error("state: unreadable journal record skipped", "err", err)
-			return nil
+			return fmt.Errorf("state: unreadable record: %w", err)
 		}
 		if err := apply(txn, &r); err != nil {
 			// A meter update of a package swept since is normal until the next compaction.
-			if !errors.Is(err, ErrNotFound) {
-				skipped++
-				s.log.Warn("state: journal record not applied", "op", r.Op, "err", err)
+			if errors.Is(err, ErrNotFound) {
+				return nil
 			}
-			return nil
+			skipped++
+			return fmt.Errorf("state: record %q not applied: %w", r.Op, err)
 		}
 		n++
 		return nil
@@ -169,7 +171,7 @@ func (s *Store) replay() error {
 	s.stats.replayed, s.stats.skipped = n, skipped
 	s.stats.Unlock()
 	if n > 0 || skipped > 0 {
-		s.log.Info("state: journal replayed", "records", n, "skipped", skipped, "truncated_bytes", s.j.Truncated())
+		s.log.Info("state: journal replayed", "records", n, "quarantined", skipped, "truncated_bytes", s.j.Truncated())
 	}
 	return nil
 }
