@@ -31,6 +31,7 @@ type Config struct {
 	Payment  paywall.Config `toml:"payment"`
 	Routes   catalog.Names  `toml:"routes" doc:"neutral path segments standing for third-party site names"`
 	Egress   Egress         `toml:"egress"`
+	Inbox    Inbox          `toml:"inbox"`
 	Parts                   // each daemon's own section, flattened into the file's top level
 }
 
@@ -54,6 +55,14 @@ type Egress struct {
 	InterfaceRefresh time.Duration `toml:"interface_refresh" doc:"how often the box's own interface addresses and prefixes are re-read"`
 }
 
+// Inbox bounds the webhook inboxes' storage (memory and journal).
+type Inbox struct {
+	// BudgetBytes is what the events of all inboxes may hold together. /v1/callbacks costs
+	// 0.005 USDC and an inbox holds up to 100 × 64 KiB, so 2.5 USDC buys 500 inboxes able to
+	// hold 3.05 GiB of bodies: the budget, not the price, bounds the storage.
+	BudgetBytes int64 `toml:"budget_bytes" doc:"bytes the events of all webhook inboxes may hold together; a delivery past it answers 507"`
+}
+
 // Default is the embedded default: everything on loopback.
 func Default() Config {
 	return Config{
@@ -64,6 +73,7 @@ func Default() Config {
 		Payment:  paywall.DefaultConfig(),
 		Routes:   catalog.DefaultNames(),
 		Egress:   Egress{InterfaceRefresh: 30 * time.Second},
+		Inbox:    Inbox{BudgetBytes: 256 << 20},
 		Parts:    DefaultParts(),
 	}
 }
@@ -144,6 +154,9 @@ func (c *Config) Validate() error {
 		if !segment.MatchString(seg.v) {
 			bad(seg.key, "must be one lowercase path segment (letters, digits, -)")
 		}
+	}
+	if c.Inbox.BudgetBytes < 1<<20 {
+		bad("inbox.budget_bytes", "must be at least 1048576 (1 MiB)")
 	}
 	if c.Egress.InterfaceRefresh < time.Second || c.Egress.InterfaceRefresh > time.Hour {
 		bad("egress.interface_refresh", "must be between 1s and 1h")

@@ -83,7 +83,7 @@ type deps struct {
 // egress policy. close releases them in reverse order.
 func openCommon(cfg config.Config, log *slog.Logger) (deps, func(), error) {
 	var d deps
-	store, err := state.Open(cfg.StateDir, state.Options{Name: "api", Logger: log})
+	store, err := state.Open(cfg.StateDir, state.Options{Name: "api", Logger: log, InboxBudget: cfg.Inbox.BudgetBytes})
 	if err != nil {
 		return d, nil, fmt.Errorf("state: %w", err)
 	}
