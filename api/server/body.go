@@ -35,6 +35,8 @@ func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 		h.SetBytesKV(hdrBodyRefused, strconv.AppendInt(nil, int64(cl), 10))
 		h.SetContentLength(0)
 		h.SetConnectionClose()
+		// No "100 Continue" either: the client is told 413 before it sends anything.
+		h.Del("Expect")
 	}
 	return fasthttp.RequestConfig{ReadTimeout: s.cfg.BodyReadTimeout}
 }
