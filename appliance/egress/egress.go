@@ -77,9 +77,8 @@ type Policy struct {
 	refresh    time.Duration
 	// iface is the latest reading of the interfaces: the hot path only loads it; one caller
 	// at a time re-reads a stale one while the others keep using it.
-	iface     atomic.Pointer[ifaceReading]
-	ifaceMu   sync.Mutex
-	ifaceSeen atomic.Int64 // readings taken (tests and metrics)
+	iface   atomic.Pointer[ifaceReading]
+	ifaceMu sync.Mutex
 }
 
 type ifaceReading struct {
@@ -401,7 +400,6 @@ func (p *Policy) interfaceAddrs() []netip.Prefix {
 	case err == nil:
 		next.prefixes = interfacePrefixes(addrs)
 	}
-	p.ifaceSeen.Add(1)
 	p.iface.Store(next)
 	return next.prefixes
 }
