@@ -34,6 +34,11 @@ type Config struct {
 	MaxTunnels       int `toml:"max_tunnels" doc:"concurrent tunnels in all"`
 	// MaxPending caps connections still in their CONNECT phase (slow heads); more are dropped.
 	MaxPending int `toml:"max_pending_connections" doc:"connections still sending their CONNECT head; more are dropped"`
+	// MaxPendingPerClient caps them per client (an IPv4 address or an IPv6 /64), so idle
+	// sockets from one client cannot use up MaxPending and lock buyers and the exit check out.
+	MaxPendingPerClient int `toml:"max_pending_per_client" doc:"connections per client (IPv4 address or IPv6 /64) still sending their CONNECT head; more get 429"`
+	// HeaderTimeout is how long a connection may take to send its CONNECT head.
+	HeaderTimeout time.Duration `toml:"header_timeout" doc:"time a connection has to send its CONNECT head before it is closed"`
 	// MeterSlackBytes is the most a buyer's durable meter may lag the bytes really passed:
 	// after kill -9 the meter can only be lower than the truth, by at most this much.
 	MeterSlackBytes int64 `toml:"meter_slack_bytes" doc:"most a durable meter may lag the bytes really passed (the kill -9 bound)"`
@@ -86,6 +91,8 @@ func DefaultConfig() Config {
 		MaxTunnelsPerKey:      64,
 		MaxTunnels:            8000,
 		MaxPending:            1024,
+		MaxPendingPerClient:   32,
+		HeaderTimeout:         10 * time.Second,
 		MeterSlackBytes:       4 << 20,
 		SpliceWindowBytes:     256 << 10,
 		AuthFailuresPerMinute: 30,
@@ -101,8 +108,11 @@ func (c *Config) validate() error {
 	if c.ValidDays <= 0 {
 		return fmt.Errorf("proxyd: valid_days must be positive")
 	}
-	if c.MaxTunnelsPerKey <= 0 || c.MaxTunnels <= 0 || c.MaxPending <= 0 {
-		return fmt.Errorf("proxyd: max_tunnels, max_tunnels_per_key and max_pending_connections must be positive")
+	if c.MaxTunnelsPerKey <= 0 || c.MaxTunnels <= 0 || c.MaxPending <= 0 || c.MaxPendingPerClient <= 0 {
+		return fmt.Errorf("proxyd: max_tunnels, max_tunnels_per_key, max_pending_connections and max_pending_per_client must be positive")
+	}
+	if c.HeaderTimeout <= 0 {
+		return fmt.Errorf("proxyd: header_timeout must be positive")
 	}
 	if c.MeterSlackBytes < 64<<10 {
 		return fmt.Errorf("proxyd: meter_slack_bytes must be at least 64 KiB")

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+
+	"github.com/peage/appliance/appliance/egress"
 )
 
 // RunDaemon is `appliance proxyd`: it opens proxyd's own state (name "proxyd") in stateDir
 // unless cfg.StateDir overrides it, raises the descriptor limit (two per tunnel, plus splice
-// pipes while bytes move), and serves the proxy and the admin socket until ctx ends.
-func RunDaemon(ctx context.Context, cfg Config, stateDir string, log *slog.Logger) error {
+// pipes while bytes move), and serves the proxy and the admin socket until ctx ends. pol is
+// the egress policy of the tunnels (nil: built from cfg).
+func RunDaemon(ctx context.Context, cfg Config, stateDir string, pol *egress.Policy, log *slog.Logger) error {
 	if cfg.StateDir != "" {
 		stateDir = cfg.StateDir
 	}
@@ -27,7 +30,7 @@ func RunDaemon(ctx context.Context, cfg Config, stateDir string, log *slog.Logge
 		return err
 	}
 	defer st.Close()
-	s, err := New(ctx, cfg, Options{Store: st, Logger: log})
+	s, err := New(ctx, cfg, Options{Store: st, Logger: log, Egress: pol})
 	if err != nil {
 		return err
 	}

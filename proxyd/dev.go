@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/peage/appliance/appliance/egress"
 )
 
 // StartDev runs proxyd in process for `appliance dev`: its own state (journal "proxyd") in
@@ -16,8 +18,9 @@ import (
 // so that a sale works offline, a loopback IP-echo as the exit check's endpoint (it answers
 // country FR and ASN AS0 "dev loopback exit"). Sales then travel the production path:
 // listener, probe key, egress policy, dialer. allow adds egress exceptions (--allow-egress).
+// learned is the process's set of learned public addresses (the API's policies share it).
 // stop ends everything and writes every meter.
-func StartDev(ctx context.Context, cfg Config, stateDir string, allow []string, log *slog.Logger) (*Server, func() error, error) {
+func StartDev(ctx context.Context, cfg Config, stateDir string, allow []string, learned *egress.Learned, log *slog.Logger) (*Server, func() error, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -45,7 +48,7 @@ func StartDev(ctx context.Context, cfg Config, stateDir string, allow []string, 
 		_ = echo.Close()
 		return nil, nil, err
 	}
-	s, err := New(ctx, cfg, Options{Store: st, Logger: log})
+	s, err := New(ctx, cfg, Options{Store: st, Logger: log, Learned: learned})
 	if err != nil {
 		_ = echo.Close()
 		_ = st.Close()

@@ -8,13 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/proxyd/client"
 )
 
@@ -102,6 +105,7 @@ func (s *Server) CheckExit(ctx context.Context) (client.Exit, time.Duration, err
 			reasons = append(reasons, err.Error())
 			continue
 		}
+		s.learnExit(ctx, ex.IP)
 		if ex.Carrier == "" {
 			ex.Carrier = s.cfg.Carrier
 		}
@@ -116,6 +120,20 @@ func (s *Server) CheckExit(ctx context.Context) (client.Exit, time.Duration, err
 		return ex, rtt, nil
 	}
 	return client.Exit{}, 0, &ExitError{Reason: strings.Join(reasons, "; ")}
+}
+
+// learnExit makes the exit's public address (as the echo saw it) a forbidden target of every
+// policy sharing proxyd's learned set: a tunnel to it would hairpin into the home router and
+// its port-forwarded LAN hosts. It runs whatever the rest of the check says: a wrong country
+// does not make the address any less the box's own.
+func (s *Server) learnExit(ctx context.Context, ip string) {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return
+	}
+	if s.egress.LearnSelf(a) {
+		s.log.LogAttrs(ctx, slog.LevelInfo, "proxyd learned the exit's public address; tunnels to it are refused", slog.String(obs.KeyAddr, a.String()))
+	}
 }
 
 func containsFold(list []string, v string) bool {

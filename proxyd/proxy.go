@@ -25,6 +25,7 @@ import (
 	"github.com/elazarl/goproxy"
 
 	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/appliance/netlimit"
 	"github.com/peage/appliance/proxyd/client"
 )
 
@@ -43,7 +44,10 @@ var neverPorts = []int{25}
 type Options struct {
 	Store  Store          // required
 	Egress *egress.Policy // nil: built from Config.AllowEgress and Config.Self
-	Logger *slog.Logger
+	// Learned is the process's set of learned public addresses, for the policy built when
+	// Egress is nil, so the exit check's findings reach the other policies of the process.
+	Learned *egress.Learned
+	Logger  *slog.Logger
 	// Now is the clock (tests move it to expire packages); nil means time.Now.
 	Now func() time.Time
 }
@@ -129,7 +133,7 @@ func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
 		s.now = time.Now
 	}
 	if s.egress == nil {
-		p, err := egress.New(egress.Config{Allow: cfg.AllowEgress, Self: cfg.Self, DialTimeout: cfg.DialTimeout})
+		p, err := egress.New(egress.Config{Allow: cfg.AllowEgress, Self: cfg.Self, DialTimeout: cfg.DialTimeout, Learned: opts.Learned})
 		if err != nil {
 			return nil, err
 		}
@@ -522,21 +526,24 @@ func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.
 // Serve runs the proxy on ln until ctx ends.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.bindProbe(ln)
-	// Connections that have not become tunnels yet (slow or idle CONNECT heads) are bounded
-	// too. The accepted *net.TCPConn itself is handed on, unwrapped: a wrapper would hide the
-	// splice path and the readiness peek from the tunnel.
-	ln = &capListener{Listener: ln, pending: &s.pending, limit: int64(s.cfg.MaxPending)}
+	// Connections that have not become tunnels yet (slow or idle CONNECT heads) are bounded,
+	// in all and per client, and must send their head within HeaderTimeout. The accepted
+	// *net.TCPConn itself is handed on, unwrapped: a wrapper would hide the splice path and the
+	// readiness peek from the tunnel, so a connection is uncounted by its state change instead.
+	lim := netlimit.New(s.cfg.MaxPending, s.cfg.MaxPendingPerClient)
+	ln = &capListener{Listener: ln, lim: lim}
 	hs := &http.Server{
-		ConnState: func(_ net.Conn, st http.ConnState) {
+		ConnState: func(c net.Conn, st http.ConnState) {
 			switch st {
 			case http.StateNew:
 				s.pending.Add(1)
 			case http.StateHijacked, http.StateClosed:
 				s.pending.Add(-1)
+				lim.Release(netlimit.Client(c.RemoteAddr()))
 			}
 		},
 		Handler:           s.gp,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.cfg.HeaderTimeout,
 		MaxHeaderBytes:    16 << 10,
 		IdleTimeout:       30 * time.Second,
 		ErrorLog:          log.New(io.Discard, "", 0),
@@ -545,18 +552,29 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return serveUntil(ctx, hs, ln)
 }
 
-// capListener drops new connections while too many are still in their CONNECT phase.
+// capListener refuses new connections while too many are still in their CONNECT phase, in
+// all (dropped) or from the same client (told 429, so a buyer's client says why).
 type capListener struct {
 	net.Listener
-	pending *atomic.Int64
-	limit   int64
+	lim *netlimit.Limiter
 }
+
+var tooManyPending = []byte("HTTP/1.1 429 Too Many Requests\r\nProxy-Status: peage; error=connection_limit_reached; " +
+	"details=\"too many connections from this address have not sent a CONNECT yet\"\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
 
 func (l *capListener) Accept() (net.Conn, error) {
 	for {
 		c, err := l.Listener.Accept()
-		if err != nil || l.pending.Load() < l.limit {
+		if err != nil {
 			return c, err
+		}
+		switch l.lim.Acquire(netlimit.Client(c.RemoteAddr())) {
+		case netlimit.Admitted:
+			return c, nil
+		case netlimit.TooManyFromClient:
+			// A fresh socket's send buffer is empty: the write does not wait for the peer.
+			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+			_, _ = c.Write(tooManyPending)
 		}
 		_ = c.Close()
 	}

@@ -291,7 +291,7 @@ func TestStartDevSellsOffline(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Listen = "127.0.0.1:0"
 	cfg.PublicPort = 8118
-	s, stop, err := StartDev(context.Background(), cfg, dir, []string{src.addr}, nil)
+	s, stop, err := StartDev(context.Background(), cfg, dir, []string{src.addr}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

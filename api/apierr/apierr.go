@@ -30,6 +30,7 @@ const (
 	CodeInternal      Code = "internal"
 	CodeConflict      Code = "conflict"
 	CodeLimitExceeded Code = "limit_exceeded"
+	CodeStorageFull   Code = "storage_full"
 )
 
 var statusOf = map[Code]int{
@@ -49,6 +50,7 @@ var statusOf = map[Code]int{
 	CodeUnavailable:   503,
 	CodeTimeout:       504,
 	CodeInternal:      500,
+	CodeStorageFull:   507,
 }
 
 // Error is a failure the client may see. Message is written for the caller; Cause is logged only.

@@ -29,6 +29,7 @@ import (
 	"github.com/peage/appliance/api/clientid"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/ratelimit"
+	"github.com/peage/appliance/appliance/netlimit"
 	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/settle/x402"
 )
@@ -53,6 +54,11 @@ type Config struct {
 	FreeBurst     int `toml:"free_burst"`
 	// FreeMaxClients caps the clients whose free-call buckets are remembered.
 	FreeMaxClients int `toml:"free_max_clients"`
+	// A client is an IPv4 address or an IPv6 /64, as the TCP peer (behind a reverse proxy,
+	// the proxy is one client: raise max_conns_per_client or set it to 0).
+	MaxConns          int           `toml:"max_conns"`            // open connections in all; more get 503
+	MaxConnsPerClient int           `toml:"max_conns_per_client"` // open connections per client; more get 429
+	BodyReadTimeout   time.Duration `toml:"body_read_timeout"`    // a request body must arrive within this after its headers
 }
 
 // DefaultConfig serves loopback; production sets Addr and BaseURL.
@@ -63,6 +69,7 @@ func DefaultConfig() Config {
 		ReadTimeout: 30 * time.Second, WriteTimeout: 200 * time.Second, IdleTimeout: 120 * time.Second,
 		TrustedProxies: []string{}, ClientIPv6Prefix: clientid.DefaultIPv6Prefix,
 		FreePerMinute: 20, FreeBurst: 5, FreeMaxClients: 50_000,
+		MaxConns: 4096, MaxConnsPerClient: 128, BodyReadTimeout: 30 * time.Second,
 	}
 }
 
@@ -97,6 +104,7 @@ type Server struct {
 	srv        *fasthttp.Server
 	clients    *clientid.Resolver
 	free       *ratelimit.Limiter // calls served free, per client
+	conns      *netlimit.Limiter
 }
 
 // Options are the server's collaborators; nil ones get safe defaults.
@@ -132,10 +140,14 @@ func New(cfg Config, cat *catalog.Catalog, opt Options) *Server {
 		metrics:    newMetrics(opt.Metrics),
 		clients:    clients,
 		free:       ratelimit.New(ratelimit.Config{PerMinute: cfg.FreePerMinute, Burst: cfg.FreeBurst, MaxClients: cfg.FreeMaxClients}, nil),
+		conns:      netlimit.New(cfg.MaxConns, cfg.MaxConnsPerClient),
 	}
 	s.srv = &fasthttp.Server{
 		Handler:                       s.handle,
 		ErrorHandler:                  s.transportError,
+		HeaderReceived:                s.headerReceived,
+		StreamRequestBody:             true,
+		DisablePreParseMultipartForm:  true,
 		Name:                          "peage",
 		MaxRequestBodySize:            cfg.MaxBodyBytes,
 		ReadBufferSize:                cfg.MaxHeaderBytes,
@@ -155,6 +167,7 @@ func (s *Server) Challenges() *paywall.Challenges { return s.challenges }
 
 // Serve answers on ln until ctx ends, then shuts down gracefully.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	ln = &netlimit.Listener{Listener: ln, Limiter: s.conns, Refuse: connRefusal}
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(ln) }()
 	select {
@@ -195,7 +208,14 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if e != nil {
 		routeID = e.ID
 	}
-	status := s.serve(ctx, e, pathID, err)
+	var status int
+	if berr := s.readBody(ctx); berr != nil {
+		// The rest of the body (if any) is unread: the connection cannot carry another request.
+		ctx.SetConnectionClose()
+		status = s.writeError(ctx, berr, nil)
+	} else {
+		status = s.serve(ctx, e, pathID, err)
+	}
 	s.metrics.observe(routeID, status, time.Since(start))
 	s.log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String(obs.KeyRequestID, reqID), slog.String(obs.KeyRoute, routeID),
 		slog.Int(obs.KeyStatus, status), slog.Int64(obs.KeyDuration, time.Since(start).Milliseconds()))

@@ -32,6 +32,7 @@ type Config struct {
 	Payment  paywall.Config `toml:"payment"`
 	Routes   catalog.Names  `toml:"routes" doc:"neutral path segments standing for third-party site names"`
 	Egress   Egress         `toml:"egress"`
+	Inbox    Inbox          `toml:"inbox"`
 	Parts                   // each daemon's own section, flattened into the file's top level
 }
 
@@ -49,7 +50,18 @@ type Admin struct {
 // Egress is the outbound policy for user-chosen targets.
 type Egress struct {
 	Allow []string `toml:"allow" doc:"HOST:PORT pairs reachable despite being local (tests only; production: none)"`
-	Self  []string `toml:"self" doc:"extra addresses or prefixes of the appliance itself (its public IP)"`
+	Self  []string `toml:"self" doc:"extra addresses or prefixes of the appliance itself (its public IP); refused even when allowed"`
+	// InterfaceRefresh bounds how stale the policy's reading of the box's own interface
+	// addresses and delegated prefixes may be (they change with DHCP and prefix delegation).
+	InterfaceRefresh time.Duration `toml:"interface_refresh" doc:"how often the box's own interface addresses and prefixes are re-read"`
+}
+
+// Inbox bounds the webhook inboxes' storage (memory and journal).
+type Inbox struct {
+	// BudgetBytes is what the events of all inboxes may hold together. /v1/callbacks costs
+	// 0.005 USDC and an inbox holds up to 100 × 64 KiB, so 2.5 USDC buys 500 inboxes able to
+	// hold 3.05 GiB of bodies: the budget, not the price, bounds the storage.
+	BudgetBytes int64 `toml:"budget_bytes" doc:"bytes the events of all webhook inboxes may hold together; a delivery past it answers 507"`
 }
 
 // Default is the embedded default: everything on loopback.
@@ -61,6 +73,8 @@ func Default() Config {
 		Admin:    Admin{Addr: "127.0.0.1:8403"},
 		Payment:  paywall.DefaultConfig(),
 		Routes:   catalog.DefaultNames(),
+		Egress:   Egress{InterfaceRefresh: 30 * time.Second},
+		Inbox:    Inbox{BudgetBytes: 256 << 20},
 		Parts:    DefaultParts(),
 	}
 }
@@ -123,6 +137,12 @@ func (c *Config) Validate() error {
 	if c.API.FreeMaxClients < 1 {
 		bad("api.free_max_clients", "must be at least 1")
 	}
+	if c.API.MaxConns < 0 || c.API.MaxConnsPerClient < 0 {
+		bad("api.max_conns", "max_conns and max_conns_per_client must be 0 (unbounded) or positive")
+	}
+	if c.API.BodyReadTimeout <= 0 {
+		bad("api.body_read_timeout", "must be positive")
+	}
 	if !evmAddress.MatchString(c.Payment.Asset) {
 		bad("payment.asset", "must be a 0x address")
 	}
@@ -150,6 +170,12 @@ func (c *Config) Validate() error {
 		if !segment.MatchString(seg.v) {
 			bad(seg.key, "must be one lowercase path segment (letters, digits, -)")
 		}
+	}
+	if c.Inbox.BudgetBytes < 1<<20 {
+		bad("inbox.budget_bytes", "must be at least 1048576 (1 MiB)")
+	}
+	if c.Egress.InterfaceRefresh < time.Second || c.Egress.InterfaceRefresh > time.Hour {
+		bad("egress.interface_refresh", "must be between 1s and 1h")
 	}
 	for _, a := range c.Egress.Allow {
 		if _, _, err := net.SplitHostPort(a); err != nil {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -48,26 +49,64 @@ type Config struct {
 	Resolver *net.Resolver
 	// DialTimeout bounds one connection attempt (default 10 s).
 	DialTimeout time.Duration
+	// Learned holds the public addresses found at run time (the exit check). Policies of one
+	// process share one set, so what proxyd's check learns the browser farm refuses too.
+	// nil: the policy keeps its own.
+	Learned *Learned
+	// InterfaceRefresh is how long a reading of the box's interface addresses is trusted
+	// before it is read again (default 30 s): a home line's IPv6 prefix and DHCP lease change
+	// while the appliance runs.
+	InterfaceRefresh time.Duration
+	// Interfaces lists the box's interface addresses (default net.InterfaceAddrs).
+	Interfaces func() ([]net.Addr, error)
+	// Now is the clock of the interface refresh (default time.Now).
+	Now func() time.Time
 }
 
 // Policy checks and dials targets. It is safe for concurrent use.
 type Policy struct {
 	allow    map[string]bool
 	self     []netip.Prefix
+	learned  *Learned
 	resolver *net.Resolver
 	dialer   net.Dialer
 
-	selfOnce  sync.Once
-	selfAddrs []netip.Prefix
 	// ifaceAddrs lists the box's interface addresses (net.InterfaceAddrs; tests replace it).
 	ifaceAddrs func() ([]net.Addr, error)
+	now        func() time.Time
+	refresh    time.Duration
+	// iface is the latest reading of the interfaces: the hot path only loads it; one caller
+	// at a time re-reads a stale one while the others keep using it.
+	iface   atomic.Pointer[ifaceReading]
+	ifaceMu sync.Mutex
 }
+
+type ifaceReading struct {
+	at       time.Time
+	prefixes []netip.Prefix
+}
+
+// DefaultInterfaceRefresh is how long an interface reading is trusted by default.
+const DefaultInterfaceRefresh = 30 * time.Second
 
 // New builds a policy; an unparsable Self entry or Allow entry is an error naming it.
 func New(cfg Config) (*Policy, error) {
-	p := &Policy{allow: map[string]bool{}, resolver: cfg.Resolver, ifaceAddrs: net.InterfaceAddrs}
+	p := &Policy{allow: map[string]bool{}, resolver: cfg.Resolver, ifaceAddrs: cfg.Interfaces,
+		learned: cfg.Learned, now: cfg.Now, refresh: cfg.InterfaceRefresh}
 	if p.resolver == nil {
 		p.resolver = net.DefaultResolver
+	}
+	if p.ifaceAddrs == nil {
+		p.ifaceAddrs = net.InterfaceAddrs
+	}
+	if p.learned == nil {
+		p.learned = &Learned{}
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if p.refresh <= 0 {
+		p.refresh = DefaultInterfaceRefresh
 	}
 	p.dialer.Timeout = cfg.DialTimeout
 	if p.dialer.Timeout == 0 {
@@ -124,6 +163,9 @@ func (p *Policy) Resolve(ctx context.Context, host string, port int) (netip.Addr
 		return netip.Addr{}, &Blocked{Host: host, Reason: "an invalid port"}
 	}
 	if a, ok := ParseIPLoose(host); ok {
+		if p.isSelf(a) {
+			return netip.Addr{}, &Blocked{Host: host, Addr: a, Reason: reasonSelf}
+		}
 		if p.allowed(host, a, port) {
 			return a, nil
 		}
@@ -147,7 +189,11 @@ func (p *Policy) Resolve(ctx context.Context, host string, port int) (netip.Addr
 		return netip.Addr{}, fmt.Errorf("resolve %s: no address", host)
 	}
 	if p.allowed(host, netip.Addr{}, port) {
-		return ips[0].Unmap(), nil
+		a := ips[0].Unmap()
+		if p.isSelf(a) {
+			return netip.Addr{}, &Blocked{Host: host, Addr: a, Reason: reasonSelf}
+		}
+		return a, nil
 	}
 	var pick netip.Addr
 	for _, a := range ips {
@@ -232,57 +278,161 @@ func (p *Policy) classify(a netip.Addr) string {
 			return f.reason
 		}
 	}
-	for _, s := range p.self {
-		if s.Contains(a) {
-			return "the appliance itself"
-		}
+	if p.isSelf(a) {
+		return reasonSelf
 	}
 	for _, s := range p.interfaceAddrs() {
 		if s.Contains(a) {
-			return "the appliance itself"
+			return reasonSelf
 		}
 	}
 	return ""
 }
 
-// interfaceAddrs are the box's own addresses and the networks it sits on (the home LAN),
-// read once; a public address on an interface also counts as the appliance itself. The
-// on-link network matters most for IPv6: a home's devices have global addresses in the same
-// prefix as the box, which no private-range rule catches.
+const reasonSelf = "the appliance itself"
+
+// isSelf reports the appliance's public addresses: configured (egress.self) and learned at
+// exit checks. They are refused even when an allow entry names them: a connection to the
+// box's own public address hairpins into the home router and its port-forwarded LAN hosts,
+// which no test fixture needs.
+func (p *Policy) isSelf(a netip.Addr) bool {
+	for _, s := range p.self {
+		if s.Contains(a) {
+			return true
+		}
+	}
+	return p.learned.Contains(a)
+}
+
+// LearnSelf adds a public address of the appliance found at run time (the exit check's echo
+// answer) to every policy sharing this one's learned set. Loopback and unspecified addresses
+// are ignored: only a dev exit on loopback reports one, loopback is refused anyway, and
+// learning it would cancel the allow entries dev and the tests rely on.
+func (p *Policy) LearnSelf(a netip.Addr) bool { return p.learned.Add(a) }
+
+// Learned is a set of the appliance's own public addresses learned at run time, shared by
+// the policies of one process. The newest MaxLearned are kept: a home line's address
+// changes, and an old one is soon someone else's. It is safe for concurrent use; reading is
+// one atomic load.
+type Learned struct {
+	mu    sync.Mutex
+	addrs atomic.Pointer[[]netip.Addr] // newest last; replaced, never modified
+}
+
+// MaxLearned bounds a Learned set.
+const MaxLearned = 16
+
+// Add records a; it reports whether a was new.
+func (l *Learned) Add(a netip.Addr) bool {
+	a = a.Unmap()
+	if !a.IsValid() || a.IsLoopback() || a.IsUnspecified() {
+		return false
+	}
+	a = a.WithZone("")
+	if l.Contains(a) {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var cur []netip.Addr
+	if p := l.addrs.Load(); p != nil {
+		cur = *p
+	}
+	next := append(append(make([]netip.Addr, 0, len(cur)+1), cur...), a)
+	if len(next) > MaxLearned {
+		next = next[len(next)-MaxLearned:]
+	}
+	l.addrs.Store(&next)
+	return true
+}
+
+// Contains reports whether a was learned.
+func (l *Learned) Contains(a netip.Addr) bool {
+	p := l.addrs.Load()
+	if p == nil {
+		return false
+	}
+	a = a.Unmap().WithZone("")
+	for _, x := range *p {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// Addrs lists the learned addresses, oldest first.
+func (l *Learned) Addrs() []netip.Addr {
+	if p := l.addrs.Load(); p != nil {
+		return append([]netip.Addr(nil), (*p)...)
+	}
+	return nil
+}
+
+// interfaceAddrs are the box's own addresses and the networks it sits on (the home LAN); a
+// public address on an interface also counts as the appliance itself. The on-link network
+// matters most for IPv6: a home's devices have global addresses in the same prefix as the box,
+// which no private-range rule catches. Addresses and delegated prefixes change while the
+// appliance runs (DHCP, prefix delegation), so a reading older than the refresh period is
+// taken again; a failed reading keeps the previous one.
 func (p *Policy) interfaceAddrs() []netip.Prefix {
-	p.selfOnce.Do(func() {
-		addrs, err := p.ifaceAddrs()
-		if err != nil {
-			return
+	r := p.iface.Load()
+	if r != nil && p.now().Sub(r.at) < p.refresh {
+		return r.prefixes
+	}
+	if r != nil {
+		// Stale: one caller re-reads, the others go on with the previous reading.
+		if !p.ifaceMu.TryLock() {
+			return r.prefixes
 		}
-		for _, a := range addrs {
-			n, ok := a.(*net.IPNet)
-			if !ok {
-				continue
-			}
-			ip, ok := netip.AddrFromSlice(n.IP)
-			if !ok {
-				continue
-			}
-			ip = ip.Unmap()
-			p.selfAddrs = append(p.selfAddrs, netip.PrefixFrom(ip, ip.BitLen()))
-			ones, bits := n.Mask.Size()
-			if bits == 0 || ip.IsLoopback() {
-				continue
-			}
-			if ip.Is4() && bits == 128 {
-				ones -= 96
-			}
-			// A point-to-point or host route (/32, /128) names no LAN; a very short prefix
-			// would refuse half the internet, so only plausible LAN sizes are taken.
-			if ones >= 8 && ones < ip.BitLen() && !(ip.Is6() && ones < 48) {
-				if pf, err := ip.Prefix(ones); err == nil {
-					p.selfAddrs = append(p.selfAddrs, pf)
-				}
+	} else {
+		p.ifaceMu.Lock()
+	}
+	defer p.ifaceMu.Unlock()
+	if cur := p.iface.Load(); cur != r {
+		return cur.prefixes
+	}
+	next := &ifaceReading{at: p.now()}
+	addrs, err := p.ifaceAddrs()
+	switch {
+	case err != nil && r != nil:
+		next.prefixes = r.prefixes
+	case err == nil:
+		next.prefixes = interfacePrefixes(addrs)
+	}
+	p.iface.Store(next)
+	return next.prefixes
+}
+
+func interfacePrefixes(addrs []net.Addr) []netip.Prefix {
+	var out []netip.Prefix
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		ip, ok := netip.AddrFromSlice(n.IP)
+		if !ok {
+			continue
+		}
+		ip = ip.Unmap()
+		out = append(out, netip.PrefixFrom(ip, ip.BitLen()))
+		ones, bits := n.Mask.Size()
+		if bits == 0 || ip.IsLoopback() {
+			continue
+		}
+		if ip.Is4() && bits == 128 {
+			ones -= 96
+		}
+		// A point-to-point or host route (/32, /128) names no LAN; a very short prefix would
+		// refuse half the internet, so only plausible LAN sizes are taken.
+		if ones >= 8 && ones < ip.BitLen() && !(ip.Is6() && ones < 48) {
+			if pf, err := ip.Prefix(ones); err == nil {
+				out = append(out, pf)
 			}
 		}
-	})
-	return p.selfAddrs
+	}
+	return out
 }
 
 // ParseIPLoose parses an IP literal including the legacy IPv4 spellings that resolvers and

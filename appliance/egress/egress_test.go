@@ -2,9 +2,13 @@ package egress
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/netip"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/peage/appliance/appliance/egress/egresstest"
 )
@@ -141,5 +145,169 @@ func TestResolveNameToPrivate(t *testing.T) {
 		if !tc.blocked && a != netip.AddrFrom4(tc.answers[0]) {
 			t.Errorf("resolved to %v", a)
 		}
+	}
+}
+
+// TestLearnedSelfIsRefused: an address learned at an exit check is refused by every policy
+// sharing the learned set, even where an allow entry names it (hairpin NAT to the box's public
+// address lands on the home router); loopback is never learned, so dev's allow entries hold.
+func TestLearnedSelfIsRefused(t *testing.T) {
+	shared := &Learned{}
+	allow := []string{"81.56.7.8:443", "127.0.0.1:8443", "[2a01:e0a:12:3450::10]:443"}
+	proxyPol, err := New(Config{Allow: allow, Learned: shared, Interfaces: noIfaces})
+	if err != nil {
+		t.Fatal(err)
+	}
+	farmPol, err := New(Config{Allow: allow, Learned: shared, Interfaces: noIfaces})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := New(Config{Allow: allow, Interfaces: noIfaces})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, host := range []string{"81.56.7.8", "2a01:e0a:12:3450::10"} {
+		if _, err := farmPol.Resolve(context.Background(), host, 443); err != nil {
+			t.Fatalf("%s refused before it was learned: %v", host, err)
+		}
+	}
+	for _, learn := range []string{"81.56.7.8", "::ffff:81.56.7.8", "2a01:e0a:12:3450::10", "127.0.0.1", "::1", "0.0.0.0"} {
+		proxyPol.LearnSelf(netip.MustParseAddr(learn))
+	}
+	if got := shared.Addrs(); len(got) != 2 {
+		t.Fatalf("learned %v, want the two public addresses only", got)
+	}
+	for _, tc := range []struct {
+		pol     *Policy
+		host    string
+		port    int
+		blocked bool
+	}{
+		{proxyPol, "81.56.7.8", 443, true},
+		{farmPol, "81.56.7.8", 443, true},
+		{farmPol, "1362626312", 443, true}, // 81.56.7.8 spelled as a number
+		{farmPol, "2a01:e0a:12:3450::10", 443, true},
+		{farmPol, "127.0.0.1", 8443, false},
+		{farmPol, "81.56.7.9", 443, false},
+		{other, "81.56.7.8", 443, false}, // a policy with its own set learned nothing
+	} {
+		_, err := tc.pol.Resolve(context.Background(), tc.host, tc.port)
+		if IsBlocked(err) != tc.blocked || (!tc.blocked && err != nil) {
+			t.Errorf("%s:%d: %v, want blocked=%v", tc.host, tc.port, err, tc.blocked)
+		}
+	}
+	// A name allowed by an entry but answering the learned address is refused as well.
+	named, err := New(Config{Allow: []string{"exit.example:443"}, Learned: shared, Interfaces: noIfaces,
+		Resolver: egresstest.Resolver(t, [4]byte{81, 56, 7, 8})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := named.Resolve(context.Background(), "exit.example", 443); !IsBlocked(err) {
+		t.Errorf("allowed name resolving to the learned address: %v, want blocked", err)
+	}
+}
+
+func TestLearnedKeepsTheNewest(t *testing.T) {
+	var l Learned
+	for i := range MaxLearned + 3 {
+		l.Add(netip.AddrFrom4([4]byte{81, 56, 7, byte(i + 1)}))
+	}
+	got := l.Addrs()
+	if len(got) != MaxLearned || l.Contains(netip.MustParseAddr("81.56.7.1")) || !l.Contains(netip.AddrFrom4([4]byte{81, 56, 7, MaxLearned + 3})) {
+		t.Fatalf("kept %v", got)
+	}
+}
+
+// TestInterfacesAreReread: a changed address list (a new delegated prefix, a new lease) is
+// picked up once the reading is older than the refresh period, and not before.
+func TestInterfacesAreReread(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	lan := "2a01:e0a:12:3450::10"
+	reads := 0
+	p, err := New(Config{InterfaceRefresh: 30 * time.Second,
+		Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
+		Interfaces: func() ([]net.Addr, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			reads++
+			return []net.Addr{&net.IPNet{IP: net.ParseIP(lan), Mask: net.CIDRMask(64, 128)}}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(addr string, advance time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		lan, now = addr, now.Add(advance)
+	}
+	for _, step := range []struct {
+		name      string
+		addr      string
+		advance   time.Duration
+		old, new  string
+		oldRefuse bool
+		newRefuse bool
+	}{
+		{"first reading", lan, 0, "2a01:e0a:12:3450::99", "2a01:e0a:77:8800::99", true, false},
+		{"prefix changed, reading still fresh", "2a01:e0a:77:8800::10", 10 * time.Second, "2a01:e0a:12:3450::99", "2a01:e0a:77:8800::99", true, false},
+		{"reading stale: re-read", "2a01:e0a:77:8800::10", 25 * time.Second, "2a01:e0a:12:3450::99", "2a01:e0a:77:8800::99", false, true},
+	} {
+		set(step.addr, step.advance)
+		_, errOld := p.Resolve(context.Background(), step.old, 443)
+		_, errNew := p.Resolve(context.Background(), step.new, 443)
+		if IsBlocked(errOld) != step.oldRefuse || IsBlocked(errNew) != step.newRefuse {
+			t.Errorf("%s: old %s → %v, new %s → %v", step.name, step.old, errOld, step.new, errNew)
+		}
+	}
+	if reads != 2 {
+		t.Errorf("%d readings of the interfaces, want 2 (one per refresh period)", reads)
+	}
+}
+
+// TestInterfaceReadingFailureKeepsTheLast: a failed re-read must not open the LAN.
+func TestInterfaceReadingFailureKeepsTheLast(t *testing.T) {
+	now := time.Unix(0, 0)
+	fail := false
+	p, err := New(Config{Now: func() time.Time { return now }, Interfaces: func() ([]net.Addr, error) {
+		if fail {
+			return nil, errors.New("netlink: busy")
+		}
+		return []net.Addr{&net.IPNet{IP: net.ParseIP("81.56.7.8").To4(), Mask: net.CIDRMask(32, 32)}}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range []bool{false, true} {
+		fail, now = f, now.Add(time.Hour)
+		if _, err := p.Resolve(context.Background(), "81.56.7.8", 443); !IsBlocked(err) {
+			t.Errorf("reading %d (fail=%v): %v, want blocked", i, f, err)
+		}
+	}
+}
+
+// TestConcurrentLearnAndCheck is for the race detector: learning and re-reading while
+// checking.
+func TestConcurrentLearnAndCheck(t *testing.T) {
+	var clock atomic.Int64
+	p, err := New(Config{InterfaceRefresh: time.Nanosecond, Interfaces: noIfaces,
+		Now: func() time.Time { return time.Unix(0, clock.Add(1)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				p.LearnSelf(netip.AddrFrom4([4]byte{81, 56, byte(g), byte(i)}))
+				_ = p.Check(netip.AddrFrom4([4]byte{81, 57, byte(g), byte(i)}))
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(p.learned.Addrs()); n != MaxLearned {
+		t.Fatalf("%d learned, want %d", n, MaxLearned)
 	}
 }

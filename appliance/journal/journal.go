@@ -141,7 +141,8 @@ type Journal struct {
 	stop     chan struct{}
 	loopDone chan struct{}
 
-	truncated int64 // bytes dropped at Open, for tests and metrics
+	truncated   int64 // bytes dropped at Open, for tests and metrics
+	quarantined int64 // records a replay rejected and copied aside
 }
 
 // magic header record payloads (distinguishable from user records by prefix).
@@ -486,8 +487,13 @@ func (j *Journal) Sync() error {
 }
 
 // Replay calls fn for every record: the snapshot's records first, then the log's, in order.
-// It stops at the first error from fn and returns it. Call it before concurrent Appends start
-// (typically once, right after Open); it reads the files, not memory.
+// A record fn cannot use (fn returns an error or panics) is quarantined: copied to the
+// journal's quarantine directory (N.quarantine/), logged at error level, and skipped, and the
+// replay goes on. A record that passed its checksum but holds content the reader rejects would
+// otherwise stop every start of the daemon for good; its copy stays for the operator. Replay
+// fails only when a quarantine copy cannot be written (then the record would be lost at the
+// next compaction). Call it before concurrent Appends start (typically once, right after
+// Open); it reads the files, not memory.
 func (j *Journal) Replay(fn func(rec []byte) error) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -497,13 +503,13 @@ func (j *Journal) Replay(fn func(rec []byte) error) error {
 	if err := j.w.Flush(); err != nil {
 		return j.fail(err)
 	}
-	if err := j.replayFile(j.snapPath(), snapHeaderMagic, fn); err != nil {
+	if err := j.replayFile(j.snapPath(), "snap", snapHeaderMagic, fn); err != nil {
 		return err
 	}
-	return j.replayFile(j.logPath(), logHeaderMagic, fn)
+	return j.replayFile(j.logPath(), "log", logHeaderMagic, fn)
 }
 
-func (j *Journal) replayFile(path string, magic []byte, fn func([]byte) error) error {
+func (j *Journal) replayFile(path, kind string, magic []byte, fn func([]byte) error) error {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -514,8 +520,9 @@ func (j *Journal) replayFile(path string, magic []byte, fn func([]byte) error) e
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 256<<10)
 	first := true
+	var off int64
 	for {
-		rec, _, err := readFrame(r)
+		rec, n, err := readFrame(r)
 		if err == io.EOF {
 			return nil
 		}
@@ -524,6 +531,8 @@ func (j *Journal) replayFile(path string, magic []byte, fn func([]byte) error) e
 			j.log.Error("journal file damaged; replay stops at the damage", "path", path, "err", err)
 			return nil
 		}
+		at := off
+		off += n
 		if first {
 			first = false
 			if bytes.HasPrefix(rec, magic) {
@@ -532,11 +541,75 @@ func (j *Journal) replayFile(path string, magic []byte, fn func([]byte) error) e
 			j.log.Error("journal file has no header; ignoring it", "path", path)
 			return nil
 		}
-		if err := fn(rec); err != nil {
-			return err
+		if ferr := callSafely(fn, rec); ferr != nil {
+			if err := j.quarantine(kind, at, rec, ferr); err != nil {
+				return err
+			}
 		}
 	}
 }
+
+// callSafely runs a replay callback, turning a panic into an error: a record's content must
+// not be able to crash the daemon at every start.
+func callSafely(fn func([]byte) error, rec []byte) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("replay panicked: %v", p)
+		}
+	}()
+	return fn(rec)
+}
+
+// quarantineDir is where records a replay rejected are copied.
+func (j *Journal) quarantineDir() string {
+	return filepath.Join(j.opts.Dir, j.opts.Name+".quarantine")
+}
+
+// quarantine copies a rejected record aside. The file name (source file, byte offset,
+// checksum) is stable, so the same record met again at the next start is not copied twice.
+func (j *Journal) quarantine(kind string, offset int64, rec []byte, reason error) error {
+	dir := j.quarantineDir()
+	name := filepath.Join(dir, fmt.Sprintf("%s-%d-%08x.rec", kind, offset, crc32.Checksum(rec, castagnoli)))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("journal: quarantine: %w", err)
+	}
+	if err := writeFileSync(name, rec); err != nil {
+		return fmt.Errorf("journal: quarantine: %w", err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("journal: quarantine: %w", err)
+	}
+	j.quarantined++
+	j.log.Error("journal record rejected at replay: quarantined and skipped; the daemon starts without it",
+		"journal", j.opts.Name, "file", kind, "offset", offset, "bytes", len(rec), "copy", name, "err", reason.Error())
+	return nil
+}
+
+func writeFileSync(name string, b []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Quarantined is the number of records the replays of this journal quarantined.
+func (j *Journal) Quarantined() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.quarantined
+}
+
+// QuarantineDir is where rejected records are copied (it exists only once one was).
+func (j *Journal) QuarantineDir() string { return j.quarantineDir() }
 
 // Compact writes the state that snapshot emits as the new snapshot, then starts a fresh log.
 // Appends block while it runs, so snapshot must not call Append. snapshot must emit the

@@ -316,7 +316,7 @@ func TestConcurrentAppends(t *testing.T) {
 				// Appends are blocked: what the log holds now is exactly the state.
 				snapMu.Lock()
 				defer snapMu.Unlock()
-				return j.replayFile(j.logPath(), logHeaderMagic, func(rec []byte) error {
+				return j.replayFile(j.logPath(), "log", logHeaderMagic, func(rec []byte) error {
 					snap = append(snap, string(rec))
 					return emit(rec)
 				})

@@ -39,9 +39,13 @@ func (s *Store) Inbox(id string) (Inbox, bool) {
 // AddEvent stores one delivery in its inbox (ev.Inbox), numbering it with the inbox's next
 // seq and stamping ReceivedAt if unset. Concurrent deliveries are serialised: every accepted
 // event is stored, none overwrites another. Errors: ErrNotFound, ErrExpired, ErrFull (the
-// inbox holds InboxMaxEvents). The body size is the caller's to check. Waiting readers are
-// woken once the event is durable.
+// inbox holds InboxMaxEvents), ErrBudget (the events of all inboxes would pass
+// Options.InboxBudget: the delivery is refused, nothing stored is evicted, since every stored
+// event belongs to an inbox someone paid for). The body size is the caller's to check.
+// Waiting readers are woken once the event is durable.
 func (s *Store) AddEvent(ev Event) (Event, error) {
+	size := ev.size()
+	reserved := false
 	err := s.mutate(func(txn *memdb.Txn) (*record, error) {
 		raw, err := txn.First(tInbox, "id", ev.Inbox)
 		if err != nil {
@@ -58,17 +62,59 @@ func (s *Store) AddEvent(ev Event) (Event, error) {
 		if in.Events >= InboxMaxEvents {
 			return nil, ErrFull
 		}
+		// Checked and taken under the single writer: no other delivery or sweep moves it
+		// meanwhile, so the budget is never passed.
+		if s.inboxBytes.Load()+size > s.opts.InboxBudget {
+			return nil, ErrBudget
+		}
 		ev.Seq = in.LastSeq + 1
 		if ev.ReceivedAt.IsZero() {
 			ev.ReceivedAt = now
 		}
+		s.inboxBytes.Add(size)
+		reserved = true
 		return &record{Op: opEvent, Event: &ev}, nil
 	})
 	if err != nil {
+		// A failure after the commit (the fsync) leaves the event stored and counted.
+		if reserved && !s.hasEvent(ev.Inbox, ev.Seq) {
+			s.inboxBytes.Add(-size)
+		}
 		return Event{}, err
 	}
 	s.notify(ev.Inbox)
 	return ev, nil
+}
+
+func (s *Store) hasEvent(inbox string, seq uint64) bool {
+	found := false
+	s.read(func(txn *memdb.Txn) {
+		raw, _ := txn.First(tEvent, "id", inbox, seq)
+		found = raw != nil
+	})
+	return found
+}
+
+// InboxRoom reports whether the inbox storage can still take a delivery of the largest size
+// (an inbox sold now could receive something).
+func (s *Store) InboxRoom() bool {
+	return s.inboxBytes.Load()+InboxMaxBodyBytes+16<<10 <= s.opts.InboxBudget
+}
+
+// size is what an event holds in memory and in the journal, to the byte that matters: body,
+// header and query text, and the fixed fields.
+func (ev *Event) size() int64 {
+	n := len(ev.Body) + len(ev.Method) + len(ev.ContentType) + len(ev.Kind) + len(ev.Inbox) + 64
+	for k, vs := range ev.Header {
+		n += len(k)
+		for _, v := range vs {
+			n += len(v) + 4
+		}
+	}
+	for _, q := range ev.Query {
+		n += len(q[0]) + len(q[1]) + 4
+	}
+	return int64(n)
 }
 
 // eventsAfter lists the events of inbox id with seq > after, oldest first, at most limit

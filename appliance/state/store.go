@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
@@ -34,7 +35,9 @@ var (
 	ErrExists   = errors.New("state: already exists")
 	ErrExpired  = errors.New("state: expired")
 	ErrFull     = errors.New("state: limit reached")
-	ErrClosed   = errors.New("state: closed")
+	// ErrBudget: the events of all inboxes together hold Options.InboxBudget bytes.
+	ErrBudget = errors.New("state: inbox storage budget reached")
+	ErrClosed = errors.New("state: closed")
 )
 
 // Options configures a Store. Zero values take the defaults in brackets.
@@ -63,7 +66,14 @@ type Options struct {
 	PackageRetention time.Duration
 	// NoBackground disables the background sweep and compaction (tests drive them by hand).
 	NoBackground bool
+	// InboxBudget bounds the bytes that the events of all inboxes hold together (bodies,
+	// headers, query) [DefaultInboxBudget]. At 100 events of 64 KiB, one inbox can hold
+	// 6.25 MiB: without a global bound a few USDC of inboxes would fill memory and the journal.
+	InboxBudget int64
 }
+
+// DefaultInboxBudget is the default Options.InboxBudget.
+const DefaultInboxBudget = 256 << 20
 
 func (o *Options) defaults() {
 	if o.Name == "" {
@@ -90,6 +100,9 @@ func (o *Options) defaults() {
 	if o.PackageRetention <= 0 {
 		o.PackageRetention = 30 * 24 * time.Hour
 	}
+	if o.InboxBudget <= 0 {
+		o.InboxBudget = DefaultInboxBudget
+	}
 }
 
 // Store is the durable in-memory state of one daemon. It is safe for concurrent use.
@@ -101,6 +114,10 @@ type Store struct {
 
 	wmu     sync.Mutex
 	waiters map[string]chan struct{} // inbox id → closed on the next delivery
+
+	// inboxBytes is what the stored events hold (Event.size): changed under memdb's single
+	// writer (deliveries, sweeps, replay), read anywhere.
+	inboxBytes atomic.Int64
 
 	closeOnce sync.Once
 	stop      chan struct{}
@@ -139,6 +156,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// replay rebuilds memory from the journal. A record that cannot be applied (bad JSON, an
+// unknown op, a missing row) is returned to the journal as an error, which quarantines it and
+// goes on: one bad record must not stop the daemon from starting, ever.
 func (s *Store) replay() error {
 	txn := s.db.Txn(true)
 	var n, skipped int64
@@ -146,16 +166,15 @@ func (s *Store) replay() error {
 		var r record
 		if err := json.Unmarshal(b, &r); err != nil {
 			skipped++
-			s.log.Error("state: unreadable journal record skipped", "err", err)
-			return nil
+			return fmt.Errorf("state: unreadable record: %w", err)
 		}
 		if err := apply(txn, &r); err != nil {
 			// A meter update of a package swept since is normal until the next compaction.
-			if !errors.Is(err, ErrNotFound) {
-				skipped++
-				s.log.Warn("state: journal record not applied", "op", r.Op, "err", err)
+			if errors.Is(err, ErrNotFound) {
+				return nil
 			}
-			return nil
+			skipped++
+			return fmt.Errorf("state: record %q not applied: %w", r.Op, err)
 		}
 		n++
 		return nil
@@ -165,11 +184,12 @@ func (s *Store) replay() error {
 		return fmt.Errorf("state: replay: %w", err)
 	}
 	txn.Commit()
+	s.recountInboxBytes()
 	s.stats.Lock()
 	s.stats.replayed, s.stats.skipped = n, skipped
 	s.stats.Unlock()
 	if n > 0 || skipped > 0 {
-		s.log.Info("state: journal replayed", "records", n, "skipped", skipped, "truncated_bytes", s.j.Truncated())
+		s.log.Info("state: journal replayed", "records", n, "quarantined", skipped, "truncated_bytes", s.j.Truncated())
 	}
 	return nil
 }
@@ -404,10 +424,14 @@ func (s *Store) Sweep() int {
 			return
 		}
 		if evs := eventsAfter(txn, in.ID, 0, 0); len(evs) > 0 {
+			var freed int64
 			for _, ev := range evs {
-				txn.Delete(tEvent, ev)
+				if txn.Delete(tEvent, ev) == nil {
+					freed += ev.size()
+				}
 			}
 			n += len(evs)
+			s.inboxBytes.Add(-freed)
 		}
 		woke = append(woke, in.ID) // long-polls on it return now rather than at their timeout
 		if !now.Before(in.ExpiresAt.Add(s.opts.Tombstone)) {
@@ -454,13 +478,31 @@ func (s *Store) Sweep() int {
 	return n
 }
 
+// recountInboxBytes sums the stored events (after a replay, where snapshot and log may both
+// carry an event).
+func (s *Store) recountInboxBytes() {
+	var total int64
+	s.read(func(txn *memdb.Txn) {
+		it, err := txn.Get(tEvent, "id")
+		if err != nil {
+			return
+		}
+		for obj := it.Next(); obj != nil; obj = it.Next() {
+			total += obj.(*Event).size()
+		}
+	})
+	s.inboxBytes.Store(total)
+}
+
 // Stats describes the store for /metrics and health.
 type Stats struct {
 	Inboxes, Events, Pages, Packages, FreeCalls int
-	LogBytes                                    int64
-	Replayed, Skipped, Compactions, Swept       int64
-	TruncatedBytes                              int64
-	LastCompaction                              time.Time
+	// InboxBytes is what the stored events hold, against InboxBudget.
+	InboxBytes, InboxBudget               int64
+	LogBytes                              int64
+	Replayed, Skipped, Compactions, Swept int64
+	TruncatedBytes                        int64
+	LastCompaction                        time.Time
 }
 
 // Stats counts rows and reports journal figures.
@@ -481,6 +523,7 @@ func (s *Store) Stats() Stats {
 		st.Inboxes, st.Events, st.Pages = count(tInbox), count(tEvent), count(tPage)
 		st.Packages, st.FreeCalls = count(tPackage), count(tFreeCall)
 	})
+	st.InboxBytes, st.InboxBudget = s.inboxBytes.Load(), s.opts.InboxBudget
 	st.LogBytes = s.j.Size()
 	st.TruncatedBytes = s.j.Truncated()
 	s.stats.Lock()

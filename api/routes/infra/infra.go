@@ -6,6 +6,12 @@
 //   - a delivery to a full inbox (100 events) answers 429 limit_exceeded with a message saying
 //     the inbox is full and a new one is needed; an inbox never drains (reading does not delete),
 //     so the refusal is final for that inbox. A body over 64 KiB answers 413 too_large;
+//   - the events of all inboxes share one byte budget (inbox.budget_bytes). A delivery that
+//     would pass it answers 507 storage_full with Retry-After and is not stored; nothing stored
+//     is evicted, since every stored event belongs to an inbox someone paid for, and space
+//     frees as inboxes expire (24 h at most). While the budget cannot take one full-size
+//     delivery, /v1/callbacks answers 503 before any 402: no inbox is sold that could receive
+//     nothing;
 //   - an unknown inbox or page answers 404, an expired one 410 (for Options.Tombstone after its
 //     expiry; then 404), a wrong events key 403 (checked before the expiry, in constant time);
 //   - events_url long-polls for up to `wait` seconds (0 to 30, capped by the route's deadline)
@@ -76,9 +82,22 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		"publish":     r.Publish,
 		"p":           r.Page,
 	} {
-		if err := c.Bind(id, h, nil); err != nil {
+		var ready func() error
+		if id == "callbacks" {
+			ready = r.inboxRoom
+		}
+		if err := c.Bind(id, h, ready); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// inboxRoom keeps inbox sales at 503, before any 402, while the global inbox storage could
+// not take even one full-size delivery: an inbox sold then could receive nothing.
+func (r *Routes) inboxRoom() error {
+	if !r.store.InboxRoom() {
+		return errors.New("the appliance's inbox storage is full until older inboxes expire")
 	}
 	return nil
 }
@@ -164,6 +183,9 @@ func (r *Routes) Hook(ctx context.Context, req *catalog.Request) (any, error) {
 		return nil, apierr.NotFound("no inbox %s", id)
 	case errors.Is(err, state.ErrExpired):
 		return nil, apierr.Gone("inbox %s has expired", id)
+	case errors.Is(err, state.ErrBudget):
+		return nil, &apierr.Error{Code: apierr.CodeStorageFull, RetryAfter: 5 * time.Minute,
+			Message: fmt.Sprintf("the appliance's inbox storage is full: this delivery to inbox %s was not stored; retry later, space frees as older inboxes expire", id)}
 	case errors.Is(err, state.ErrFull):
 		return nil, &apierr.Error{Code: apierr.CodeLimitExceeded,
 			Message: fmt.Sprintf("inbox %s is full: it holds its maximum of %d events; create a new inbox with POST /v1/callbacks", id, MaxEvents)}

@@ -29,7 +29,9 @@ func init() {
 			return err
 		}
 		defer closeDeps()
-		d.proxy = proxyclient.New(cfg.Proxyd.AdminSocket)
+		px := learningProxy{Service: proxyclient.New(cfg.Proxyd.AdminSocket), pol: d.egress, log: log}
+		go learnExitAtStart(ctx, px)
+		d.proxy = px
 		if d.gate, d.payments, err = newGate(cfg, "unix:"+cfg.Settle.Socket, d.store, log); err != nil {
 			return err
 		}

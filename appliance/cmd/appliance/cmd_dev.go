@@ -72,7 +72,7 @@ func runDev(ctx context.Context, args []string) error {
 	if pxCfg.PublicPort, err = strconv.Atoi(port); err != nil {
 		return fmt.Errorf("--proxy-addr: %w", err)
 	}
-	px, stopProxy, err := proxyd.StartDev(ctx, pxCfg, cfg.StateDir, cfg.Egress.Allow, log)
+	px, stopProxy, err := proxyd.StartDev(ctx, pxCfg, cfg.StateDir, cfg.Egress.Allow, d.learned, log)
 	if err != nil {
 		return fmt.Errorf("proxyd: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/peage/appliance/appliance/config"
+	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/proxyd"
 )
 
@@ -26,5 +27,10 @@ func runProxyd(ctx context.Context, args []string) error {
 	px := cfg.Proxyd
 	px.AllowEgress = append(px.AllowEgress, cfg.Egress.Allow...)
 	px.Self = append(px.Self, cfg.Egress.Self...)
-	return proxyd.RunDaemon(ctx, px, cfg.StateDir, newLogger(cfg.Log))
+	pol, err := egress.New(egress.Config{Allow: px.AllowEgress, Self: px.Self, DialTimeout: px.DialTimeout,
+		InterfaceRefresh: cfg.Egress.InterfaceRefresh})
+	if err != nil {
+		return err
+	}
+	return proxyd.RunDaemon(ctx, px, cfg.StateDir, pol, newLogger(cfg.Log))
 }

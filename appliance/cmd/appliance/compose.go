@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -77,13 +78,16 @@ type deps struct {
 	egress   *egress.Policy
 	proxy    proxyclient.Service // proxyd: in-process in dev, its admin socket in production
 	farm     *browserfarm.Farm   // nil when Chromium could not start: the web routes stay 503
+	// learned is the process's set of the box's public addresses found at run time; every
+	// egress policy of the process (API, browser farm, proxyd in dev) shares it.
+	learned *egress.Learned
 }
 
 // openCommon opens what every API process needs: the durable store, the result cache and the
 // egress policy. close releases them in reverse order.
 func openCommon(cfg config.Config, log *slog.Logger) (deps, func(), error) {
 	var d deps
-	store, err := state.Open(cfg.StateDir, state.Options{Name: "api", Logger: log})
+	store, err := state.Open(cfg.StateDir, state.Options{Name: "api", Logger: log, InboxBudget: cfg.Inbox.BudgetBytes})
 	if err != nil {
 		return d, nil, fmt.Errorf("state: %w", err)
 	}
@@ -92,19 +96,79 @@ func openCommon(cfg config.Config, log *slog.Logger) (deps, func(), error) {
 		store.Close()
 		return d, nil, err
 	}
-	pol, err := egress.New(egress.Config{Allow: cfg.Egress.Allow, Self: cfg.Egress.Self})
+	learned := &egress.Learned{}
+	pol, err := newPolicy(cfg, cfg.Egress.Allow, cfg.Egress.Self, learned)
 	if err != nil {
 		store.Close()
 		c.Close()
 		return d, nil, err
 	}
-	d.store, d.cache, d.egress = store, c, pol
+	d.store, d.cache, d.egress, d.learned = store, c, pol, learned
 	return d, func() {
 		c.Close()
 		if err := store.Close(); err != nil {
 			log.Error("closing state", slog.String(obs.KeyErr, err.Error()))
 		}
 	}, nil
+}
+
+// newPolicy builds an egress policy from the configuration. Policies of one process pass the
+// same learned set, so an exit address one of them learns is refused by all.
+func newPolicy(cfg config.Config, allow, self []string, learned *egress.Learned) (*egress.Policy, error) {
+	return egress.New(egress.Config{Allow: allow, Self: self, Learned: learned, InterfaceRefresh: cfg.Egress.InterfaceRefresh})
+}
+
+// learningProxy hands every exit address that proxyd reports (a sale's or a status's exit
+// check) to the API's egress policy. In production proxyd is another process, and this is
+// how the API learns the box's public address; in dev the set is shared anyway.
+type learningProxy struct {
+	proxyclient.Service
+	pol *egress.Policy
+	log *slog.Logger
+}
+
+func (p learningProxy) learn(ctx context.Context, ex *proxyclient.Exit) {
+	if ex == nil {
+		return
+	}
+	if a, err := netip.ParseAddr(ex.IP); err == nil && p.pol.LearnSelf(a) {
+		p.log.LogAttrs(ctx, slog.LevelInfo, "learned the exit's public address from proxyd; user-chosen targets may not reach it",
+			slog.String(obs.KeyAddr, a.String()))
+	}
+}
+
+func (p learningProxy) Sell(ctx context.Context, gb int) (*proxyclient.Sale, error) {
+	sale, err := p.Service.Sell(ctx, gb)
+	if sale != nil {
+		p.learn(ctx, &sale.Exit)
+	}
+	return sale, err
+}
+
+func (p learningProxy) Status(ctx context.Context) (*proxyclient.Status, error) {
+	st, err := p.Service.Status(ctx)
+	if st != nil {
+		p.learn(ctx, st.Exit)
+	}
+	return st, err
+}
+
+// learnExitAtStart asks proxyd once for its exit, so the API refuses the box's public address
+// before the first sale or status call; proxyd may still be starting, so it retries a while.
+func learnExitAtStart(ctx context.Context, p learningProxy) {
+	for wait := time.Second; wait <= time.Minute; wait *= 2 {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		st, err := p.Status(cctx)
+		cancel()
+		if err == nil && st.Exit != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
 }
 
 func (a *app) addHealth(name string, check func() error) {

@@ -1,0 +1,84 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/appliance/netlimit"
+)
+
+// The server streams request bodies (fasthttp StreamRequestBody): without it fasthttp
+// allocates a buffer of the announced Content-Length before the first body byte arrives, so a
+// few hundred connections announcing 512 KB and sending nothing would hold hundreds of MB.
+// A body is read here, as its bytes arrive, bounded by max_body_bytes and body_read_timeout.
+
+// hdrBodyRefused marks a request whose announced body is over the limit. headerReceived sets
+// it after deleting any copy the client sent, so only the server can set it.
+var hdrBodyRefused = []byte("X-Peage-Body-Refused")
+
+// headerReceived runs once a request's headers are read, before any body byte. A body
+// announced over the limit is refused unread: fasthttp is told there is no body (nothing is
+// read, nothing allocated), the handler answers 413 and the connection closes, since the
+// announced bytes would otherwise be read as the next request.
+func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	h.DelBytes(hdrBodyRefused)
+	if cl := h.ContentLength(); cl > s.cfg.MaxBodyBytes {
+		h.SetBytesKV(hdrBodyRefused, strconv.AppendInt(nil, int64(cl), 10))
+		h.SetContentLength(0)
+		h.SetConnectionClose()
+		// No "100 Continue" either: the client is told 413 before it sends anything.
+		h.Del("Expect")
+	}
+	return fasthttp.RequestConfig{ReadTimeout: s.cfg.BodyReadTimeout}
+}
+
+// readBody reads the request's body from its stream into the request, so handlers and
+// PostBody see it as before. Chunked bodies have no announced length: they are cut at the limit.
+func (s *Server) readBody(ctx *fasthttp.RequestCtx) error {
+	if ctx.Request.Header.PeekBytes(hdrBodyRefused) != nil {
+		return apierr.TooLarge("request body larger than %d bytes", s.cfg.MaxBodyBytes)
+	}
+	st := ctx.RequestBodyStream()
+	if st == nil {
+		return nil
+	}
+	var buf bytes.Buffer
+	if cl := ctx.Request.Header.ContentLength(); cl > 0 && cl <= 8<<10 {
+		buf.Grow(cl) // already read with the headers: no waiting on the client
+	}
+	n, err := buf.ReadFrom(io.LimitReader(st, int64(s.cfg.MaxBodyBytes)+1))
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return apierr.BadRequest("the request body did not arrive within %s", s.cfg.BodyReadTimeout)
+		}
+		return apierr.BadRequest("the request body could not be read: %s", err.Error())
+	}
+	if n > int64(s.cfg.MaxBodyBytes) {
+		return apierr.TooLarge("request body larger than %d bytes", s.cfg.MaxBodyBytes)
+	}
+	ctx.Request.SetBodyRaw(buf.Bytes())
+	return nil
+}
+
+// connRefusal is the whole answer to a connection over a bound: it is written before the
+// request is read, so it names no request id.
+func connRefusal(r netlimit.Refusal) []byte {
+	e := apierr.Busy(time.Second, "too many open connections from this client; close some and retry")
+	status := "429 Too Many Requests"
+	if r == netlimit.TooManyInAll {
+		e = &apierr.Error{Code: apierr.CodeUnavailable, RetryAfter: time.Second, Message: "the server is at its connection limit; retry shortly"}
+		status = "503 Service Unavailable"
+	}
+	body, _ := json.Marshal(apierr.BodyOf(e))
+	return fmt.Appendf(nil, "HTTP/1.1 %s\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", status, len(body), body)
+}
