@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
+	"time"
 
 	"github.com/peage/appliance/appliance/journal"
 	"github.com/peage/appliance/settle"
@@ -14,45 +18,99 @@ import (
 )
 
 func init() {
-	register("ledger", "show settled revenue by UTC day and route (from the running facilitator, or -dir offline)", runLedger)
+	register("ledger", "show revenue by UTC day and route and the recent payments with their status and transaction", runLedger)
 }
+
+// devSocket is where `appliance dev` (default state dir) serves its facilitator.
+var devSocket = filepath.Join(".state", "dev", "settle.sock")
 
 func runLedger(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("ledger", flag.ContinueOnError)
-	addr := fs.String("facilitator", "unix:"+settle.DefaultConfig().Socket, "facilitator address (unix:PATH or URL)")
+	addr := fs.String("facilitator", "", "facilitator address (unix:PATH or URL) [the production socket, else the one of appliance dev]")
+	stateDir := fs.String("state-dir", "", "state directory of a running appliance dev (its settle.sock)")
 	dir := fs.String("dir", "", "read a ledger directory directly (only while the facilitator is stopped)")
+	recent := fs.Int("payments", 20, "how many recent payments to list (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	var rows []ledger.RevenueRow
+	var pays []ledger.Summary
 	if *dir != "" {
 		l, err := ledger.Open(ledger.Options{Dir: *dir, Sync: journal.SyncAlways})
 		if err != nil {
 			return err
 		}
-		rows = l.Revenue()
+		rows, pays = l.Revenue(), l.Recent(*recent)
 		if err := l.Close(); err != nil {
 			return err
 		}
 	} else {
-		c, err := client.New(*addr)
+		where, err := facilitatorAddr(*addr, *stateDir)
+		if err != nil {
+			return err
+		}
+		c, err := client.New(where)
 		if err != nil {
 			return err
 		}
 		if rows, err = c.Revenue(ctx); err != nil {
-			return err
+			return fmt.Errorf("%w (is the appliance running? name it with -facilitator or -state-dir)", err)
+		}
+		if *recent > 0 {
+			if pays, err = c.Payments(ctx, *recent); err != nil {
+				return err
+			}
 		}
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "day\troute\tcalls\tUSDC\t")
+	return printLedger(os.Stdout, rows, pays)
+}
+
+// facilitatorAddr picks the facilitator to read: the one named, the socket of a dev state
+// dir, else the production socket when it exists, else the socket of `appliance dev` run from
+// this directory.
+func facilitatorAddr(addr, stateDir string) (string, error) {
+	switch {
+	case addr != "":
+		return addr, nil
+	case stateDir != "":
+		return "unix:" + filepath.Join(stateDir, "settle.sock"), nil
+	}
+	for _, sock := range []string{settle.DefaultConfig().Socket, devSocket} {
+		if fi, err := os.Stat(sock); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			return "unix:" + sock, nil
+		}
+	}
+	return "", errors.New("no running facilitator found at " + settle.DefaultConfig().Socket + " or " + devSocket + "; name it with -facilitator or -state-dir")
+}
+
+func printLedger(out io.Writer, rows []ledger.RevenueRow, pays []ledger.Summary) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "day\troute\tcalls\tUSDC")
 	var calls int
 	var total uint64
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t\n", r.Day, r.Route, r.Calls, usdc(r.Amount))
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", r.Day, r.Route, r.Calls, usdc(r.Amount))
 		calls += r.Calls
 		total += r.Amount
 	}
-	fmt.Fprintf(w, "total\t\t%d\t%s\t\n", calls, usdc(total))
+	fmt.Fprintf(w, "total\t\t%d\t%s\n", calls, usdc(total))
+	if len(pays) > 0 {
+		fmt.Fprintln(w, "\nupdated (UTC)\tstatus\troute\tUSDC\tpayer\tnonce\ttransaction or reason")
+		for _, p := range pays {
+			detail := p.Tx
+			switch {
+			case detail == "" && len(p.TxHashes) > 0:
+				detail = p.TxHashes[len(p.TxHashes)-1] + " (sent)"
+			case detail == "":
+				detail = p.Reason
+			}
+			if p.Undelivered {
+				detail += " [result not delivered: refund]"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Updated.UTC().Format(time.DateTime), p.Status, p.Route, usdc(p.Amount),
+				p.Payer, p.Nonce, detail)
+		}
+	}
 	return w.Flush()
 }
 

@@ -2,12 +2,19 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/peage/appliance/settle"
+	settleclient "github.com/peage/appliance/settle/client"
+	"github.com/peage/appliance/settle/pay"
 )
 
 func freeAddr(t *testing.T) string {
@@ -38,8 +45,9 @@ func TestDevNeedsNoConfig(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	t.Setenv("PEAGE_LOG_LEVEL", "warn")
+	stateDir := t.TempDir()
 	go func() {
-		done <- runDev(ctx, []string{"--api-addr", api, "--admin-addr", admin, "--proxy-addr", freeAddr(t), "--state-dir", t.TempDir()})
+		done <- runDev(ctx, []string{"--api-addr", api, "--admin-addr", admin, "--proxy-addr", freeAddr(t), "--state-dir", stateDir})
 	}()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -67,6 +75,7 @@ func TestDevNeedsNoConfig(t *testing.T) {
 	if code, body := get(t, "http://"+admin+"/metrics"); code != 200 || !strings.Contains(body, `peage_http_requests_total{route="llms.txt",status="200"} 1`) {
 		t.Fatalf("metrics %d %s", code, body)
 	}
+	followPayment(t, "http://"+api, stateDir)
 	cancel()
 	select {
 	case err := <-done:
@@ -75,5 +84,59 @@ func TestDevNeedsNoConfig(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("dev did not stop on cancel")
+	}
+}
+
+// followPayment pays a call with the demo payer, then follows the payment the way a user
+// does: `appliance ledger -state-dir` lists it, and /free/payment tells its status.
+func followPayment(t *testing.T, base, stateDir string) {
+	t.Helper()
+	ctx := context.Background()
+	key, err := settle.LoadKey(filepath.Join(stateDir, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := (&pay.Client{Key: key}).Do(ctx, pay.Request{URL: base + "/v1/fr/tva", Params: map[string]string{"siren": "542065479"}})
+	if err != nil || res.Status != 200 || res.Receipt == nil || !res.Receipt.Success {
+		t.Fatalf("paid call in dev: %v %+v", err, res)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	lerr := runLedger(ctx, []string{"-state-dir", stateDir})
+	os.Stdout = stdout
+	w.Close()
+	out, _ := io.ReadAll(r)
+	payer := res.Receipt.Payer
+	if lerr != nil || !strings.Contains(string(out), "fr.tva") || !strings.Contains(string(out), payer) {
+		t.Fatalf("appliance ledger: %v\n%s", lerr, out)
+	}
+	c, err := settleclient.New("unix:" + filepath.Join(stateDir, "settle.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pays, err := c.Payments(ctx, 1)
+	if err != nil || len(pays) != 1 {
+		t.Fatalf("payments: %v %+v", err, pays)
+	}
+	for {
+		code, body := get(t, base+"/free/payment?payer="+payer+"&nonce="+pays[0].Nonce)
+		var st struct{ Status, Transaction string }
+		if code != 200 || json.Unmarshal([]byte(body), &st) != nil {
+			t.Fatalf("/free/payment: %d %s", code, body)
+		}
+		if st.Status == "settled" && st.Transaction != "" {
+			break
+		}
+		if st.Status != "queued" && st.Status != "broadcast" {
+			t.Fatalf("/free/payment: %s", body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code, _ := get(t, base+"/free/payment?payer="+payer+"&nonce=0x"+strings.Repeat("ab", 32)); code != 404 {
+		t.Fatalf("unknown payment: %d", code)
 	}
 }
