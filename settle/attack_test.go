@@ -184,6 +184,22 @@ func TestReplaysFromChainDataAreRefused(t *testing.T) {
 	}
 }
 
+// cancel is the payer taking back, on chain, the authorization that pays for the call r
+// while its work runs.
+func (w *world) cancel(ctx context.Context, r *catalog.Request) error {
+	p, err := x402.DecodePayment(r.Header.Get(x402.HeaderPaymentSignature))
+	if err != nil {
+		return err
+	}
+	nonce := common.HexToHash(p.Payload.Authorization.Nonce)
+	d := exact.Domain{Name: w.cfg.TokenName, Version: w.cfg.TokenVersion, ChainID: devchain.ChainID, Contract: common.HexToAddress(w.cfg.Asset)}
+	sig, err := exact.SignCancel(w.key, d, nonce)
+	if err != nil {
+		return err
+	}
+	return w.dev.Chain.CancelAuthorization(ctx, common.HexToAddress(w.dev.Payer), nonce, sig)
+}
+
 func TestShortValidityIsRefusedBeforeTheWork(t *testing.T) {
 	w := newWorld(t, paywall.Policy{Settlement: x402.ModeOptimistic, OptimisticMaxPrice: 100_000})
 	h := w.header(t, w.key, "/v1/test/echo", price, nil, func(a *exact.Authorization) {
@@ -203,17 +219,7 @@ func TestCancelledDuringTheWorkIsNotDelivered(t *testing.T) {
 	cancelling := catalog.Entry{Method: "GET", Path: "/v1/test/cancel", Summary: "the payer cancels mid-call", Kind: catalog.Paid,
 		Price: price, Timeout: 30 * time.Second,
 		Handler: func(ctx context.Context, r *catalog.Request) (any, error) {
-			p, err := x402.DecodePayment(r.Header.Get(x402.HeaderPaymentSignature))
-			if err != nil {
-				return nil, err
-			}
-			nonce := common.HexToHash(p.Payload.Authorization.Nonce)
-			d := exact.Domain{Name: w.cfg.TokenName, Version: w.cfg.TokenVersion, ChainID: devchain.ChainID, Contract: common.HexToAddress(w.cfg.Asset)}
-			sig, err := exact.SignCancel(w.key, d, nonce)
-			if err != nil {
-				return nil, err
-			}
-			if err := w.dev.Chain.CancelAuthorization(ctx, common.HexToAddress(w.dev.Payer), nonce, sig); err != nil {
+			if err := w.cancel(ctx, r); err != nil {
 				return nil, err
 			}
 			return map[string]string{"result": "delivered"}, nil
@@ -282,11 +288,7 @@ func TestFailedPayerGetsNoOptimisticDeliveryAgain(t *testing.T) {
 		Price: price, Timeout: 30 * time.Second,
 		Handler: func(ctx context.Context, r *catalog.Request) (any, error) {
 			if cancelNext.Swap(false) {
-				p, _ := x402.DecodePayment(r.Header.Get(x402.HeaderPaymentSignature))
-				nonce := common.HexToHash(p.Payload.Authorization.Nonce)
-				d := exact.Domain{Name: w.cfg.TokenName, Version: w.cfg.TokenVersion, ChainID: devchain.ChainID, Contract: common.HexToAddress(w.cfg.Asset)}
-				sig, _ := exact.SignCancel(w.key, d, nonce)
-				if err := w.dev.Chain.CancelAuthorization(ctx, common.HexToAddress(w.dev.Payer), nonce, sig); err != nil {
+				if err := w.cancel(ctx, r); err != nil {
 					return nil, err
 				}
 			}
@@ -326,11 +328,7 @@ func TestSideEffectsOfUnpaidCallsAreRevoked(t *testing.T) {
 		out := *e
 		out.Handler = func(ctx context.Context, r *catalog.Request) (any, error) {
 			res, err := inner(ctx, r)
-			p, _ := x402.DecodePayment(r.Header.Get(x402.HeaderPaymentSignature))
-			nonce := common.HexToHash(p.Payload.Authorization.Nonce)
-			d := exact.Domain{Name: w.cfg.TokenName, Version: w.cfg.TokenVersion, ChainID: devchain.ChainID, Contract: common.HexToAddress(w.cfg.Asset)}
-			sig, _ := exact.SignCancel(w.key, d, nonce)
-			if cerr := w.dev.Chain.CancelAuthorization(ctx, common.HexToAddress(w.dev.Payer), nonce, sig); cerr != nil {
+			if cerr := w.cancel(ctx, r); cerr != nil {
 				return nil, cerr
 			}
 			return res, err

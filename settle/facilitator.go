@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"sync"
@@ -380,7 +381,16 @@ func (f *Facilitator) collectable(ctx context.Context, rec ledger.Record) bool {
 		return false
 	}
 	payer, nonce := common.HexToAddress(rec.Payer), common.HexToHash(rec.Nonce)
+	// Two reads in parallel: on a remote RPC each is a round trip on the optimistic path.
+	var bal *big.Int
+	var balErr error
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		bal, balErr = f.reader.BalanceOf(ctx, f.o.Asset, payer)
+	}()
 	used, err := f.reader.AuthorizationState(ctx, f.o.Asset, payer, nonce)
+	<-read
 	if err != nil {
 		return false
 	}
@@ -390,8 +400,7 @@ func (f *Facilitator) collectable(ctx context.Context, rec ledger.Record) bool {
 		}
 		return false
 	}
-	bal, err := f.reader.BalanceOf(ctx, f.o.Asset, payer)
-	return err == nil && (!bal.IsUint64() || bal.Uint64() >= f.ledger.Open(rec.Payer))
+	return balErr == nil && (!bal.IsUint64() || bal.Uint64() >= f.ledger.Open(rec.Payer))
 }
 
 // settleNow settles a payment before its result is delivered. A payment still queued after the
