@@ -86,7 +86,7 @@ type Challenges struct {
 }
 
 type memoised struct {
-	alts string // which alternatives were available when it was rendered
+	alts uint8 // which alternatives were available when it was rendered
 	ch   *Challenge
 }
 
@@ -140,9 +140,17 @@ func (c *Challenges) alternative(path string) *catalog.Entry {
 	return nil
 }
 
-// availableAlternatives is the memo's key part that can change at run time.
-func (c *Challenges) availableAlternatives(e *catalog.Entry) string {
-	return strconv.FormatBool(c.alternative(e.Partial) != nil) + strconv.FormatBool(c.alternative(e.FreeTrial) != nil)
+// availableAlternatives is the memo's key part that can change at run time: one bit per
+// alternative that can serve now.
+func (c *Challenges) availableAlternatives(e *catalog.Entry) uint8 {
+	var bits uint8
+	if c.alternative(e.Partial) != nil {
+		bits |= 1
+	}
+	if c.alternative(e.FreeTrial) != nil {
+		bits |= 2
+	}
+	return bits
 }
 
 func (c *Challenges) render(e *catalog.Entry, reason string) (*Challenge, error) {
