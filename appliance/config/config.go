@@ -21,6 +21,7 @@ import (
 	"github.com/peage/appliance/api/clientid"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/appliance/state"
 )
 
 // Config is the whole appliance configuration.
@@ -56,12 +57,14 @@ type Egress struct {
 	InterfaceRefresh time.Duration `toml:"interface_refresh" doc:"how often the box's own interface addresses and prefixes are re-read"`
 }
 
-// Inbox bounds the webhook inboxes' storage (memory and journal).
+// Inbox bounds the webhook inboxes' storage (bodies on disk under the state directory, their
+// metadata in memory and in the journal).
 type Inbox struct {
-	// BudgetBytes is what the events of all inboxes may hold together. /v1/callbacks costs
-	// 0.005 USDC and an inbox holds up to 100 × 64 KiB, so 2.5 USDC buys 500 inboxes able to
-	// hold 3.05 GiB of bodies: the budget, not the price, bounds the storage.
-	BudgetBytes int64 `toml:"budget_bytes" doc:"bytes the events of all webhook inboxes may hold together; a delivery past it answers 507"`
+	// BudgetBytes is what the events of all inboxes may hold together on disk. /v1/callbacks
+	// costs 0.005 USDC and an inbox holds up to 100 × 64 KiB, so 2.5 USDC buys 500 inboxes
+	// able to hold 3.05 GiB of bodies: the default (8 GiB) is more than twice that, so that
+	// sum cannot exhaust it. At start it is lowered to the free disk less a margin.
+	BudgetBytes int64 `toml:"budget_bytes" doc:"bytes the events of all webhook inboxes may hold together on disk (lowered at start to what the disk can hold); a delivery past it answers 507"`
 }
 
 // Default is the embedded default: everything on loopback.
@@ -74,7 +77,7 @@ func Default() Config {
 		Payment:  paywall.DefaultConfig(),
 		Routes:   catalog.DefaultNames(),
 		Egress:   Egress{InterfaceRefresh: 30 * time.Second},
-		Inbox:    Inbox{BudgetBytes: 256 << 20},
+		Inbox:    Inbox{BudgetBytes: state.DefaultInboxBudget},
 		Parts:    DefaultParts(),
 	}
 }

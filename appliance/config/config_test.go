@@ -54,6 +54,11 @@ func TestLoad(t *testing.T) {
 		{name: "trust_proxy is gone", file: "[api]\ntrust_proxy = true\n", wantErr: "unknown key api.trust_proxy"},
 		{name: "bad free burst", env: []string{"PEAGE_API_FREE_BURST=0"}, wantErr: "config key api.free_burst"},
 		{name: "bad free share", file: "[browserfarm]\nfree_share = 1.5\n", wantErr: "config key browserfarm.free_share"},
+		// 2.5 USDC of inboxes hold 3.05 GiB of bodies: the default must be above that.
+		{name: "inbox budget above what 2.5 USDC buys", check: func(c Config) bool { return c.Inbox.BudgetBytes >= 8<<30 }},
+		{name: "inbox budget from env", env: []string{"PEAGE_INBOX_BUDGET_BYTES=2147483648"},
+			check: func(c Config) bool { return c.Inbox.BudgetBytes == 2<<30 }},
+		{name: "inbox budget too small", file: "[inbox]\nbudget_bytes = 1000\n", wantErr: "config key inbox.budget_bytes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

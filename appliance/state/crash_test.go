@@ -3,6 +3,7 @@ package state
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -76,7 +77,7 @@ func TestCrashChild(t *testing.T) {
 					}
 				}
 				for k := w % 2; ; k += 2 {
-					ev, err := s.AddEvent(Event{Inbox: id, Method: "POST", Kind: "text", Body: crashBody(id, k)})
+					ev, err := s.AddEvent(context.Background(), Event{Inbox: id, Method: "POST", Kind: "text", Body: crashBody(id, k)})
 					if err == ErrFull {
 						break
 					}
@@ -244,7 +245,7 @@ func verifyCrash(t *testing.T, dir string, a *acked, round int) {
 		}
 	}
 	for id, evs := range a.events {
-		in, stored, err := s.Events(id, 0, 0)
+		in, stored, err := s.Events(context.Background(), id, 0, 0)
 		if err != nil {
 			t.Fatalf("round %d: inbox %s: %v", round, id, err)
 		}

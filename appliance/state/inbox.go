@@ -2,9 +2,13 @@ package state
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
+
+	"github.com/peage/appliance/appliance/bodystore"
 )
 
 // Limits of a webhook inbox (spec: "Webhook inbox", Limits).
@@ -39,58 +43,102 @@ func (s *Store) Inbox(id string) (Inbox, bool) {
 // AddEvent stores one delivery in its inbox (ev.Inbox), numbering it with the inbox's next
 // seq and stamping ReceivedAt if unset. Concurrent deliveries are serialised: every accepted
 // event is stored, none overwrites another. Errors: ErrNotFound, ErrExpired, ErrFull (the
-// inbox holds InboxMaxEvents), ErrBudget (the events of all inboxes would pass
-// Options.InboxBudget: the delivery is refused, nothing stored is evicted, since every stored
-// event belongs to an inbox someone paid for). The body size is the caller's to check.
-// Waiting readers are woken once the event is durable.
-func (s *Store) AddEvent(ev Event) (Event, error) {
+// inbox holds InboxMaxEvents), ErrBudget (the events of all inboxes would pass the inbox
+// budget: the delivery is refused, nothing stored is evicted, since every stored event
+// belongs to an inbox someone paid for). The body size is the caller's to check.
+// The body goes to disk (fsynced) before the event's record goes to the journal; the
+// returned event carries it. Waiting readers are woken once the event is durable.
+func (s *Store) AddEvent(ctx context.Context, ev Event) (Event, error) {
+	select {
+	case <-s.stop:
+		return Event{}, ErrClosed
+	default:
+	}
+	body := ev.Body
+	ev.Body, ev.BodyBytes, ev.BodySHA256, ev.BodyFile = nil, int64(len(body)), "", ""
 	size := ev.size()
+	// Checked before the write too, so a delivery that would be refused costs no disk write.
+	var pre error
+	s.read(func(txn *memdb.Txn) { _, pre = s.admit(txn, ev.Inbox, size, s.now()) })
+	if pre != nil {
+		return Event{}, pre
+	}
+	if len(body) > 0 {
+		ref, err := s.bodies.Put(ctx, ev.Inbox, body)
+		if err != nil {
+			var again error // the inbox may have expired and been swept meanwhile
+			s.read(func(txn *memdb.Txn) { _, again = s.admit(txn, ev.Inbox, size, s.now()) })
+			if again != nil {
+				return Event{}, again
+			}
+			return Event{}, fmt.Errorf("state: event body: %w", err)
+		}
+		ev.BodySHA256, ev.BodyFile = ref.SHA256, ref.File
+	}
 	reserved := false
 	err := s.mutate(func(txn *memdb.Txn) (*record, error) {
-		raw, err := txn.First(tInbox, "id", ev.Inbox)
+		now := s.now()
+		in, err := s.admit(txn, ev.Inbox, size, now)
 		if err != nil {
 			return nil, err
-		}
-		if raw == nil {
-			return nil, ErrNotFound
-		}
-		in := raw.(*Inbox)
-		now := s.now()
-		if in.Expired(now) {
-			return nil, ErrExpired
-		}
-		if in.Events >= InboxMaxEvents {
-			return nil, ErrFull
-		}
-		// Checked and taken under the single writer: no other delivery or sweep moves it
-		// meanwhile, so the budget is never passed.
-		if s.inboxBytes.Load()+size > s.opts.InboxBudget {
-			return nil, ErrBudget
 		}
 		ev.Seq = in.LastSeq + 1
 		if ev.ReceivedAt.IsZero() {
 			ev.ReceivedAt = now
 		}
+		// Taken under the single writer: no other delivery or sweep moves it meanwhile, so
+		// the budget is never passed.
 		s.inboxBytes.Add(size)
 		reserved = true
 		return &record{Op: opEvent, Event: &ev}, nil
 	})
 	if err != nil {
-		// A failure after the commit (the fsync) leaves the event stored and counted.
-		if reserved && !s.hasEvent(ev.Inbox, ev.Seq) {
-			s.inboxBytes.Add(-size)
+		// A failure after the commit (the fsync) leaves the event stored and counted, and its
+		// body with it.
+		if !reserved || !s.hasEvent(ev.Inbox, ev.Seq, ev.BodyFile) {
+			if reserved {
+				s.inboxBytes.Add(-size)
+			}
+			if ev.BodyFile != "" {
+				// An orphan left by a failure here is removed at the next Open.
+				_ = s.bodies.Remove(context.WithoutCancel(ctx), ev.Inbox, ev.BodyFile)
+			}
 		}
 		return Event{}, err
 	}
 	s.notify(ev.Inbox)
+	ev.Body = body
 	return ev, nil
 }
 
-func (s *Store) hasEvent(inbox string, seq uint64) bool {
+// admit decides whether inbox id takes a delivery of size bytes at now, and returns its row.
+// Under the writer's transaction its answer holds until the commit.
+func (s *Store) admit(txn *memdb.Txn, id string, size int64, now time.Time) (*Inbox, error) {
+	raw, err := txn.First(tInbox, "id", id)
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, ErrNotFound
+	}
+	in := raw.(*Inbox)
+	if in.Expired(now) {
+		return nil, ErrExpired
+	}
+	if in.Events >= InboxMaxEvents {
+		return nil, ErrFull
+	}
+	if s.inboxBytes.Load()+size > s.budget.Load() {
+		return nil, ErrBudget
+	}
+	return in, nil
+}
+
+func (s *Store) hasEvent(inbox string, seq uint64, file string) bool {
 	found := false
 	s.read(func(txn *memdb.Txn) {
 		raw, _ := txn.First(tEvent, "id", inbox, seq)
-		found = raw != nil
+		found = raw != nil && raw.(*Event).BodyFile == file
 	})
 	return found
 }
@@ -98,13 +146,22 @@ func (s *Store) hasEvent(inbox string, seq uint64) bool {
 // InboxRoom reports whether the inbox storage can still take a delivery of the largest size
 // (an inbox sold now could receive something).
 func (s *Store) InboxRoom() bool {
-	return s.inboxBytes.Load()+InboxMaxBodyBytes+16<<10 <= s.opts.InboxBudget
+	return s.inboxBytes.Load()+InboxMaxBodyBytes+16<<10 <= s.budget.Load()
 }
 
-// size is what an event holds in memory and in the journal, to the byte that matters: body,
-// header and query text, and the fixed fields.
+// blockBytes is the filesystem block a body file occupies at least a whole number of: 100
+// one-byte bodies take 400 KiB of disk, not 100 bytes, and the budget counts the disk.
+const blockBytes = 4096
+
+// size is what an event takes from the budget: its body file in whole blocks, and the header
+// and query text and fixed fields that its journal record and its row in memory hold.
 func (ev *Event) size() int64 {
-	n := len(ev.Body) + len(ev.Method) + len(ev.ContentType) + len(ev.Kind) + len(ev.Inbox) + 64
+	n := len(ev.Method) + len(ev.ContentType) + len(ev.Kind) + len(ev.Inbox) + 64
+	if ev.BodyBytes > 0 {
+		// The file name and checksum in the record are fixed-size, and counted before the
+		// body is written (AddEvent checks the budget first), so not read from the fields.
+		n += int((ev.BodyBytes+blockBytes-1)/blockBytes*blockBytes) + 32 + 64
+	}
 	for k, vs := range ev.Header {
 		n += len(k)
 		for _, v := range vs {
@@ -138,9 +195,27 @@ func eventsAfter(txn *memdb.Txn, id string, after uint64, limit int) []*Event {
 	return out
 }
 
+// ErrBody matches every BodyError.
+var ErrBody = errors.New("state: event body unreadable")
+
+// BodyError: a stored event's body could not be read back intact (damaged or lost on disk).
+// Err wraps bodystore.ErrCorrupt for a body that does not match its checksum.
+type BodyError struct {
+	Inbox string
+	Seq   uint64
+	Err   error
+}
+
+func (e *BodyError) Error() string {
+	return fmt.Sprintf("state: body of event %d of inbox %s: %v", e.Seq, e.Inbox, e.Err)
+}
+
+func (e *BodyError) Unwrap() []error { return []error{ErrBody, e.Err} }
+
 // Events returns the inbox row and its events with seq > after (oldest first, at most limit;
-// 0 means all). ErrNotFound for an unknown inbox. Event bodies are shared: do not modify them.
-func (s *Store) Events(id string, after uint64, limit int) (Inbox, []Event, error) {
+// 0 means all), bodies read back from disk and checked. ErrNotFound for an unknown inbox; a
+// *BodyError when a body is damaged or lost, rather than an event served wrong.
+func (s *Store) Events(ctx context.Context, id string, after uint64, limit int) (Inbox, []Event, error) {
 	var in Inbox
 	var evs []Event
 	err := ErrNotFound
@@ -154,7 +229,36 @@ func (s *Store) Events(id string, after uint64, limit int) (Inbox, []Event, erro
 			evs = append(evs, *ev)
 		}
 	})
-	return in, evs, err
+	if err != nil {
+		return in, nil, err
+	}
+	// Read outside the transaction: the files are immutable once named by a row.
+	for i := range evs {
+		ev := &evs[i]
+		if ev.BodyFile == "" {
+			continue
+		}
+		b, err := s.bodies.Get(ctx, id, bodystore.Ref{File: ev.BodyFile, Size: ev.BodyBytes, SHA256: ev.BodySHA256})
+		switch {
+		case err == nil:
+			ev.Body = b
+		case errors.Is(err, bodystore.ErrMissing) && s.sweptSince(id):
+			// Expired and swept after our read: answer as the sweep left it.
+			return in, nil, nil
+		case ctx.Err() != nil:
+			return in, nil, ctx.Err()
+		default:
+			return in, nil, &BodyError{Inbox: id, Seq: ev.Seq, Err: err}
+		}
+	}
+	return in, evs, nil
+}
+
+// sweptSince reports whether inbox id holds no events any more (expired and swept).
+func (s *Store) sweptSince(id string) bool {
+	empty := true
+	s.read(func(txn *memdb.Txn) { empty = len(eventsAfter(txn, id, 0, 1)) == 0 })
+	return empty
 }
 
 // WaitEvents is Events that, when there is nothing after the cursor, waits up to wait for a
@@ -170,7 +274,7 @@ func (s *Store) WaitEvents(ctx context.Context, id string, after uint64, limit i
 	}
 	for {
 		ch := s.waitCh(id) // taken before the read, so a delivery in between still wakes us
-		in, evs, err := s.Events(id, after, limit)
+		in, evs, err := s.Events(ctx, id, after, limit)
 		if err != nil || len(evs) > 0 || wait <= 0 || in.Expired(s.now()) {
 			return in, evs, err
 		}

@@ -47,7 +47,14 @@ type Event struct {
 	Header      map[string][]string `json:"header,omitempty"`
 	ContentType string              `json:"content_type,omitempty"`
 	Kind        string              `json:"kind"` // body kind: "json", "form", "text", "binary" or "empty"
-	Body        []byte              `json:"body,omitempty"`
+	// Body is filled by AddEvent's caller and by Events; the stored row and the journal never
+	// hold it (see bodystore). A record from before bodies moved to disk carries it inline and
+	// is moved at replay.
+	Body []byte `json:"body,omitempty"`
+	// BodyBytes, BodySHA256 and BodyFile name the body on disk (no file for an empty body).
+	BodyBytes  int64  `json:"body_bytes,omitempty"`
+	BodySHA256 string `json:"body_sha256,omitempty"`
+	BodyFile   string `json:"body_file,omitempty"`
 }
 
 // Page is a published HTML page (POST /v1/publish). HTML is already sanitised.

@@ -13,19 +13,30 @@
 // (Options.CompactEvery, or sooner once the log passes Options.CompactBytes): it writes the
 // in-memory state as a new snapshot and starts a fresh log. Sweeping is not journaled: it is a
 // function of the clock, so it is simply redone after a restart.
+//
+// Event bodies do not live in memory nor in the journal: they are files under
+// <dir>/<Name>.inbox-bodies/ (appliance/bodystore), written and fsynced before the journal
+// record that names them, so the memory an event holds is its metadata alone and the inbox
+// budget is a budget of disk. The record carries the body's size and SHA-256, checked on every
+// read. A body whose record never reached the journal (a crash in between, a refused delivery)
+// is removed at the next Open; the sweep removes the bodies of expired inboxes.
 package state
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 
+	"github.com/peage/appliance/appliance/bodystore"
+	"github.com/peage/appliance/appliance/diskfree"
 	"github.com/peage/appliance/appliance/journal"
 )
 
@@ -66,14 +77,26 @@ type Options struct {
 	PackageRetention time.Duration
 	// NoBackground disables the background sweep and compaction (tests drive them by hand).
 	NoBackground bool
-	// InboxBudget bounds the bytes that the events of all inboxes hold together (bodies,
-	// headers, query) [DefaultInboxBudget]. At 100 events of 64 KiB, one inbox can hold
-	// 6.25 MiB: without a global bound a few USDC of inboxes would fill memory and the journal.
+	// InboxBudget bounds the bytes that the events of all inboxes hold together on disk
+	// (bodies rounded up to whole blocks, headers, query) [DefaultInboxBudget]. At 100 events
+	// of 64 KiB, one inbox can hold 6.25 MiB: without a global bound a few USDC of inboxes
+	// would fill the disk. At Open it is lowered to what the disk can hold (DiskFree, DiskMargin).
 	InboxBudget int64
+	// DiskFree reads the bytes still free on the state directory's filesystem
+	// [diskfree.Available].
+	DiskFree func(ctx context.Context, dir string) (int64, error)
+	// DiskMargin is the free disk the inbox budget leaves to everything else (journals,
+	// snapshots, logs) when the disk is smaller than the budget [DefaultDiskMargin].
+	DiskMargin int64
 }
 
-// DefaultInboxBudget is the default Options.InboxBudget.
-const DefaultInboxBudget = 256 << 20
+// DefaultInboxBudget is the default Options.InboxBudget: more than twice what 2.5 USDC of
+// inboxes can hold (500 inboxes of 100 events of 64 KiB: 3.05 GiB), so that sum of money
+// cannot deny delivery to every other inbox.
+const DefaultInboxBudget = 8 << 30
+
+// DefaultDiskMargin is the default Options.DiskMargin.
+const DefaultDiskMargin = 1 << 30
 
 func (o *Options) defaults() {
 	if o.Name == "" {
@@ -103,6 +126,12 @@ func (o *Options) defaults() {
 	if o.InboxBudget <= 0 {
 		o.InboxBudget = DefaultInboxBudget
 	}
+	if o.DiskFree == nil {
+		o.DiskFree = diskfree.Available
+	}
+	if o.DiskMargin <= 0 {
+		o.DiskMargin = DefaultDiskMargin
+	}
 }
 
 // Store is the durable in-memory state of one daemon. It is safe for concurrent use.
@@ -111,6 +140,8 @@ type Store struct {
 	log  *slog.Logger
 	db   *memdb.MemDB
 	j    *journal.Journal
+	// bodies holds the event bodies; only the metadata of an event is in db.
+	bodies *bodystore.Store
 
 	wmu     sync.Mutex
 	waiters map[string]chan struct{} // inbox id → closed on the next delivery
@@ -118,6 +149,10 @@ type Store struct {
 	// inboxBytes is what the stored events hold (Event.size): changed under memdb's single
 	// writer (deliveries, sweeps, replay), read anywhere.
 	inboxBytes atomic.Int64
+	// budget is the inbox budget in force: Options.InboxBudget, or less when the disk was
+	// smaller at Open. diskFree is what the disk had then (-1: unknown).
+	budget   atomic.Int64
+	diskFree int64
 
 	closeOnce sync.Once
 	stop      chan struct{}
@@ -127,6 +162,7 @@ type Store struct {
 		sync.Mutex
 		replayed, skipped, compactions, swept int64
 		lastCompact                           time.Time
+		migrated, pruned                      int64
 	}
 }
 
@@ -141,13 +177,33 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}
-	s := &Store{opts: opts, log: opts.Logger.With("state", opts.Name), db: db, j: j,
+	// Open has no caller context to honour: it runs once at start, before serving.
+	ctx := context.Background()
+	bodies, err := bodystore.Open(ctx, filepath.Join(dir, opts.Name+".inbox-bodies"))
+	if err != nil {
+		j.Close()
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	s := &Store{opts: opts, log: opts.Logger.With("state", opts.Name), db: db, j: j, bodies: bodies,
 		waiters: map[string]chan struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
-	if err := s.replay(); err != nil {
+	s.budget.Store(opts.InboxBudget)
+	if err := s.replay(ctx); err != nil {
 		j.Close()
 		return nil, err
 	}
 	s.Sweep()
+	if err := s.pruneBodies(ctx); err != nil {
+		j.Close()
+		return nil, err
+	}
+	if s.stats.migrated > 0 {
+		// The journal still carries the migrated bodies inline: rewrite it without them.
+		if err := s.Compact(); err != nil {
+			j.Close()
+			return nil, fmt.Errorf("state: compaction after moving bodies to disk: %w", err)
+		}
+	}
+	s.fitBudgetToDisk(ctx)
 	if opts.NoBackground {
 		close(s.done)
 	} else {
@@ -159,14 +215,24 @@ func Open(dir string, opts Options) (*Store, error) {
 // replay rebuilds memory from the journal. A record that cannot be applied (bad JSON, an
 // unknown op, a missing row) is returned to the journal as an error, which quarantines it and
 // goes on: one bad record must not stop the daemon from starting, ever.
-func (s *Store) replay() error {
+func (s *Store) replay(ctx context.Context) error {
 	txn := s.db.Txn(true)
-	var n, skipped int64
+	var n, skipped, migrated int64
 	err := s.j.Replay(func(b []byte) error {
 		var r record
 		if err := json.Unmarshal(b, &r); err != nil {
 			skipped++
 			return fmt.Errorf("state: unreadable record: %w", err)
+		}
+		if ev := r.Event; r.Op == opEvent && ev != nil && ev.BodyFile == "" && len(ev.Body) > 0 {
+			// Written before bodies moved to disk: move this one now.
+			ref, err := s.bodies.Put(ctx, ev.Inbox, ev.Body)
+			if err != nil {
+				skipped++
+				return fmt.Errorf("state: moving an inline body to disk: %w", err)
+			}
+			ev.Body, ev.BodyBytes, ev.BodySHA256, ev.BodyFile = nil, ref.Size, ref.SHA256, ref.File
+			migrated++
 		}
 		if err := apply(txn, &r); err != nil {
 			// A meter update of a package swept since is normal until the next compaction.
@@ -186,12 +252,65 @@ func (s *Store) replay() error {
 	txn.Commit()
 	s.recountInboxBytes()
 	s.stats.Lock()
-	s.stats.replayed, s.stats.skipped = n, skipped
+	s.stats.replayed, s.stats.skipped, s.stats.migrated = n, skipped, migrated
 	s.stats.Unlock()
 	if n > 0 || skipped > 0 {
-		s.log.Info("state: journal replayed", "records", n, "quarantined", skipped, "truncated_bytes", s.j.Truncated())
+		s.log.Info("state: journal replayed", "records", n, "quarantined", skipped, "truncated_bytes", s.j.Truncated(),
+			"bodies_moved_to_disk", migrated)
 	}
 	return nil
+}
+
+// pruneBodies removes the body files no stored event names: bodies written for deliveries
+// whose record never reached the journal, and bodies of inboxes swept before a crash.
+func (s *Store) pruneBodies(ctx context.Context) error {
+	keep := map[[2]string]bool{}
+	s.read(func(txn *memdb.Txn) {
+		it, err := txn.Get(tEvent, "id")
+		if err != nil {
+			return
+		}
+		for obj := it.Next(); obj != nil; obj = it.Next() {
+			if ev := obj.(*Event); ev.BodyFile != "" {
+				keep[[2]string{ev.Inbox, ev.BodyFile}] = true
+			}
+		}
+	})
+	p, err := s.bodies.Prune(ctx, func(inbox, file string) bool { return keep[[2]string{inbox, file}] })
+	if err != nil {
+		return fmt.Errorf("state: removing orphan bodies: %w", err)
+	}
+	s.stats.Lock()
+	s.stats.pruned = p.Files
+	s.stats.Unlock()
+	if p.Files > 0 {
+		s.log.Info("state: orphan event bodies removed", "files", p.Files, "bytes", p.Bytes)
+	}
+	return nil
+}
+
+// fitBudgetToDisk lowers the inbox budget to what the disk can still take, leaving
+// DiskMargin free: a budget the disk cannot hold bounds nothing, and deliveries would then
+// fail on a full disk (taking the journals of every daemon with them) instead of getting 507.
+// What the stored events already hold is on the disk, so it counts towards what fits.
+func (s *Store) fitBudgetToDisk(ctx context.Context) {
+	s.diskFree = -1
+	free, err := s.opts.DiskFree(ctx, s.bodies.Dir())
+	if err != nil {
+		s.log.Warn("state: cannot read the free disk space; the inbox budget is not checked against it",
+			"budget_bytes", s.opts.InboxBudget, "err", err)
+		return
+	}
+	s.diskFree = free
+	fits := s.inboxBytes.Load() + free - s.opts.DiskMargin
+	if fits >= s.opts.InboxBudget {
+		return
+	}
+	fits = max(fits, 0)
+	s.budget.Store(fits)
+	s.log.Warn("state: the disk cannot hold the inbox budget; lowered to what it can",
+		"budget_bytes", s.opts.InboxBudget, "effective_budget_bytes", fits, "disk_free_bytes", free,
+		"disk_margin_bytes", s.opts.DiskMargin, "stored_bytes", s.inboxBytes.Load(), "dir", s.bodies.Dir())
 }
 
 // apply performs one record on a write transaction. It is the only code that changes tables,
@@ -225,7 +344,7 @@ func apply(txn *memdb.Txn, r *record) error {
 		}
 		in.LastSeq = ev.Seq
 		in.Events++
-		in.Bytes += int64(len(ev.Body))
+		in.Bytes += ev.BodyBytes
 		return txn.Insert(tInbox, &in)
 	case opPage:
 		if r.Page == nil {
@@ -418,12 +537,14 @@ func (s *Store) Sweep() int {
 			fn(obj)
 		}
 	}
+	var emptied []string // inboxes whose bodies go once the rows are gone
 	each(tInbox, func(obj any) {
 		in := obj.(*Inbox)
 		if !in.Expired(now) {
 			return
 		}
 		if evs := eventsAfter(txn, in.ID, 0, 0); len(evs) > 0 {
+			emptied = append(emptied, in.ID)
 			var freed int64
 			for _, ev := range evs {
 				if txn.Delete(tEvent, ev) == nil {
@@ -470,6 +591,14 @@ func (s *Store) Sweep() int {
 	for _, id := range woke {
 		s.notify(id)
 	}
+	// After the commit, so no reader can find a row whose body is gone for good; a reader
+	// that took its rows before reports the inbox as expired (Events). A crash before this
+	// leaves orphans, which the next Open removes.
+	for _, id := range emptied {
+		if err := s.bodies.RemoveInbox(context.Background(), id); err != nil {
+			s.log.Error("state: cannot remove the bodies of an expired inbox; the next start will", "inbox", id, "err", err)
+		}
+	}
 	if n > 0 {
 		s.stats.Lock()
 		s.stats.swept += int64(n)
@@ -497,8 +626,14 @@ func (s *Store) recountInboxBytes() {
 // Stats describes the store for /metrics and health.
 type Stats struct {
 	Inboxes, Events, Pages, Packages, FreeCalls int
-	// InboxBytes is what the stored events hold, against InboxBudget.
-	InboxBytes, InboxBudget               int64
+	// InboxBytes is what the stored events hold, against InboxBudget, the budget in force;
+	// InboxBudgetConfigured is Options.InboxBudget, higher when the disk could not hold it.
+	InboxBytes, InboxBudget, InboxBudgetConfigured int64
+	// DiskFree is the free disk under the bodies at Open (-1: unknown).
+	DiskFree int64
+	// BodiesMoved counts inline bodies of an older journal moved to disk at Open;
+	// BodiesPruned the orphan body files removed at Open.
+	BodiesMoved, BodiesPruned             int64
 	LogBytes                              int64
 	Replayed, Skipped, Compactions, Swept int64
 	TruncatedBytes                        int64
@@ -523,12 +658,14 @@ func (s *Store) Stats() Stats {
 		st.Inboxes, st.Events, st.Pages = count(tInbox), count(tEvent), count(tPage)
 		st.Packages, st.FreeCalls = count(tPackage), count(tFreeCall)
 	})
-	st.InboxBytes, st.InboxBudget = s.inboxBytes.Load(), s.opts.InboxBudget
+	st.InboxBytes, st.InboxBudget, st.InboxBudgetConfigured = s.inboxBytes.Load(), s.budget.Load(), s.opts.InboxBudget
+	st.DiskFree = s.diskFree
 	st.LogBytes = s.j.Size()
 	st.TruncatedBytes = s.j.Truncated()
 	s.stats.Lock()
 	st.Replayed, st.Skipped, st.Compactions, st.Swept = s.stats.replayed, s.stats.skipped, s.stats.compactions, s.stats.swept
 	st.LastCompaction = s.stats.lastCompact
+	st.BodiesMoved, st.BodiesPruned = s.stats.migrated, s.stats.pruned
 	s.stats.Unlock()
 	return st
 }

@@ -51,11 +51,11 @@ func fill(t *testing.T, s *Store, clk *fakeClock) {
 	must(s.CreateInbox(Inbox{ID: "in1", Key: "k1", Label: "first", CreatedAt: now, ExpiresAt: now.Add(2 * time.Hour)}))
 	must(s.CreateInbox(Inbox{ID: "in2", Key: "k2", CreatedAt: now, ExpiresAt: now.Add(24 * time.Hour)}))
 	for i := range 3 {
-		_, err := s.AddEvent(Event{Inbox: "in1", Method: "POST", Query: [][2]string{{"a", fmt.Sprint(i)}},
+		_, err := s.AddEvent(context.Background(), Event{Inbox: "in1", Method: "POST", Query: [][2]string{{"a", fmt.Sprint(i)}},
 			Header: map[string][]string{"Content-Type": {"application/json"}}, Kind: "json", Body: []byte(fmt.Sprintf(`{"n":%d}`, i))})
 		must(err)
 	}
-	_, err := s.AddEvent(Event{Inbox: "in2", Method: "GET", Kind: "empty"})
+	_, err := s.AddEvent(context.Background(), Event{Inbox: "in2", Method: "GET", Kind: "empty"})
 	must(err)
 	must(s.PutPage(Page{ID: "p1", Title: "Hello", HTML: "<p>hi</p>", CreatedAt: now, ExpiresAt: now.Add(48 * time.Hour)}))
 	_, err = s.CreatePackage(Package{Key: "pk1", GB: 1, Payer: "0xabc"})
@@ -85,7 +85,7 @@ func fill(t *testing.T, s *Store, clk *fakeClock) {
 
 func check(t *testing.T, s *Store, clk *fakeClock) {
 	t.Helper()
-	in, evs, err := s.Events("in1", 0, 0)
+	in, evs, err := s.Events(context.Background(), "in1", 0, 0)
 	if err != nil || in.Label != "first" || in.Key != "k1" || in.Events != 3 || in.LastSeq != 3 || len(evs) != 3 {
 		t.Fatalf("in1 = %+v, %d events, %v", in, len(evs), err)
 	}
@@ -98,7 +98,7 @@ func check(t *testing.T, s *Store, clk *fakeClock) {
 	if in.Bytes != int64(len(`{"n":0}`)*3) {
 		t.Fatalf("in1 bytes = %d", in.Bytes)
 	}
-	in2, evs2, _ := s.Events("in2", 0, 0)
+	in2, evs2, _ := s.Events(context.Background(), "in2", 0, 0)
 	if in2.Events != 1 || len(evs2) != 1 || evs2[0].Kind != "empty" {
 		t.Fatalf("in2 = %+v %+v", in2, evs2)
 	}
@@ -140,14 +140,14 @@ func TestRoundTripThroughReopen(t *testing.T) {
 	s = openStore(t, dir, clk) // replays the snapshot
 	check(t, s, clk)
 	// Writes after a compaction continue the numbering.
-	ev, err := s.AddEvent(Event{Inbox: "in1", Method: "PUT"})
+	ev, err := s.AddEvent(context.Background(), Event{Inbox: "in1", Method: "PUT"})
 	if err != nil || ev.Seq != 4 {
 		t.Fatalf("seq = %d, %v", ev.Seq, err)
 	}
 	s.Close()
 	s = openStore(t, dir, clk)
 	defer s.Close()
-	in, evs, _ := s.Events("in1", 3, 0)
+	in, evs, _ := s.Events(context.Background(), "in1", 3, 0)
 	if in.Events != 4 || len(evs) != 1 || evs[0].Method != "PUT" {
 		t.Fatalf("after compaction + append: %+v %+v", in, evs)
 	}
@@ -170,7 +170,7 @@ func TestDuplicatesAndErrors(t *testing.T) {
 	if _, err := s.CreatePackage(Package{Key: "pk1", GB: 1}); err != ErrExists {
 		t.Fatalf("dup package: %v", err)
 	}
-	if _, err := s.AddEvent(Event{Inbox: "nope"}); err != ErrNotFound {
+	if _, err := s.AddEvent(context.Background(), Event{Inbox: "nope"}); err != ErrNotFound {
 		t.Fatalf("event to unknown: %v", err)
 	}
 	if _, err := s.AddUsage("nope", 1); err != ErrNotFound {
@@ -185,7 +185,7 @@ func TestDuplicatesAndErrors(t *testing.T) {
 	if p, err := s.AddUsage("pk1", 0); err != nil || p.BytesUsed != 7 {
 		t.Fatalf("zero delta: %+v %v", p, err)
 	}
-	if _, _, err := s.Events("nope", 0, 0); err != ErrNotFound {
+	if _, _, err := s.Events(context.Background(), "nope", 0, 0); err != ErrNotFound {
 		t.Fatal(err)
 	}
 }
@@ -200,7 +200,7 @@ func TestInboxLimitAndConcurrentDeliveries(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := s.AddEvent(Event{Inbox: "in", Method: "POST", Body: []byte(fmt.Sprint(i))})
+			_, err := s.AddEvent(context.Background(), Event{Inbox: "in", Method: "POST", Body: []byte(fmt.Sprint(i))})
 			errs <- err
 		}()
 	}
@@ -223,7 +223,7 @@ func TestInboxLimitAndConcurrentDeliveries(t *testing.T) {
 	s.Close()
 	s = openStore(t, dir, clk)
 	defer s.Close()
-	in, evs, _ := s.Events("in", 0, 0)
+	in, evs, _ := s.Events(context.Background(), "in", 0, 0)
 	seen := map[string]bool{}
 	for i, ev := range evs {
 		if ev.Seq != uint64(i+1) || seen[string(ev.Body)] {
@@ -234,7 +234,7 @@ func TestInboxLimitAndConcurrentDeliveries(t *testing.T) {
 	if in.Events != 100 || len(evs) != 100 {
 		t.Fatalf("after reopen %d/%d", in.Events, len(evs))
 	}
-	_, page, _ := s.Events("in", 40, 10)
+	_, page, _ := s.Events(context.Background(), "in", 40, 10)
 	if len(page) != 10 || page[0].Seq != 41 || page[9].Seq != 50 {
 		t.Fatalf("page = %d from %d", len(page), page[0].Seq)
 	}
@@ -252,7 +252,7 @@ func TestWaitEventsWakesOnDelivery(t *testing.T) {
 		got <- evs
 	}()
 	time.Sleep(50 * time.Millisecond)
-	s.AddEvent(Event{Inbox: "in", Method: "POST"})
+	s.AddEvent(context.Background(), Event{Inbox: "in", Method: "POST"})
 	select {
 	case evs := <-got:
 		if len(evs) != 1 || time.Since(start) > 5*time.Second {
@@ -289,7 +289,7 @@ func TestCursorNeverMissesNorRepeats(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 20 {
-				s.AddEvent(Event{Inbox: "in", Body: []byte(fmt.Sprintf("%d-%d", w, i))})
+				s.AddEvent(context.Background(), Event{Inbox: "in", Body: []byte(fmt.Sprintf("%d-%d", w, i))})
 			}
 		}()
 	}
@@ -330,19 +330,19 @@ func TestSweep(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("waiter on expired inbox not released")
 	}
-	if in, evs, err := s.Events("in1", 0, 0); err != nil || len(evs) != 0 || !in.Expired(clk.Now()) {
+	if in, evs, err := s.Events(context.Background(), "in1", 0, 0); err != nil || len(evs) != 0 || !in.Expired(clk.Now()) {
 		t.Fatalf("expired inbox: %+v %d %v", in, len(evs), err)
 	}
-	if _, err := s.AddEvent(Event{Inbox: "in1"}); err != ErrExpired {
+	if _, err := s.AddEvent(context.Background(), Event{Inbox: "in1"}); err != ErrExpired {
 		t.Fatalf("delivery to expired: %v", err)
 	}
-	if _, evs, _ := s.Events("in2", 0, 0); len(evs) != 1 {
+	if _, evs, _ := s.Events(context.Background(), "in2", 0, 0); len(evs) != 1 {
 		t.Fatal("live inbox swept")
 	}
 	s.Close()
 	// After a restart the replayed events of the expired inbox are swept again.
 	s = openStore(t, dir, clk)
-	if _, evs, _ := s.Events("in1", 0, 0); len(evs) != 0 {
+	if _, evs, _ := s.Events(context.Background(), "in1", 0, 0); len(evs) != 0 {
 		t.Fatal("expired events came back")
 	}
 	clk.Add(48 * time.Hour)
@@ -392,7 +392,7 @@ func TestCompactUnderLoad(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 25 {
-				s.AddEvent(Event{Inbox: "in", Body: []byte(fmt.Sprintf("%d-%d", w, i))})
+				s.AddEvent(context.Background(), Event{Inbox: "in", Body: []byte(fmt.Sprintf("%d-%d", w, i))})
 				s.AddUsage("pk", 10)
 			}
 		}()
@@ -407,7 +407,7 @@ func TestCompactUnderLoad(t *testing.T) {
 	s.Close()
 	s = openStore(t, dir, clk)
 	defer s.Close()
-	in, evs, _ := s.Events("in", 0, 0)
+	in, evs, _ := s.Events(context.Background(), "in", 0, 0)
 	p, _ := s.Package("pk")
 	if in.Events != 100 || len(evs) != 100 || in.LastSeq != 100 || p.BytesUsed != 1000 {
 		t.Fatalf("inbox %+v, %d events, used %d", in, len(evs), p.BytesUsed)
@@ -452,7 +452,7 @@ func TestBackgroundLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.CreateInbox(Inbox{ID: "in", ExpiresAt: clk.Now().Add(time.Hour)})
-	s.AddEvent(Event{Inbox: "in", Body: bytes.Repeat([]byte("x"), 1000)})
+	s.AddEvent(context.Background(), Event{Inbox: "in", Body: bytes.Repeat([]byte("x"), 1000)})
 	deadline := time.Now().Add(5 * time.Second)
 	for s.Stats().Compactions == 0 {
 		if time.Now().After(deadline) {
@@ -470,7 +470,7 @@ func TestBackgroundLoop(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AddEvent(Event{Inbox: "in"}); err != ErrClosed {
+	if _, err := s.AddEvent(context.Background(), Event{Inbox: "in"}); err != ErrClosed {
 		t.Fatalf("after close: %v", err)
 	}
 }

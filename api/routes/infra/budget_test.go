@@ -1,32 +1,43 @@
 package infra
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/appliance/state"
 )
 
-// TestWhatTwoAndAHalfUSDCBuys: at the catalog's price, 2.5 USDC of inboxes could hold far more
-// than the default global budget, so the budget is what bounds inbox storage.
+// TestWhatTwoAndAHalfUSDCBuys: at the catalog's price, the inboxes 2.5 USDC buys, every one
+// filled to its limits, take less than the default global budget, so that sum cannot exhaust
+// it and deny delivery to every other inbox (issue 10, item 6).
 func TestWhatTwoAndAHalfUSDCBuys(t *testing.T) {
 	cat, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {
 		t.Fatal(err)
 	}
 	price := cat.Entry("callbacks").Price
+	if price <= 0 {
+		t.Fatalf("callbacks costs %d: free inboxes are bounded by nothing", price)
+	}
 	inboxes := 2_500_000 / int64(price)
-	capacity := inboxes * MaxEvents * MaxBodyBytes
-	t.Logf("2.5 USDC buys %d inboxes at %d atomic USDC each; they could hold %.2f GiB of bodies; default budget %d MiB",
-		inboxes, price, float64(capacity)/(1<<30), state.DefaultInboxBudget>>20)
-	if capacity <= state.DefaultInboxBudget {
-		t.Fatalf("the price alone bounds storage (%d bytes): revisit the budget", capacity)
+	// A full-size event takes its body and its metadata (headers, query, fixed fields) from
+	// the budget: the metadata is at most the request head the edge accepts.
+	perEvent := int64(MaxBodyBytes + server.DefaultConfig().MaxHeaderBytes + 1<<10)
+	capacity := inboxes * MaxEvents * perEvent
+	t.Logf("2.5 USDC buys %d inboxes at %d atomic USDC each; filled they take %.2f GiB of the budget (%.2f GiB of bodies); default budget %.2f GiB",
+		inboxes, price, float64(capacity)/(1<<30), float64(inboxes*MaxEvents*MaxBodyBytes)/(1<<30), float64(state.DefaultInboxBudget)/(1<<30))
+	if capacity >= state.DefaultInboxBudget {
+		t.Fatalf("2.5 USDC of inboxes can take %d bytes, the whole default budget (%d): raise it", capacity, int64(state.DefaultInboxBudget))
 	}
 }
 
@@ -106,5 +117,36 @@ func TestGlobalInboxBudget(t *testing.T) {
 	}
 	if err := f.cat.Entry("callbacks").Ready(); err != nil {
 		t.Fatalf("inbox sales after the expiry: %v", err)
+	}
+}
+
+// TestDamagedBodyIsNotServed: a body changed on disk answers 500 naming the event and how to
+// read past it, never the wrong bytes; the events after it are still served.
+func TestDamagedBodyIsNotServed(t *testing.T) {
+	clk := &clock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	dir := t.TempDir()
+	f := setupBudget(t, dir, clk, state.DefaultInboxBudget)
+	in := f.inbox(t, 1)
+	key := keyOf(t, in)
+	for _, body := range []string{`{"n":1}`, `{"n":2}`, `{"n":3}`} {
+		if _, err := f.deliver(t, in.ID, "POST", "application/json", []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, evs, err := f.s.Events(context.Background(), in.ID, 1, 1)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("event 2: %v %v", evs, err)
+	}
+	path := filepath.Join(dir, "state.inbox-bodies", in.ID, evs[0].BodyFile)
+	if err := os.WriteFile(path, []byte(`{"n":9}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.events(t, in.ID, key, 0, 0)
+	var ae *apierr.Error
+	if !errors.As(err, &ae) || ae.Status() != 500 || !strings.Contains(ae.Message, "event 2") || !strings.Contains(ae.Message, "after=2") {
+		t.Fatalf("events over a damaged body: %+v, %v; want 500 naming event 2", res, err)
+	}
+	if res, err := f.events(t, in.ID, key, 2, 0); err != nil || res.Count != 1 || res.Events[0].Seq != 3 {
+		t.Fatalf("events after the damaged one: %+v, %v", res, err)
 	}
 }

@@ -17,6 +17,8 @@
 //   - events_url long-polls for up to `wait` seconds (0 to 30, capped by the route's deadline)
 //     when nothing follows the cursor `after`; each answer carries `next_after`, the cursor to
 //     send next, so a reader never misses nor repeats an event;
+//   - a stored body that no longer matches its checksum (or is gone) answers 500 naming the
+//     event, never a wrong body;
 //   - a captured event shows the query and the headers as objects (repeated names joined with
 //     ", " for headers; the first value for the query, with the raw query_string beside it), and
 //     the body parsed: JSON as JSON, a form as an object, UTF-8 text as a string, anything else
@@ -177,7 +179,7 @@ func (r *Routes) Hook(ctx context.Context, req *catalog.Request) (any, error) {
 	ct := req.Header.Get("Content-Type")
 	ev := state.Event{Inbox: id, Method: req.Method, Query: req.Query, Header: req.Header, ContentType: ct,
 		Kind: bodyKind(ct, req.Body), Body: req.Body}
-	ev, err := r.store.AddEvent(ev)
+	ev, err := r.store.AddEvent(ctx, ev)
 	switch {
 	case errors.Is(err, state.ErrNotFound):
 		return nil, apierr.NotFound("no inbox %s", id)
@@ -314,6 +316,11 @@ func (r *Routes) HookEvents(ctx context.Context, req *catalog.Request) (any, err
 	if err != nil {
 		if errors.Is(err, state.ErrNotFound) {
 			return nil, apierr.NotFound("no inbox %s", id)
+		}
+		if be, ok := errors.AsType[*state.BodyError](err); ok {
+			// Said plainly rather than served wrong: the reader can step over the event.
+			return nil, &apierr.Error{Code: apierr.CodeInternal, Cause: err,
+				Message: fmt.Sprintf("event %d of inbox %s cannot be served: its stored body is damaged or lost on the appliance's disk; read the events after it with after=%d", be.Seq, id, be.Seq)}
 		}
 		return nil, err
 	}
