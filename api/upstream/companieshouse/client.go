@@ -151,12 +151,15 @@ type Statements struct {
 // Exemptions is /company/{number}/exemptions: each exemption by its type.
 type Exemptions struct {
 	Exemptions map[string]struct {
-		ExemptionType string `json:"exemption_type"`
-		Items         []struct {
-			ExemptFrom string `json:"exempt_from"`
-			ExemptTo   string `json:"exempt_to"`
-		} `json:"items"`
+		ExemptionType string            `json:"exemption_type"`
+		Items         []ExemptionPeriod `json:"items"`
 	} `json:"exemptions"`
+}
+
+// ExemptionPeriod is when an exemption applied; ExemptTo is empty while it still does.
+type ExemptionPeriod struct {
+	ExemptFrom string `json:"exempt_from"`
+	ExemptTo   string `json:"exempt_to"`
 }
 
 // SearchCompanies asks for the first n hits of q.
