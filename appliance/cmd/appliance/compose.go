@@ -27,6 +27,7 @@ import (
 	"github.com/peage/appliance/api/routes/payments"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/api/routes/uk"
+	"github.com/peage/appliance/api/routes/us"
 	"github.com/peage/appliance/api/routes/util"
 	"github.com/peage/appliance/api/routes/web"
 	"github.com/peage/appliance/api/server"
@@ -281,6 +282,13 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	if err := ukRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	usRoutes, err := us.New(us.Deps{Pool: pool})
+	if err != nil {
+		return err
+	}
+	if err := usRoutes.Bind(a.cat); err != nil {
 		return err
 	}
 	if d.payments != nil {
