@@ -9,6 +9,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
@@ -53,6 +54,9 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 // source names where every answer comes from.
 const source = "SEC EDGAR (data.sec.gov)"
 
+// tickerLabelWait bounds the wait for the ticker file on calls by CIK.
+const tickerLabelWait = 3 * time.Second
+
 // company is who a request is about.
 type company struct {
 	cik    int64
@@ -75,7 +79,11 @@ func (r *Routes) resolve(ctx context.Context, req *catalog.Request) (company, er
 		return company{}, apierr.BadParam("cik", "cik must be a positive number of up to 10 digits")
 	}
 	c := company{cik: cik}
-	if ts := r.sec.TickersOf(cik); len(ts) > 0 {
+	// The ticker only labels the answer: a ticker file that cannot be read in a moment
+	// leaves it out rather than failing or holding up a call by CIK.
+	lctx, cancel := context.WithTimeout(ctx, tickerLabelWait)
+	defer cancel()
+	if ts, err := r.sec.TickersOf(lctx, cik); err == nil && len(ts) > 0 {
 		c.ticker = ts[0]
 	}
 	return c, nil

@@ -72,11 +72,14 @@ func (c *Client) LookupTicker(ctx context.Context, ticker string) (Ticker, bool,
 	return t, ok, nil
 }
 
-// TickersOf lists the tickers SEC's file gives for a CIK (empty when the file is not loaded).
-func (c *Client) TickersOf(cik int64) []string {
+// TickersOf lists the tickers SEC's file gives for a CIK, main ticker first.
+func (c *Client) TickersOf(ctx context.Context, cik int64) ([]string, error) {
+	if err := c.loadTickers(ctx); err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.byCIK[cik]
+	return c.byCIK[cik], nil
 }
 
 func (c *Client) loadTickers(ctx context.Context) error {

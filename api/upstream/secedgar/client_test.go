@@ -48,8 +48,8 @@ func TestTickerFileIsFetchedOnceAndShared(t *testing.T) {
 	if n := len(files.Requests()); n != 1 {
 		t.Errorf("ticker file fetched %d times, want 1", n)
 	}
-	if got := c.TickersOf(320193); len(got) == 0 || got[0] != "AAPL" {
-		t.Errorf("TickersOf(Apple) = %v", got)
+	if got, err := c.TickersOf(context.Background(), 320193); err != nil || len(got) == 0 || got[0] != "AAPL" {
+		t.Errorf("TickersOf(Apple) = %v, %v", got, err)
 	}
 }
 
