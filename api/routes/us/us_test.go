@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
@@ -37,6 +38,12 @@ func fixture(t *testing.T, name string) http.Handler {
 // 403 as SEC does to a User-Agent without the contact, and data.sec.gov's recorded 404 for
 // any other path.
 func edgar(t *testing.T, files map[string]string) http.Handler {
+	// Decompress each recording once: the company facts are 4 MB apiece.
+	handlers := map[string]http.Handler{}
+	for path, name := range files {
+		handlers[path] = fixture(t, name)
+	}
+	notFound := upstreamtest.FileStatus(t, filepath.Join("..", "..", "upstream", "secedgar", "testdata", "submissions_not_found.xml"), http.StatusNotFound)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.Contains(r.UserAgent(), contact) {
 			w.WriteHeader(http.StatusForbidden)
@@ -45,12 +52,12 @@ func edgar(t *testing.T, files map[string]string) http.Handler {
 		if r.URL.RawQuery != "" {
 			t.Errorf("%s: unexpected query %q", r.URL.Path, r.URL.RawQuery)
 		}
-		name, ok := files[r.URL.Path]
+		h, ok := handlers[r.URL.Path]
 		if !ok {
-			upstreamtest.FileStatus(t, filepath.Join("..", "..", "upstream", "secedgar", "testdata", "submissions_not_found.xml"), http.StatusNotFound).ServeHTTP(w, r)
+			notFound.ServeHTTP(w, r)
 			return
 		}
-		fixture(t, name).ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	})
 }
 
@@ -60,8 +67,10 @@ type env struct {
 }
 
 // start binds the family to the real catalog behind the real server, both SEC hosts being
-// fixture servers; who is the contact put into the User-Agent.
-func start(t *testing.T, who string, gate paywall.Gate) *env {
+// fixture servers; who is the contact put into the User-Agent. attempt, when set, replaces
+// the fixture specs' short per-attempt timeout: the 4 MB company facts must not time out on
+// a loaded machine in the tests that expect them to arrive.
+func start(t *testing.T, who string, gate paywall.Gate, attempt time.Duration) *env {
 	t.Helper()
 	e := &env{data: upstreamtest.New(t), files: upstreamtest.New(t)}
 	e.data.Handle(edgar(t, map[string]string{
@@ -72,6 +81,12 @@ func start(t *testing.T, who string, gate paywall.Gate) *env {
 	}))
 	e.files.Handle(edgar(t, map[string]string{"/files/company_tickers.json": "company_tickers.json.gz"}))
 	specs := map[string]upstream.Spec{secedgar.Name: e.data.Spec(t, secedgar.Name), secedgar.FilesName: e.files.Spec(t, secedgar.FilesName)}
+	if attempt > 0 {
+		for name, s := range specs {
+			s.Timeout = attempt
+			specs[name] = s
+		}
+	}
 	pool := httpc.NewPool(specs, httpc.Options{Contact: who, Logger: quiet})
 	r, err := us.New(us.Deps{Pool: pool})
 	if err != nil {
@@ -150,7 +165,7 @@ func golden(t *testing.T, name string, doc any) {
 // and 72,880, and shareholders' equity of 157,293 and 79,327.
 func TestRoutesAgainstRecordedAnswers(t *testing.T) {
 	gate := &apitest.RecordingGate{}
-	e := start(t, contact, gate)
+	e := start(t, contact, gate, time.Minute)
 	tests := []struct {
 		golden, path string
 		q            url.Values
@@ -221,7 +236,7 @@ func TestRoutesAgainstRecordedAnswers(t *testing.T) {
 // not charged.
 func TestUnknownCompanies(t *testing.T) {
 	gate := &apitest.RecordingGate{}
-	e := start(t, contact, gate)
+	e := start(t, contact, gate, time.Minute)
 	for _, path := range []string{"/v1/us/company", "/v1/us/filings", "/v1/us/financials", "/v1/us/snapshot"} {
 		for _, q := range []url.Values{{"ticker": {"ZZZZZQ"}}, {"cik": {"1"}}} {
 			if status, _, body := e.get(t, path, q); status != 404 {
@@ -248,7 +263,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			gate := &apitest.RecordingGate{}
-			e := start(t, contact, gate)
+			e := start(t, contact, gate, 0)
 			e.files.Handle(tt.handler)
 			if status, doc, body := e.get(t, "/v1/us/company", url.Values{"ticker": {"AAPL"}}); status != tt.status || at(doc, "error", "upstream") != secedgar.FilesName {
 				t.Errorf("ticker file failing = %d %s, want %d naming %s", status, body, tt.status, secedgar.FilesName)
@@ -272,7 +287,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 // pay, a bad ticker or CIK is a 400 naming it, and without a contact e-mail every route is
 // 503; none of them reaches SEC.
 func TestBadInputBeforePayment(t *testing.T) {
-	e := start(t, contact, nil)
+	e := start(t, contact, nil, 0)
 	if status, _, body := e.get(t, "/v1/us/company", url.Values{"ticker": {"AAPL"}}); status != 402 {
 		t.Fatalf("valid call = %d %s, want 402", status, body)
 	}
@@ -284,7 +299,7 @@ func TestBadInputBeforePayment(t *testing.T) {
 			}
 		}
 	}
-	anonymous := start(t, "https://github.com/peage/appliance", nil)
+	anonymous := start(t, "https://github.com/peage/appliance", nil, 0)
 	for _, path := range []string{"/v1/us/company", "/v1/us/filings", "/v1/us/financials", "/v1/us/snapshot"} {
 		if status, _, body := anonymous.get(t, path, url.Values{"ticker": {"AAPL"}}); status != 503 {
 			t.Errorf("%s without a contact = %d %s, want 503", path, status, body)
