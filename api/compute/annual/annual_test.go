@@ -142,3 +142,27 @@ func TestDedupAndRestatement(t *testing.T) {
 		t.Errorf("2022 = %+v, want 90 from the 10-K/A, restated from 100", p)
 	}
 }
+
+// TestConceptByRecency: the concept with the most recent annual value is the series'
+// concept even when it comes later in the preference order, and a year it lacks is taken
+// from another concept that names itself.
+func TestConceptByRecency(t *testing.T) {
+	fy := func(end string, val float64) secedgar.Fact {
+		start := end[:4] + "-01-01"
+		return secedgar.Fact{Start: start, End: end, Val: val, Form: "10-K", FP: "FY", Filed: end[:4] + "-12-31", Accn: end}
+	}
+	cf := &secedgar.CompanyFacts{Facts: map[string]map[string]secedgar.Concept{"us-gaap": {
+		"RevenueFromContractWithCustomerExcludingAssessedTax": {Units: map[string][]secedgar.Fact{USD: {fy("2019-12-31", 9), fy("2020-12-31", 10)}}},
+		"Revenues": {Units: map[string][]secedgar.Fact{USD: {fy("2021-12-31", 11), fy("2022-12-31", 12)}}},
+	}}}
+	s := Annual(cf, Revenue, []string{"2022-12-31", "2021-12-31", "2020-12-31"})
+	if s.Concept != "Revenues" || len(s.Points) != 3 {
+		t.Fatalf("series = %+v, want Revenues with 3 points", s)
+	}
+	if p := s.Points[2]; p.Value != 10 || p.Concept != "RevenueFromContractWithCustomerExcludingAssessedTax" {
+		t.Errorf("2020 = %+v, want 10 from the older concept, named", p)
+	}
+	if p := s.Points[0]; p.Concept != "" {
+		t.Errorf("2022 names concept %q, want none (the series' own)", p.Concept)
+	}
+}
