@@ -45,14 +45,18 @@ var (
 	pSIRENo = S("siren", "9-digit SIREN company number").Group("company").Fmt("siren")
 	pUKQ    = S("q", "company name").Group("company").Range(2, 160)
 	pUKNum  = S("number", "Companies House number (8 characters)").Group("company").Fmt("uk_company")
-	pTicker = S("ticker", "stock ticker (e.g. AAPL)").Group("company").Range(1, 10)
+	pTicker = S("ticker", "stock ticker (e.g. AAPL, BRK-B)").Group("company").Fmt("ticker")
 	pCIK    = S("cik", "SEC central index key (up to 10 digits)").Group("company").Fmt("cik")
 	pAddr   = S("address", "0x EVM address").Req().Fmt("evm_address")
 	pLimit  = func(def, max float64) Param { return I("limit", "how many results").Range(1, max).Def(int64(def)) }
 )
 
 func init() {
-	RegisterFormat("uk_company", `^[A-Za-z0-9]{8}$`, re(`^[A-Za-z0-9]{8}$`, "must be an 8-character Companies House number (e.g. 00445790 or SC123456)"))
+	// Companies House numbers: 8 digits, or a 2-letter register prefix (SC, NI, OC, FC, ...)
+	// and 6 digits, or R0 and 6 digits (old Northern Ireland companies).
+	RegisterFormat("uk_company", `^([0-9]{8}|[A-Za-z]{2}[0-9]{6}|[Rr]0[0-9]{6})$`, re(`^([0-9]{8}|[A-Za-z]{2}[0-9]{6}|[Rr]0[0-9]{6})$`, "must be an 8-character Companies House number: 8 digits, or 2 letters and 6 digits (e.g. 00445790 or SC123456)"))
+	// SEC tickers: a letter, then letters, digits, "." or "-" (BRK-B), 10 characters at most.
+	RegisterFormat("ticker", `^[A-Za-z][A-Za-z0-9.-]{0,9}$`, re(`^[A-Za-z][A-Za-z0-9.-]{0,9}$`, "must be a stock ticker: a letter, then up to 9 letters, digits, '.' or '-' (e.g. AAPL, BRK-B)"))
 	RegisterFormat("cik", `^[0-9]{1,10}$`, re(`^[0-9]{1,10}$`, "must be 1 to 10 digits"))
 	RegisterFormat("social_id", `^[a-z]+:[A-Za-z0-9_]+$`, re(`^[a-z]+:[A-Za-z0-9_]+$`, "must be <source>:<id> as returned by /v1/social/search"))
 	RegisterFormat("actor", `^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, re(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, "must be owner/name"))

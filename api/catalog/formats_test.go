@@ -51,3 +51,34 @@ func TestRefineFormatReachesEmailDomains(t *testing.T) {
 		t.Fatal("RefineFormat lost the published JSON format")
 	}
 }
+
+func TestCompanyIdentifierFormats(t *testing.T) {
+	tests := []struct {
+		format, in string
+		ok         bool
+	}{
+		{"uk_company", "00445790", true},
+		{"uk_company", "SC123456", true},
+		{"uk_company", "fc040879", true},
+		{"uk_company", "R0123456", true},
+		{"uk_company", "445790", false},
+		{"uk_company", "0044579A", false},
+		{"uk_company", "S1234567", false},
+		{"uk_company", "00445790 ", false},
+		{"ticker", "AAPL", true},
+		{"ticker", "brk-b", true},
+		{"ticker", "BF.B", true},
+		{"ticker", "1AAPL", false},
+		{"ticker", "AAPL MSFT", false},
+		{"ticker", "ABCDEFGHIJK", false},
+		{"cik", "320193", true},
+		{"cik", "0000320193", true},
+		{"cik", "00003201930", false},
+		{"cik", "CIK320193", false},
+	}
+	for _, tt := range tests {
+		if err := checkFormat(tt.format, tt.in); (err == nil) != tt.ok {
+			t.Errorf("%s(%q) = %v, want ok %v", tt.format, tt.in, err, tt.ok)
+		}
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/peage/appliance/api/apierr"
 )
 
 // Sentinel causes that are not an upstream answer.
@@ -53,3 +56,30 @@ func StatusOf(err error) int {
 
 // IsNotFound reports whether the upstream answered 404.
 func IsNotFound(err error) bool { return StatusOf(err) == 404 }
+
+// APIError turns a connector error into the client-facing one, once for every route family:
+// 502 naming the upstream, 504 on a deadline, 429 when our own rate limit for the upstream is
+// saturated. The upstream's own text stays in the logged cause. Other errors pass through.
+func APIError(err error) error {
+	var ue *Error
+	if !errors.As(err, &ue) {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			return apierr.From(err)
+		}
+		return err
+	}
+	switch {
+	case errors.Is(err, ErrThrottled):
+		return apierr.Busy(time.Second, "too many calls to %s right now; retry in a second", ue.Upstream)
+	case errors.Is(err, ErrCircuitOpen):
+		return apierr.Upstream(ue.Upstream, err, "%s is failing; calls to it are paused for a moment", ue.Upstream)
+	case ue.Timeout():
+		return apierr.Upstream(ue.Upstream, err, "%s did not answer in time", ue.Upstream)
+	case ue.Status == 429:
+		return apierr.Upstream(ue.Upstream, err, "%s refused the call (rate limited)", ue.Upstream)
+	case ue.Status != 0:
+		return apierr.Upstream(ue.Upstream, err, "%s answered status %d", ue.Upstream, ue.Status)
+	default:
+		return apierr.Upstream(ue.Upstream, err, "%s could not be reached", ue.Upstream)
+	}
+}

@@ -18,11 +18,17 @@ type Spec struct {
 	// upstream unavailable (503 before any 402) until Key is configured.
 	KeyParam  string
 	KeyHeader string
-	NeedsKey  bool
-	Key       string
+	// KeyBasic sends the key as the user name of HTTP Basic authentication, with an empty
+	// password (Companies House).
+	KeyBasic bool
+	NeedsKey bool
+	Key      string
 	// KeyedBaseURL replaces BaseURL once a key is configured (paid hosts of freemium APIs).
 	KeyedBaseURL string
 	Terms        string // licence and use conditions, surfaced in discovery documents
+	// NeedsContact makes the upstream unavailable until upstream.contact is an e-mail address:
+	// SEC EDGAR refuses requests whose User-Agent does not name a contact.
+	NeedsContact bool
 }
 
 // Ready reports whether the upstream can be called for a paid product.
@@ -72,6 +78,17 @@ var Specs = []Spec{
 		Terms: "transport.data.gouv.fr (point d'accès national), " + etalab + " Each dataset keeps its own licence (often ODbL)."},
 	{Name: "data-gouv-tabular", BaseURL: "https://tabular-api.data.gouv.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "data.gouv.fr tabular API (Base nationale des IRVE), " + etalab},
+	// 600 requests per rolling 5 minutes per key: a burst of 10 plus 1.9/s stays under it
+	// over any 5-minute window (10 + 1.9 × 300 = 580).
+	{Name: "companies-house", BaseURL: "https://api.company-information.service.gov.uk", KeyBasic: true, NeedsKey: true,
+		Timeout: 8 * time.Second, RPS: 1.9, Burst: 10, Retries: 1,
+		Terms: "Companies House Public Data API (Open Government Licence v3.0). Officers' personal details are shown as published by the registrar and may only be used within data protection law."},
+	// SEC allows 10 requests per second in all for one user, across its hosts: data.sec.gov
+	// takes 8 and www.sec.gov (the ticker file, read once a day) 1, so the sum stays under 10.
+	{Name: "sec-edgar", BaseURL: "https://data.sec.gov", NeedsContact: true, Timeout: 10 * time.Second, RPS: 8, Burst: 8, Retries: 1,
+		Terms: "SEC EDGAR public data (U.S. government work, not copyrighted). SEC's fair-access policy requires a User-Agent naming a contact and at most 10 requests per second."},
+	{Name: "sec-edgar-files", BaseURL: "https://www.sec.gov", NeedsContact: true, Timeout: 20 * time.Second, RPS: 1, Burst: 1, Retries: 1,
+		Terms: "SEC EDGAR company ticker file (www.sec.gov/files/company_tickers.json), same fair-access policy."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
 }

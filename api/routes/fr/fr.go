@@ -17,14 +17,12 @@
 package fr
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 	_ "time/tzdata" // Europe/Paris on hosts without a zoneinfo database
 
-	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/ademe"
@@ -183,32 +181,8 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 	return errors.Join(errs...)
 }
 
-// fail turns a connector error into the client-facing one: 502 naming the upstream, 504 on a
-// deadline, 429 when our own rate limit for the upstream is saturated. The upstream's own
-// text stays in the logged cause.
-func fail(err error) error {
-	var ue *upstream.Error
-	if !errors.As(err, &ue) {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			return apierr.From(err)
-		}
-		return err
-	}
-	switch {
-	case errors.Is(err, upstream.ErrThrottled):
-		return apierr.Busy(time.Second, "too many calls to %s right now; retry in a second", ue.Upstream)
-	case errors.Is(err, upstream.ErrCircuitOpen):
-		return apierr.Upstream(ue.Upstream, err, "%s is failing; calls to it are paused for a moment", ue.Upstream)
-	case ue.Timeout():
-		return apierr.Upstream(ue.Upstream, err, "%s did not answer in time", ue.Upstream)
-	case ue.Status == 429:
-		return apierr.Upstream(ue.Upstream, err, "%s refused the call (rate limited)", ue.Upstream)
-	case ue.Status != 0:
-		return apierr.Upstream(ue.Upstream, err, "%s answered status %d", ue.Upstream, ue.Status)
-	default:
-		return apierr.Upstream(ue.Upstream, err, "%s could not be reached", ue.Upstream)
-	}
-}
+// fail turns a connector error into the client-facing one (upstream.APIError).
+func fail(err error) error { return upstream.APIError(err) }
 
 // parisDate is today in France: a calendar question asked at 23:30 UTC is about tomorrow there.
 func (r *Routes) parisDate() time.Time {

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/mail"
 	"net/url"
 	"strconv"
 	"strings"
@@ -53,6 +54,7 @@ type Client struct {
 	base    *url.URL
 	hc      *http.Client
 	ua      string
+	contact string
 	log     *slog.Logger
 	limit   *bucket
 	breaker *breaker
@@ -102,6 +104,7 @@ func New(spec upstream.Spec, o Options) (*Client, error) {
 		base:    base,
 		hc:      &http.Client{Transport: rt},
 		ua:      fmt.Sprintf("peage-appliance/%s (+%s)", version.Version, contact),
+		contact: contact,
 		log:     log.With(keyUpstream, spec.Name),
 		limit:   newBucket(spec.RPS, spec.Burst),
 		breaker: newBreaker(o.BreakerThreshold, o.BreakerCooldown),
@@ -112,8 +115,19 @@ func New(spec upstream.Spec, o Options) (*Client, error) {
 // Name is the upstream's registry name.
 func (c *Client) Name() string { return c.spec.Name }
 
-// Ready reports whether a credential the upstream needs is configured.
-func (c *Client) Ready() error { return c.spec.Ready() }
+// Ready reports whether a credential the upstream needs is configured, and a contact e-mail
+// address where the upstream requires one in the User-Agent.
+func (c *Client) Ready() error {
+	if err := c.spec.Ready(); err != nil {
+		return err
+	}
+	if c.spec.NeedsContact {
+		if a, err := mail.ParseAddress(c.contact); err != nil || a.Address != c.contact {
+			return fmt.Errorf("%s: %w (set upstream.contact to an e-mail address: it goes into the User-Agent this upstream requires)", c.spec.Name, upstream.ErrNotConfigured)
+		}
+	}
+	return nil
+}
 
 // Response is a successful (2xx) answer.
 type Response struct {
@@ -240,6 +254,9 @@ func (c *Client) once(ctx context.Context, method, target string, body []byte) (
 	}
 	if c.spec.Key != "" && c.spec.KeyHeader != "" {
 		req.Header.Set(c.spec.KeyHeader, c.spec.Key)
+	}
+	if c.spec.Key != "" && c.spec.KeyBasic {
+		req.SetBasicAuth(c.spec.Key, "")
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

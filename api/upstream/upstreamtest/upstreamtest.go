@@ -4,6 +4,9 @@
 package upstreamtest
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -96,15 +99,30 @@ func (s *Server) Client(t testing.TB, name string) *httpc.Client {
 // File answers every request with the file's bytes; the content type follows the extension.
 func File(t testing.TB, path string) http.Handler { return FileStatus(t, path, http.StatusOK) }
 
-// FileStatus answers status with the file's bytes: a recorded error body.
+// FileStatus answers status with the file's bytes: a recorded error body. A name ending in
+// .gz is served decompressed: large recordings are kept compressed in the repository.
 func FileStatus(t testing.TB, path string, status int) http.Handler {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("upstreamtest: fixture: %v", err)
 	}
+	name := path
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("upstreamtest: fixture %s: %v", path, err)
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			t.Fatalf("upstreamtest: fixture %s: %v", path, err)
+		}
+		name = strings.TrimSuffix(path, ".gz")
+	}
 	ct := "application/json; charset=utf-8"
-	if strings.HasSuffix(path, ".csv") {
+	switch {
+	case strings.HasSuffix(name, ".csv"):
 		ct = "text/csv; charset=utf-8"
+	case strings.HasSuffix(name, ".xml"):
+		ct = "application/xml"
 	}
 	return Body(status, ct, b)
 }

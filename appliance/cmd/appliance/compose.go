@@ -26,6 +26,8 @@ import (
 	"github.com/peage/appliance/api/routes/infra"
 	"github.com/peage/appliance/api/routes/payments"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
+	"github.com/peage/appliance/api/routes/uk"
+	"github.com/peage/appliance/api/routes/us"
 	"github.com/peage/appliance/api/routes/util"
 	"github.com/peage/appliance/api/routes/web"
 	"github.com/peage/appliance/api/server"
@@ -273,6 +275,20 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	if err := french.Bind(a.cat); err != nil {
+		return err
+	}
+	ukRoutes, err := uk.New(uk.Deps{Pool: pool})
+	if err != nil {
+		return err
+	}
+	if err := ukRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	usRoutes, err := us.New(us.Deps{Pool: pool})
+	if err != nil {
+		return err
+	}
+	if err := usRoutes.Bind(a.cat); err != nil {
 		return err
 	}
 	if d.payments != nil {
