@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -11,12 +10,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/settle/pay"
+	"github.com/peage/appliance/settle/x402"
 )
 
 func freeAddr(t *testing.T) string {
@@ -106,24 +106,39 @@ func TestDevNeedsNoConfig(t *testing.T) {
 	}
 }
 
-// TestDevAllowEgressOpensTunnels buys a proxy package in dev and tunnels through it: the
-// target named by --allow-egress is reachable, another port of the same host is refused by
-// the port rule.
-func TestDevAllowEgressOpensTunnels(t *testing.T) {
+// TestDevBuyerPath follows a buyer in dev: the README's @x402/fetch snippet, in its dev form,
+// buys a proxy package once its cap is raised (at the client's 1 USDC it refuses and pays
+// nothing), and the package tunnels to the target named by --allow-egress while another port
+// of the same host is refused by the port rule.
+func TestDevBuyerPath(t *testing.T) {
 	target := lineServer(t)
 	other := lineServer(t)
 	d := startDev(t, "--allow-egress", target)
-	var body, receipt bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := pay.Main(ctx, []string{"--key", filepath.Join(d.state, "dev-payer.key"), "GET", "http://" + d.api + "/v1/proxy/1gb"}, &body, &receipt); err != nil {
-		t.Fatalf("buying a package: %v\n%s\n%s", err, body.String(), receipt.String())
+	asset := devAsset(t, "http://"+d.api+"/v1/proxy/1gb")
+	keyHex, err := os.ReadFile(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PAYER_KEY=0x" + strings.TrimPrefix(strings.TrimSpace(string(keyHex)), "0x"), "ASSET=" + asset}
+	devLine := readmeBlock(t, readmeDevLinePrefix)
+	script := withCapLine(t, readmeBlock(t, readmeScriptFirstLine), devLine)
+	if stdout, stderr, err := runNode(t, strings.Replace(script, `"52000000"`, `"1000000"`, 1), env, "http://"+d.api+"/v1/proxy/1gb"); err == nil || !strings.Contains(stderr, "maxAmountPerPayment") {
+		t.Fatalf("a 1 USDC cap did not refuse the 3.50 USDC package: %v\nstdout %s\nstderr %s", err, stdout, stderr)
+	}
+	stdout, stderr, err := runNode(t, script, env, "http://"+d.api+"/v1/proxy/1gb")
+	body, ok := strings.CutPrefix(stdout, "200 ")
+	if err != nil || !ok {
+		t.Fatalf("buying a package: %v\nstdout %s\nstderr %s", err, stdout, stderr)
 	}
 	var sale struct {
 		Proxy string `json:"proxy"`
 	}
-	if err := json.Unmarshal(body.Bytes(), &sale); err != nil {
-		t.Fatalf("sale %s: %v", body.String(), err)
+	if err := json.Unmarshal([]byte(body), &sale); err != nil {
+		t.Fatalf("sale %s: %v", body, err)
+	}
+	var receipt x402.SettlementResponse
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stderr)), &receipt); err != nil || !receipt.Success || receipt.Amount != "3500000" {
+		t.Fatalf("receipt %s: %v", stderr, err)
 	}
 	pu, err := url.Parse(sale.Proxy)
 	if err != nil || pu.User == nil {
@@ -147,6 +162,21 @@ func TestDevAllowEgressOpensTunnels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// devAsset reads the test USDC's address from a route's 402 challenge.
+func devAsset(t *testing.T, u string) string {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	pr, err := x402.DecodeRequired(resp.Header.Get(x402.HeaderPaymentRequired))
+	if err != nil || resp.StatusCode != http.StatusPaymentRequired || len(pr.Accepts) == 0 {
+		t.Fatalf("unpaid %s: %d %v", u, resp.StatusCode, err)
+	}
+	return pr.Accepts[0].Asset
 }
 
 // lineServer listens on a loopback port and writes one line naming itself to each connection.
