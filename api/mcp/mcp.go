@@ -45,7 +45,7 @@ func New(cat *catalog.Catalog, r *render.Renderer, inv Invoker, chal Challenger,
 	return &Endpoint{r: r, invoker: inv, chal: chal, version: version, tools: toolIndex(cat)}
 }
 
-// toolIndex lists the listed names first, so an old dotted ID can never shadow a listed name.
+// toolIndex indexes the listed names first, so that an old dotted ID never shadows one.
 func toolIndex(cat *catalog.Catalog) map[string]*catalog.Entry {
 	idx := map[string]*catalog.Entry{}
 	for _, e := range cat.Entries() {
