@@ -19,6 +19,12 @@ build: ## build bin/appliance
 run: setup build ## run the appliance on its embedded default (appliance dev)
 	bin/appliance dev
 
+# The suite runs in one time zone and locale whatever the machine's, so that a result never
+# depends on where it runs; the tests themselves do not rely on it (browsers pin their own).
+test: export TZ := UTC
+test: export LANG := C.UTF-8
+test: export LC_ALL := C.UTF-8
+test: export LANGUAGE :=
 test: setup ## run the whole test suite (unit, golden, fixtures, Chromium, tunnels, chain)
 	go vet ./...
 	go test $(GOTEST_FLAGS) ./...

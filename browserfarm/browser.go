@@ -83,6 +83,7 @@ func launch(ctx context.Context, cfg Config, proxyAddr string) (*instance, error
 	defer cancel()
 	l := launcher.New().Context(lctx).
 		Bin(cfg.Chromium).
+		Env(chromiumEnv(os.Environ(), cfg.Fontconfig)...).
 		Leakless(false). // never extract a helper binary; we kill process groups ourselves
 		UserDataDir(dir).
 		HeadlessNew(true).

@@ -50,6 +50,10 @@ type Config struct {
 	LoadWait time.Duration `toml:"load_wait"`
 	// TempDir holds the per-browser profile directories (default os.TempDir()).
 	TempDir string `toml:"temp_dir"`
+	// Fontconfig is a fonts.conf that decides which fonts Chromium renders with (its
+	// FONTCONFIG_FILE); empty uses the machine's configuration. Tests set one naming only the
+	// fonts ops/setup.sh installs, so text metrics are the same on every machine.
+	Fontconfig string `toml:"fontconfig"`
 }
 
 // DefaultConfig sizes the pool for the machine it runs on.

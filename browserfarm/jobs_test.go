@@ -58,6 +58,18 @@ func TestPageOutcomes(t *testing.T) {
 	}
 }
 
+// TestLoadNeverCompletes: a complete document whose load event never fires (a sub-resource
+// hangs) is read once the load wait is spent, and says it was not complete.
+func TestLoadNeverCompletes(t *testing.T) {
+	res, err := do(t, browserfarm.Task{URL: env.URL("/stalled-load")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LoadComplete || res.Status != 200 || !strings.Contains(res.Text, "Text before an image") {
+		t.Errorf("load complete %v, status %d, text %q", res.LoadComplete, res.Status, res.Text)
+	}
+}
+
 // TestNeverFinishes: a document that never ends fails with 504 at the call's deadline
 // instead of hanging, and the browser serves the next job.
 func TestNeverFinishes(t *testing.T) {

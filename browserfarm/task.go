@@ -475,6 +475,9 @@ const jsRead = `(wantImages, maxBytes) => {
 // context and awaits its promise: one CDP round trip, where rod's Evaluate first looks up the
 // window object, and no stale context id after a navigation.
 func evalJS(p *rod.Page, fn string, args ...any) (gson.JSON, error) {
+	if args == nil {
+		args = []any{} // JSON null would make the spread "(...null)" throw: null is not iterable
+	}
 	a, err := json.Marshal(args)
 	if err != nil {
 		return gson.JSON{}, err

@@ -17,8 +17,9 @@ type Config struct {
 	// PublicHost and PublicPort are what a sold proxy URL names (the line's public address).
 	PublicHost string `toml:"public_host" doc:"public host name or address a sold proxy URL names"`
 	PublicPort int    `toml:"public_port" doc:"public port a sold proxy URL names"`
-	// Ports lists the destination ports a tunnel may reach. Port 25 is refused whatever this says.
-	Ports []int `toml:"ports" doc:"destination ports a tunnel may reach (25 is always refused)"`
+	// Ports lists the destination ports a tunnel may reach on any host (an AllowEgress target
+	// also opens its own port, on its host only). Port 25 is refused whatever this says.
+	Ports []int `toml:"ports" doc:"destination ports a tunnel may reach on any host (25 is always refused)"`
 	// Realm is the Basic realm of the 407 challenge.
 	Realm string `toml:"realm" doc:"Basic realm of the 407 challenge"`
 	// ValidDays is the life of a package from its sale.
@@ -69,8 +70,9 @@ type Config struct {
 	// CheckTimeout bounds one exit check.
 	CheckTimeout time.Duration `toml:"check_timeout" doc:"bound on one exit check"`
 
-	// AllowEgress lists HOST:PORT targets allowed although local (tests and dev only).
-	AllowEgress []string `toml:"allow_egress" doc:"HOST:PORT targets allowed although local (tests and dev only)"`
+	// AllowEgress lists HOST:PORT targets allowed although local, their port included
+	// (tests and dev only).
+	AllowEgress []string `toml:"allow_egress" doc:"HOST:PORT targets a tunnel may reach although local, their port included (tests and dev only)"`
 	// Self lists the appliance's public addresses and prefixes (its WAN IP, the home IPv6
 	// prefix) that tunnels must never reach.
 	Self []string `toml:"self" doc:"public addresses and prefixes of the appliance (WAN IP, home IPv6 prefix) tunnels must never reach"`

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/peage/appliance/appliance/egress"
@@ -17,8 +16,10 @@ import (
 // stateDir, the proxy on cfg.Listen (set it to loopback), the admin socket in stateDir, and,
 // so that a sale works offline, a loopback IP-echo as the exit check's endpoint (it answers
 // country FR and ASN AS0 "dev loopback exit"). Sales then travel the production path:
-// listener, probe key, egress policy, dialer. allow adds egress exceptions (--allow-egress).
-// learned is the process's set of learned public addresses (the API's policies share it).
+// listener, probe key, egress policy, dialer. allow adds exact HOST:PORT targets that pages
+// and tunnels may reach although local (--allow-egress): each passes both the egress policy
+// and the port rule, for that host only. learned is the process's set of learned public
+// addresses (the API's policies share it).
 // stop ends everything and writes every meter.
 func StartDev(ctx context.Context, cfg Config, stateDir string, allow []string, learned *egress.Learned, log *slog.Logger) (*Server, func() error, error) {
 	if log == nil {
@@ -31,11 +32,10 @@ func StartDev(ctx context.Context, cfg Config, stateDir string, allow []string, 
 	echo := &http.Server{Handler: DevEchoHandler("FR", "AS0", "dev loopback exit"), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = echo.Serve(echoLn) }()
 	ea := echoLn.Addr().String()
-	_, ep, _ := net.SplitHostPort(ea)
-	port, _ := strconv.Atoi(ep)
 	cfg.EchoURLs = []string{"http://" + ea + "/json"}
 	cfg.ExpectedCountry, cfg.ExpectedASNs = "FR", nil
-	cfg.Ports = append(cfg.Ports, port)
+	// An allowed HOST:PORT passes the port rule too, so the echo's exact address is all that
+	// opens; its port stays closed on every other host.
 	cfg.AllowEgress = append(append(cfg.AllowEgress, allow...), ea)
 	if cfg.AdminSocket == "" || cfg.AdminSocket == DefaultConfig().AdminSocket {
 		cfg.AdminSocket = filepath.Join(stateDir, "proxyd.sock")

@@ -386,7 +386,7 @@ func (s *Server) reachability(ctx context.Context) (client.Reachability, string)
 
 // DevEchoHandler answers like an IP-echo service (ipinfo shape) with a fixed country, ASN and
 // carrier, and the caller's address as the IP. `appliance dev` serves it on loopback (listed
-// in echo_urls, ports and allow_egress) so a sale works offline through the same path as in
+// in echo_urls and allow_egress) so a sale works offline through the same path as in
 // production; it must never be an echo endpoint of a real appliance.
 func DevEchoHandler(country, asn, carrier string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -15,7 +15,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +59,7 @@ type Server struct {
 	log    *slog.Logger
 	now    func() time.Time
 	gp     *goproxy.ProxyHttpServer
+	ports  portRule
 
 	mu      sync.RWMutex
 	meters  map[string]*meter // by key hash
@@ -123,7 +123,7 @@ func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
 		return nil, errors.New("proxyd: a Store is required")
 	}
 	s := &Server{
-		cfg: cfg, store: opts.Store, egress: opts.Egress, log: opts.Logger, now: opts.Now,
+		cfg: cfg, store: opts.Store, egress: opts.Egress, log: opts.Logger, now: opts.Now, ports: newPortRule(cfg),
 		meters: map[string]*meter{}, flushCh: make(chan *meter, 4096), failures: map[string]*failWindow{},
 	}
 	if s.log == nil {
@@ -408,7 +408,7 @@ func (s *Server) handleConnect(host string, ctx *goproxy.ProxyCtx) (*goproxy.Con
 		s.stats.refusedPolicy.Add(1)
 		return s.reject(ctx, http.StatusBadRequest, "http_request_error", err.Error())
 	}
-	if slices.Contains(neverPorts, tp) || !slices.Contains(s.cfg.Ports, tp) {
+	if !s.ports.open(th, tp) {
 		s.stats.refusedPort.Add(1)
 		return s.reject(ctx, http.StatusForbidden, "destination_ip_prohibited", fmt.Sprintf("port %d is not allowed; allowed: %s", tp, portList(s.cfg.Ports)))
 	}

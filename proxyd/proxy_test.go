@@ -564,3 +564,67 @@ func FuzzSplitTarget(f *testing.F) {
 		}
 	})
 }
+
+// TestAllowedTargetOpensItsPortOnly: an allowed HOST:PORT (`appliance dev --allow-egress`)
+// passes the port rule for that host only; the same port elsewhere, or another local port,
+// stays refused.
+func TestAllowedTargetOpensItsPortOnly(t *testing.T) {
+	listen := func() (net.Listener, string) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				_, _ = io.WriteString(c, "hello from "+ln.Addr().String())
+				_ = c.Close()
+			}
+		}()
+		t.Cleanup(func() { _ = ln.Close() })
+		_, p, _ := net.SplitHostPort(ln.Addr().String())
+		return ln, p
+	}
+	allowedLn, allowed := listen()
+	_, other := listen()
+	e := newEnv(t, func(c *Config) {
+		c.Ports = []int{443, 80}
+		c.AllowEgress = []string{allowedLn.Addr().String()}
+	})
+	key := e.issue(1 << 20)
+	cases := []struct {
+		target string
+		code   int
+		status string // the refusal's text
+	}{
+		{"127.0.0.1:" + allowed, http.StatusOK, ""},
+		{"2130706433:" + allowed, http.StatusOK, ""}, // the same address spelt in decimal, as the egress policy reads it
+		{"127.0.0.1:" + other, http.StatusForbidden, "port " + other + " is not allowed"},
+		{"localhost:" + allowed, http.StatusForbidden, "port " + allowed + " is not allowed"},
+		{"127.0.0.2:" + allowed, http.StatusForbidden, "port " + allowed + " is not allowed"},
+		{"93.184.215.14:" + allowed, http.StatusForbidden, "port " + allowed + " is not allowed"},
+		{"127.0.0.1:443", http.StatusForbidden, "loopback"},
+	}
+	for _, c := range cases {
+		t.Run(c.target, func(t *testing.T) {
+			code, h, conn := e.connect(key, c.target)
+			if code != c.code {
+				t.Fatalf("status %d (%s), want %d", code, h.Get("Proxy-Status"), c.code)
+			}
+			if c.code != http.StatusOK {
+				if !strings.Contains(h.Get("Proxy-Status"), c.status) {
+					t.Fatalf("refusal %q does not say %q", h.Get("Proxy-Status"), c.status)
+				}
+				return
+			}
+			defer conn.Close()
+			b, err := io.ReadAll(conn)
+			if err != nil || string(b) != "hello from 127.0.0.1:"+allowed {
+				t.Fatalf("through the tunnel: %q %v", b, err)
+			}
+		})
+	}
+}

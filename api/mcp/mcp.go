@@ -32,15 +32,33 @@ type Challenger interface {
 
 // Endpoint is the /mcp handler.
 type Endpoint struct {
-	cat     *catalog.Catalog
 	r       *render.Renderer
 	invoker Invoker
 	chal    Challenger
 	version string
+	// tools maps every tool name to its entry: the listed name (render.ToolName) and, so that
+	// clients written against the first tool list keep working, the route ID it replaced.
+	tools map[string]*catalog.Entry
 }
 
 func New(cat *catalog.Catalog, r *render.Renderer, inv Invoker, chal Challenger, version string) *Endpoint {
-	return &Endpoint{cat: cat, r: r, invoker: inv, chal: chal, version: version}
+	return &Endpoint{r: r, invoker: inv, chal: chal, version: version, tools: toolIndex(cat)}
+}
+
+// toolIndex indexes the listed names first, so that an old dotted ID never shadows one.
+func toolIndex(cat *catalog.Catalog) map[string]*catalog.Entry {
+	idx := map[string]*catalog.Entry{}
+	for _, e := range cat.Entries() {
+		if render.IsTool(e) {
+			idx[render.ToolName(e)] = e
+		}
+	}
+	for _, e := range cat.Entries() {
+		if _, taken := idx[e.ID]; !taken && render.IsTool(e) {
+			idx[e.ID] = e
+		}
+	}
+	return idx
 }
 
 // Bind attaches the endpoint to the /mcp entry.
@@ -152,8 +170,8 @@ func (m *Endpoint) call(_ context.Context, outer *catalog.Request, params json.R
 	if err := dec.Decode(&p); err != nil || p.Name == "" {
 		return nil, &rpcError{errInvalidParams, "tools/call needs a tool name and arguments"}
 	}
-	e := m.cat.Entry(p.Name)
-	if e == nil || (e.Kind != catalog.Paid && e.Kind != catalog.Free) {
+	e := m.tools[p.Name]
+	if e == nil {
 		return nil, &rpcError{errInvalidParams, "unknown tool " + p.Name}
 	}
 	header := http.Header{}

@@ -52,7 +52,7 @@ func TestOfficialClientListsEveryRouteAsATool(t *testing.T) {
 			t.Errorf("tool %s has no input schema", tool.Name)
 		}
 	}
-	for _, want := range []string{"extract", "fr.tva", "chain.gas", "proxy.1gb", "free.extract"} {
+	for _, want := range []string{"extract", "fr_tva", "chain_gas", "proxy_1gb", "free_extract"} {
 		if !names[want] {
 			t.Errorf("tool %s missing", want)
 		}
@@ -64,7 +64,7 @@ func TestOfficialClientListsEveryRouteAsATool(t *testing.T) {
 
 func TestUnpaidToolCallReturnsThePaymentRequired(t *testing.T) {
 	_, session := start(t, nil)
-	res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: "fr.tva", Arguments: map[string]any{"siren": "542065479"}})
+	res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: "fr_tva", Arguments: map[string]any{"siren": "542065479"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestToolCallRunsThroughTheGateAndValidation(t *testing.T) {
 	gate := &apitest.RecordingGate{}
 	_, session := start(t, gate)
 	ctx := context.Background()
-	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "fr.tva", Arguments: map[string]any{"siren": "542065479"}})
+	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "fr_tva", Arguments: map[string]any{"siren": "542065479"}})
 	if err != nil || res.IsError {
 		t.Fatalf("%v %+v", err, res)
 	}
@@ -98,15 +98,47 @@ func TestToolCallRunsThroughTheGateAndValidation(t *testing.T) {
 	if string(b) != `{"siren":"542065479"}` {
 		t.Fatalf("structured %s", b)
 	}
-	res, err = session.CallTool(ctx, &sdk.CallToolParams{Name: "fr.tva", Arguments: map[string]any{"siren": "123"}})
+	res, err = session.CallTool(ctx, &sdk.CallToolParams{Name: "fr_tva", Arguments: map[string]any{"siren": "123"}})
 	if err != nil || !res.IsError {
 		t.Fatalf("bad siren accepted: %v %+v", err, res)
 	}
 	if charged, _ := gate.Counts(); charged != 1 {
 		t.Fatalf("charged %d calls, want 1 (the bad one never reaches the gate)", charged)
 	}
-	res, err = session.CallTool(ctx, &sdk.CallToolParams{Name: "fr.iban", Arguments: map[string]any{"iban": "FR1420041010050500013M02606"}})
+	res, err = session.CallTool(ctx, &sdk.CallToolParams{Name: "fr_iban", Arguments: map[string]any{"iban": "FR1420041010050500013M02606"}})
 	if err != nil || !res.IsError {
 		t.Fatalf("unbound route answered: %v %+v", err, res)
+	}
+}
+
+// TestToolNames: the listed name and the route ID it replaced both reach the route; names that
+// are neither, or that name a route that is not a tool, are refused.
+func TestToolNames(t *testing.T) {
+	gate := &apitest.RecordingGate{}
+	_, session := start(t, gate)
+	cases := []struct {
+		name string
+		ok   bool
+	}{
+		{"fr_tva", true},
+		{"fr.tva", true}, // alias: the name tools/list gave before names had to match ^[a-zA-Z0-9_-]{1,64}$
+		{"fr-tva", false},
+		{"frtva", false},
+		{"mcp", false}, // a route, but not a tool
+		{"well-known_x402", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: c.name, Arguments: map[string]any{"siren": "542065479"}})
+			switch {
+			case c.ok && (err != nil || res.IsError):
+				t.Fatalf("refused: %v %+v", err, res)
+			case !c.ok && err == nil:
+				t.Fatalf("accepted: %+v", res)
+			}
+		})
+	}
+	if charged, _ := gate.Counts(); charged != 2 {
+		t.Fatalf("charged %d calls, want 2", charged)
 	}
 }

@@ -5,6 +5,8 @@ package render
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -359,11 +361,36 @@ type Tool struct {
 	Meta        map[string]any `json:"_meta,omitempty"`
 }
 
+// IsTool reports whether an entry is offered as an MCP tool: every paid or free route.
+func IsTool(e *catalog.Entry) bool { return e.Kind == catalog.Paid || e.Kind == catalog.Free }
+
+// maxToolName is the longest name every model API we know of accepts for a tool.
+const maxToolName = 64
+
+// ToolName is the MCP tool name of an entry: its ID with every character outside
+// [a-zA-Z0-9_-] replaced by "_" ("fr.tva" → "fr_tva"), because several model APIs accept only
+// ^[a-zA-Z0-9_-]{1,64}$ for tool names and agents hand our list straight to them. A name that
+// would be longer ends with a hash of the ID instead, so it stays unique.
+func ToolName(e *catalog.Entry) string {
+	name := strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' {
+			return c
+		}
+		return '_'
+	}, e.ID)
+	if len(name) > maxToolName {
+		sum := sha256.Sum256([]byte(e.ID))
+		suffix := "_" + hex.EncodeToString(sum[:4])
+		name = name[:maxToolName-len(suffix)] + suffix
+	}
+	return name
+}
+
 // Tools are the MCP tools: one per paid or free /v1 route (and free trials).
 func (r *Renderer) Tools() []Tool {
 	var tools []Tool
 	for _, e := range r.cat.Entries() {
-		if e.Kind != catalog.Paid && e.Kind != catalog.Free {
+		if !IsTool(e) {
 			continue
 		}
 		price := "free"
@@ -371,7 +398,7 @@ func (r *Renderer) Tools() []Tool {
 			price = USD(e.Price) + " USDC per call, paid over x402"
 		}
 		tools = append(tools, Tool{
-			Name: e.ID, Title: e.Method + " " + e.Path,
+			Name: ToolName(e), Title: e.Method + " " + e.Path,
 			Description: e.Summary + " Price: " + price + ".",
 			InputSchema: e.Schema(),
 			Meta:        map[string]any{"x402/amount": strconv.FormatUint(e.Price, 10), "available": e.Available()},

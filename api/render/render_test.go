@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -134,6 +135,55 @@ func TestLLMSTxtListsEveryPaidRoute(t *testing.T) {
 	for _, e := range r.paid() {
 		if !strings.Contains(txt, "("+r.info.BaseURL+e.Path+")") {
 			t.Errorf("llms.txt lacks %s", e.Path)
+		}
+	}
+}
+
+// toolNamePattern is what several model APIs accept for a tool or function name.
+var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// TestToolNamesPassEveryModelAPI: an agent can hand the tool list straight to a model, so
+// every name must match the strictest pattern in use and name one route only.
+func TestToolNamesPassEveryModelAPI(t *testing.T) {
+	r := testRenderer(t)
+	tools := r.Tools()
+	if len(tools) < 140 {
+		t.Fatalf("only %d tools", len(tools))
+	}
+	seen := map[string]string{}
+	for _, tool := range tools {
+		if !toolNamePattern.MatchString(tool.Name) {
+			t.Errorf("tool name %q does not match %s", tool.Name, toolNamePattern)
+		}
+		if prev, dup := seen[tool.Name]; dup {
+			t.Errorf("tool name %q names both %s and %s", tool.Name, prev, tool.Title)
+		}
+		seen[tool.Name] = tool.Title
+	}
+}
+
+func TestToolName(t *testing.T) {
+	long := strings.Repeat("a.", 40)
+	cases := []struct{ id, want string }{
+		{"fr.tva", "fr_tva"},
+		{"fr.kyb.partial", "fr_kyb_partial"},
+		{"fr.valeurs-foncieres", "fr_valeurs-foncieres"},
+		{"extract", "extract"},
+		{"petites-annonces.é", "petites-annonces__"},
+		{long, long[:55] + "_"},
+	}
+	for _, c := range cases {
+		got := ToolName(&catalog.Entry{ID: c.id})
+		if c.id == long {
+			// The hash suffix keeps two long IDs with the same first 55 characters apart.
+			other := ToolName(&catalog.Entry{ID: long + "b"})
+			if len(got) != 64 || !strings.HasPrefix(got, strings.ReplaceAll(c.want, ".", "_")) || got == other || !toolNamePattern.MatchString(got) {
+				t.Errorf("ToolName(%q) = %q (other %q)", c.id, got, other)
+			}
+			continue
+		}
+		if got != c.want {
+			t.Errorf("ToolName(%q) = %q, want %q", c.id, got, c.want)
 		}
 	}
 }

@@ -50,7 +50,7 @@ type Admin struct {
 
 // Egress is the outbound policy for user-chosen targets.
 type Egress struct {
-	Allow []string `toml:"allow" doc:"HOST:PORT pairs reachable despite being local (tests only; production: none)"`
+	Allow []string `toml:"allow" doc:"HOST:PORT pairs that pages, URL routes and proxy tunnels may reach despite being local, that exact pair only (tests and dev; production: none)"`
 	Self  []string `toml:"self" doc:"extra addresses or prefixes of the appliance itself (its public IP); refused even when allowed"`
 	// InterfaceRefresh bounds how stale the policy's reading of the box's own interface
 	// addresses and delegated prefixes may be (they change with DHCP and prefix delegation).

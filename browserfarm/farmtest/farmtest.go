@@ -30,6 +30,7 @@ type Env struct {
 	Other     *httptest.Server
 	OtherHits *atomic.Int64
 	Hooks     *Hooks
+	fontDir   string
 }
 
 // Start launches a farm of size browsers (and a queue of queue waiting calls) allowed to reach only the test site. It fails with
@@ -42,8 +43,14 @@ func StartTuned(size, queue int, tune func(*browserfarm.Config)) (*Env, error) {
 	if _, err := os.Stat(cfg.Chromium); err != nil {
 		return nil, fmt.Errorf("chromium is not installed at %s: run ops/setup.sh (it installs Debian's chromium)", cfg.Chromium)
 	}
+	fontDir, fontsConf, err := writeFontsConf()
+	if err != nil {
+		return nil, err
+	}
+	cfg.Fontconfig = fontsConf
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		_ = os.RemoveAll(fontDir)
 		return nil, err
 	}
 	hooks := &Hooks{Waiting: make(chan struct{}, 8), Held: NewHeld()}
@@ -57,6 +64,9 @@ func StartTuned(size, queue int, tune func(*browserfarm.Config)) (*Env, error) {
 	}))
 	policy, err := egress.New(egress.Config{Allow: []string{ln.Addr().String()}})
 	if err != nil {
+		site.Close()
+		other.Close()
+		_ = os.RemoveAll(fontDir)
 		return nil, err
 	}
 	cfg.Size = size
@@ -77,9 +87,10 @@ func StartTuned(size, queue int, tune func(*browserfarm.Config)) (*Env, error) {
 	if err != nil {
 		site.Close()
 		other.Close()
+		_ = os.RemoveAll(fontDir)
 		return nil, err
 	}
-	return &Env{Farm: farm, Policy: policy, Site: site, Base: site.URL, Other: other, OtherHits: hits, Hooks: hooks}, nil
+	return &Env{Farm: farm, Policy: policy, Site: site, Base: site.URL, Other: other, OtherHits: hits, Hooks: hooks, fontDir: fontDir}, nil
 }
 
 // Close stops the farm and the servers.
@@ -87,6 +98,7 @@ func (e *Env) Close() {
 	e.Farm.Close()
 	e.Site.Close()
 	e.Other.Close()
+	_ = os.RemoveAll(e.fontDir)
 }
 
 // URL is the absolute address of a site path.

@@ -1,8 +1,11 @@
 package farmtest
 
 import (
+	"bytes"
 	"fmt"
 	"html"
+	"image"
+	"image/png"
 	"net/http"
 	"strconv"
 	"strings"
@@ -110,6 +113,13 @@ func Site(h *Hooks) http.Handler {
 	page("/challenge-soft", ChallengeSoft)
 	page("/tall", Tall)
 	page("/js-redirect", `<!doctype html><html><head><title>Moving</title></head><body><script>setTimeout(() => location.replace('/article'), 20);</script></body></html>`)
+	page("/images", Images)
+	mux.HandleFunc("/img/dot.png", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		_, _ = w.Write(dotPNG)
+	})
+	// The document completes but window load never fires: its image is /wait.
+	page("/stalled-load", `<!doctype html><html><head><title>Stalled</title></head><body><p>Text before an image that never arrives.</p><img src="/wait" alt=""></body></html>`)
 	page("/short", `<!doctype html><html lang="en"><head><title>Short</title></head><body><p>Hi.</p></body></html>`)
 	mux.HandleFunc("/fingerprint", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -234,6 +244,22 @@ const Article = `<!doctype html>
 <footer><nav aria-label="Pied de page"><a href="/mentions-legales">Mentions légales</a> <a href="/contact">Contact</a></nav><p>© 2026 La Gazette du Fromage</p></footer>
 </body>
 </html>`
+
+// Images has one image that loads, shown in a box its attributes declare, and one that does
+// not (its alt text stands in, in a box the fonts decide).
+const Images = `<!doctype html><html lang="fr"><head><title>Images</title></head><body>
+<img src="/img/dot.png" alt="Un point" width="320" height="240">
+<img src="/img/missing.png" alt="Image absente" width="200" height="100">
+</body></html>`
+
+// dotPNG is a 4×3 image, so a test tells its natural size from its displayed one.
+var dotPNG = func() []byte {
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 4, 3))); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}()
 
 // JSPage has content only scripts create: at DOMContentLoaded, after a timer, and after a fetch.
 const JSPage = `<!doctype html>

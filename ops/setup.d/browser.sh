@@ -8,6 +8,6 @@ if ! command -v chromium >/dev/null 2>&1; then
 		exit 1
 	fi
 	DEBIAN_FRONTEND=noninteractive apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-dejavu-core
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
 fi
 chromium --version

@@ -28,7 +28,8 @@ func runDev(ctx context.Context, args []string) error {
 	stateDir := fs.String("state-dir", "", "state directory (default ./.state/dev)")
 	proxyAddr := fs.String("proxy-addr", "127.0.0.1:8118", "where the metered proxy listens for buyers")
 	var allow stringList
-	fs.Var(&allow, "allow-egress", "HOST:PORT a user-chosen URL or tunnel may reach although it is local (repeatable; tests only)")
+	fs.Var(&allow, "allow-egress", "exact `HOST:PORT` that pages, URL routes and proxy tunnels may reach although it is local, e.g. 127.0.0.1:9000:\n"+
+		"it passes the egress guard and proxyd's port rule for that host only; other ports stay refused (repeatable; dev and tests only)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +19,7 @@ import (
 	"github.com/peage/appliance/settle"
 	settleclient "github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/pay"
+	"github.com/peage/appliance/settle/x402"
 )
 
 func freeAddr(t *testing.T) string {
@@ -38,28 +43,55 @@ func get(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// TestDevNeedsNoConfig runs `appliance dev` in-process with only address and state flags, and
-// checks the operator endpoints live on the admin listener only.
-func TestDevNeedsNoConfig(t *testing.T) {
-	api, admin := freeAddr(t), freeAddr(t)
+// devStack is `appliance dev` running in-process on free loopback addresses.
+type devStack struct {
+	api, admin, state string
+}
+
+// startDev runs `appliance dev` with only address and state flags plus extra, waits until it
+// answers, and stops it (checking it stopped cleanly) when the test ends.
+func startDev(t *testing.T, extra ...string) devStack {
+	t.Helper()
+	d := devStack{api: freeAddr(t), admin: freeAddr(t), state: t.TempDir()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	t.Setenv("PEAGE_LOG_LEVEL", "warn")
-	stateDir := t.TempDir()
-	go func() {
-		done <- runDev(ctx, []string{"--api-addr", api, "--admin-addr", admin, "--proxy-addr", freeAddr(t), "--state-dir", stateDir})
-	}()
+	args := append([]string{"--api-addr", d.api, "--admin-addr", d.admin, "--proxy-addr", freeAddr(t), "--state-dir", d.state}, extra...)
+	go func() { done <- runDev(ctx, args) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("dev returned %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("dev did not stop on cancel")
+		}
+	})
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if resp, err := http.Get("http://" + admin + "/healthz"); err == nil {
+		if resp, err := http.Get("http://" + d.admin + "/healthz"); err == nil {
 			resp.Body.Close()
-			break
+			return d
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("appliance dev stopped: %v", err)
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("appliance dev did not come up")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// TestDevNeedsNoConfig runs `appliance dev` in-process with only address and state flags, and
+// checks the operator endpoints live on the admin listener only.
+func TestDevNeedsNoConfig(t *testing.T) {
+	d := startDev(t)
+	api, admin := d.api, d.admin
 	if code, body := get(t, "http://"+admin+"/healthz"); code != 200 || !strings.Contains(body, `"status":"ok"`) {
 		t.Fatalf("healthz %d %s", code, body)
 	}
@@ -75,16 +107,129 @@ func TestDevNeedsNoConfig(t *testing.T) {
 	if code, body := get(t, "http://"+admin+"/metrics"); code != 200 || !strings.Contains(body, `peage_http_requests_total{route="llms.txt",status="200"} 1`) {
 		t.Fatalf("metrics %d %s", code, body)
 	}
-	followPayment(t, "http://"+api, stateDir)
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("dev returned %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("dev did not stop on cancel")
+	followPayment(t, "http://"+api, d.state)
+}
+
+// TestDevBuyerPath follows a buyer in dev: the README's @x402/fetch snippet, in its dev form,
+// buys a proxy package once its cap is raised (at the client's 1 USDC it refuses and pays
+// nothing), and the package tunnels to the target named by --allow-egress while another port
+// of the same host is refused by the port rule.
+func TestDevBuyerPath(t *testing.T) {
+	target := lineServer(t)
+	other := lineServer(t)
+	d := startDev(t, "--allow-egress", target)
+	asset := devAsset(t, "http://"+d.api+"/v1/proxy/1gb")
+	keyHex, err := os.ReadFile(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	env := []string{"PAYER_KEY=0x" + strings.TrimPrefix(strings.TrimSpace(string(keyHex)), "0x"), "ASSET=" + asset}
+	devLine := readmeBlock(t, readmeDevLinePrefix)
+	script := withCapLine(t, readmeBlock(t, readmeScriptFirstLine), devLine)
+	if stdout, stderr, err := runNode(t, strings.Replace(script, `"52000000"`, `"1000000"`, 1), env, "http://"+d.api+"/v1/proxy/1gb"); err == nil || !strings.Contains(stderr, "maxAmountPerPayment") {
+		t.Fatalf("a 1 USDC cap did not refuse the 3.50 USDC package: %v\nstdout %s\nstderr %s", err, stdout, stderr)
+	}
+	stdout, stderr, err := runNode(t, script, env, "http://"+d.api+"/v1/proxy/1gb")
+	body, ok := strings.CutPrefix(stdout, "200 ")
+	if err != nil || !ok {
+		t.Fatalf("buying a package: %v\nstdout %s\nstderr %s", err, stdout, stderr)
+	}
+	var sale struct {
+		Proxy string `json:"proxy"`
+	}
+	if err := json.Unmarshal([]byte(body), &sale); err != nil {
+		t.Fatalf("sale %s: %v", body, err)
+	}
+	var receipt x402.SettlementResponse
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stderr)), &receipt); err != nil || !receipt.Success || receipt.Amount != "3500000" {
+		t.Fatalf("receipt %s: %v", stderr, err)
+	}
+	pu, err := url.Parse(sale.Proxy)
+	if err != nil || pu.User == nil {
+		t.Fatalf("proxy URL %q: %v", sale.Proxy, err)
+	}
+	key, _ := pu.User.Password()
+	_, otherPort, _ := net.SplitHostPort(other)
+	cases := []struct {
+		target string
+		code   int
+		want   string // in the tunnel's first line, or in the refusal
+	}{
+		{target, http.StatusOK, "hello from " + target},
+		{other, http.StatusForbidden, "port " + otherPort + " is not allowed"},
+	}
+	for _, c := range cases {
+		t.Run(c.target, func(t *testing.T) {
+			code, text := tunnel(t, pu.Host, key, c.target)
+			if code != c.code || !strings.Contains(text, c.want) {
+				t.Fatalf("CONNECT %s: %d %q, want %d with %q", c.target, code, text, c.code, c.want)
+			}
+		})
+	}
+}
+
+// devAsset reads the test USDC's address from a route's 402 challenge.
+func devAsset(t *testing.T, u string) string {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	pr, err := x402.DecodeRequired(resp.Header.Get(x402.HeaderPaymentRequired))
+	if err != nil || resp.StatusCode != http.StatusPaymentRequired || len(pr.Accepts) == 0 {
+		t.Fatalf("unpaid %s: %d %v", u, resp.StatusCode, err)
+	}
+	return pr.Accepts[0].Asset
+}
+
+// lineServer listens on a loopback port and writes one line naming itself to each connection.
+func lineServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = io.WriteString(c, "hello from "+ln.Addr().String()+"\n")
+			_ = c.Close()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// tunnel sends CONNECT target to the proxy with key and returns the status and, on 200, what
+// the target sent, or else the refusal's Proxy-Status and body.
+func tunnel(t *testing.T, proxyAddr, key, target string) (int, string) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", proxyAddr, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	auth := base64.StdEncoding.EncodeToString([]byte("buyer:" + key))
+	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\nProxy-Authorization: Basic %s\r\n\r\n", target, target, auth)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	if err != nil {
+		t.Fatalf("CONNECT %s: %v", target, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Proxy-Status") + " " + string(b)
+	}
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatalf("through the tunnel to %s: %q %v", target, line, err)
+	}
+	return resp.StatusCode, line
 }
 
 // followPayment pays a call with the demo payer, then follows the payment the way a user
