@@ -38,6 +38,7 @@ type world struct {
 	cfg  paywall.Config
 	key  *ecdsa.PrivateKey
 	cat  *catalog.Catalog
+	hc   *http.Client
 }
 
 func testCatalog(t *testing.T, extra ...catalog.Entry) *catalog.Catalog {
@@ -101,7 +102,11 @@ func newWorldWith(t *testing.T, policy paywall.Policy, standard bool, extra ...c
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &world{dev: dev, base: h.BaseURL, cfg: cfg, key: key, cat: cat}
+	// Runs before the server's shutdown (cleanups run last first): a connection the client
+	// dialled but never used would otherwise hold the shutdown until its read timeout.
+	hc := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(hc.CloseIdleConnections)
+	return &world{dev: dev, base: h.BaseURL, cfg: cfg, key: key, cat: cat, hc: hc}
 }
 
 func (w *world) balance(t *testing.T, a string) int64 {
@@ -184,7 +189,11 @@ func (w *world) get(t *testing.T, path string, q map[string]string, hdr map[stri
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	hc := w.hc
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
