@@ -680,18 +680,13 @@ func (r *Routes) operateursBio(ctx context.Context, req *catalog.Request) (any, 
 		return nil, fail(err)
 	}
 	out := Bio{Total: len(p.Items), Operateurs: []OperateurBio{}}
-	if p.NbTotal != nil {
-		out.Total = *p.NbTotal
+	if p.NbTotal.Valid {
+		out.Total = int(p.NbTotal.V)
 	}
 	for _, it := range p.Items {
 		o := OperateurBio{Nom: nonEmpty(it.Denomination, it.RaisonSociale), RaisonSociale: it.RaisonSociale, Siret: strPtr(it.Siret),
 			NAF: strPtr(it.CodeNAF), Activites: []string{}}
-		switch n := it.NumeroBio.(type) {
-		case float64:
-			o.NumeroBio = strPtr(strconv.FormatFloat(n, 'f', -1, 64))
-		case string:
-			o.NumeroBio = strPtr(n)
-		}
+		o.NumeroBio = strPtr(string(it.NumeroBio))
 		if len(it.Adresses) > 0 {
 			o.Commune, o.CP = strPtr(it.Adresses[0].Ville), strPtr(it.Adresses[0].CodePostal)
 		}

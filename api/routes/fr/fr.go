@@ -201,6 +201,10 @@ func fail(err error) error {
 		return apierr.Upstream(ue.Upstream, err, "%s is failing; calls to it are paused for a moment", ue.Upstream)
 	case ue.Timeout():
 		return apierr.Upstream(ue.Upstream, err, "%s did not answer in time", ue.Upstream)
+	case errors.Is(err, upstream.ErrBadAnswer) && ue.Field != "":
+		return apierr.Upstream(ue.Upstream, err, "%s answered in an unexpected shape (field %s)", ue.Upstream, ue.Field)
+	case errors.Is(err, upstream.ErrBadAnswer):
+		return apierr.Upstream(ue.Upstream, err, "%s answered in an unexpected shape", ue.Upstream)
 	case ue.Status == 429:
 		return apierr.Upstream(ue.Upstream, err, "%s refused the call (rate limited)", ue.Upstream)
 	case ue.Status != 0:

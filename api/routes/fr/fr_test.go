@@ -123,7 +123,7 @@ func goldenCases(e *env) []golden {
 			map[string]string{"total": "number", "results.0.nom": "string", "results.0.siren": "string", "results.0.rna": "string", "results.0.date_creation": "string", "results.0.ville": "string"}},
 		{"bodacc", "fr.bodacc", map[string]any{"siren": "812345676"}, map[string]http.Handler{"bodacc": f("bodacc", "annonces.json")},
 			map[string]string{"siren": "string", "total": "number", "annonces.0.date": "string", "annonces.0.type": "string", "annonces.0.famille": "string"}},
-		{"bilans", "fr.bilans", map[string]any{"siren": "812345676"}, map[string]http.Handler{"bodacc": f("bodacc", "annonces.json"), "data-economie": f("economie", "ratios.json")},
+		{"bilans", "fr.bilans", map[string]any{"siren": "552032534"}, map[string]http.Handler{"bodacc": f("bodacc", "annonces.json"), "data-economie": f("economie", "ratios.json")},
 			map[string]string{"siren": "string", "denomination": "string", "comptes_annuels_deposes.0.date_cloture": "string", "chiffre_affaires": "number", "resultat_net": "number", "capital.montant": "number"}},
 		{"procedures_collectives", "fr.procedures-collectives", map[string]any{"siren": "812345676"}, map[string]http.Handler{"bodacc": f("bodacc", "annonces.json")},
 			map[string]string{"siren": "string", "statut": "string", "alerte": "boolean", "radiee": "boolean", "procedures.0.famille": "string", "procedures.0.nature": "string", "procedures.0.date_jugement": "string"}},
@@ -139,7 +139,7 @@ func goldenCases(e *env) []golden {
 			map[string]string{"cp": "string", "artisans.0.nom": "string", "artisans.0.domaine": "string", "artisans.0.telephone": "string", "artisans.0.email": "string"}},
 		{"rge_check", "fr.rge-check", map[string]any{"siret": "81234567600017"}, map[string]http.Handler{"ademe": f("ademe", "rge.json")},
 			map[string]string{"siret": "string", "rge": "boolean", "qualifications.0.domaine": "string"}},
-		{"bio", "fr.bio", map[string]any{"departement": "69"}, map[string]http.Handler{"agence-bio": f("agencebio", "operateurs.json")},
+		{"bio", "fr.bio", map[string]any{"departement": "93", "q": "naturalia saint ouen"}, map[string]http.Handler{"agence-bio": f("agencebio", "operateurs_siret.json")},
 			map[string]string{"total": "number", "operateurs.0.nom": "string", "operateurs.0.numeroBio": "string", "operateurs.0.activites": "array"}},
 		{"marches_publics", "fr.marches-publics", map[string]any{"q": "toiture", "departement": "69"}, map[string]http.Handler{"boamp": f("boamp", "records.json")},
 			map[string]string{"total": "number", "marches.0.acheteur": "string", "marches.0.objet": "string", "marches.0.date_publication": "string", "marches.0.date_limite": "string", "marches.0.jours_restants": "number"}},
@@ -164,8 +164,10 @@ func goldenCases(e *env) []golden {
 			map[string]string{"zone": "string", "vacances.0.description": "string", "vacances.0.dates.debut": "string", "vacances.0.dates.fin": "string"}},
 		{"georisques", "fr.georisques", map[string]any{"insee": "44109"}, map[string]http.Handler{"georisques": f("georisques", "risques.json")},
 			map[string]string{"insee": "string", "risques.0.libelle": "string"}},
-		{"carburants", "fr.carburants", map[string]any{"cp": "75015"}, map[string]http.Handler{"data-economie": f("economie", "carburants.json")},
-			map[string]string{"cp": "string", "stations.0.nom": "string", "stations.0.prix": "object", "stations.0.prix.gazole": "number", "stations.0.prix.sp98": "number", "stations.0.prix.e85": "number", "stations.0.prix.gpl": "number"}},
+		{"carburants", "fr.carburants", map[string]any{"cp": "66700"}, map[string]http.Handler{"data-economie": f("economie", "carburants.json")},
+			map[string]string{"cp": "string", "stations.0.nom": "string", "stations.0.prix": "object", "stations.0.prix.gazole": "number", "stations.0.prix.e10": "number", "stations.0.prix.e85": "number", "stations.0.prix.sp98": "null", "stations.0.prix.gpl": "null"}},
+		{"carburants_numbers", "fr.carburants", map[string]any{"cp": "66700"}, map[string]http.Handler{"data-economie": f("economie", "carburants_numbers.json")},
+			map[string]string{"stations.0.prix.gazole": "number", "stations.0.prix.e10": "number"}},
 		{"dpe", "fr.dpe", map[string]any{"insee": "44109"}, map[string]http.Handler{"ademe": f("ademe", "dpe.json")},
 			map[string]string{"results.0.adresse": "string", "results.0.etiquette_dpe": "string", "results.0.etiquette_ges": "string"}},
 		{"ecoles", "fr.ecoles", map[string]any{"cp": "44000"}, map[string]http.Handler{"data-education": f("education", "annuaire.json")},
@@ -178,7 +180,7 @@ func goldenCases(e *env) []golden {
 			map[string]string{"actuel.temperature": "number", "actuel.description": "string", "previsions.0.date": "string", "previsions.0.tmax": "number"}},
 		{"weather_city", "weather", map[string]any{"city": "Nantes"}, map[string]http.Handler{"open-meteo": f("openmeteo", "forecast.json"), "open-meteo-geocoding": f("openmeteo", "geocoding.json")},
 			map[string]string{"current.temperature_2m": "number", "current.wind_speed_10m": "number", "daily.temperature_2m_max": "array", "daily.temperature_2m_max.0": "number"}},
-		{"transport", "fr.transport", map[string]any{"q": "nantes"}, map[string]http.Handler{"transport-data-gouv": f("transport", "datasets.json")},
+		{"transport", "fr.transport", map[string]any{"q": "angers"}, map[string]http.Handler{"transport-data-gouv": f("transport", "datasets.json")},
 			map[string]string{"query": "string", "datasets.0.titre": "string", "datasets.0.type": "string", "datasets.0.feeds.0.format": "string", "datasets.0.feeds.0.url": "string"}},
 		{"irve", "fr.irve", map[string]any{"insee": "44109"}, map[string]http.Handler{"data-gouv-tabular": f("tabular", "irve.json")},
 			map[string]string{"insee": "string", "bornes.0.station": "string", "bornes.0.operateur": "string", "bornes.0.puissance_kw": "number",
@@ -549,5 +551,23 @@ func TestWeatherNeedsAKey(t *testing.T) {
 		if !cat.Entry(id).Available() {
 			t.Errorf("%s is not available", id)
 		}
+	}
+}
+
+// An answer the connector cannot read is the upstream's fault: 502 naming it and the field,
+// never a 500.
+func TestUnreadableAnswerIs502NamingTheField(t *testing.T) {
+	e := setup(t, 0)
+	e.serve("agence-bio", upstreamtest.JSON(200, `{"nbTotal": "1", "items": [{"id": "91100"}]}`))
+	_, err := e.call("fr.bio", map[string]any{"departement": "93"})
+	ae := apierr.From(err)
+	if ae.Status() != 502 || ae.Upstream != "agence-bio" || !strings.Contains(ae.Message, "items.id") {
+		t.Fatalf("err = %d %q %q", ae.Status(), ae.Upstream, ae.Message)
+	}
+	e.serve("data-economie", upstreamtest.JSON(200, `{"total_count": 1, "results": [{"id": 1, "gazole_prix": "n/a"}]}`))
+	_, err = e.call("fr.carburants", map[string]any{"cp": "66700"})
+	ae = apierr.From(err)
+	if ae.Status() != 502 || ae.Upstream != "data-economie" || !strings.Contains(ae.Message, "results.gazole_prix") {
+		t.Fatalf("err = %d %q %q", ae.Status(), ae.Upstream, ae.Message)
 	}
 }

@@ -198,7 +198,7 @@ func (r *Routes) carburants(ctx context.Context, req *catalog.Request) (any, err
 	out := Carburants{CP: cp, Stations: []Station{}}
 	for _, s := range p.Results {
 		st := Station{ID: s.ID, Nom: strings.TrimSpace(s.Adresse + ", " + s.Ville), Adresse: s.Adresse, Ville: s.Ville, Autoroute: s.Pop == "A",
-			Prix:       Prix{Gazole: s.GazolePrix, SP95: s.SP95Prix, SP98: s.SP98Prix, E10: s.E10Prix, E85: s.E85Prix, GPL: s.GPLcPrix},
+			Prix:       Prix{Gazole: s.GazolePrix.Ptr(), SP95: s.SP95Prix.Ptr(), SP98: s.SP98Prix.Ptr(), E10: s.E10Prix.Ptr(), E85: s.E85Prix.Ptr(), GPL: s.GPLcPrix.Ptr()},
 			Automate24: s.Automate == "Oui", Services: nonNil(s.Services)}
 		if s.Geom != nil {
 			st.Lat, st.Lon = &s.Geom.Lat, &s.Geom.Lon
@@ -529,10 +529,8 @@ func (r *Routes) transportDatasets(ctx context.Context, req *catalog.Request) (a
 	}
 	out := Transport{Query: q, Datasets: []Dataset{}}
 	for _, d := range all {
-		var area, pub string
-		if d.CoveredArea != nil {
-			area = d.CoveredArea.Name
-		}
+		var pub string
+		area := d.AreaNames()
 		if d.Publisher != nil {
 			pub = d.Publisher.Name
 		}

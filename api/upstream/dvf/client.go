@@ -96,10 +96,20 @@ func (c *Client) file(ctx context.Context, year int, insee string) ([]Mutation, 
 	}
 	ms, err := Parse(r.Body)
 	if err != nil {
-		return nil, &upstream.Error{Upstream: Name, Op: "GET " + path(year, insee), Status: r.Status, Err: err}
+		var mc *MissingColumn
+		field := ""
+		if errors.As(err, &mc) {
+			field = mc.Column
+		}
+		return nil, upstream.BadAnswer(Name, "GET "+path(year, insee), r.Status, field, err)
 	}
 	return ms, nil
 }
+
+// MissingColumn is a DVF file whose header lacks a column the parser needs.
+type MissingColumn struct{ Column string }
+
+func (e *MissingColumn) Error() string { return "DVF header lacks " + e.Column }
 
 // Parse groups the lines of a DVF CSV by id_mutation.
 func Parse(b []byte) ([]Mutation, error) {
@@ -118,7 +128,7 @@ func Parse(b []byte) ([]Mutation, error) {
 	}
 	for _, need := range []string{"id_mutation", "date_mutation", "valeur_fonciere", "type_local", "id_parcelle"} {
 		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("DVF header lacks %s", need)
+			return nil, &MissingColumn{Column: need}
 		}
 	}
 	get := func(rec []string, name string) string {
