@@ -4,6 +4,7 @@
 package ods
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -65,8 +66,26 @@ func Quote(s string) string {
 }
 
 // JSONString is a field that Opendatasoft serves as JSON text inside a string (BODACC's
-// jugement, depot, listepersonnes…), or null.
+// jugement, depot, listepersonnes…), or null. Some exports serve the same field as the JSON
+// object itself; both are kept as JSON text.
 type JSONString string
+
+func (s *JSONString) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case bytes.Equal(b, []byte("null")):
+		*s = ""
+	case len(b) > 0 && b[0] == '"':
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*s = JSONString(v)
+	default:
+		*s = JSONString(b)
+	}
+	return nil
+}
 
 // Decode parses the embedded JSON into v; it reports false for null or empty fields.
 func (s JSONString) Decode(v any) bool {

@@ -58,7 +58,7 @@ func TestFind(t *testing.T) {
 
 func TestBadRequestIsNotRetried(t *testing.T) {
 	s := upstreamtest.New(t)
-	s.Handle(upstreamtest.FileStatus(t, "testdata/bad_request.json", 400))
+	s.Expect("/search", upstreamtest.Query("q", "x", "page", "1", "per_page", "10"), upstreamtest.FileStatus(t, "testdata/bad_request.json", 400))
 	_, err := New(s.Client(t, Name)).Search(context.Background(), Query{Q: "x"})
 	if upstream.StatusOf(err) != 400 || len(s.Requests()) != 1 {
 		t.Fatalf("err = %v after %d calls", err, len(s.Requests()))

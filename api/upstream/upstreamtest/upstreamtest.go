@@ -225,16 +225,3 @@ func Hang() http.Handler {
 		<-r.Context().Done()
 	})
 }
-
-// Routes dispatches on the request path (without the query): the first matching prefix wins.
-func Routes(pairs ...any) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for i := 0; i+1 < len(pairs); i += 2 {
-			if strings.HasSuffix(r.URL.Path, pairs[i].(string)) || strings.Contains(r.URL.Path, pairs[i].(string)) {
-				pairs[i+1].(http.Handler).ServeHTTP(w, r)
-				return
-			}
-		}
-		http.NotFound(w, r)
-	})
-}
