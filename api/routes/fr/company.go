@@ -67,11 +67,16 @@ type Finance struct {
 	ResultatNet     *int64 `json:"resultat_net"`
 }
 
+// status reads the register's etat_administratif; an empty or unknown state is said, not
+// taken for active.
 func status(etat string) string {
-	if etat == "C" {
+	switch etat {
+	case "A":
+		return "active"
+	case "C":
 		return "ceased"
 	}
-	return "active"
+	return "unknown"
 }
 
 func coord(s string) *float64 {
@@ -312,11 +317,20 @@ func (r *Routes) annonces(ctx context.Context, req *catalog.Request) (any, error
 	}
 	out := Annonces{Siren: siren, Total: p.TotalCount, Annonces: []Annonce{}}
 	for _, a := range p.Results {
-		out.Annonces = append(out.Annonces, Annonce{Date: a.DateParution, Type: a.TypeAvisLib, Famille: a.FamilleAvisLib, FamilleCode: a.FamilleAvis,
-			Tribunal: a.Tribunal, Reference: "BODACC " + a.PublicationAvis + " n°" + a.Parution + " annonce " + strconv.Itoa(a.NumeroAnnonce),
-			Details: annonceDetails(a), URL: a.URL})
+		out.Annonces = append(out.Annonces, annonce(a))
 	}
 	return out, nil
+}
+
+func annonce(a bodacc.Annonce) Annonce {
+	return Annonce{Date: a.DateParution, Type: a.TypeAvisLib, Famille: a.FamilleAvisLib, FamilleCode: a.FamilleAvis,
+		Tribunal: a.Tribunal, Reference: "BODACC " + a.PublicationAvis + " n°" + a.Parution + " annonce " + strconv.Itoa(a.NumeroAnnonce),
+		Details: annonceDetails(a), URL: a.URL}
+}
+
+// oneLine joins the lines of a postal address VIES sends on several.
+func oneLine(addr string) string {
+	return strings.Join(strings.FieldsFunc(addr, func(r rune) bool { return r == '\n' }), ", ")
 }
 
 // Bilans is the answer of /v1/fr/bilans.
@@ -523,7 +537,7 @@ func (r *Routes) vatEU(ctx context.Context, req *catalog.Request) (any, error) {
 	if err != nil {
 		return nil, fail(err)
 	}
-	addr := strings.Join(strings.FieldsFunc(res.Address, func(r rune) bool { return r == '\n' }), ", ")
+	addr := oneLine(res.Address)
 	return VATCheck{VAT: v, Valid: res.Valid, Country: v[:2], Name: strPtr(res.Name), Address: strPtr(addr), CheckedAt: strPtr(res.RequestDate)}, nil
 }
 

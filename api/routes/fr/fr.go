@@ -131,6 +131,9 @@ func (r *Routes) bindings() []binding {
 	return []binding{
 		{"fr.entreprise", r.entreprise, r.entreprises.Ready},
 		{"free.entreprise", r.freeEntreprise, r.entreprises.Ready},
+		{"fr.entreprise-360", r.entreprise360, r.entreprises.Ready},
+		{"fr.entreprise-360.partial", r.entreprise360Partial, r.entreprises.Ready},
+		{"free.entreprise-360", r.freeEntreprise360, r.entreprises.Ready},
 		{"fr.etablissements", r.etablissements, r.entreprises.Ready},
 		{"fr.association", r.association, r.entreprises.Ready},
 		{"fr.bodacc", r.annonces, r.bodacc.Ready},

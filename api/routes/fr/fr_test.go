@@ -108,7 +108,7 @@ type golden struct {
 
 func goldenCases(e *env) []golden {
 	f := e.file
-	return []golden{
+	return append(reportCases(e), []golden{
 		{"entreprise_name", "fr.entreprise", map[string]any{"q": "durand bois"}, map[string]http.Handler{"recherche-entreprises": f("rechercheentreprises", "search.json")},
 			map[string]string{"query": "string", "total": "number", "results": "array", "results.0.siren": "string", "results.0.nom": "string",
 				"results.0.officers": "array", "results.0.officers.0.nom": "string", "results.0.officers.0.role": "string", "results.0.naf": "string",
@@ -185,7 +185,7 @@ func goldenCases(e *env) []golden {
 		{"irve", "fr.irve", map[string]any{"insee": "44109"}, map[string]http.Handler{"data-gouv-tabular": f("tabular", "irve.json")},
 			map[string]string{"insee": "string", "bornes.0.station": "string", "bornes.0.operateur": "string", "bornes.0.puissance_kw": "number",
 				"bornes.0.connectors": "array", "bornes.0.access": "string", "bornes.0.coordinates": "object"}},
-	}
+	}...)
 }
 
 // TestGolden runs each route against its fixtures and compares the answer with
@@ -275,7 +275,8 @@ func TestEveryRouteIsBound(t *testing.T) {
 		"fr.vat-eu", "fr.tva", "fr.iban", "fr.rge", "fr.rge-check", "fr.bio", "fr.marches-publics", "fr.geocode", "fr.reverse-geocode",
 		"fr.commune", "fr.insee-commune", "fr.codes-postaux", "fr.jours-feries", "fr.vacances-scolaires", "fr.georisques",
 		"fr.carburants", "fr.dpe", "fr.ecoles", "fr.cadastre", "fr.valeurs-foncieres", "fr.meteo", "fr.transport", "fr.irve",
-		"geo.forward", "geo.reverse", "weather", "free.entreprise"}
+		"geo.forward", "geo.reverse", "weather", "free.entreprise",
+		"fr.entreprise-360", "fr.entreprise-360.partial", "free.entreprise-360"}
 	for _, id := range want {
 		ent := e.cat.Entry(id)
 		if ent == nil || ent.Handler == nil || !ent.Available() {

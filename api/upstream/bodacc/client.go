@@ -36,7 +36,7 @@ type Annonce struct {
 	Commercant             string         `json:"commercant"`
 	Ville                  string         `json:"ville"`
 	CP                     string         `json:"cp"`
-	Registre               []string       `json:"registre"`
+	Registre               ods.Values     `json:"registre"`
 	Jugement               ods.JSONString `json:"jugement"`
 	Depot                  ods.JSONString `json:"depot"`
 	ListePersonnes         ods.JSONString `json:"listepersonnes"`

@@ -94,3 +94,34 @@ func (s JSONString) Decode(v any) bool {
 	}
 	return json.Unmarshal([]byte(s), v) == nil
 }
+
+// Values is a multivalued field: a JSON list in Explore v2.1, one comma-separated string in
+// the records API v1 and in some exports ("880878145,880 878 145").
+type Values []string
+
+func (v *Values) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case bytes.Equal(b, []byte("null")):
+		*v = nil
+		return nil
+	case len(b) > 0 && b[0] == '[':
+		var l []string
+		if err := json.Unmarshal(b, &l); err != nil {
+			return err
+		}
+		*v = l
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*v = nil
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*v = append(*v, p)
+		}
+	}
+	return nil
+}

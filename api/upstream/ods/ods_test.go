@@ -28,3 +28,18 @@ func TestJSONStringTakesTextOrObject(t *testing.T) {
 		t.Errorf("null depot = %q, %v", rec.Depot, err)
 	}
 }
+
+func TestValuesTakesListOrJoinedText(t *testing.T) {
+	for in, want := range map[string]int{
+		`{"registre": ["880878145", "880 878 145"]}`: 2,
+		`{"registre": "880878145,880 878 145"}`:      2,
+		`{"registre": null}`:                         0,
+	} {
+		var rec struct {
+			Registre Values `json:"registre"`
+		}
+		if err := json.Unmarshal([]byte(in), &rec); err != nil || len(rec.Registre) != want || (want > 0 && rec.Registre[1] != "880 878 145") {
+			t.Errorf("%s: %q, %v", in, rec.Registre, err)
+		}
+	}
+}

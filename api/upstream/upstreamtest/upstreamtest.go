@@ -225,3 +225,16 @@ func Hang() http.Handler {
 		<-r.Context().Done()
 	})
 }
+
+// Want answers h to requests for exactly path and query (as Expect does), and fails the test
+// on any other: for servers shared by several tests, whose behaviour is set with Handle.
+func Want(t testing.TB, path string, query url.Values, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != path || !equalQuery(query, r.URL.Query()) {
+			t.Errorf("upstreamtest: unexpected request %s %s?%s; expected:\n%s", r.Method, r.URL.Path, r.URL.RawQuery, describe([]expectation{{path: path, query: query}}))
+			http.Error(w, "upstreamtest: unexpected request", http.StatusTeapot)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -67,3 +67,20 @@ func TestHandleAnswersAnything(t *testing.T) {
 		t.Errorf("last = %v", r)
 	}
 }
+
+func TestWantFailsOnAnotherRequest(t *testing.T) {
+	rec := &recorder{TB: t}
+	s := New(rec)
+	s.Handle(Want(rec, "/search", Query("q", "la poste"), JSON(200, `{}`)))
+	for target, ok := range map[string]bool{"/search?q=la+poste": true, "/search?q=laposte": false} {
+		rec.errors = nil
+		resp, err := http.Get(s.URL + target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := len(rec.errors) == 0 && resp.StatusCode == 200; got != ok {
+			t.Errorf("%s: accepted = %v", target, got)
+		}
+	}
+}
