@@ -491,10 +491,17 @@ func (r *Routes) procedures(ctx context.Context, req *catalog.Request) (any, err
 	if err != nil {
 		return nil, fail(err)
 	}
+	out := procedureState(siren, p.Results)
+	return out, nil
+}
+
+// procedureState derives the collective-proceedings state of a company from its notices:
+// the class of the newest judgment, and whether a deregistration was published.
+func procedureState(siren string, notices []bodacc.Annonce) Procedures {
 	out := Procedures{Siren: siren, Statut: "aucune", Procedures: []Procedure{}}
 	type event struct{ date, class string }
 	var events []event
-	for _, a := range p.Results {
+	for _, a := range notices {
 		if a.FamilleAvis == "radiation" {
 			out.Radiee = true
 		}
@@ -518,7 +525,7 @@ func (r *Routes) procedures(ctx context.Context, req *catalog.Request) (any, err
 		out.Statut = latest.class
 	}
 	out.Alerte = out.Statut != "aucune" && out.Statut != "procedure_cloturee"
-	return out, nil
+	return out
 }
 
 // VATCheck is the answer of /v1/fr/vat-eu.

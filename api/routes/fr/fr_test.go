@@ -43,6 +43,12 @@ type env struct {
 // catalog. timeout shortens the upstreams' deadline for the timeout cases.
 func setup(t *testing.T, timeout time.Duration) *env {
 	t.Helper()
+	return setupAt(t, timeout, now)
+}
+
+// setupAt is setup with the routes' clock at at.
+func setupAt(t *testing.T, timeout time.Duration, at time.Time) *env {
+	t.Helper()
 	e := &env{t: t, servers: map[string]*upstreamtest.Server{}}
 	specs := map[string]upstream.Spec{}
 	for _, s := range upstream.Specs {
@@ -54,7 +60,7 @@ func setup(t *testing.T, timeout time.Duration) *env {
 		}
 		specs[s.Name] = spec
 	}
-	r, err := New(Deps{Upstreams: specs, Now: func() time.Time { return now }, HTTP: httpc.Options{Contact: "test@example.org", Logger: quiet}})
+	r, err := New(Deps{Upstreams: specs, Now: func() time.Time { return at }, HTTP: httpc.Options{Contact: "test@example.org", Logger: quiet}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,34 +207,41 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", tt.id, err)
 			}
-			got, err := json.MarshalIndent(out, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			path := filepath.Join("testdata", "golden", tt.name+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from %s:\n%s", tt.id, path, got)
-			}
-			var doc any
-			if err := json.Unmarshal(got, &doc); err != nil {
-				t.Fatal(err)
-			}
-			for p, typ := range tt.types {
-				if g := typeAt(doc, p); g != typ {
-					t.Errorf("%s: %s is %s, want %s", tt.id, p, g, typ)
-				}
-			}
+			checkGolden(t, tt.name, out, tt.types)
 		})
+	}
+}
+
+// checkGolden compares out with testdata/golden/<name>.json (go test -update rewrites it)
+// and checks the JSON type of the spec's fields.
+func checkGolden(t *testing.T, name string, out any, types map[string]string) {
+	t.Helper()
+	got, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "golden", name+".json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from %s:\n%s", name, path, got)
+	}
+	var doc any
+	if err := json.Unmarshal(got, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for p, typ := range types {
+		if g := typeAt(doc, p); g != typ {
+			t.Errorf("%s: %s is %s, want %s", name, p, g, typ)
+		}
 	}
 }
 
@@ -276,7 +289,7 @@ func TestEveryRouteIsBound(t *testing.T) {
 		"fr.commune", "fr.insee-commune", "fr.codes-postaux", "fr.jours-feries", "fr.vacances-scolaires", "fr.georisques",
 		"fr.carburants", "fr.dpe", "fr.ecoles", "fr.cadastre", "fr.valeurs-foncieres", "fr.meteo", "fr.transport", "fr.irve",
 		"geo.forward", "geo.reverse", "weather", "free.entreprise",
-		"fr.entreprise-360", "fr.entreprise-360.partial", "free.entreprise-360"}
+		"fr.entreprise-360", "fr.entreprise-360.partial", "free.entreprise-360", "fr.kyb", "fr.kyb.partial", "free.kyb"}
 	for _, id := range want {
 		ent := e.cat.Entry(id)
 		if ent == nil || ent.Handler == nil || !ent.Available() {
@@ -289,6 +302,9 @@ func TestEveryRouteIsBound(t *testing.T) {
 	cases := goldenCases(e)
 	covered := map[string]bool{}
 	for _, c := range cases {
+		covered[c.id] = true
+	}
+	for _, c := range kybCases() {
 		covered[c.id] = true
 	}
 	for _, id := range want {

@@ -112,7 +112,7 @@ func TestReportFailures(t *testing.T) {
 		{"siren fails Luhn", map[string]any{"siren": "552032535"}, nil, 400, "siren"},
 		{"neither q nor siren", map[string]any{}, nil, 400, ""},
 	} {
-		for _, id := range []string{"fr.entreprise-360", "fr.entreprise-360.partial"} {
+		for _, id := range []string{"fr.entreprise-360", "fr.entreprise-360.partial", "fr.kyb", "fr.kyb.partial"} {
 			t.Run(c.name+"/"+id, func(t *testing.T) {
 				e := setup(t, 100*time.Millisecond)
 				if c.register != nil {
