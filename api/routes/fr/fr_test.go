@@ -289,7 +289,8 @@ func TestEveryRouteIsBound(t *testing.T) {
 		"fr.commune", "fr.insee-commune", "fr.codes-postaux", "fr.jours-feries", "fr.vacances-scolaires", "fr.georisques",
 		"fr.carburants", "fr.dpe", "fr.ecoles", "fr.cadastre", "fr.valeurs-foncieres", "fr.meteo", "fr.transport", "fr.irve",
 		"geo.forward", "geo.reverse", "weather", "free.entreprise",
-		"fr.entreprise-360", "fr.entreprise-360.partial", "free.entreprise-360", "fr.kyb", "fr.kyb.partial", "free.kyb"}
+		"fr.entreprise-360", "fr.entreprise-360.partial", "free.entreprise-360", "fr.kyb", "fr.kyb.partial", "free.kyb",
+		"fr.score-entreprise", "fr.score-entreprise.partial", "free.score-entreprise"}
 	for _, id := range want {
 		ent := e.cat.Entry(id)
 		if ent == nil || ent.Handler == nil || !ent.Available() {
@@ -305,6 +306,9 @@ func TestEveryRouteIsBound(t *testing.T) {
 		covered[c.id] = true
 	}
 	for _, c := range kybCases() {
+		covered[c.id] = true
+	}
+	for _, c := range scoreCases() {
 		covered[c.id] = true
 	}
 	for _, id := range want {

@@ -112,9 +112,15 @@ func TestReportFailures(t *testing.T) {
 		{"siren fails Luhn", map[string]any{"siren": "552032535"}, nil, 400, "siren"},
 		{"neither q nor siren", map[string]any{}, nil, 400, ""},
 	} {
-		for _, id := range []string{"fr.entreprise-360", "fr.entreprise-360.partial", "fr.kyb", "fr.kyb.partial"} {
+		for _, id := range []string{"fr.entreprise-360", "fr.entreprise-360.partial", "fr.kyb", "fr.kyb.partial", "fr.score-entreprise", "fr.score-entreprise.partial"} {
 			t.Run(c.name+"/"+id, func(t *testing.T) {
-				e := setup(t, 100*time.Millisecond)
+				// Only the slow case needs a short upstream deadline; the others keep the
+				// default, so a loaded machine does not turn a 500 into a timeout.
+				var timeout time.Duration
+				if c.status == 504 {
+					timeout = 100 * time.Millisecond
+				}
+				e := setup(t, timeout)
 				if c.register != nil {
 					e.serve("recherche-entreprises", c.register)
 				}

@@ -31,6 +31,10 @@ type Ratio struct {
 	EBIT                *float64 `json:"ebit"`
 	ResultatNet         *float64 `json:"resultat_net"`
 	MargeEBE            *float64 `json:"marge_ebe"`
+	// Ratios as published: percentages, and years for the repayment capacity.
+	AutonomieFinanciere     *float64 `json:"autonomie_financiere"`
+	CapaciteDeRemboursement *float64 `json:"capacite_de_remboursement"`
+	RatioDeLiquidite        *float64 `json:"ratio_de_liquidite"`
 }
 
 // Ratios lists the accounts of siren, newest first.
