@@ -119,6 +119,13 @@ func goldenCases(e *env) []golden {
 			map[string]string{"query": "string", "total": "number", "results": "array", "results.0.siren": "string", "results.0.nom": "string",
 				"results.0.officers": "array", "results.0.officers.0.nom": "string", "results.0.officers.0.role": "string", "results.0.naf": "string",
 				"results.0.hq": "object", "results.0.hq.siret": "string", "results.0.hq.lat": "number", "results.0.status": "string", "results.0.tva": "string"}},
+		// A name keeps its spaces all the way to the register (recorded answer of "la poste").
+		{"entreprise_multiword", "fr.entreprise", map[string]any{"q": "la poste"}, map[string]http.Handler{"recherche-entreprises": upstreamtest.Want(e.t, "/search",
+			upstreamtest.Query("q", "la poste", "page", "1", "per_page", "10", "limite_matching_etablissements", "100"), f("rechercheentreprises", "search_la_poste.json"))},
+			map[string]string{"total": "number", "results.0.siren": "string", "results.0.nom": "string", "results.0.hq.siret": "string"}},
+		{"free_entreprise_multiword", "free.entreprise", map[string]any{"q": "la poste"}, map[string]http.Handler{"recherche-entreprises": upstreamtest.Want(e.t, "/search",
+			upstreamtest.Query("q", "la poste", "page", "1", "per_page", "1", "limite_matching_etablissements", "100"), f("rechercheentreprises", "search_la_poste.json"))},
+			map[string]string{"siren": "string", "nom": "string", "status": "string"}},
 		{"entreprise_siren", "fr.entreprise", map[string]any{"q": "552032534"}, map[string]http.Handler{"recherche-entreprises": f("rechercheentreprises", "search.json")},
 			map[string]string{"total": "number", "results.0.siren": "string"}},
 		{"free_entreprise", "free.entreprise", map[string]any{"q": "durand"}, map[string]http.Handler{"recherche-entreprises": f("rechercheentreprises", "search.json")},
