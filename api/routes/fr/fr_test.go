@@ -356,13 +356,15 @@ func TestEmptyResults(t *testing.T) {
 		{"fr.commune", map[string]any{"q": "zzzz"}, "geo-api", upstreamtest.JSON(200, `[]`), false, "total"},
 		{"fr.insee-commune", map[string]any{"insee": "44999"}, "geo-api", upstreamtest.Body(404, "text/plain", nil), true, ""},
 		{"fr.codes-postaux", map[string]any{"cp": "44999"}, "geo-api", upstreamtest.JSON(200, `[]`), true, ""},
-		{"fr.vacances-scolaires", map[string]any{"zone": "Zone A", "annee": "2040-2041"}, "data-education", emptyODS, false, "vacances"},
+		// A zone the calendar does not know is not an empty, charged answer.
+		{"fr.vacances-scolaires", map[string]any{"zone": "Zone Z", "annee": "2025-2026"}, "data-education", emptyODS, true, ""},
 		{"fr.georisques", map[string]any{"insee": "44999"}, "georisques", e.file("georisques", "empty.json"), true, ""},
 		{"fr.carburants", map[string]any{"cp": "44999"}, "data-economie", emptyODS, false, "stations"},
 		{"fr.dpe", map[string]any{"cp": "44999"}, "ademe", e.file("ademe", "empty.json"), false, "total"},
 		{"fr.ecoles", map[string]any{"q": "zzzz"}, "data-education", emptyODS, false, "total"},
 		{"fr.cadastre", map[string]any{"lat": 45.7, "lon": 4.7}, "apicarto", e.file("apicarto", "empty.json"), true, ""},
-		{"fr.valeurs-foncieres", map[string]any{"insee": "44109", "annee": now.Year() - 1}, "dvf", http.NotFoundHandler(), false, "total"},
+		// No DVF file for the year: not yet published, not "0 sales".
+		{"fr.valeurs-foncieres", map[string]any{"insee": "44109", "annee": now.Year() - 1}, "dvf", http.NotFoundHandler(), true, ""},
 		{"fr.transport", map[string]any{"q": "zzzz"}, "transport-data-gouv", upstreamtest.JSON(200, `[]`), false, "total"},
 		{"fr.irve", map[string]any{"insee": "44109"}, "data-gouv-tabular", e.file("tabular", "empty.json"), false, "nb_pdc"},
 		{"weather", map[string]any{"city": "zzzz"}, "open-meteo-geocoding", e.file("openmeteo", "geocoding_empty.json"), true, ""},

@@ -3,6 +3,7 @@ package fr
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/peage/appliance/api/compute/holidays"
 	"github.com/peage/appliance/api/compute/plm"
 	"github.com/peage/appliance/api/upstream/ademe"
+	"github.com/peage/appliance/api/upstream/dvf"
 	"github.com/peage/appliance/api/upstream/tabular"
 )
 
@@ -113,6 +115,11 @@ func (r *Routes) vacances(ctx context.Context, req *catalog.Request) (any, error
 			pop = row.Population
 		}
 		out.Vacances = append(out.Vacances, Periode{Description: row.Description, Dates: d, Population: pop})
+	}
+	// Every zone has holidays every school year: none means a zone (or year) the calendar
+	// does not know, which is not an answer to charge for.
+	if len(out.Vacances) == 0 {
+		return nil, apierr.NotFound("the school calendar has no holidays for zone %q in %s (zones: Zone A, Zone B, Zone C, Corse, or an overseas académie as the calendar names it)", zone, annee)
 	}
 	return out, nil
 }
@@ -348,6 +355,9 @@ func (r *Routes) valeursFoncieres(ctx context.Context, req *catalog.Request) (an
 		return nil, apierr.NotFound("DVF does not cover Alsace-Moselle (57, 67, 68) nor Mayotte: their land registry is kept apart")
 	}
 	ms, err := r.dvf.Mutations(ctx, year, insee)
+	if errors.Is(err, dvf.ErrNoFile) {
+		return nil, apierr.NotFound("DVF publishes no file for commune %s in %d: the year is not published yet (files come out each spring and autumn)", insee, year)
+	}
 	if err != nil {
 		return nil, fail(err)
 	}

@@ -54,9 +54,14 @@ func path(year int, insee string) string {
 	return fmt.Sprintf("/%d/communes/%s/%s.csv", year, dep, insee)
 }
 
+// ErrNoFile means DVF publishes no file for the commune and year: the year is not published
+// yet, or the commune is in Alsace-Moselle or Mayotte, which DVF does not cover. It is not
+// "no sale".
+var ErrNoFile = errors.New("DVF has no file for this commune and year")
+
 // Mutations lists the sales of insee in year, newest first. Paris, Lyon and Marseille are
-// published per arrondissement, so their files are read and joined. A missing file means
-// no sale that year.
+// published per arrondissement, so their files are read and joined; an arrondissement
+// without a file has no sale that year, but no file at all is ErrNoFile.
 func (c *Client) Mutations(ctx context.Context, year int, insee string) ([]Mutation, error) {
 	codes := plm.Arrondissements(insee)
 	if codes == nil {
@@ -76,11 +81,19 @@ func (c *Client) Mutations(ctx context.Context, year int, insee string) ([]Mutat
 	}
 	wg.Wait()
 	var all []Mutation
+	files := 0
 	for i := range codes {
+		if errors.Is(errs[i], ErrNoFile) {
+			continue
+		}
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
+		files++
 		all = append(all, parts[i]...)
+	}
+	if files == 0 {
+		return nil, ErrNoFile
 	}
 	slices.SortStableFunc(all, func(a, b Mutation) int { return strings.Compare(b.Date, a.Date) })
 	return all, nil
@@ -89,7 +102,7 @@ func (c *Client) Mutations(ctx context.Context, year int, insee string) ([]Mutat
 func (c *Client) file(ctx context.Context, year int, insee string) ([]Mutation, error) {
 	r, err := c.h.Do(ctx, "GET", path(year, insee), nil, nil)
 	if upstream.IsNotFound(err) {
-		return nil, nil // no sale that year
+		return nil, ErrNoFile
 	}
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package dvf
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"testing"
@@ -80,5 +81,14 @@ func TestOverseasAndCorsicaPaths(t *testing.T) {
 		if got := path(2024, in); got != want {
 			t.Errorf("path(%s) = %s", in, got)
 		}
+	}
+}
+
+// A year without a file is not "no sale": the caller must be able to say so.
+func TestNoFileIsNotNoSale(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Expect("/geo-dvf/latest/csv/2026/communes/44/44109.csv", nil, http.NotFoundHandler())
+	if _, err := New(s.Client(t, Name)).Mutations(context.Background(), 2026, "44109"); !errors.Is(err, ErrNoFile) {
+		t.Fatalf("err = %v, want ErrNoFile", err)
 	}
 }
