@@ -2,6 +2,7 @@ package fr
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -429,6 +430,9 @@ type Procedures struct {
 	Alerte     bool        `json:"alerte"`
 	Radiee     bool        `json:"radiee"` // a deregistration notice was published
 	Procedures []Procedure `json:"procedures"`
+	// Complet is false when the company has more collective-proceeding notices than one
+	// read returns (100): the statut is then that of the newest ones read.
+	Complet bool `json:"complet"`
 }
 
 // Procedure is one judgment notice.
@@ -487,11 +491,21 @@ func isoDate(s string) string {
 
 func (r *Routes) procedures(ctx context.Context, req *catalog.Request) (any, error) {
 	siren := req.Args.Str("siren")
-	p, err := r.bodacc.Annonces(ctx, siren, "")
-	if err != nil {
+	// Proceedings and deregistrations are asked for apart, so that the newest 100 notices of
+	// other kinds (filings, changes) never push a judgment out of the read.
+	var (
+		wg               sync.WaitGroup
+		coll, rad        *ods.Page[bodacc.Annonce]
+		errColl, errRads error
+	)
+	wg.Go(func() { coll, errColl = r.bodacc.Annonces(ctx, siren, bodacc.Collective) })
+	wg.Go(func() { rad, errRads = r.bodacc.Annonces(ctx, siren, bodacc.Radiation) })
+	wg.Wait()
+	if err := errors.Join(errColl, errRads); err != nil {
 		return nil, fail(err)
 	}
-	out := procedureState(siren, p.Results)
+	out := procedureState(siren, append(slices.Clip(coll.Results), rad.Results...))
+	out.Complet = coll.TotalCount <= len(coll.Results)
 	return out, nil
 }
 

@@ -20,6 +20,10 @@ func bodaccQuery(siren string) url.Values {
 	return upstreamtest.Query("where", `registre like "`+siren+`"`, "order_by", "dateparution desc", "limit", "100")
 }
 
+func bodaccFamily(siren, famille string) url.Values {
+	return upstreamtest.Query("where", `registre like "`+siren+`" AND familleavis="`+famille+`"`, "order_by", "dateparution desc", "limit", "100")
+}
+
 func ratiosQuery(siren string) url.Values {
 	return upstreamtest.Query("where", `siren="`+siren+`"`, "order_by", "date_cloture_exercice desc", "limit", "20")
 }
@@ -180,5 +184,20 @@ func TestReportThroughTheServer(t *testing.T) {
 	charged, waived := gate.Counts()
 	if charged != 1 || waived != 1 {
 		t.Errorf("charged %d, waived %d; want the report charged and the 502 waived", charged, waived)
+	}
+}
+
+// A company with more proceedings notices than one read returns is not reported as complete.
+func TestProceduresDeclareTheirWindow(t *testing.T) {
+	e := setup(t, 0)
+	e.serve("bodacc", upstreamtest.Match(t,
+		upstreamtest.Route{Path: bodaccRecords, Query: bodaccFamily("812345676", "collective"), H: upstreamtest.JSON(200, `{"total_count": 150, "results": []}`)},
+		upstreamtest.Route{Path: bodaccRecords, Query: bodaccFamily("812345676", "radiation"), H: e.file("bodacc", "empty.json")}))
+	out, err := e.call("fr.procedures-collectives", map[string]any{"siren": "812345676"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := out.(Procedures); p.Complet {
+		t.Errorf("complet = true with 0 of 150 notices read")
 	}
 }

@@ -76,6 +76,7 @@ type Personnes struct {
 const (
 	Collective = "collective"
 	DPC        = "dpc" // dépôts des comptes
+	Radiation  = "radiation"
 )
 
 // Annonces lists the newest notices of siren (100 at most), of one famille when set.

@@ -238,3 +238,29 @@ func Want(t testing.TB, path string, query url.Values, h http.Handler) http.Hand
 		h.ServeHTTP(w, r)
 	})
 }
+
+// Route is one request a shared server answers: exactly Path and Query.
+type Route struct {
+	Path  string
+	Query url.Values
+	H     http.Handler
+}
+
+// Match answers each request with the handler of the route it matches exactly, and fails the
+// test on any other: Want for several requests.
+func Match(t testing.TB, routes ...Route) http.Handler {
+	es := make([]expectation, len(routes))
+	for i, r := range routes {
+		es[i] = expectation{path: r.Path, query: r.Query, h: r.H}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, e := range es {
+			if e.path == r.URL.Path && equalQuery(e.query, r.URL.Query()) {
+				e.h.ServeHTTP(w, r)
+				return
+			}
+		}
+		t.Errorf("upstreamtest: unexpected request %s %s?%s; expected one of:\n%s", r.Method, r.URL.Path, r.URL.RawQuery, describe(es))
+		http.Error(w, "upstreamtest: unexpected request", http.StatusTeapot)
+	})
+}
