@@ -589,6 +589,9 @@ type RGEList struct {
 	Domaine  *string   `json:"domaine"`
 	Total    int       `json:"total"`
 	Artisans []Artisan `json:"artisans"`
+	// Truncated: the postcode has more qualification lines than one read returns (1000);
+	// the list is then incomplete.
+	Truncated bool `json:"truncated"`
 }
 
 // Artisan is one RGE-certified establishment.
@@ -630,7 +633,7 @@ func (r *Routes) rge(ctx context.Context, req *catalog.Request) (any, error) {
 	if err != nil {
 		return nil, fail(err)
 	}
-	out := RGEList{CP: cp, Domaine: strPtr(dom), Artisans: []Artisan{}}
+	out := RGEList{CP: cp, Domaine: strPtr(dom), Artisans: []Artisan{}, Truncated: lines.Total > len(lines.Results)}
 	idx := map[string]int{}
 	for _, row := range lines.Results {
 		// The upstream's keyword match is accent- and case-sensitive: filter here instead.

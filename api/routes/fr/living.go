@@ -571,6 +571,9 @@ type IRVE struct {
 	NbPDC      int     `json:"nb_pdc"`
 	NbRapides  int     `json:"nb_rapides"` // stations with a point of 50 kW or more
 	Bornes     []Borne `json:"bornes"`
+	// Truncated: the commune has more points than the pages read; the counts are then
+	// lower bounds.
+	Truncated bool `json:"truncated"`
 }
 
 // Borne is one charging station with its points.
@@ -596,11 +599,11 @@ type Coordinate struct {
 
 func (r *Routes) irve(ctx context.Context, req *catalog.Request) (any, error) {
 	insee := req.Args.Str("insee")
-	pdcs, err := r.tabular.IRVE(ctx, insee)
+	pdcs, truncated, err := r.tabular.IRVE(ctx, insee)
 	if err != nil {
 		return nil, fail(err)
 	}
-	out := IRVE{Insee: insee, NbPDC: len(pdcs), Bornes: []Borne{}}
+	out := IRVE{Insee: insee, NbPDC: len(pdcs), Bornes: []Borne{}, Truncated: truncated}
 	idx := map[string]int{}
 	for _, p := range pdcs {
 		i, ok := idx[p.IDStation]
