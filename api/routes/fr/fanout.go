@@ -2,6 +2,7 @@ package fr
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"sync"
@@ -18,6 +19,7 @@ type Source struct {
 	FetchedAt string  `json:"fetched_at"`
 	Status    string  `json:"status"` // ok, not_found, failed, timeout
 	Error     *string `json:"error"`
+	Cached    bool    `json:"cached"` // answered from the answer a previous report fetched
 }
 
 // Source statuses.
@@ -28,10 +30,50 @@ const (
 	SourceTimeout  = "timeout"
 )
 
-// call is one upstream call of a fan-out: run fills the caller's variables.
+// Cache keeps upstream answers for the reports (the process's result cache), so that a
+// second report on a company, of any kind, reuses what the first one fetched.
+type Cache interface {
+	Get(key string) ([]byte, bool)
+	Set(key string, val []byte, ttl time.Duration)
+}
+
+// call is one upstream call of a report: run fills the caller's variable, which out points
+// to. With a key, a successful answer is kept for ttl and a kept one replaces the call.
 type call struct {
 	upstream string
+	key      string
+	ttl      time.Duration
+	out      any
 	run      func(ctx context.Context) error
+}
+
+// kept is an answer in the cache, with the time it was fetched.
+type kept struct {
+	At time.Time       `json:"at"`
+	V  json.RawMessage `json:"v"`
+}
+
+// fetch makes one call, or reads its answer from the cache.
+func (r *Routes) fetch(ctx context.Context, c call) (Source, error) {
+	if r.cache != nil && c.key != "" {
+		if b, ok := r.cache.Get(c.key); ok {
+			var k kept
+			if json.Unmarshal(b, &k) == nil && json.Unmarshal(k.V, c.out) == nil {
+				s := r.source(c.upstream, nil)
+				s.FetchedAt, s.Cached = k.At.UTC().Format(time.RFC3339), true
+				return s, nil
+			}
+		}
+	}
+	err := c.run(ctx)
+	if err == nil && r.cache != nil && c.key != "" {
+		if v, merr := json.Marshal(c.out); merr == nil {
+			if b, merr := json.Marshal(kept{At: r.now(), V: v}); merr == nil {
+				r.cache.Set(c.key, b, c.ttl)
+			}
+		}
+	}
+	return r.source(c.upstream, err), err
 }
 
 // fanOut runs every call in parallel under ctx (the route's one deadline) and reports each
@@ -41,10 +83,7 @@ func (r *Routes) fanOut(ctx context.Context, calls ...call) []Source {
 	out := make([]Source, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {
-		wg.Go(func() {
-			err := c.run(ctx)
-			out[i] = r.source(c.upstream, err)
-		})
+		wg.Go(func() { out[i], _ = r.fetch(ctx, c) })
 	}
 	wg.Wait()
 	return out

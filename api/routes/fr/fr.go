@@ -56,6 +56,8 @@ type Deps struct {
 	Upstreams map[string]upstream.Spec
 	HTTP      httpc.Options
 	Now       func() time.Time // nil means time.Now
+	// Cache keeps the upstream answers the company reports share (nil: none kept).
+	Cache Cache
 }
 
 // Routes holds one client per upstream.
@@ -77,6 +79,7 @@ type Routes struct {
 	tabular     *tabular.Client
 	cadastre    *apicarto.Client
 	now         func() time.Time
+	cache       Cache
 }
 
 // New builds the clients. Every upstream the routes use must be in d.Upstreams.
@@ -113,6 +116,7 @@ func New(d Deps) (*Routes, error) {
 		tabular:     tabular.New(h(tabular.Name)),
 		cadastre:    apicarto.New(h(apicarto.Name)),
 		now:         d.Now,
+		cache:       d.Cache,
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

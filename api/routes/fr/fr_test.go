@@ -49,6 +49,12 @@ func setup(t *testing.T, timeout time.Duration) *env {
 // setupAt is setup with the routes' clock at at.
 func setupAt(t *testing.T, timeout time.Duration, at time.Time) *env {
 	t.Helper()
+	return setupWith(t, timeout, at, nil)
+}
+
+// setupWith is setupAt with the reports' answer cache.
+func setupWith(t *testing.T, timeout time.Duration, at time.Time, cache Cache) *env {
+	t.Helper()
 	e := &env{t: t, servers: map[string]*upstreamtest.Server{}}
 	specs := map[string]upstream.Spec{}
 	for _, s := range upstream.Specs {
@@ -60,7 +66,7 @@ func setupAt(t *testing.T, timeout time.Duration, at time.Time) *env {
 		}
 		specs[s.Name] = spec
 	}
-	r, err := New(Deps{Upstreams: specs, Now: func() time.Time { return at }, HTTP: httpc.Options{Contact: "test@example.org", Logger: quiet}})
+	r, err := New(Deps{Upstreams: specs, Now: func() time.Time { return at }, Cache: cache, HTTP: httpc.Options{Contact: "test@example.org", Logger: quiet}})
 	if err != nil {
 		t.Fatal(err)
 	}

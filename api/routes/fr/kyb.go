@@ -318,12 +318,12 @@ func (r *Routes) kybRun(ctx context.Context, req *catalog.Request, withAccounts 
 		return kybInputs{}, nil, err
 	}
 	in := kybInputs{u: u, today: r.parisDate(), called: map[string]bool{bodacc.Name: true, vies.Name: true, economie.Name: withAccounts}}
-	calls := []call{{bodacc.Name, func(ctx context.Context) (err error) { in.notices, err = r.bodacc.Annonces(ctx, u.Siren, ""); return }}}
+	calls := []call{noticesCall(r, u.Siren, &in.notices)}
 	if n := company(u).TVA; n != nil {
-		calls = append(calls, call{vies.Name, func(ctx context.Context) (err error) { in.vat, err = r.vies.Check(ctx, "FR", (*n)[2:]); return }})
+		calls = append(calls, vatCall(r, *n, &in.vat))
 	}
 	if withAccounts {
-		calls = append(calls, call{economie.Name, func(ctx context.Context) (err error) { in.ratios, err = r.economie.Ratios(ctx, u.Siren); return }})
+		calls = append(calls, ratiosCall(r, u.Siren, &in.ratios))
 	}
 	return in, append([]Source{reg}, r.fanOut(ctx, calls...)...), nil
 }

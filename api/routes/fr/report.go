@@ -44,8 +44,8 @@ func identite(u re.Unite) Identite {
 // name, whose best match is taken).
 func (r *Routes) identify(ctx context.Context, req *catalog.Request) (re.Unite, Source, error) {
 	q := nonEmpty(req.Args.Str("siren"), req.Args.Str("q"))
-	res, err := r.entreprises.Find(ctx, q, 1)
-	src := r.source(re.Name, err)
+	var res *re.Results
+	src, err := r.fetch(ctx, registerCall(r, q, &res))
 	if err != nil {
 		return re.Unite{}, src, fail(err)
 	}
@@ -114,13 +114,9 @@ func (r *Routes) entreprise360(ctx context.Context, req *catalog.Request) (any, 
 		ratios  *ods.Page[economie.Ratio]
 	)
 	c := company(u)
-	calls := []call{
-		{bodacc.Name, func(ctx context.Context) (err error) { notices, err = r.bodacc.Annonces(ctx, u.Siren, ""); return }},
-		{ademe.Name, func(ctx context.Context) (err error) { rge, err = r.ademe.RGEBySiret(ctx, u.Siege.Siret); return }},
-		{economie.Name, func(ctx context.Context) (err error) { ratios, err = r.economie.Ratios(ctx, u.Siren); return }},
-	}
+	calls := []call{noticesCall(r, u.Siren, &notices), rgeCall(r, u.Siege.Siret, &rge), ratiosCall(r, u.Siren, &ratios)}
 	if c.TVA != nil {
-		calls = append(calls, call{vies.Name, func(ctx context.Context) (err error) { check, err = r.vies.Check(ctx, "FR", (*c.TVA)[2:]); return }})
+		calls = append(calls, vatCall(r, *c.TVA, &check))
 	}
 	sources := append([]Source{reg}, r.fanOut(ctx, calls...)...)
 
@@ -177,7 +173,7 @@ func (r *Routes) entreprise360Partial(ctx context.Context, req *catalog.Request)
 	}
 	var notices *ods.Page[bodacc.Annonce]
 	sources := append([]Source{reg}, r.fanOut(ctx,
-		call{bodacc.Name, func(ctx context.Context) (err error) { notices, err = r.bodacc.Annonces(ctx, u.Siren, ""); return }})...)
+		noticesCall(r, u.Siren, &notices))...)
 	out := Entreprise360Partial{Found: true, Query: nonEmpty(req.Args.Str("siren"), req.Args.Str("q")),
 		Identite: Mini{Siren: u.Siren, Denomination: nonEmpty(u.NomComplet, u.NomRaisonSociale), Status: status(u.EtatAdministratif)},
 		Sources:  sources, Confidence: confidence(sources), Partial: true}

@@ -201,3 +201,45 @@ func TestProceduresDeclareTheirWindow(t *testing.T) {
 		t.Errorf("complet = true with 0 of 150 notices read")
 	}
 }
+
+// Reports share the answers they fetch: a KYB and a score after a 360 of the same company
+// call no upstream again, and say their sources came from the cache, with the time they
+// were fetched.
+func TestReportsShareTheCache(t *testing.T) {
+	e := setupWith(t, 0, now, &mapCache{m: map[string][]byte{}})
+	for name, h := range ganymede(e) {
+		e.serve(name, h)
+	}
+	calls := func() int {
+		n := 0
+		for _, s := range e.servers {
+			n += len(s.Requests())
+		}
+		return n
+	}
+	if _, err := e.call("fr.entreprise-360", map[string]any{"q": "88087814500015"}); err != nil {
+		t.Fatal(err)
+	}
+	first := calls()
+	if first != 5 {
+		t.Fatalf("first report made %d upstream calls, want 5", first)
+	}
+	out, err := e.call("fr.kyb", map[string]any{"q": "88087814500015"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.call("fr.score-entreprise.partial", map[string]any{"q": "88087814500015"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := calls(); n != first {
+		t.Errorf("%d more upstream calls, want none", n-first)
+	}
+	for _, s := range out.(KYB).Sources {
+		if !s.Cached || s.FetchedAt != "2026-11-21T12:00:00Z" {
+			t.Errorf("source %+v not from the cache", s)
+		}
+	}
+	if v := out.(KYB).Verdict; v != NonConforme {
+		t.Errorf("verdict from cached answers = %s", v)
+	}
+}

@@ -334,9 +334,9 @@ func (r *Routes) scoreRun(ctx context.Context, req *catalog.Request, accounts bo
 		return scoreInputs{}, nil, err
 	}
 	in := scoreInputs{u: u, today: r.parisDate(), called: map[string]bool{bodacc.Name: true, economie.Name: accounts}}
-	calls := []call{{bodacc.Name, func(ctx context.Context) (err error) { in.notices, err = r.bodacc.Annonces(ctx, u.Siren, ""); return }}}
+	calls := []call{noticesCall(r, u.Siren, &in.notices)}
 	if accounts {
-		calls = append(calls, call{economie.Name, func(ctx context.Context) (err error) { in.ratios, err = r.economie.Ratios(ctx, u.Siren); return }})
+		calls = append(calls, ratiosCall(r, u.Siren, &in.ratios))
 	}
 	return in, append([]Source{reg}, r.fanOut(ctx, calls...)...), nil
 }
