@@ -80,6 +80,13 @@ func (r *Routes) fetch(ctx context.Context, c call) (Source, error) {
 // outcome in the order of calls. A 404 is an answer (the upstream knows nothing), not a
 // failure.
 func (r *Routes) fanOut(ctx context.Context, calls ...call) []Source {
+	// The sources stop a little before the route's deadline, so that a slow one is declared
+	// in the answer rather than turning the whole report into a 504.
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, dl.Add(-assembleMargin))
+		defer cancel()
+	}
 	out := make([]Source, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {
@@ -88,6 +95,9 @@ func (r *Routes) fanOut(ctx context.Context, calls ...call) []Source {
 	wg.Wait()
 	return out
 }
+
+// assembleMargin is the time kept after the sources to build and send the answer.
+const assembleMargin = 2 * time.Second
 
 // source describes the outcome err of one call to name.
 func (r *Routes) source(name string, err error) Source {

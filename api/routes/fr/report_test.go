@@ -243,3 +243,22 @@ func TestReportsShareTheCache(t *testing.T) {
 		t.Errorf("verdict from cached answers = %s", v)
 	}
 }
+
+// A secondary source that does not answer in time is declared as a timeout in a 200; only
+// the register's silence is a 504.
+func TestSlowSourceIsDeclared(t *testing.T) {
+	e := setup(t, 100*time.Millisecond)
+	for name, h := range ganymede(e) {
+		e.serve(name, h)
+	}
+	e.serve("vies", upstreamtest.Hang())
+	out, err := e.call("fr.entreprise-360", map[string]any{"q": "88087814500015"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.(Entreprise360)
+	last := r.Sources[len(r.Sources)-1]
+	if last.Upstream != "vies" || last.Status != SourceTimeout || r.TVA.ValideVIES != nil || r.Confidence != 0.8 {
+		t.Errorf("vies source = %+v, tva = %+v, confidence %v", last, r.TVA, r.Confidence)
+	}
+}
