@@ -270,7 +270,11 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	pool := httpc.NewPool(specs, httpc.Options{Contact: a.cfg.Upstream.Contact, Logger: a.log})
-	french, err := fr.New(fr.Deps{Pool: pool, Upstreams: specs})
+	frDeps := fr.Deps{Pool: pool, Upstreams: specs}
+	if d.cache != nil {
+		frDeps.Cache = d.cache // the company reports share upstream answers through it
+	}
+	french, err := fr.New(frDeps)
 	if err != nil {
 		return err
 	}
