@@ -1,0 +1,49 @@
+package chainrpc
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+)
+
+// BaseUSDC is Circle's USDC on Base mainnet, the token every balance includes.
+const BaseUSDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+
+// Config is the [chain] section of the appliance config.
+type Config struct {
+	RPC           string        `toml:"rpc" doc:"JSON-RPC endpoint (http or https) of the chain the chain routes read, e.g. https://mainnet.base.org (public, rate-limited) or a provider URL; empty: the chain routes are unavailable (appliance dev reads its embedded chain)"`
+	USDC          string        `toml:"usdc" doc:"USDC contract address on that chain (always included in balances, default token of allowances)"`
+	RatePerSecond float64       `toml:"rate_per_second" doc:"HTTP requests per second sent to the endpoint (a batch of calls is one request); public endpoints throttle bursts"`
+	Burst         int           `toml:"burst" doc:"requests the rate limit lets through at once"`
+	Timeout       time.Duration `toml:"timeout" doc:"how long one request to the endpoint may take"`
+}
+
+// DefaultConfig names no endpoint: the routes stay unavailable until the operator picks one.
+// The rate suits Base's public endpoint, which publishes no figure and answers 429 to bursts.
+func DefaultConfig() Config {
+	return Config{USDC: BaseUSDC, RatePerSecond: 5, Burst: 10, Timeout: 10 * time.Second}
+}
+
+// Validate reports the first bad key, named as in the config file.
+func (c Config) Validate() error {
+	if c.RPC != "" {
+		u, err := url.Parse(c.RPC)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return errors.New("chain.rpc: want an http or https URL")
+		}
+	}
+	if err := CheckAddress(c.USDC); err != nil {
+		return fmt.Errorf("chain.usdc: %w", err)
+	}
+	if c.RatePerSecond <= 0 {
+		return errors.New("chain.rate_per_second: must be positive")
+	}
+	if c.Burst < 1 {
+		return errors.New("chain.burst: must be at least 1")
+	}
+	if c.Timeout <= 0 {
+		return errors.New("chain.timeout: must be positive")
+	}
+	return nil
+}
