@@ -75,6 +75,10 @@ func TestDevNeedsNoConfig(t *testing.T) {
 	if code, body := get(t, "http://"+admin+"/metrics"); code != 200 || !strings.Contains(body, `peage_http_requests_total{route="llms.txt",status="200"} 1`) {
 		t.Fatalf("metrics %d %s", code, body)
 	}
+	// The chain routes read the embedded chain with no configuration (the day's free call).
+	if code, body := get(t, "http://"+api+"/v1/chain/block"); code != 200 || !strings.Contains(body, `"chain_id":1337`) {
+		t.Fatalf("chain block in dev: %d %s", code, body)
+	}
 	followPayment(t, "http://"+api, stateDir)
 	cancel()
 	select {
