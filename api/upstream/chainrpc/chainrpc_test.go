@@ -210,3 +210,69 @@ func TestRateLimitRefusesWhatWouldMissTheDeadline(t *testing.T) {
 		t.Fatal("a throttled call reached the endpoint")
 	}
 }
+
+// Proxy detection reads the chain: one contract deployed per standard, each found with its
+// implementation; a plain contract is no proxy, and an address without code is said to be one.
+func TestDetectProxy(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ch := startChain(t)
+	d := testtoken.Deployer{B: ch.Client(), Key: ch.Deployer, ChainID: devchain.ChainID}
+	impl, err := d.Token(ctx, "Implementation", "IMP", 6, big.NewInt(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	beacon, err := d.Beacon(ctx, impl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot := func(s string) common.Hash { return common.HexToHash(s) }
+	cases := []struct {
+		name   string
+		deploy func() (common.Address, error)
+		want   *chainrpc.Proxy
+	}{
+		{"eip1967", func() (common.Address, error) {
+			return d.SlotProxy(ctx, slot("0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc"), impl)
+		}, &chainrpc.Proxy{Type: chainrpc.ProxyEIP1967, Implementation: impl.Hex()}},
+		{"beacon", func() (common.Address, error) {
+			return d.SlotProxy(ctx, slot("0xa3f0ad74e5423aebfd80d3ef4346578335a9a72aeaee59ff6cb3582b35133d50"), beacon)
+		}, &chainrpc.Proxy{Type: chainrpc.ProxyBeacon, Implementation: impl.Hex(), Beacon: beacon.Hex()}},
+		{"eip1822", func() (common.Address, error) {
+			return d.SlotProxy(ctx, slot("0xc5f16f0fcc639fa48a6947836d9850f504798523bf8c9a3a87d5876cf622bcf7"), impl)
+		}, &chainrpc.Proxy{Type: chainrpc.ProxyEIP1822, Implementation: impl.Hex()}},
+		{"zeppelinos", func() (common.Address, error) {
+			return d.SlotProxy(ctx, slot("0x7050c9e0f4ca769c69bd3a8ef740bc37934f8e2c036e5a723fd8ee048ed3f8c3"), impl)
+		}, &chainrpc.Proxy{Type: chainrpc.ProxyZeppelinOS, Implementation: impl.Hex()}},
+		{"eip1167", func() (common.Address, error) { return d.MinimalProxy(ctx, impl) },
+			&chainrpc.Proxy{Type: chainrpc.ProxyEIP1167, Implementation: impl.Hex()}},
+		{"plain contract", func() (common.Address, error) { return impl, nil }, nil},
+	}
+	c := newClient(t, ch.RPCURL, ch.USDC.Hex())
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			addr, err := tc.deploy()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.DetectProxy(ctx, addr.Hex())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (got == nil) != (tc.want == nil) || (got != nil && *got != *tc.want) {
+				t.Fatalf("DetectProxy = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	// The EIP-1967 proxy really delegates: decimals() is the implementation's (immutable, in code).
+	p, err := d.SlotProxy(ctx, slot("0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc"), impl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := c.Balances(ctx, ch.PayerAddress().Hex(), []string{p.Hex()}); err != nil || b.Tokens[1].Decimals != 6 {
+		t.Fatalf("through the proxy: %+v %v", b, err)
+	}
+	if _, err := c.DetectProxy(ctx, ch.PayerAddress().Hex()); err != chainrpc.ErrNoCode {
+		t.Fatalf("an account without code: %v, want ErrNoCode", err)
+	}
+}

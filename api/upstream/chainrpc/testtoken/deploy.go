@@ -61,6 +61,33 @@ func (d Deployer) Bytes32Token(ctx context.Context, name, symbol string, decimal
 	return addr, err
 }
 
+// SlotProxy deploys a delegating proxy whose target (an implementation, or a beacon for the
+// EIP-1967 beacon slot) is kept in slot.
+func (d Deployer) SlotProxy(ctx context.Context, slot common.Hash, target common.Address) (common.Address, error) {
+	return d.deploy(ctx, SlotProxyMetaData.Bin, NewSlotProxy().PackConstructor(slot, target))
+}
+
+// Beacon deploys an upgrade beacon naming implementation.
+func (d Deployer) Beacon(ctx context.Context, implementation common.Address) (common.Address, error) {
+	return d.deploy(ctx, BeaconMetaData.Bin, NewBeacon().PackConstructor(implementation))
+}
+
+// MinimalProxy deploys an EIP-1167 clone of implementation: its creation code, written out,
+// since a clone is bytecode rather than a compiled contract.
+func (d Deployer) MinimalProxy(ctx context.Context, implementation common.Address) (common.Address, error) {
+	code := "3d602d80600a3d3981f3" + "363d3d373d3d3d363d73" + common.Bytes2Hex(implementation.Bytes()) + "5af43d82803e903d91602b57fd5bf3"
+	return d.deploy(ctx, code, nil)
+}
+
+func (d Deployer) deploy(ctx context.Context, bin string, args []byte) (common.Address, error) {
+	addr, tx, err := bind.DeployContract(d.opts(ctx), common.FromHex(bin), d.B, args)
+	if err != nil {
+		return common.Address{}, err
+	}
+	_, err = d.wait(ctx, tx)
+	return addr, err
+}
+
 // Transfer moves value of token (either kind: the ERC-20 surface is the same) to to.
 func (d Deployer) Transfer(ctx context.Context, token, to common.Address, value *big.Int) (common.Hash, error) {
 	return d.transact(ctx, token, "transfer", to, value)

@@ -77,3 +77,50 @@ contract Bytes32Token is ERC20Core {
         _mint(msg.sender, supply);
     }
 }
+
+/// @title SlotProxy
+/// @notice A delegating proxy that keeps its target in the storage slot chosen at deployment,
+/// as the proxy standards do: EIP-1967 implementation or beacon slot, EIP-1822 (PROXIABLE), or
+/// ZeppelinOS's legacy slot (Circle's FiatTokenProxy). With the beacon slot the target is a
+/// beacon and calls go to its implementation(). Tests deploy one per standard to check that
+/// proxy detection reads the chain.
+contract SlotProxy {
+    bytes32 private constant BEACON_SLOT = 0xa3f0ad74e5423aebfd80d3ef4346578335a9a72aeaee59ff6cb3582b35133d50;
+    bytes32 private immutable slot;
+
+    constructor(bytes32 slot_, address target) {
+        slot = slot_;
+        assembly {
+            sstore(slot_, target)
+        }
+    }
+
+    fallback() external payable {
+        bytes32 s = slot;
+        address target;
+        assembly {
+            target := sload(s)
+        }
+        if (s == BEACON_SLOT) {
+            target = Beacon(target).implementation();
+        }
+        assembly {
+            calldatacopy(0, 0, calldatasize())
+            let ok := delegatecall(gas(), target, 0, calldatasize(), 0, 0)
+            returndatacopy(0, 0, returndatasize())
+            switch ok
+            case 0 { revert(0, returndatasize()) }
+            default { return(0, returndatasize()) }
+        }
+    }
+}
+
+/// @title Beacon
+/// @notice An upgrade beacon: beacon proxies ask it for their implementation.
+contract Beacon {
+    address public implementation;
+
+    constructor(address implementation_) {
+        implementation = implementation_;
+    }
+}

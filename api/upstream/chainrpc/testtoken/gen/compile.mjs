@@ -32,7 +32,7 @@ if (errors.length > 0) {
   process.exit(1);
 }
 const outdir = resolve(process.argv[2] || pkg);
-for (const name of ["TestToken", "Bytes32Token"]) {
+for (const name of ["TestToken", "Bytes32Token", "SlotProxy", "Beacon"]) {
   const c = out.contracts["TestTokens.sol"][name];
   writeFileSync(join(outdir, `${name}.abi.json`), JSON.stringify(c.abi, null, 2) + "\n");
   writeFileSync(join(outdir, `${name}.bin`), c.evm.bytecode.object + "\n");
