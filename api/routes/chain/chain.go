@@ -109,12 +109,16 @@ func exampleRequest(e *catalog.Entry) string {
 }
 
 // fail maps a connector failure to the edge's vocabulary once. param names the parameter a
-// non-token address came from ("" when the address is the subject of the route: 404). Nothing
-// is charged for any of these.
+// non-token address came from ("" when the address is the subject of the route: 404); the
+// configured USDC failing is the appliance's problem, not the caller's. Nothing is charged
+// for any of these.
 func (r *Routes) fail(err error, param string) error {
 	var nt *chainrpc.NotTokenError
 	if errors.As(err, &nt) {
-		if param != "" {
+		switch {
+		case nt.Address == r.d.Client.USDC() && param != "":
+			return apierr.Upstream(chainrpc.Name, err, "the configured USDC (chain.usdc) %s", nt.Error())
+		case param != "":
 			return apierr.BadParam(param, "%s", nt.Error())
 		}
 		return apierr.NotFound("%s", nt.Error())

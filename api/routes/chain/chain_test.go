@@ -282,14 +282,37 @@ func TestChainRoutesOnTheEmbeddedChain(t *testing.T) {
 		t.Errorf("settlement nonce %q", n)
 	}
 
-	// A hash the chain does not know: 404, nothing charged.
-	st, _, _ := w.get(t, "/v1/chain/tx", map[string]string{"hash": "0x" + strings.Repeat("ab", 32)}, nil)
-	if st != 402 { // the free call is used: an unknown hash is only found out once paid
-		t.Errorf("unknown hash unpaid: %d, want 402", st)
+	// What only the chain can refuse is found out once paid (the free calls are used), and
+	// refused without a charge: a hash it does not know, an account that is no token.
+	before, err := ch.Balance(ctx, payer)
+	if err != nil {
+		t.Fatal(err)
 	}
-	res, err = w.pay.Do(ctx, pay.Request{URL: w.base + "/v1/chain/tx", Params: map[string]string{"hash": "0x" + strings.Repeat("ab", 32)}})
-	if err != nil || res.Status != 404 || res.Receipt != nil {
-		t.Errorf("unknown hash paid: %v %+v", err, res)
+	for _, c := range []struct {
+		path   string
+		params map[string]string
+		status int
+		param  string
+	}{
+		{"/v1/chain/tx", map[string]string{"hash": "0x" + strings.Repeat("ab", 32)}, 404, ""},
+		{"/v1/chain/token", map[string]string{"address": holder.Hex()}, 404, ""},
+		{"/v1/chain/balance", map[string]string{"address": holder.Hex(), "tokens": deployer.Hex()}, 400, "tokens"},
+		{"/v1/chain/allowance", map[string]string{"owner": holder.Hex(), "spender": spender.Hex(), "token": holder.Hex()}, 400, "token"},
+	} {
+		if st, _, _ := w.get(t, c.path, c.params, nil); st != 402 {
+			t.Errorf("%s %v unpaid: %d, want 402", c.path, c.params, st)
+		}
+		res, err := w.pay.Do(ctx, pay.Request{URL: w.base + c.path, Params: c.params})
+		if err != nil || res.Status != c.status || res.Receipt != nil || res.Paid == nil {
+			t.Fatalf("%s %v paid: %v %+v", c.path, c.params, err, res)
+		}
+		var e struct{ Error struct{ Param string } }
+		if json.Unmarshal(res.Body, &e) != nil || e.Error.Param != c.param {
+			t.Errorf("%s %v: %s, want param %q", c.path, c.params, res.Body, c.param)
+		}
+	}
+	if after, err := ch.Balance(ctx, payer); err != nil || after.Cmp(before) != 0 {
+		t.Fatalf("payer charged for refused calls: %s → %s (%v)", before, after, err)
 	}
 }
 

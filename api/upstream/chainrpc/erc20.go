@@ -94,14 +94,11 @@ func metaCalls(token common.Address, sym, dec *hexutil.Bytes) []call {
 }
 
 // reverted tells a call the contract refused (the address is no token, or not this kind) from
-// a failure of the endpoint: only the latter is the upstream's fault.
+// a failure of the endpoint (a rate limit, a node error): only the latter is the upstream's
+// fault. Code 3 is the JSON-RPC code of a revert; nodes that omit it still say "revert".
 func reverted(err error) bool {
 	if err == nil {
 		return false
-	}
-	var de rpc.DataError
-	if errors.As(err, &de) {
-		return true
 	}
 	var re rpc.Error
 	if errors.As(err, &re) && re.ErrorCode() == 3 {
