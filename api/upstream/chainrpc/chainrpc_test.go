@@ -158,6 +158,26 @@ func TestBalancesOfTenTokensIsOneRoundTrip(t *testing.T) {
 	if got := n.Load(); got != 1 {
 		t.Fatalf("%d HTTP requests for a balance of 10 tokens, want 1", got)
 	}
+	// An endpoint that takes small batches only gets several, with the same answer.
+	small := chainrpc.DefaultConfig()
+	small.RPC, small.USDC, small.RatePerSecond, small.Burst, small.MaxBatch = u, ch.USDC.Hex(), 1000, 1000, 10
+	sc, err := chainrpc.New(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	sb, err := sc.Balances(ctx, holder.Hex(), list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Load() - 1; got != 4 { // 36 calls, 10 a batch
+		t.Fatalf("%d HTTP requests with max_batch 10, want 4", got)
+	}
+	for i := range sb.Tokens {
+		if sb.Tokens[i].Value.Cmp(b.Tokens[i].Value) != 0 || sb.Tokens[i].Symbol != b.Tokens[i].Symbol {
+			t.Fatalf("split batch differs at %d: %+v vs %+v", i, sb.Tokens[i], b.Tokens[i])
+		}
+	}
 	if b.ChainID != devchain.ChainID || b.Wei.Sign() != 0 || len(b.Tokens) != 11 {
 		t.Fatalf("balances %+v", b)
 	}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -29,9 +30,10 @@ var ErrNotConfigured = errors.New("no chain RPC endpoint configured (chain.rpc)"
 
 // Client asks one JSON-RPC endpoint; it is safe for concurrent use.
 type Client struct {
-	rpc  *rpc.Client
-	usdc common.Address
-	host string // for messages: the endpoint's host only, since provider URLs carry keys
+	rpc      *rpc.Client
+	usdc     common.Address
+	maxBatch int
+	host     string // for messages: the endpoint's host only, since provider URLs carry keys
 }
 
 // New builds a client for cfg.RPC. It does not contact the endpoint: a chain that is down at
@@ -52,7 +54,7 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chain.rpc: %w", err)
 	}
-	return &Client{rpc: c, usdc: common.HexToAddress(cfg.USDC), host: u.Host}, nil
+	return &Client{rpc: c, usdc: common.HexToAddress(cfg.USDC), host: u.Host, maxBatch: cfg.MaxBatch}, nil
 }
 
 // Close releases the client's connections.
@@ -71,15 +73,17 @@ type call struct {
 	out    any
 }
 
-// batch sends calls as one JSON-RPC batch (one HTTP request) and returns the per-call errors.
-// The returned error is the transport's: no answer at all.
+// batch sends calls as one JSON-RPC batch (one HTTP request; more only past chain.max_batch
+// calls) and returns the per-call errors. The returned error is the transport's: no answer.
 func (c *Client) batch(ctx context.Context, op string, calls []call) ([]error, error) {
 	elems := make([]rpc.BatchElem, len(calls))
 	for i, k := range calls {
 		elems[i] = rpc.BatchElem{Method: k.method, Args: k.args, Result: k.out}
 	}
-	if err := c.rpc.BatchCallContext(ctx, elems); err != nil {
-		return nil, c.fail(op, err)
+	for part := range slices.Chunk(elems, c.maxBatch) {
+		if err := c.rpc.BatchCallContext(ctx, part); err != nil {
+			return nil, c.fail(op, err)
+		}
 	}
 	errs := make([]error, len(calls))
 	for i, e := range elems {

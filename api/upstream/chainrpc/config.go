@@ -17,12 +17,13 @@ type Config struct {
 	RatePerSecond float64       `toml:"rate_per_second" doc:"HTTP requests per second sent to the endpoint (a batch of calls is one request); public endpoints throttle bursts"`
 	Burst         int           `toml:"burst" doc:"requests the rate limit lets through at once"`
 	Timeout       time.Duration `toml:"timeout" doc:"how long one request to the endpoint may take"`
+	MaxBatch      int           `toml:"max_batch" doc:"most JSON-RPC calls sent in one batch; some providers refuse larger batches (a balance of 10 tokens is 36 calls)"`
 }
 
 // DefaultConfig names no endpoint: the routes stay unavailable until the operator picks one.
 // The rate suits Base's public endpoint, which publishes no figure and answers 429 to bursts.
 func DefaultConfig() Config {
-	return Config{USDC: BaseUSDC, RatePerSecond: 5, Burst: 10, Timeout: 10 * time.Second}
+	return Config{USDC: BaseUSDC, RatePerSecond: 5, Burst: 10, Timeout: 10 * time.Second, MaxBatch: 50}
 }
 
 // Validate reports the first bad key, named as in the config file.
@@ -41,6 +42,9 @@ func (c Config) Validate() error {
 	}
 	if c.Burst < 1 {
 		return errors.New("chain.burst: must be at least 1")
+	}
+	if c.MaxBatch < 1 {
+		return errors.New("chain.max_batch: must be at least 1")
 	}
 	if c.Timeout <= 0 {
 		return errors.New("chain.timeout: must be positive")
