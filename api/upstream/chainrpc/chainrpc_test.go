@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"fmt"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -294,5 +295,53 @@ func TestDetectProxy(t *testing.T) {
 	}
 	if _, err := c.DetectProxy(ctx, ch.PayerAddress().Hex()); err != chainrpc.ErrNoCode {
 		t.Fatalf("an account without code: %v, want ErrNoCode", err)
+	}
+}
+
+// Endpoints are tried in order: one that cannot be reached or throttles hands the request to
+// the next; when none answers, the last failure is reported.
+func TestFailover(t *testing.T) {
+	ch := startChain(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String()
+	_ = l.Close()
+	var throttled atomic.Int64
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		throttled.Add(1)
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+	}))
+	defer busy.Close()
+	up, n := counting(t, ch.RPCURL)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, c := range []struct {
+		name   string
+		rpc    string
+		answer bool
+	}{
+		{"dead then up", dead + "," + up, true},
+		{"throttling then up", busy.URL + ", " + up, true},
+		{"up first", up + "," + dead, true},
+		{"none answers", dead + "," + busy.URL, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := n.Load()
+			b, err := newClient(t, c.rpc, ch.USDC.Hex()).Latest(ctx)
+			if c.answer {
+				if err != nil || b.ChainID != devchain.ChainID || n.Load() != before+1 {
+					t.Fatalf("Latest = %+v, %v; requests to the live endpoint %d", b, err, n.Load()-before)
+				}
+				return
+			}
+			if err == nil || upstream.StatusOf(err) != http.StatusTooManyRequests {
+				t.Fatalf("Latest = %+v, %v, want the last endpoint's 429", b, err)
+			}
+		})
+	}
+	if throttled.Load() != 2 {
+		t.Fatalf("the throttling endpoint was asked %d times, want 2", throttled.Load())
 	}
 }

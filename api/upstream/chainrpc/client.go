@@ -1,9 +1,10 @@
 // Package chainrpc is the chain-data connector of the chain routes (upstream name "base-rpc"):
-// JSON-RPC over HTTP through go-ethereum's rpc and abi packages, against the endpoint of
-// [chain] rpc (Base mainnet in production, the embedded chain in `appliance dev`). Every
+// JSON-RPC over HTTP through go-ethereum's rpc and abi packages, against the endpoints of
+// [chain] rpc (Base mainnet in production, the embedded chain in `appliance dev`), tried in
+// order: the next one takes a request the previous could not answer. Every
 // question a route asks is one HTTP request: its calls go out as one JSON-RPC batch, so a
-// balance of ten tokens costs one round trip, and a token bucket keeps the request rate within
-// what public endpoints tolerate. Results are plain Go values (strings, *big.Int): the rest of
+// balance of ten tokens costs one round trip, and a token bucket per endpoint keeps the request
+// rate within what public endpoints tolerate. Results are plain Go values (strings, *big.Int): the rest of
 // the API never links go-ethereum. Failures are *upstream.Error.
 package chainrpc
 
@@ -28,15 +29,19 @@ const Name = "base-rpc"
 // ErrNotConfigured is the reason the routes are unavailable without [chain] rpc.
 var ErrNotConfigured = errors.New("no chain RPC endpoint configured (chain.rpc)")
 
-// Client asks one JSON-RPC endpoint; it is safe for concurrent use.
+// Client asks the configured JSON-RPC endpoints; it is safe for concurrent use.
 type Client struct {
-	rpc      *rpc.Client
+	eps      []endpoint
 	usdc     common.Address
 	maxBatch int
-	host     string // for messages: the endpoint's host only, since provider URLs carry keys
 }
 
-// New builds a client for cfg.RPC. It does not contact the endpoint: a chain that is down at
+type endpoint struct {
+	rpc  *rpc.Client
+	host string // for messages: the endpoint's host only, since provider URLs carry keys
+}
+
+// New builds a client for cfg.RPC. It does not contact the endpoints: a chain that is down at
 // start is reported per call (502), not as a configuration error.
 func New(cfg Config) (*Client, error) {
 	if cfg.RPC == "" {
@@ -45,23 +50,38 @@ func New(cfg Config) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	u, _ := url.Parse(cfg.RPC)
-	hc := &http.Client{
-		Timeout:   cfg.Timeout,
-		Transport: &limited{next: http.DefaultTransport, b: newBucket(cfg.RatePerSecond, cfg.Burst)},
+	c := &Client{usdc: common.HexToAddress(cfg.USDC), maxBatch: cfg.MaxBatch}
+	for _, raw := range cfg.Endpoints() {
+		u, _ := url.Parse(raw)
+		hc := &http.Client{
+			Timeout:   cfg.Timeout,
+			Transport: &limited{next: http.DefaultTransport, b: newBucket(cfg.RatePerSecond, cfg.Burst)},
+		}
+		r, err := rpc.DialOptions(context.Background(), raw, rpc.WithHTTPClient(hc))
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("chain.rpc: %w", err)
+		}
+		c.eps = append(c.eps, endpoint{rpc: r, host: u.Host})
 	}
-	c, err := rpc.DialOptions(context.Background(), cfg.RPC, rpc.WithHTTPClient(hc))
-	if err != nil {
-		return nil, fmt.Errorf("chain.rpc: %w", err)
-	}
-	return &Client{rpc: c, usdc: common.HexToAddress(cfg.USDC), host: u.Host, maxBatch: cfg.MaxBatch}, nil
+	return c, nil
 }
 
 // Close releases the client's connections.
-func (c *Client) Close() { c.rpc.Close() }
+func (c *Client) Close() {
+	for _, e := range c.eps {
+		e.rpc.Close()
+	}
+}
 
-// Endpoint is the endpoint's host, safe to show.
-func (c *Client) Endpoint() string { return c.host }
+// Endpoint names the endpoints by host, safe to show.
+func (c *Client) Endpoint() string {
+	hosts := make([]string, len(c.eps))
+	for i, e := range c.eps {
+		hosts[i] = e.host
+	}
+	return strings.Join(hosts, ", ")
+}
 
 // USDC is the address of the chain's USDC, EIP-55 form.
 func (c *Client) USDC() string { return c.usdc.Hex() }
@@ -81,8 +101,8 @@ func (c *Client) batch(ctx context.Context, op string, calls []call) ([]error, e
 		elems[i] = rpc.BatchElem{Method: k.method, Args: k.args, Result: k.out}
 	}
 	for part := range slices.Chunk(elems, c.maxBatch) {
-		if err := c.rpc.BatchCallContext(ctx, part); err != nil {
-			return nil, c.fail(op, err)
+		if err := c.send(ctx, op, part); err != nil {
+			return nil, err
 		}
 	}
 	errs := make([]error, len(calls))
@@ -92,10 +112,30 @@ func (c *Client) batch(ctx context.Context, op string, calls []call) ([]error, e
 	return errs, nil
 }
 
+// send tries the endpoints in order until one answers the batch. A request that failed before
+// any answer (unreachable, slow, 429, 5xx, throttled here) leaves the elements untouched, so
+// the next endpoint gets the same batch; the call's own deadline ends the tries.
+func (c *Client) send(ctx context.Context, op string, part []rpc.BatchElem) error {
+	var last error
+	for _, e := range c.eps {
+		err := e.rpc.BatchCallContext(ctx, part)
+		if err == nil {
+			return nil
+		}
+		last = c.fail(op, err)
+		var ue *upstream.Error
+		if !errors.As(last, &ue) || !ue.Retryable || ctx.Err() != nil {
+			break
+		}
+	}
+	return last
+}
+
 // fail wraps a failure of the whole request as the connector's error, keeping the endpoint's
 // HTTP status (429 is its rate limit) for the route to map.
 func (c *Client) fail(op string, err error) error {
-	ue := &upstream.Error{Upstream: Name, Op: op, Err: err}
+	// Any failure without an HTTP answer (refused, reset, DNS) is worth the next endpoint.
+	ue := &upstream.Error{Upstream: Name, Op: op, Err: err, Retryable: true}
 	var he rpc.HTTPError
 	if errors.As(err, &he) {
 		ue.Status = he.StatusCode
@@ -106,15 +146,15 @@ func (c *Client) fail(op string, err error) error {
 		ue.Err = upstream.ErrThrottled
 		ue.Retryable = true
 	}
-	if ctxErr := ctx(err); ctxErr != nil {
-		ue.Err = ctxErr
+	if d := deadlineOf(err); d != nil {
+		ue.Err = d
 	}
 	return ue
 }
 
-// ctx recovers a deadline hidden in the HTTP client's error text, so that a slow endpoint is
+// deadlineOf recovers a deadline hidden in the HTTP client's error text, so that a slow endpoint is
 // reported as a timeout (504) rather than a failure (502).
-func ctx(err error) error {
+func deadlineOf(err error) error {
 	if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "Client.Timeout exceeded") {
 		return fmt.Errorf("%w: %v", context.DeadlineExceeded, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -12,9 +13,9 @@ const BaseUSDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 
 // Config is the [chain] section of the appliance config.
 type Config struct {
-	RPC           string        `toml:"rpc" doc:"JSON-RPC endpoint (http or https) of the chain the chain routes read, e.g. https://mainnet.base.org (public, rate-limited) or a provider URL; empty: the chain routes are unavailable (appliance dev reads its embedded chain)"`
+	RPC           string        `toml:"rpc" doc:"JSON-RPC endpoint (http or https) of the chain the chain routes read, e.g. https://mainnet.base.org (public, rate-limited) or a provider URL; several, comma-separated, are tried in order when one fails or throttles; empty: the chain routes are unavailable (appliance dev reads its embedded chain)"`
 	USDC          string        `toml:"usdc" doc:"USDC contract address on that chain (always included in balances, default token of allowances)"`
-	RatePerSecond float64       `toml:"rate_per_second" doc:"HTTP requests per second sent to the endpoint (a batch of calls is one request); public endpoints throttle bursts"`
+	RatePerSecond float64       `toml:"rate_per_second" doc:"HTTP requests per second sent to each endpoint (a batch of calls is one request); public endpoints throttle bursts"`
 	Burst         int           `toml:"burst" doc:"requests the rate limit lets through at once"`
 	Timeout       time.Duration `toml:"timeout" doc:"how long one request to the endpoint may take"`
 	MaxBatch      int           `toml:"max_batch" doc:"most JSON-RPC calls sent in one batch; some providers refuse larger batches (a balance of 10 tokens is 36 calls)"`
@@ -26,12 +27,23 @@ func DefaultConfig() Config {
 	return Config{USDC: BaseUSDC, RatePerSecond: 5, Burst: 10, Timeout: 10 * time.Second, MaxBatch: 50}
 }
 
+// Endpoints lists the URLs of RPC in the order they are tried.
+func (c Config) Endpoints() []string {
+	var out []string
+	for _, s := range strings.Split(c.RPC, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Validate reports the first bad key, named as in the config file.
 func (c Config) Validate() error {
-	if c.RPC != "" {
-		u, err := url.Parse(c.RPC)
+	for _, e := range c.Endpoints() {
+		u, err := url.Parse(e)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return errors.New("chain.rpc: want an http or https URL")
+			return errors.New("chain.rpc: want http or https URLs, comma-separated")
 		}
 	}
 	if err := CheckAddress(c.USDC); err != nil {
