@@ -37,6 +37,9 @@ type Dev struct {
 	PayTo        string
 	PayerKey     string // path of the demo payer's private key (hex)
 	Payer        string // demo payer's address
+	// RPCURL is the embedded chain's JSON-RPC endpoint on loopback, which the chain routes of
+	// `appliance dev` read as they would read Base.
+	RPCURL string
 
 	cancel context.CancelFunc
 	served chan error
@@ -52,7 +55,7 @@ func StartDev(ctx context.Context, stateDir string, log *slog.Logger) (*Dev, err
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, err
 	}
-	ch, err := devchain.Start(ctx, devchain.Options{})
+	ch, err := devchain.Start(ctx, devchain.Options{HTTP: true})
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +97,7 @@ func StartDev(ctx context.Context, stateDir string, log *slog.Logger) (*Dev, err
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	d := &Dev{Chain: ch, Facilitator: f, Socket: sock, Network: devchain.Network, ChainID: devchain.ChainID,
 		Asset: ch.USDC.Hex(), TokenName: devchain.TokenName, TokenVersion: devchain.TokenVersion, PayTo: payTo.Hex(),
-		PayerKey: keyPath, Payer: ch.PayerAddress().Hex(), cancel: cancel, served: make(chan error, 1)}
+		PayerKey: keyPath, Payer: ch.PayerAddress().Hex(), RPCURL: ch.RPCURL, cancel: cancel, served: make(chan error, 1)}
 	go func() { d.served <- Serve(sctx, mux, log, l) }()
 	return d, nil
 }

@@ -291,7 +291,8 @@ func Table(n Names) []Entry {
 			S("token", "token address (default USDC)").Fmt("evm_address")).up("base-rpc", 5*time.Second).freeFirst().
 			ex("owner", "0x4200000000000000000000000000000000000006", "spender", "0x4200000000000000000000000000000000000010"),
 		route("chain", "GET", "/v1/chain/tx", 5_000, "Transaction status and decoded token transfers.",
-			S("hash", "transaction hash").Req().Fmt("tx_hash")).up("base-rpc", minute).freeFirst().
+			// Cached one Base block only: a pending answer must not outlive the transaction's inclusion.
+			S("hash", "transaction hash").Req().Fmt("tx_hash")).up("base-rpc", 2*time.Second).freeFirst().
 			ex("hash", "0x0000000000000000000000000000000000000000000000000000000000000001"),
 		route("chain", "GET", "/v1/chain/token", 5_000, "ERC-20 token data: name, symbol, decimals, supply.", pAddr).
 			up("base-rpc", hour).freeFirst().ex("address", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),

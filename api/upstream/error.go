@@ -17,6 +17,9 @@ var (
 	ErrThrottled = errors.New("local rate limit for this upstream reached")
 	// ErrNotConfigured means the upstream needs a credential that is not configured.
 	ErrNotConfigured = errors.New("upstream credential not configured")
+	// ErrBadAnswer means the upstream answered in a shape the connector cannot read: the
+	// provider changed its format. Error.Field names where.
+	ErrBadAnswer = errors.New("answer not in the expected shape")
 )
 
 // Error is the one failure type of every connector. Status is the upstream's HTTP status
@@ -26,13 +29,19 @@ type Error struct {
 	Op        string // e.g. "GET /search"
 	Status    int
 	Retryable bool
-	Err       error
+	// Field is the path of the field that could not be read (results.gazole_prix), for an
+	// answer that is not in the expected shape; "" for the whole body.
+	Field string
+	Err   error
 }
 
 func (e *Error) Error() string {
 	s := fmt.Sprintf("upstream %s: %s", e.Upstream, e.Op)
 	if e.Status != 0 {
 		s += fmt.Sprintf(": status %d", e.Status)
+	}
+	if e.Field != "" {
+		s += ": field " + e.Field
 	}
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
@@ -44,6 +53,11 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Timeout reports whether the call ran out of time.
 func (e *Error) Timeout() bool { return errors.Is(e.Err, context.DeadlineExceeded) }
+
+// BadAnswer builds the error of an answer that cannot be read: err wrapped in ErrBadAnswer.
+func BadAnswer(name, op string, status int, field string, err error) *Error {
+	return &Error{Upstream: name, Op: op, Status: status, Field: field, Err: fmt.Errorf("%w: %w", ErrBadAnswer, err)}
+}
 
 // StatusOf returns the upstream HTTP status carried by err, or 0.
 func StatusOf(err error) int {
@@ -75,6 +89,10 @@ func APIError(err error) error {
 		return apierr.Upstream(ue.Upstream, err, "%s is failing; calls to it are paused for a moment", ue.Upstream)
 	case ue.Timeout():
 		return apierr.Upstream(ue.Upstream, err, "%s did not answer in time", ue.Upstream)
+	case errors.Is(err, ErrBadAnswer) && ue.Field != "":
+		return apierr.Upstream(ue.Upstream, err, "%s answered in an unexpected shape (field %s)", ue.Upstream, ue.Field)
+	case errors.Is(err, ErrBadAnswer):
+		return apierr.Upstream(ue.Upstream, err, "%s answered in an unexpected shape", ue.Upstream)
 	case ue.Status == 429:
 		return apierr.Upstream(ue.Upstream, err, "%s refused the call (rate limited)", ue.Upstream)
 	case ue.Status != 0:

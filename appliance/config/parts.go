@@ -6,6 +6,7 @@ import (
 
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/chainrpc"
 	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/proxyd"
@@ -17,6 +18,7 @@ import (
 type Parts struct {
 	Upstream upstream.Config    `toml:"upstream"`
 	DNS      resolver.Config    `toml:"dns"`
+	Chain    chainrpc.Config    `toml:"chain"`
 	Proxyd   proxyd.Config      `toml:"proxyd"`
 	Browser  browserfarm.Config `toml:"browserfarm"`
 	// Settle is the settle daemon's own section; Settlement is how the API uses it.
@@ -26,7 +28,7 @@ type Parts struct {
 
 // DefaultParts returns every part's defaults.
 func DefaultParts() Parts {
-	return Parts{Upstream: upstream.DefaultConfig(), DNS: resolver.DefaultConfig(), Proxyd: proxyd.DefaultConfig(), Browser: browserfarm.DefaultConfig(),
+	return Parts{Upstream: upstream.DefaultConfig(), DNS: resolver.DefaultConfig(), Chain: chainrpc.DefaultConfig(), Proxyd: proxyd.DefaultConfig(), Browser: browserfarm.DefaultConfig(),
 		Settle: settle.DefaultConfig(), Settlement: paywall.DefaultPolicy()}
 }
 
@@ -53,6 +55,9 @@ func (p *Parts) validate() []error {
 	}
 	if p.DNS.Timeout <= 0 {
 		errs = append(errs, fmt.Errorf("config key dns.timeout: must be positive"))
+	}
+	if err := p.Chain.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("config key %w", err))
 	}
 	if _, err := upstream.Resolve(p.Upstream); err != nil {
 		errs = append(errs, fmt.Errorf("config key upstream.override: %w", err))

@@ -2,6 +2,7 @@ package fr
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -67,11 +68,16 @@ type Finance struct {
 	ResultatNet     *int64 `json:"resultat_net"`
 }
 
+// status reads the register's etat_administratif; an empty or unknown state is said, not
+// taken for active.
 func status(etat string) string {
-	if etat == "C" {
+	switch etat {
+	case "A":
+		return "active"
+	case "C":
 		return "ceased"
 	}
-	return "active"
+	return "unknown"
 }
 
 func coord(s string) *float64 {
@@ -312,11 +318,20 @@ func (r *Routes) annonces(ctx context.Context, req *catalog.Request) (any, error
 	}
 	out := Annonces{Siren: siren, Total: p.TotalCount, Annonces: []Annonce{}}
 	for _, a := range p.Results {
-		out.Annonces = append(out.Annonces, Annonce{Date: a.DateParution, Type: a.TypeAvisLib, Famille: a.FamilleAvisLib, FamilleCode: a.FamilleAvis,
-			Tribunal: a.Tribunal, Reference: "BODACC " + a.PublicationAvis + " n°" + a.Parution + " annonce " + strconv.Itoa(a.NumeroAnnonce),
-			Details: annonceDetails(a), URL: a.URL})
+		out.Annonces = append(out.Annonces, annonce(a))
 	}
 	return out, nil
+}
+
+func annonce(a bodacc.Annonce) Annonce {
+	return Annonce{Date: a.DateParution, Type: a.TypeAvisLib, Famille: a.FamilleAvisLib, FamilleCode: a.FamilleAvis,
+		Tribunal: a.Tribunal, Reference: "BODACC " + a.PublicationAvis + " n°" + a.Parution + " annonce " + strconv.Itoa(a.NumeroAnnonce),
+		Details: annonceDetails(a), URL: a.URL}
+}
+
+// oneLine joins the lines of a postal address VIES sends on several.
+func oneLine(addr string) string {
+	return strings.Join(strings.FieldsFunc(addr, func(r rune) bool { return r == '\n' }), ", ")
 }
 
 // Bilans is the answer of /v1/fr/bilans.
@@ -415,6 +430,9 @@ type Procedures struct {
 	Alerte     bool        `json:"alerte"`
 	Radiee     bool        `json:"radiee"` // a deregistration notice was published
 	Procedures []Procedure `json:"procedures"`
+	// Complet is false when the company has more collective-proceeding notices than one
+	// read returns (100): the statut is then that of the newest ones read.
+	Complet bool `json:"complet"`
 }
 
 // Procedure is one judgment notice.
@@ -473,14 +491,31 @@ func isoDate(s string) string {
 
 func (r *Routes) procedures(ctx context.Context, req *catalog.Request) (any, error) {
 	siren := req.Args.Str("siren")
-	p, err := r.bodacc.Annonces(ctx, siren, "")
-	if err != nil {
+	// Proceedings and deregistrations are asked for apart, so that the newest 100 notices of
+	// other kinds (filings, changes) never push a judgment out of the read.
+	var (
+		wg               sync.WaitGroup
+		coll, rad        *ods.Page[bodacc.Annonce]
+		errColl, errRads error
+	)
+	wg.Go(func() { coll, errColl = r.bodacc.Annonces(ctx, siren, bodacc.Collective) })
+	wg.Go(func() { rad, errRads = r.bodacc.Annonces(ctx, siren, bodacc.Radiation) })
+	wg.Wait()
+	if err := errors.Join(errColl, errRads); err != nil {
 		return nil, fail(err)
 	}
+	out := procedureState(siren, append(slices.Clip(coll.Results), rad.Results...))
+	out.Complet = coll.TotalCount <= len(coll.Results)
+	return out, nil
+}
+
+// procedureState derives the collective-proceedings state of a company from its notices:
+// the class of the newest judgment, and whether a deregistration was published.
+func procedureState(siren string, notices []bodacc.Annonce) Procedures {
 	out := Procedures{Siren: siren, Statut: "aucune", Procedures: []Procedure{}}
 	type event struct{ date, class string }
 	var events []event
-	for _, a := range p.Results {
+	for _, a := range notices {
 		if a.FamilleAvis == "radiation" {
 			out.Radiee = true
 		}
@@ -504,7 +539,7 @@ func (r *Routes) procedures(ctx context.Context, req *catalog.Request) (any, err
 		out.Statut = latest.class
 	}
 	out.Alerte = out.Statut != "aucune" && out.Statut != "procedure_cloturee"
-	return out, nil
+	return out
 }
 
 // VATCheck is the answer of /v1/fr/vat-eu.
@@ -523,7 +558,7 @@ func (r *Routes) vatEU(ctx context.Context, req *catalog.Request) (any, error) {
 	if err != nil {
 		return nil, fail(err)
 	}
-	addr := strings.Join(strings.FieldsFunc(res.Address, func(r rune) bool { return r == '\n' }), ", ")
+	addr := oneLine(res.Address)
 	return VATCheck{VAT: v, Valid: res.Valid, Country: v[:2], Name: strPtr(res.Name), Address: strPtr(addr), CheckedAt: strPtr(res.RequestDate)}, nil
 }
 
@@ -554,6 +589,9 @@ type RGEList struct {
 	Domaine  *string   `json:"domaine"`
 	Total    int       `json:"total"`
 	Artisans []Artisan `json:"artisans"`
+	// Truncated: the postcode has more qualification lines than one read returns (1000);
+	// the list is then incomplete.
+	Truncated bool `json:"truncated"`
 }
 
 // Artisan is one RGE-certified establishment.
@@ -595,7 +633,7 @@ func (r *Routes) rge(ctx context.Context, req *catalog.Request) (any, error) {
 	if err != nil {
 		return nil, fail(err)
 	}
-	out := RGEList{CP: cp, Domaine: strPtr(dom), Artisans: []Artisan{}}
+	out := RGEList{CP: cp, Domaine: strPtr(dom), Artisans: []Artisan{}, Truncated: lines.Total > len(lines.Results)}
 	idx := map[string]int{}
 	for _, row := range lines.Results {
 		// The upstream's keyword match is accent- and case-sensitive: filter here instead.
@@ -680,18 +718,13 @@ func (r *Routes) operateursBio(ctx context.Context, req *catalog.Request) (any, 
 		return nil, fail(err)
 	}
 	out := Bio{Total: len(p.Items), Operateurs: []OperateurBio{}}
-	if p.NbTotal != nil {
-		out.Total = *p.NbTotal
+	if p.NbTotal.Valid {
+		out.Total = int(p.NbTotal.V)
 	}
 	for _, it := range p.Items {
 		o := OperateurBio{Nom: nonEmpty(it.Denomination, it.RaisonSociale), RaisonSociale: it.RaisonSociale, Siret: strPtr(it.Siret),
 			NAF: strPtr(it.CodeNAF), Activites: []string{}}
-		switch n := it.NumeroBio.(type) {
-		case float64:
-			o.NumeroBio = strPtr(strconv.FormatFloat(n, 'f', -1, 64))
-		case string:
-			o.NumeroBio = strPtr(n)
-		}
+		o.NumeroBio = strPtr(string(it.NumeroBio))
 		if len(it.Adresses) > 0 {
 			o.Commune, o.CP = strPtr(it.Adresses[0].Ville), strPtr(it.Adresses[0].CodePostal)
 		}

@@ -54,6 +54,8 @@ type Deps struct {
 	Upstreams map[string]upstream.Spec
 	HTTP      httpc.Options
 	Now       func() time.Time // nil means time.Now
+	// Cache keeps the upstream answers the company reports share (nil: none kept).
+	Cache Cache
 }
 
 // Routes holds one client per upstream.
@@ -75,6 +77,7 @@ type Routes struct {
 	tabular     *tabular.Client
 	cadastre    *apicarto.Client
 	now         func() time.Time
+	cache       Cache
 }
 
 // New builds the clients. Every upstream the routes use must be in d.Upstreams.
@@ -111,6 +114,7 @@ func New(d Deps) (*Routes, error) {
 		tabular:     tabular.New(h(tabular.Name)),
 		cadastre:    apicarto.New(h(apicarto.Name)),
 		now:         d.Now,
+		cache:       d.Cache,
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -129,6 +133,15 @@ func (r *Routes) bindings() []binding {
 	return []binding{
 		{"fr.entreprise", r.entreprise, r.entreprises.Ready},
 		{"free.entreprise", r.freeEntreprise, r.entreprises.Ready},
+		{"fr.entreprise-360", r.entreprise360, r.entreprises.Ready},
+		{"fr.entreprise-360.partial", r.entreprise360Partial, r.entreprises.Ready},
+		{"free.entreprise-360", r.freeEntreprise360, r.entreprises.Ready},
+		{"fr.kyb", r.kyb, r.entreprises.Ready},
+		{"fr.kyb.partial", r.kybPartial, r.entreprises.Ready},
+		{"free.kyb", r.freeKYB, r.entreprises.Ready},
+		{"fr.score-entreprise", r.scoreEntreprise, r.entreprises.Ready},
+		{"fr.score-entreprise.partial", r.scorePartial, r.entreprises.Ready},
+		{"free.score-entreprise", r.freeScore, r.entreprises.Ready},
 		{"fr.etablissements", r.etablissements, r.entreprises.Ready},
 		{"fr.association", r.association, r.entreprises.Ready},
 		{"fr.bodacc", r.annonces, r.bodacc.Ready},

@@ -43,6 +43,18 @@ type env struct {
 // catalog. timeout shortens the upstreams' deadline for the timeout cases.
 func setup(t *testing.T, timeout time.Duration) *env {
 	t.Helper()
+	return setupAt(t, timeout, now)
+}
+
+// setupAt is setup with the routes' clock at at.
+func setupAt(t *testing.T, timeout time.Duration, at time.Time) *env {
+	t.Helper()
+	return setupWith(t, timeout, at, nil)
+}
+
+// setupWith is setupAt with the reports' answer cache.
+func setupWith(t *testing.T, timeout time.Duration, at time.Time, cache Cache) *env {
+	t.Helper()
 	e := &env{t: t, servers: map[string]*upstreamtest.Server{}}
 	specs := map[string]upstream.Spec{}
 	for _, s := range upstream.Specs {
@@ -54,7 +66,7 @@ func setup(t *testing.T, timeout time.Duration) *env {
 		}
 		specs[s.Name] = spec
 	}
-	r, err := New(Deps{Upstreams: specs, Now: func() time.Time { return now }, HTTP: httpc.Options{Contact: "test@example.org", Logger: quiet}})
+	r, err := New(Deps{Upstreams: specs, Now: func() time.Time { return at }, Cache: cache, HTTP: httpc.Options{Contact: "test@example.org", Logger: quiet}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,11 +120,18 @@ type golden struct {
 
 func goldenCases(e *env) []golden {
 	f := e.file
-	return []golden{
+	return append(reportCases(e), []golden{
 		{"entreprise_name", "fr.entreprise", map[string]any{"q": "durand bois"}, map[string]http.Handler{"recherche-entreprises": f("rechercheentreprises", "search.json")},
 			map[string]string{"query": "string", "total": "number", "results": "array", "results.0.siren": "string", "results.0.nom": "string",
 				"results.0.officers": "array", "results.0.officers.0.nom": "string", "results.0.officers.0.role": "string", "results.0.naf": "string",
 				"results.0.hq": "object", "results.0.hq.siret": "string", "results.0.hq.lat": "number", "results.0.status": "string", "results.0.tva": "string"}},
+		// A name keeps its spaces all the way to the register (recorded answer of "la poste").
+		{"entreprise_multiword", "fr.entreprise", map[string]any{"q": "la poste"}, map[string]http.Handler{"recherche-entreprises": upstreamtest.Want(e.t, "/search",
+			upstreamtest.Query("q", "la poste", "page", "1", "per_page", "10", "limite_matching_etablissements", "100"), f("rechercheentreprises", "search_la_poste.json"))},
+			map[string]string{"total": "number", "results.0.siren": "string", "results.0.nom": "string", "results.0.hq.siret": "string"}},
+		{"free_entreprise_multiword", "free.entreprise", map[string]any{"q": "la poste"}, map[string]http.Handler{"recherche-entreprises": upstreamtest.Want(e.t, "/search",
+			upstreamtest.Query("q", "la poste", "page", "1", "per_page", "1", "limite_matching_etablissements", "100"), f("rechercheentreprises", "search_la_poste.json"))},
+			map[string]string{"siren": "string", "nom": "string", "status": "string"}},
 		{"entreprise_siren", "fr.entreprise", map[string]any{"q": "552032534"}, map[string]http.Handler{"recherche-entreprises": f("rechercheentreprises", "search.json")},
 			map[string]string{"total": "number", "results.0.siren": "string"}},
 		{"free_entreprise", "free.entreprise", map[string]any{"q": "durand"}, map[string]http.Handler{"recherche-entreprises": f("rechercheentreprises", "search.json")},
@@ -123,13 +142,15 @@ func goldenCases(e *env) []golden {
 			map[string]string{"total": "number", "results.0.nom": "string", "results.0.siren": "string", "results.0.rna": "string", "results.0.date_creation": "string", "results.0.ville": "string"}},
 		{"bodacc", "fr.bodacc", map[string]any{"siren": "812345676"}, map[string]http.Handler{"bodacc": f("bodacc", "annonces.json")},
 			map[string]string{"siren": "string", "total": "number", "annonces.0.date": "string", "annonces.0.type": "string", "annonces.0.famille": "string"}},
-		{"bilans", "fr.bilans", map[string]any{"siren": "812345676"}, map[string]http.Handler{"bodacc": f("bodacc", "annonces.json"), "data-economie": f("economie", "ratios.json")},
+		{"bilans", "fr.bilans", map[string]any{"siren": "552032534"}, map[string]http.Handler{"bodacc": f("bodacc", "annonces.json"), "data-economie": f("economie", "ratios.json")},
 			map[string]string{"siren": "string", "denomination": "string", "comptes_annuels_deposes.0.date_cloture": "string", "chiffre_affaires": "number", "resultat_net": "number", "capital.montant": "number"}},
-		{"procedures_collectives", "fr.procedures-collectives", map[string]any{"siren": "812345676"}, map[string]http.Handler{"bodacc": f("bodacc", "annonces.json")},
+		{"procedures_collectives", "fr.procedures-collectives", map[string]any{"siren": "812345676"}, map[string]http.Handler{"bodacc": upstreamtest.Match(e.t,
+			upstreamtest.Route{Path: bodaccRecords, Query: bodaccFamily("812345676", "collective"), H: f("bodacc", "annonces.json")},
+			upstreamtest.Route{Path: bodaccRecords, Query: bodaccFamily("812345676", "radiation"), H: f("bodacc", "empty.json")})},
 			map[string]string{"siren": "string", "statut": "string", "alerte": "boolean", "radiee": "boolean", "procedures.0.famille": "string", "procedures.0.nature": "string", "procedures.0.date_jugement": "string"}},
-		{"vat_eu", "fr.vat-eu", map[string]any{"vat": "FR 27 552032534"}, map[string]http.Handler{"vies": f("vies", "get_valid.json")},
+		{"vat_eu", "fr.vat-eu", map[string]any{"vat": "PL 7740001454"}, map[string]http.Handler{"vies": f("vies", "get_valid_pl.json")},
 			map[string]string{"vat": "string", "valid": "boolean", "name": "string", "country": "string", "address": "string"}},
-		{"vat_eu_invalid", "fr.vat-eu", map[string]any{"vat": "DE123456789"}, map[string]http.Handler{"vies": f("vies", "get_invalid.json")},
+		{"vat_eu_invalid", "fr.vat-eu", map[string]any{"vat": "PL7740001455"}, map[string]http.Handler{"vies": f("vies", "get_invalid.json")},
 			map[string]string{"valid": "boolean", "name": "null"}},
 		{"tva", "fr.tva", map[string]any{"siren": "303265045"}, nil, map[string]string{"siren": "string", "tva": "string"}},
 		{"iban_fr", "fr.iban", map[string]any{"iban": "FR14 2004 1010 0505 0001 3M02 606"}, nil,
@@ -139,7 +160,7 @@ func goldenCases(e *env) []golden {
 			map[string]string{"cp": "string", "artisans.0.nom": "string", "artisans.0.domaine": "string", "artisans.0.telephone": "string", "artisans.0.email": "string"}},
 		{"rge_check", "fr.rge-check", map[string]any{"siret": "81234567600017"}, map[string]http.Handler{"ademe": f("ademe", "rge.json")},
 			map[string]string{"siret": "string", "rge": "boolean", "qualifications.0.domaine": "string"}},
-		{"bio", "fr.bio", map[string]any{"departement": "69"}, map[string]http.Handler{"agence-bio": f("agencebio", "operateurs.json")},
+		{"bio", "fr.bio", map[string]any{"departement": "93", "q": "naturalia saint ouen"}, map[string]http.Handler{"agence-bio": f("agencebio", "operateurs_siret.json")},
 			map[string]string{"total": "number", "operateurs.0.nom": "string", "operateurs.0.numeroBio": "string", "operateurs.0.activites": "array"}},
 		{"marches_publics", "fr.marches-publics", map[string]any{"q": "toiture", "departement": "69"}, map[string]http.Handler{"boamp": f("boamp", "records.json")},
 			map[string]string{"total": "number", "marches.0.acheteur": "string", "marches.0.objet": "string", "marches.0.date_publication": "string", "marches.0.date_limite": "string", "marches.0.jours_restants": "number"}},
@@ -164,8 +185,10 @@ func goldenCases(e *env) []golden {
 			map[string]string{"zone": "string", "vacances.0.description": "string", "vacances.0.dates.debut": "string", "vacances.0.dates.fin": "string"}},
 		{"georisques", "fr.georisques", map[string]any{"insee": "44109"}, map[string]http.Handler{"georisques": f("georisques", "risques.json")},
 			map[string]string{"insee": "string", "risques.0.libelle": "string"}},
-		{"carburants", "fr.carburants", map[string]any{"cp": "75015"}, map[string]http.Handler{"data-economie": f("economie", "carburants.json")},
-			map[string]string{"cp": "string", "stations.0.nom": "string", "stations.0.prix": "object", "stations.0.prix.gazole": "number", "stations.0.prix.sp98": "number", "stations.0.prix.e85": "number", "stations.0.prix.gpl": "number"}},
+		{"carburants", "fr.carburants", map[string]any{"cp": "66700"}, map[string]http.Handler{"data-economie": f("economie", "carburants.json")},
+			map[string]string{"cp": "string", "stations.0.nom": "string", "stations.0.prix": "object", "stations.0.prix.gazole": "number", "stations.0.prix.e10": "number", "stations.0.prix.e85": "number", "stations.0.prix.sp98": "null", "stations.0.prix.gpl": "null"}},
+		{"carburants_numbers", "fr.carburants", map[string]any{"cp": "66700"}, map[string]http.Handler{"data-economie": f("economie", "carburants_numbers.json")},
+			map[string]string{"stations.0.prix.gazole": "number", "stations.0.prix.e10": "number"}},
 		{"dpe", "fr.dpe", map[string]any{"insee": "44109"}, map[string]http.Handler{"ademe": f("ademe", "dpe.json")},
 			map[string]string{"results.0.adresse": "string", "results.0.etiquette_dpe": "string", "results.0.etiquette_ges": "string"}},
 		{"ecoles", "fr.ecoles", map[string]any{"cp": "44000"}, map[string]http.Handler{"data-education": f("education", "annuaire.json")},
@@ -176,14 +199,14 @@ func goldenCases(e *env) []golden {
 			map[string]string{"insee": "string", "total": "number", "mutations.0.date": "string", "mutations.0.valeur_fonciere": "number", "mutations.0.surface_bati_m2": "number", "mutations.0.type": "string"}},
 		{"meteo", "fr.meteo", map[string]any{"lat": 47.2184, "lon": -1.5536, "jours": 3}, map[string]http.Handler{"open-meteo": f("openmeteo", "forecast.json")},
 			map[string]string{"actuel.temperature": "number", "actuel.description": "string", "previsions.0.date": "string", "previsions.0.tmax": "number"}},
-		{"weather_city", "weather", map[string]any{"city": "Nantes"}, map[string]http.Handler{"open-meteo": f("openmeteo", "forecast.json"), "open-meteo-geocoding": f("openmeteo", "geocoding.json")},
+		{"weather_city", "weather", map[string]any{"city": "Nantes"}, map[string]http.Handler{"open-meteo": f("openmeteo", "forecast.json"), "open-meteo-geocoding": f("openmeteo", "geocoding_nantes.json")},
 			map[string]string{"current.temperature_2m": "number", "current.wind_speed_10m": "number", "daily.temperature_2m_max": "array", "daily.temperature_2m_max.0": "number"}},
-		{"transport", "fr.transport", map[string]any{"q": "nantes"}, map[string]http.Handler{"transport-data-gouv": f("transport", "datasets.json")},
+		{"transport", "fr.transport", map[string]any{"q": "angers"}, map[string]http.Handler{"transport-data-gouv": f("transport", "datasets.json")},
 			map[string]string{"query": "string", "datasets.0.titre": "string", "datasets.0.type": "string", "datasets.0.feeds.0.format": "string", "datasets.0.feeds.0.url": "string"}},
 		{"irve", "fr.irve", map[string]any{"insee": "44109"}, map[string]http.Handler{"data-gouv-tabular": f("tabular", "irve.json")},
 			map[string]string{"insee": "string", "bornes.0.station": "string", "bornes.0.operateur": "string", "bornes.0.puissance_kw": "number",
 				"bornes.0.connectors": "array", "bornes.0.access": "string", "bornes.0.coordinates": "object"}},
-	}
+	}...)
 }
 
 // TestGolden runs each route against its fixtures and compares the answer with
@@ -199,34 +222,41 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", tt.id, err)
 			}
-			got, err := json.MarshalIndent(out, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			path := filepath.Join("testdata", "golden", tt.name+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from %s:\n%s", tt.id, path, got)
-			}
-			var doc any
-			if err := json.Unmarshal(got, &doc); err != nil {
-				t.Fatal(err)
-			}
-			for p, typ := range tt.types {
-				if g := typeAt(doc, p); g != typ {
-					t.Errorf("%s: %s is %s, want %s", tt.id, p, g, typ)
-				}
-			}
+			checkGolden(t, tt.name, out, tt.types)
 		})
+	}
+}
+
+// checkGolden compares out with testdata/golden/<name>.json (go test -update rewrites it)
+// and checks the JSON type of the spec's fields.
+func checkGolden(t *testing.T, name string, out any, types map[string]string) {
+	t.Helper()
+	got, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "golden", name+".json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from %s:\n%s", name, path, got)
+	}
+	var doc any
+	if err := json.Unmarshal(got, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for p, typ := range types {
+		if g := typeAt(doc, p); g != typ {
+			t.Errorf("%s: %s is %s, want %s", name, p, g, typ)
+		}
 	}
 }
 
@@ -273,7 +303,9 @@ func TestEveryRouteIsBound(t *testing.T) {
 		"fr.vat-eu", "fr.tva", "fr.iban", "fr.rge", "fr.rge-check", "fr.bio", "fr.marches-publics", "fr.geocode", "fr.reverse-geocode",
 		"fr.commune", "fr.insee-commune", "fr.codes-postaux", "fr.jours-feries", "fr.vacances-scolaires", "fr.georisques",
 		"fr.carburants", "fr.dpe", "fr.ecoles", "fr.cadastre", "fr.valeurs-foncieres", "fr.meteo", "fr.transport", "fr.irve",
-		"geo.forward", "geo.reverse", "weather", "free.entreprise"}
+		"geo.forward", "geo.reverse", "weather", "free.entreprise",
+		"fr.entreprise-360", "fr.entreprise-360.partial", "free.entreprise-360", "fr.kyb", "fr.kyb.partial", "free.kyb",
+		"fr.score-entreprise", "fr.score-entreprise.partial", "free.score-entreprise"}
 	for _, id := range want {
 		ent := e.cat.Entry(id)
 		if ent == nil || ent.Handler == nil || !ent.Available() {
@@ -286,6 +318,12 @@ func TestEveryRouteIsBound(t *testing.T) {
 	cases := goldenCases(e)
 	covered := map[string]bool{}
 	for _, c := range cases {
+		covered[c.id] = true
+	}
+	for _, c := range kybCases() {
+		covered[c.id] = true
+	}
+	for _, c := range scoreCases() {
 		covered[c.id] = true
 	}
 	for _, id := range want {
@@ -326,13 +364,15 @@ func TestEmptyResults(t *testing.T) {
 		{"fr.commune", map[string]any{"q": "zzzz"}, "geo-api", upstreamtest.JSON(200, `[]`), false, "total"},
 		{"fr.insee-commune", map[string]any{"insee": "44999"}, "geo-api", upstreamtest.Body(404, "text/plain", nil), true, ""},
 		{"fr.codes-postaux", map[string]any{"cp": "44999"}, "geo-api", upstreamtest.JSON(200, `[]`), true, ""},
-		{"fr.vacances-scolaires", map[string]any{"zone": "Zone A", "annee": "2040-2041"}, "data-education", emptyODS, false, "vacances"},
+		// A zone the calendar does not know is not an empty, charged answer.
+		{"fr.vacances-scolaires", map[string]any{"zone": "Zone Z", "annee": "2025-2026"}, "data-education", emptyODS, true, ""},
 		{"fr.georisques", map[string]any{"insee": "44999"}, "georisques", e.file("georisques", "empty.json"), true, ""},
 		{"fr.carburants", map[string]any{"cp": "44999"}, "data-economie", emptyODS, false, "stations"},
 		{"fr.dpe", map[string]any{"cp": "44999"}, "ademe", e.file("ademe", "empty.json"), false, "total"},
 		{"fr.ecoles", map[string]any{"q": "zzzz"}, "data-education", emptyODS, false, "total"},
 		{"fr.cadastre", map[string]any{"lat": 45.7, "lon": 4.7}, "apicarto", e.file("apicarto", "empty.json"), true, ""},
-		{"fr.valeurs-foncieres", map[string]any{"insee": "44109", "annee": now.Year() - 1}, "dvf", http.NotFoundHandler(), false, "total"},
+		// No DVF file for the year: not yet published, not "0 sales".
+		{"fr.valeurs-foncieres", map[string]any{"insee": "44109", "annee": now.Year() - 1}, "dvf", http.NotFoundHandler(), true, ""},
 		{"fr.transport", map[string]any{"q": "zzzz"}, "transport-data-gouv", upstreamtest.JSON(200, `[]`), false, "total"},
 		{"fr.irve", map[string]any{"insee": "44109"}, "data-gouv-tabular", e.file("tabular", "empty.json"), false, "nb_pdc"},
 		{"weather", map[string]any{"city": "zzzz"}, "open-meteo-geocoding", e.file("openmeteo", "geocoding_empty.json"), true, ""},
@@ -549,5 +589,23 @@ func TestWeatherNeedsAKey(t *testing.T) {
 		if !cat.Entry(id).Available() {
 			t.Errorf("%s is not available", id)
 		}
+	}
+}
+
+// An answer the connector cannot read is the upstream's fault: 502 naming it and the field,
+// never a 500.
+func TestUnreadableAnswerIs502NamingTheField(t *testing.T) {
+	e := setup(t, 0)
+	e.serve("agence-bio", upstreamtest.JSON(200, `{"nbTotal": "1", "items": [{"id": "91100"}]}`))
+	_, err := e.call("fr.bio", map[string]any{"departement": "93"})
+	ae := apierr.From(err)
+	if ae.Status() != 502 || ae.Upstream != "agence-bio" || !strings.Contains(ae.Message, "items.id") {
+		t.Fatalf("err = %d %q %q", ae.Status(), ae.Upstream, ae.Message)
+	}
+	e.serve("data-economie", upstreamtest.JSON(200, `{"total_count": 1, "results": [{"id": 1, "gazole_prix": "n/a"}]}`))
+	_, err = e.call("fr.carburants", map[string]any{"cp": "66700"})
+	ae = apierr.From(err)
+	if ae.Status() != 502 || ae.Upstream != "data-economie" || !strings.Contains(ae.Message, "results.gazole_prix") {
+		t.Fatalf("err = %d %q %q", ae.Status(), ae.Upstream, ae.Message)
 	}
 }

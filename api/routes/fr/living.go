@@ -3,6 +3,7 @@ package fr
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/peage/appliance/api/compute/holidays"
 	"github.com/peage/appliance/api/compute/plm"
 	"github.com/peage/appliance/api/upstream/ademe"
+	"github.com/peage/appliance/api/upstream/dvf"
 	"github.com/peage/appliance/api/upstream/tabular"
 )
 
@@ -114,6 +116,11 @@ func (r *Routes) vacances(ctx context.Context, req *catalog.Request) (any, error
 		}
 		out.Vacances = append(out.Vacances, Periode{Description: row.Description, Dates: d, Population: pop})
 	}
+	// Every zone has holidays every school year: none means a zone (or year) the calendar
+	// does not know, which is not an answer to charge for.
+	if len(out.Vacances) == 0 {
+		return nil, apierr.NotFound("the school calendar has no holidays for zone %q in %s (zones: Zone A, Zone B, Zone C, Corse, or an overseas académie as the calendar names it)", zone, annee)
+	}
 	return out, nil
 }
 
@@ -198,7 +205,7 @@ func (r *Routes) carburants(ctx context.Context, req *catalog.Request) (any, err
 	out := Carburants{CP: cp, Stations: []Station{}}
 	for _, s := range p.Results {
 		st := Station{ID: s.ID, Nom: strings.TrimSpace(s.Adresse + ", " + s.Ville), Adresse: s.Adresse, Ville: s.Ville, Autoroute: s.Pop == "A",
-			Prix:       Prix{Gazole: s.GazolePrix, SP95: s.SP95Prix, SP98: s.SP98Prix, E10: s.E10Prix, E85: s.E85Prix, GPL: s.GPLcPrix},
+			Prix:       Prix{Gazole: s.GazolePrix.Ptr(), SP95: s.SP95Prix.Ptr(), SP98: s.SP98Prix.Ptr(), E10: s.E10Prix.Ptr(), E85: s.E85Prix.Ptr(), GPL: s.GPLcPrix.Ptr()},
 			Automate24: s.Automate == "Oui", Services: nonNil(s.Services)}
 		if s.Geom != nil {
 			st.Lat, st.Lon = &s.Geom.Lat, &s.Geom.Lon
@@ -348,6 +355,9 @@ func (r *Routes) valeursFoncieres(ctx context.Context, req *catalog.Request) (an
 		return nil, apierr.NotFound("DVF does not cover Alsace-Moselle (57, 67, 68) nor Mayotte: their land registry is kept apart")
 	}
 	ms, err := r.dvf.Mutations(ctx, year, insee)
+	if errors.Is(err, dvf.ErrNoFile) {
+		return nil, apierr.NotFound("DVF publishes no file for commune %s in %d: the year is not published yet (files come out each spring and autumn)", insee, year)
+	}
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -529,10 +539,8 @@ func (r *Routes) transportDatasets(ctx context.Context, req *catalog.Request) (a
 	}
 	out := Transport{Query: q, Datasets: []Dataset{}}
 	for _, d := range all {
-		var area, pub string
-		if d.CoveredArea != nil {
-			area = d.CoveredArea.Name
-		}
+		var pub string
+		area := d.AreaNames()
 		if d.Publisher != nil {
 			pub = d.Publisher.Name
 		}
@@ -563,6 +571,9 @@ type IRVE struct {
 	NbPDC      int     `json:"nb_pdc"`
 	NbRapides  int     `json:"nb_rapides"` // stations with a point of 50 kW or more
 	Bornes     []Borne `json:"bornes"`
+	// Truncated: the commune has more points than the pages read; the counts are then
+	// lower bounds.
+	Truncated bool `json:"truncated"`
 }
 
 // Borne is one charging station with its points.
@@ -588,11 +599,11 @@ type Coordinate struct {
 
 func (r *Routes) irve(ctx context.Context, req *catalog.Request) (any, error) {
 	insee := req.Args.Str("insee")
-	pdcs, err := r.tabular.IRVE(ctx, insee)
+	pdcs, truncated, err := r.tabular.IRVE(ctx, insee)
 	if err != nil {
 		return nil, fail(err)
 	}
-	out := IRVE{Insee: insee, NbPDC: len(pdcs), Bornes: []Borne{}}
+	out := IRVE{Insee: insee, NbPDC: len(pdcs), Bornes: []Borne{}, Truncated: truncated}
 	idx := map[string]int{}
 	for _, p := range pdcs {
 		i, ok := idx[p.IDStation]

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/wire"
 )
 
 // Name is the registry name.
@@ -19,20 +20,20 @@ func New(h *httpc.Client) *Client { return &Client{h: h} }
 
 func (c *Client) Ready() error { return c.h.Ready() }
 
-// Page is the /operateurs/ envelope.
+// Page is the /operateurs/ envelope. nbTotal is served as text ("1").
 type Page struct {
-	NbTotal *int        `json:"nbTotal"`
+	NbTotal wire.Int    `json:"nbTotal"`
 	Items   []Operateur `json:"items"`
 }
 
 // Operateur is one operator.
 type Operateur struct {
-	ID            int64  `json:"id"`
-	RaisonSociale string `json:"raisonSociale"`
-	Denomination  string `json:"denominationcourante"`
-	Siret         string `json:"siret"`
-	NumeroBio     any    `json:"numeroBio"` // a number on the wire, text on some rows
-	CodeNAF       string `json:"codeNAF"`
+	ID            int64     `json:"id"`
+	RaisonSociale string    `json:"raisonSociale"`
+	Denomination  string    `json:"denominationcourante"`
+	Siret         string    `json:"siret"`
+	NumeroBio     wire.Text `json:"numeroBio"` // a number on the wire, text on some rows
+	CodeNAF       string    `json:"codeNAF"`
 	Adresses      []struct {
 		CodePostal    string `json:"codePostal"`
 		Ville         string `json:"ville"`
@@ -49,6 +50,20 @@ type Operateur struct {
 		DateArret         string `json:"dateArret"`
 		URL               string `json:"url"`
 	} `json:"certificats"`
+}
+
+// maxPerSiren bounds the establishments of one company read in one call; the annuaire
+// asks for 1500, a chain's shops.
+const maxPerSiren = 1500
+
+// ParSiren lists the operators of a company: the siret parameter takes a SIREN as well.
+func (c *Client) ParSiren(ctx context.Context, siren string) (*Page, error) {
+	v := url.Values{"siret": {siren}, "nb": {strconv.Itoa(maxPerSiren)}}
+	var p Page
+	if err := c.h.GetJSON(ctx, "/operateurs/", v, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
 }
 
 // Operateurs searches by département and/or text; nb is the page size.

@@ -7,15 +7,29 @@ import (
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 )
 
-func TestOperateurs(t *testing.T) {
+func TestParSiren(t *testing.T) {
 	s := upstreamtest.New(t)
-	s.Handle(upstreamtest.File(t, "testdata/operateurs.json"))
-	p, err := New(s.Client(t, Name)).Operateurs(context.Background(), "69", "chenes", 50)
-	if err != nil || *p.NbTotal != 2 || len(p.Items[0].Activites) != 2 {
-		t.Fatalf("page = %+v, %v", p, err)
+	s.Expect("/api/gouv/operateurs/", upstreamtest.Query("siret", "302474648", "nb", "1500"), upstreamtest.File(t, "testdata/operateurs_siret.json"))
+	p, err := New(s.Client(t, Name)).ParSiren(context.Background(), "302474648")
+	if err != nil {
+		t.Fatal(err)
 	}
-	r := s.Last().URL
-	if r.Path != "/api/gouv/operateurs/" || r.Query().Get("departements") != "69" || r.Query().Get("q") != "chenes" {
-		t.Errorf("request = %s", r)
+	// nbTotal is "1" on the wire.
+	if !p.NbTotal.Valid || p.NbTotal.V != 1 || len(p.Items) != 1 {
+		t.Fatalf("page = %+v", p)
+	}
+	it := p.Items[0]
+	if it.Siret != "30247464801571" || it.NumeroBio != "200807" || len(it.Certificats) != 1 || it.Certificats[0].EtatCertification != "ENGAGEE" {
+		t.Errorf("operator = %+v", it)
+	}
+}
+
+func TestOperateursSendsTheSearch(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Expect("/api/gouv/operateurs/", upstreamtest.Query("nb", "50", "debut", "0", "departements", "93", "q", "naturalia saint ouen"),
+		upstreamtest.File(t, "testdata/operateurs_siret.json"))
+	p, err := New(s.Client(t, Name)).Operateurs(context.Background(), "93", "naturalia saint ouen", 50)
+	if err != nil || len(p.Items) != 1 {
+		t.Fatalf("page = %+v, %v", p, err)
 	}
 }

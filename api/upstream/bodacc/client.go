@@ -36,7 +36,7 @@ type Annonce struct {
 	Commercant             string         `json:"commercant"`
 	Ville                  string         `json:"ville"`
 	CP                     string         `json:"cp"`
-	Registre               []string       `json:"registre"`
+	Registre               ods.Values     `json:"registre"`
 	Jugement               ods.JSONString `json:"jugement"`
 	Depot                  ods.JSONString `json:"depot"`
 	ListePersonnes         ods.JSONString `json:"listepersonnes"`
@@ -76,6 +76,7 @@ type Personnes struct {
 const (
 	Collective = "collective"
 	DPC        = "dpc" // dépôts des comptes
+	Radiation  = "radiation"
 )
 
 // Annonces lists the newest notices of siren (100 at most), of one famille when set.

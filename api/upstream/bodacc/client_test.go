@@ -8,17 +8,15 @@ import (
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 )
 
+const records = "/api/explore/v2.1/catalog/datasets/annonces-commerciales/records"
+
 func TestAnnonces(t *testing.T) {
 	s := upstreamtest.New(t)
-	s.Handle(upstreamtest.File(t, "testdata/annonces.json"))
+	s.Expect(records, upstreamtest.Query("where", `registre like "812345676" AND familleavis="collective"`, "order_by", "dateparution desc", "limit", "100"),
+		upstreamtest.File(t, "testdata/annonces.json"))
 	p, err := New(s.Client(t, Name)).Annonces(context.Background(), "812345676", Collective)
 	if err != nil {
 		t.Fatal(err)
-	}
-	q := s.Last().URL
-	if q.Path != "/api/explore/v2.1/catalog/datasets/annonces-commerciales/records" ||
-		q.Query().Get("where") != `registre like "812345676" AND familleavis="collective"` || q.Query().Get("order_by") != "dateparution desc" {
-		t.Errorf("request = %s", q)
 	}
 	var j Jugement
 	if p.TotalCount != 4 || !p.Results[0].Jugement.Decode(&j) || j.Date != "2026-09-20" {
@@ -36,7 +34,8 @@ func TestAnnonces(t *testing.T) {
 
 func TestODSQLError(t *testing.T) {
 	s := upstreamtest.New(t)
-	s.Handle(upstreamtest.FileStatus(t, "testdata/odsql_error.json", 400))
+	s.Expect(records, upstreamtest.Query("where", `registre like "812345676"`, "order_by", "dateparution desc", "limit", "100"),
+		upstreamtest.FileStatus(t, "testdata/odsql_error.json", 400))
 	_, err := New(s.Client(t, Name)).Annonces(context.Background(), "812345676", "")
 	if upstream.StatusOf(err) != 400 {
 		t.Fatalf("err = %v", err)

@@ -54,9 +54,14 @@ func path(year int, insee string) string {
 	return fmt.Sprintf("/%d/communes/%s/%s.csv", year, dep, insee)
 }
 
+// ErrNoFile means DVF publishes no file for the commune and year: the year is not published
+// yet, or the commune is in Alsace-Moselle or Mayotte, which DVF does not cover. It is not
+// "no sale".
+var ErrNoFile = errors.New("DVF has no file for this commune and year")
+
 // Mutations lists the sales of insee in year, newest first. Paris, Lyon and Marseille are
-// published per arrondissement, so their files are read and joined. A missing file means
-// no sale that year.
+// published per arrondissement, so their files are read and joined; an arrondissement
+// without a file has no sale that year, but no file at all is ErrNoFile.
 func (c *Client) Mutations(ctx context.Context, year int, insee string) ([]Mutation, error) {
 	codes := plm.Arrondissements(insee)
 	if codes == nil {
@@ -76,11 +81,19 @@ func (c *Client) Mutations(ctx context.Context, year int, insee string) ([]Mutat
 	}
 	wg.Wait()
 	var all []Mutation
+	files := 0
 	for i := range codes {
+		if errors.Is(errs[i], ErrNoFile) {
+			continue
+		}
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
+		files++
 		all = append(all, parts[i]...)
+	}
+	if files == 0 {
+		return nil, ErrNoFile
 	}
 	slices.SortStableFunc(all, func(a, b Mutation) int { return strings.Compare(b.Date, a.Date) })
 	return all, nil
@@ -89,17 +102,27 @@ func (c *Client) Mutations(ctx context.Context, year int, insee string) ([]Mutat
 func (c *Client) file(ctx context.Context, year int, insee string) ([]Mutation, error) {
 	r, err := c.h.Do(ctx, "GET", path(year, insee), nil, nil)
 	if upstream.IsNotFound(err) {
-		return nil, nil // no sale that year
+		return nil, ErrNoFile
 	}
 	if err != nil {
 		return nil, err
 	}
 	ms, err := Parse(r.Body)
 	if err != nil {
-		return nil, &upstream.Error{Upstream: Name, Op: "GET " + path(year, insee), Status: r.Status, Err: err}
+		var mc *MissingColumn
+		field := ""
+		if errors.As(err, &mc) {
+			field = mc.Column
+		}
+		return nil, upstream.BadAnswer(Name, "GET "+path(year, insee), r.Status, field, err)
 	}
 	return ms, nil
 }
+
+// MissingColumn is a DVF file whose header lacks a column the parser needs.
+type MissingColumn struct{ Column string }
+
+func (e *MissingColumn) Error() string { return "DVF header lacks " + e.Column }
 
 // Parse groups the lines of a DVF CSV by id_mutation.
 func Parse(b []byte) ([]Mutation, error) {
@@ -118,7 +141,7 @@ func Parse(b []byte) ([]Mutation, error) {
 	}
 	for _, need := range []string{"id_mutation", "date_mutation", "valeur_fonciere", "type_local", "id_parcelle"} {
 		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("DVF header lacks %s", need)
+			return nil, &MissingColumn{Column: need}
 		}
 	}
 	get := func(rec []string, name string) string {

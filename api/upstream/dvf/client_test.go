@@ -2,22 +2,34 @@ package dvf
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 )
 
+// The first line of the real 2020 file: one sale of building land.
+func TestRecordedLine(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Expect("/geo-dvf/latest/csv/2020/communes/01/01367.csv", nil, upstreamtest.File(t, "testdata/01367.csv"))
+	ms, err := New(s.Client(t, Name)).Mutations(context.Background(), 2020, "01367")
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("mutations = %+v, %v", ms, err)
+	}
+	m := ms[0]
+	if *m.Valeur != 31234.16 || m.Type != "Terrain" || m.SurfaceTerrain != 1192 || m.Parcelles[0] != "013670000A0008" || *m.Lat != 46.403019 {
+		t.Errorf("mutation = %+v", m)
+	}
+}
+
 func TestMutationsDedupesRepeatedPrices(t *testing.T) {
 	s := upstreamtest.New(t)
-	s.Handle(upstreamtest.File(t, "testdata/44109.csv"))
+	s.Expect("/geo-dvf/latest/csv/2024/communes/44/44109.csv", nil, upstreamtest.File(t, "testdata/44109.csv"))
 	ms, err := New(s.Client(t, Name)).Mutations(context.Background(), 2024, "44109")
 	if err != nil {
 		t.Fatal(err)
-	}
-	if s.Last().URL.Path != "/geo-dvf/latest/csv/2024/communes/44/44109.csv" {
-		t.Errorf("path = %s", s.Last().URL.Path)
 	}
 	if len(ms) != 3 {
 		t.Fatalf("%d mutations, want 3 (5 lines)", len(ms))
@@ -44,13 +56,13 @@ func TestMutationsDedupesRepeatedPrices(t *testing.T) {
 
 func TestParisReadsEveryArrondissementAndMissingFilesAreNoSales(t *testing.T) {
 	s := upstreamtest.New(t)
-	s.Handle(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/75104.csv") {
-			http.ServeFile(w, r, "testdata/44109.csv")
-			return
+	for i := 1; i <= 20; i++ {
+		var h http.Handler = http.NotFoundHandler()
+		if i == 4 {
+			h = upstreamtest.File(t, "testdata/44109.csv")
 		}
-		http.NotFound(w, r)
-	}))
+		s.Expect(fmt.Sprintf("/geo-dvf/latest/csv/2024/communes/75/751%02d.csv", i), nil, h)
+	}
 	ms, err := New(s.Client(t, Name)).Mutations(context.Background(), 2024, "75056")
 	if err != nil || len(ms) != 3 {
 		t.Fatalf("%d mutations, %v", len(ms), err)
@@ -69,5 +81,14 @@ func TestOverseasAndCorsicaPaths(t *testing.T) {
 		if got := path(2024, in); got != want {
 			t.Errorf("path(%s) = %s", in, got)
 		}
+	}
+}
+
+// A year without a file is not "no sale": the caller must be able to say so.
+func TestNoFileIsNotNoSale(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Expect("/geo-dvf/latest/csv/2026/communes/44/44109.csv", nil, http.NotFoundHandler())
+	if _, err := New(s.Client(t, Name)).Mutations(context.Background(), 2026, "44109"); !errors.Is(err, ErrNoFile) {
+		t.Fatalf("err = %v, want ErrNoFile", err)
 	}
 }

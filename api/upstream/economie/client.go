@@ -7,6 +7,7 @@ import (
 
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/ods"
+	"github.com/peage/appliance/api/upstream/wire"
 )
 
 // Name is the registry name.
@@ -30,6 +31,10 @@ type Ratio struct {
 	EBIT                *float64 `json:"ebit"`
 	ResultatNet         *float64 `json:"resultat_net"`
 	MargeEBE            *float64 `json:"marge_ebe"`
+	// Ratios as published: percentages, and years for the repayment capacity.
+	AutonomieFinanciere     *float64 `json:"autonomie_financiere"`
+	CapaciteDeRemboursement *float64 `json:"capacite_de_remboursement"`
+	RatioDeLiquidite        *float64 `json:"ratio_de_liquidite"`
 }
 
 // Ratios lists the accounts of siren, newest first.
@@ -38,7 +43,8 @@ func (c *Client) Ratios(ctx context.Context, siren string) (*ods.Page[Ratio], er
 		Where: "siren=" + ods.Quote(siren), OrderBy: "date_cloture_exercice desc", Limit: 20})
 }
 
-// Station is one fuel station of the instant feed. Prices are euros per litre.
+// Station is one fuel station of the instant feed. Prices are euros per litre, served as
+// numbers or as text ("1.770") depending on the day.
 type Station struct {
 	ID      int64  `json:"id"`
 	Adresse string `json:"adresse"`
@@ -49,22 +55,22 @@ type Station struct {
 		Lon float64 `json:"lon"`
 		Lat float64 `json:"lat"`
 	} `json:"geom"`
-	GazolePrix  *float64 `json:"gazole_prix"`
-	GazoleMaj   string   `json:"gazole_maj"`
-	SP95Prix    *float64 `json:"sp95_prix"`
-	SP95Maj     string   `json:"sp95_maj"`
-	SP98Prix    *float64 `json:"sp98_prix"`
-	SP98Maj     string   `json:"sp98_maj"`
-	E10Prix     *float64 `json:"e10_prix"`
-	E10Maj      string   `json:"e10_maj"`
-	E85Prix     *float64 `json:"e85_prix"`
-	E85Maj      string   `json:"e85_maj"`
-	GPLcPrix    *float64 `json:"gplc_prix"`
-	GPLcMaj     string   `json:"gplc_maj"`
-	Automate    string   `json:"horaires_automate_24_24"`
-	Services    []string `json:"services_service"`
-	RuptureDef  string   `json:"carburants_rupture_definitive"`
-	RuptureTemp string   `json:"carburants_rupture_temporaire"`
+	GazolePrix  wire.Float `json:"gazole_prix"`
+	GazoleMaj   string     `json:"gazole_maj"`
+	SP95Prix    wire.Float `json:"sp95_prix"`
+	SP95Maj     string     `json:"sp95_maj"`
+	SP98Prix    wire.Float `json:"sp98_prix"`
+	SP98Maj     string     `json:"sp98_maj"`
+	E10Prix     wire.Float `json:"e10_prix"`
+	E10Maj      string     `json:"e10_maj"`
+	E85Prix     wire.Float `json:"e85_prix"`
+	E85Maj      string     `json:"e85_maj"`
+	GPLcPrix    wire.Float `json:"gplc_prix"`
+	GPLcMaj     string     `json:"gplc_maj"`
+	Automate    string     `json:"horaires_automate_24_24"`
+	Services    []string   `json:"services_service"`
+	RuptureDef  string     `json:"carburants_rupture_definitive"`
+	RuptureTemp string     `json:"carburants_rupture_temporaire"`
 }
 
 const carburantsFields = "id,adresse,ville,cp,pop,geom,gazole_prix,gazole_maj,sp95_prix,sp95_maj,e10_prix,e10_maj,sp98_prix,sp98_maj,e85_prix,e85_maj,gplc_prix,gplc_maj,horaires_automate_24_24,services_service,carburants_rupture_temporaire,carburants_rupture_definitive"

@@ -160,9 +160,19 @@ func (c *Client) PostJSON(ctx context.Context, path string, body, out any) error
 
 func (c *Client) decode(op string, body []byte, out any) error {
 	if err := json.Unmarshal(body, out); err != nil {
-		return &upstream.Error{Upstream: c.spec.Name, Op: op, Status: 200, Err: fmt.Errorf("decoding the answer: %w", err)}
+		return upstream.BadAnswer(c.spec.Name, op, http.StatusOK, FieldOf(err), err)
 	}
 	return nil
+}
+
+// FieldOf is the path of the JSON field a decoding error is about ("" when the body as a
+// whole is not JSON), for connectors that decode by themselves.
+func FieldOf(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return te.Field
+	}
+	return ""
 }
 
 // Do performs one logical call. GET and HEAD are retried on 429, 5xx and transport errors;

@@ -235,3 +235,31 @@ func TestPoolSharesOneClientPerUpstream(t *testing.T) {
 		t.Error("an unknown upstream must be an error")
 	}
 }
+
+// An answer in a shape the connector cannot read names the field, and is one error kind
+// (ErrBadAnswer) that the routes turn into a 502.
+func TestUnreadableAnswerNamesTheField(t *testing.T) {
+	var out struct {
+		Features []struct {
+			Properties struct {
+				Score float64 `json:"score"`
+			} `json:"properties"`
+		} `json:"features"`
+	}
+	for _, c := range []struct {
+		name, body, field string
+	}{
+		{"wrong type", `{"features":[{"properties":{"score":"high"}}]}`, "features.properties.score"},
+		{"not JSON", `<html>maintenance</html>`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := upstreamtest.New(t)
+			s.Expect("/geocodage/search", nil, upstreamtest.JSON(200, c.body))
+			err := client(t, s, 0, httpc.Options{}).GetJSON(context.Background(), "/search", nil, &out)
+			var ue *upstream.Error
+			if !errors.As(err, &ue) || !errors.Is(err, upstream.ErrBadAnswer) || ue.Field != c.field || ue.Upstream != "ban" {
+				t.Fatalf("err = %#v", err)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@
 package ods
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -65,8 +66,26 @@ func Quote(s string) string {
 }
 
 // JSONString is a field that Opendatasoft serves as JSON text inside a string (BODACC's
-// jugement, depot, listepersonnes…), or null.
+// jugement, depot, listepersonnes…), or null. Some exports serve the same field as the JSON
+// object itself; both are kept as JSON text.
 type JSONString string
+
+func (s *JSONString) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case bytes.Equal(b, []byte("null")):
+		*s = ""
+	case len(b) > 0 && b[0] == '"':
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*s = JSONString(v)
+	default:
+		*s = JSONString(b)
+	}
+	return nil
+}
 
 // Decode parses the embedded JSON into v; it reports false for null or empty fields.
 func (s JSONString) Decode(v any) bool {
@@ -74,4 +93,35 @@ func (s JSONString) Decode(v any) bool {
 		return false
 	}
 	return json.Unmarshal([]byte(s), v) == nil
+}
+
+// Values is a multivalued field: a JSON list in Explore v2.1, one comma-separated string in
+// the records API v1 and in some exports ("880878145,880 878 145").
+type Values []string
+
+func (v *Values) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case bytes.Equal(b, []byte("null")):
+		*v = nil
+		return nil
+	case len(b) > 0 && b[0] == '[':
+		var l []string
+		if err := json.Unmarshal(b, &l); err != nil {
+			return err
+		}
+		*v = l
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*v = nil
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*v = append(*v, p)
+		}
+	}
+	return nil
 }

@@ -140,7 +140,12 @@ func (c *Client) Search(ctx context.Context, q Query) (*Results, error) {
 // Find resolves a SIREN, a SIRET or a name. For an identifier it keeps only the exact
 // company, since the full-text search also matches the number inside addresses.
 func (c *Client) Find(ctx context.Context, q string, per int) (*Results, error) {
+	// Spaces are dropped only from a number ("552 032 534"): a name keeps its words, or
+	// "credit agricole" would be searched as "creditagricole" and never found.
 	id := strings.ReplaceAll(q, " ", "")
+	if !isDigits(id) {
+		id = strings.Join(strings.Fields(q), " ")
+	}
 	r, err := c.Search(ctx, Query{Q: id, PerPage: per, MatchingEtab: 100})
 	if err != nil {
 		return nil, err

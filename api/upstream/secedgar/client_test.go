@@ -24,6 +24,21 @@ func sec(t *testing.T, h http.Handler) http.Handler {
 	})
 }
 
+// paths answers each request whose path ends with one of the pairs' paths (EDGAR's endpoints
+// take no query) and fails the test on any other request.
+func paths(t *testing.T, pairs ...any) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i+1 < len(pairs); i += 2 {
+			if strings.HasSuffix(r.URL.Path, pairs[i].(string)) && r.URL.RawQuery == "" {
+				pairs[i+1].(http.Handler).ServeHTTP(w, r)
+				return
+			}
+		}
+		t.Errorf("unexpected request %s?%s", r.URL.Path, r.URL.RawQuery)
+		http.Error(w, "unexpected request", http.StatusTeapot)
+	})
+}
+
 func newClient(t *testing.T) (*Client, *upstreamtest.Server, *upstreamtest.Server) {
 	data, files := upstreamtest.New(t), upstreamtest.New(t)
 	return New(data.Client(t, Name), files.Client(t, FilesName)), data, files
@@ -31,7 +46,7 @@ func newClient(t *testing.T) (*Client, *upstreamtest.Server, *upstreamtest.Serve
 
 func TestTickerFileIsFetchedOnceAndShared(t *testing.T) {
 	c, _, files := newClient(t)
-	files.Handle(sec(t, upstreamtest.Routes("/files/company_tickers.json", upstreamtest.File(t, "testdata/company_tickers.json.gz"))))
+	files.Handle(sec(t, paths(t, "/files/company_tickers.json", upstreamtest.File(t, "testdata/company_tickers.json.gz"))))
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
@@ -55,10 +70,10 @@ func TestTickerFileIsFetchedOnceAndShared(t *testing.T) {
 
 func TestSubmissionsAndFactsPaths(t *testing.T) {
 	c, data, _ := newClient(t)
-	data.Handle(sec(t, upstreamtest.Routes(
+	data.Handle(sec(t, paths(t, 
 		"/submissions/CIK0000320193.json", upstreamtest.File(t, "testdata/submissions_CIK0000320193.json"),
 		"/api/xbrl/companyfacts/CIK0000320193.json", upstreamtest.File(t, "testdata/companyfacts_CIK0000320193.json.gz"),
-		"/submissions/", upstreamtest.FileStatus(t, "testdata/submissions_not_found.xml", http.StatusNotFound),
+		"/submissions/CIK0000000001.json", upstreamtest.FileStatus(t, "testdata/submissions_not_found.xml", http.StatusNotFound),
 	)))
 	sub, err := c.Submissions(context.Background(), 320193)
 	if err != nil || sub.Name != "Apple Inc." || len(sub.Filings.Recent.Form) != len(sub.Filings.Recent.AccessionNumber) {

@@ -60,25 +60,29 @@ type page struct {
 }
 
 // IRVE lists the charge points of a commune. Producers file Paris, Lyon and Marseille under
-// the commune code or an arrondissement code, so both are read.
-func (c *Client) IRVE(ctx context.Context, insee string) ([]PDC, error) {
+// the commune code or an arrondissement code, so both are read. truncated is true when a
+// code had more than maxPages pages: the list is then incomplete, and says so.
+func (c *Client) IRVE(ctx context.Context, insee string) (pdcs []PDC, truncated bool, err error) {
 	codes := append([]string{insee}, plm.Arrondissements(insee)...)
-	var all []PDC
 	for _, code := range codes {
-		for p := 1; p <= maxPages; p++ {
+		for p := 1; ; p++ {
 			var pg page
 			v := url.Values{"code_insee_commune__exact": {code}, "page_size": {"200"}, "page": {strconv.Itoa(p)}}
 			if err := c.h.GetJSON(ctx, "/api/resources/"+IRVEResource+"/data/", v, &pg); err != nil {
-				return nil, err
+				return nil, false, err
 			}
-			all = append(all, pg.Data...)
+			pdcs = append(pdcs, pg.Data...)
 			// Only the presence of next is used: its host is the upstream's, never followed.
 			if pg.Links.Next == nil || *pg.Links.Next == "" {
 				break
 			}
+			if p == maxPages {
+				truncated = true
+				break
+			}
 		}
 	}
-	return all, nil
+	return pdcs, truncated, nil
 }
 
 // Bool reads the IRVE booleans, which producers write in several ways.

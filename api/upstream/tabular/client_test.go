@@ -2,21 +2,26 @@ package tabular
 
 import (
 	"context"
+	"fmt"
+	"net/url"
+	"strconv"
 	"testing"
 
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 )
 
+const dataPath = "/api/resources/" + IRVEResource + "/data/"
+
+func pageQuery(insee string, n int) url.Values {
+	return upstreamtest.Query("code_insee_commune__exact", insee, "page_size", "200", "page", strconv.Itoa(n))
+}
+
 func TestIRVE(t *testing.T) {
 	s := upstreamtest.New(t)
-	s.Handle(upstreamtest.File(t, "testdata/irve.json"))
-	pdc, err := New(s.Client(t, Name)).IRVE(context.Background(), "44109")
-	if err != nil || len(pdc) != 3 {
+	s.Expect(dataPath, pageQuery("44109", 1), upstreamtest.File(t, "testdata/irve.json"))
+	pdc, truncated, err := New(s.Client(t, Name)).IRVE(context.Background(), "44109")
+	if err != nil || len(pdc) != 3 || truncated {
 		t.Fatalf("pdc = %d, %v", len(pdc), err)
-	}
-	u := s.Last().URL
-	if u.Path != "/api/resources/"+IRVEResource+"/data/" || u.Query().Get("code_insee_commune__exact") != "44109" {
-		t.Errorf("request = %s", u)
 	}
 	if !Bool(pdc[1].PriseCCS) || !Bool(pdc[1].PriseChademo) || Bool(pdc[1].PriseAutre) || Bool(pdc[1].Gratuit) {
 		t.Errorf("booleans = %+v", pdc[1])
@@ -25,11 +30,27 @@ func TestIRVE(t *testing.T) {
 
 func TestIRVEParisAlsoReadsArrondissements(t *testing.T) {
 	s := upstreamtest.New(t)
-	s.Handle(upstreamtest.File(t, "testdata/empty.json"))
-	if _, err := New(s.Client(t, Name)).IRVE(context.Background(), "75056"); err != nil {
+	s.Expect(dataPath, pageQuery("75056", 1), upstreamtest.File(t, "testdata/empty.json"))
+	for i := 1; i <= 20; i++ {
+		s.Expect(dataPath, pageQuery(fmt.Sprintf("751%02d", i), 1), upstreamtest.File(t, "testdata/empty.json"))
+	}
+	if _, _, err := New(s.Client(t, Name)).IRVE(context.Background(), "75056"); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(s.Requests()); n != 21 {
 		t.Errorf("%d calls, want 21 (commune + 20 arrondissements)", n)
+	}
+}
+
+// A commune with more pages than are read is declared truncated, not cut silently.
+func TestIRVEPastThePageLimitIsTruncated(t *testing.T) {
+	s := upstreamtest.New(t)
+	more := upstreamtest.JSON(200, `{"data": [{"id_station_itinerance": "FRX"}], "links": {"next": "https://tabular-api.data.gouv.fr/next"}, "meta": {"total": 5000}}`)
+	for p := 1; p <= maxPages; p++ {
+		s.Expect(dataPath, pageQuery("44109", p), more)
+	}
+	pdc, truncated, err := New(s.Client(t, Name)).IRVE(context.Background(), "44109")
+	if err != nil || !truncated || len(pdc) != maxPages {
+		t.Fatalf("pdc = %d, truncated = %v, %v", len(pdc), truncated, err)
 	}
 }

@@ -4,10 +4,12 @@ package transport
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/wire"
 )
 
 // Name is the registry name.
@@ -40,11 +42,37 @@ type Dataset struct {
 	Publisher *struct {
 		Name string `json:"name"`
 	} `json:"publisher"`
-	CoveredArea *struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
-	} `json:"covered_area"`
-	Resources []Resource `json:"resources"`
+	// CoveredArea has been a list of administrative divisions since 2025; older answers
+	// (and caches of them) carry one object with a name.
+	CoveredArea wire.List[Area] `json:"covered_area"`
+	Resources   []Resource      `json:"resources"`
+}
+
+// Area is one administrative division a dataset covers.
+type Area struct {
+	Type  string `json:"type"` // commune, epci, departement, region, pays…
+	Insee string `json:"insee"`
+	Nom   string `json:"nom"`
+	Name  string `json:"name"` // the pre-2025 single-object shape
+}
+
+// Label is the area's name in either shape.
+func (a Area) Label() string {
+	if a.Nom != "" {
+		return a.Nom
+	}
+	return a.Name
+}
+
+// AreaNames joins the names of every covered area.
+func (d Dataset) AreaNames() string {
+	names := make([]string, 0, len(d.CoveredArea))
+	for _, a := range d.CoveredArea {
+		if l := a.Label(); l != "" {
+			names = append(names, l)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // Resource is one file or feed of a dataset.

@@ -23,30 +23,111 @@ import (
 // Server is one fake upstream host.
 type Server struct {
 	*httptest.Server
+	t        testing.TB
 	mu       sync.Mutex
 	handler  http.Handler
+	expected []expectation
 	requests []*http.Request
 }
 
-// New starts a server answering 501 until Handle is called; it stops with the test.
+// expectation is one request the server knows the answer to.
+type expectation struct {
+	path  string
+	query url.Values
+	h     http.Handler
+}
+
+// New starts a server answering 404 until Handle or Expect is called; it stops with the test.
 func New(t testing.TB) *Server {
-	s := &Server{handler: http.NotFoundHandler()}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.requests = append(s.requests, r.Clone(r.Context()))
-		h := s.handler
-		s.mu.Unlock()
-		h.ServeHTTP(w, r)
-	}))
+	s := &Server{t: t, handler: http.NotFoundHandler()}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
 }
 
-// Handle replaces the server's behaviour.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.requests = append(s.requests, r.Clone(r.Context()))
+	h, expected := s.handler, s.expected
+	s.mu.Unlock()
+	if len(expected) == 0 {
+		h.ServeHTTP(w, r)
+		return
+	}
+	for _, e := range expected {
+		if e.path == r.URL.Path && equalQuery(e.query, r.URL.Query()) {
+			e.h.ServeHTTP(w, r)
+			return
+		}
+	}
+	// The code under test sent a request no recording answers: the real upstream would have
+	// answered something else, so the test fails rather than replay a wrong answer.
+	s.t.Errorf("upstreamtest: unexpected request %s %s?%s; expected one of:\n%s", r.Method, r.URL.Path, r.URL.RawQuery, describe(expected))
+	http.Error(w, "upstreamtest: unexpected request", http.StatusTeapot)
+}
+
+// Handle answers every request with h, without checking it: for the tests of failure modes
+// (hang, 500, 429), where what was asked does not matter. Recorded answers go through Expect.
 func (s *Server) Handle(h http.Handler) {
 	s.mu.Lock()
 	s.handler = h
+	s.expected = nil
 	s.mu.Unlock()
+}
+
+// Expect answers h to a request for exactly path (the full path, base path included) with
+// exactly the parameters of query (every one, with its values in order; nil means none).
+// Once one request is expected, any other request fails the test.
+func (s *Server) Expect(path string, query url.Values, h http.Handler) {
+	s.mu.Lock()
+	s.expected = append(s.expected, expectation{path: path, query: query, h: h})
+	s.mu.Unlock()
+}
+
+// Reset forgets every expectation and recorded request.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	s.expected, s.requests, s.handler = nil, nil, http.NotFoundHandler()
+	s.mu.Unlock()
+}
+
+// Query builds url.Values from name, value pairs: Query("q", "credit agricole", "page", "1").
+func Query(pairs ...string) url.Values {
+	v := url.Values{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		v.Add(pairs[i], pairs[i+1])
+	}
+	return v
+}
+
+func equalQuery(want, got url.Values) bool {
+	if len(want) != len(got) {
+		return false
+	}
+	for k, w := range want {
+		g, ok := got[k]
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if w[i] != g[i] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func describe(es []expectation) string {
+	var b strings.Builder
+	for _, e := range es {
+		b.WriteString("  " + e.path)
+		if len(e.query) > 0 {
+			b.WriteString("?" + e.query.Encode())
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // Requests returns what the server received, in order.
@@ -163,15 +244,41 @@ func Hang() http.Handler {
 	})
 }
 
-// Routes dispatches on the request path (without the query): the first matching prefix wins.
-func Routes(pairs ...any) http.Handler {
+// Want answers h to requests for exactly path and query (as Expect does), and fails the test
+// on any other: for servers shared by several tests, whose behaviour is set with Handle.
+func Want(t testing.TB, path string, query url.Values, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for i := 0; i+1 < len(pairs); i += 2 {
-			if strings.HasSuffix(r.URL.Path, pairs[i].(string)) || strings.Contains(r.URL.Path, pairs[i].(string)) {
-				pairs[i+1].(http.Handler).ServeHTTP(w, r)
+		if r.URL.Path != path || !equalQuery(query, r.URL.Query()) {
+			t.Errorf("upstreamtest: unexpected request %s %s?%s; expected:\n%s", r.Method, r.URL.Path, r.URL.RawQuery, describe([]expectation{{path: path, query: query}}))
+			http.Error(w, "upstreamtest: unexpected request", http.StatusTeapot)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Route is one request a shared server answers: exactly Path and Query.
+type Route struct {
+	Path  string
+	Query url.Values
+	H     http.Handler
+}
+
+// Match answers each request with the handler of the route it matches exactly, and fails the
+// test on any other: Want for several requests.
+func Match(t testing.TB, routes ...Route) http.Handler {
+	es := make([]expectation, len(routes))
+	for i, r := range routes {
+		es[i] = expectation{path: r.Path, query: r.Query, h: r.H}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, e := range es {
+			if e.path == r.URL.Path && equalQuery(e.query, r.URL.Query()) {
+				e.h.ServeHTTP(w, r)
 				return
 			}
 		}
-		http.NotFound(w, r)
+		t.Errorf("upstreamtest: unexpected request %s %s?%s; expected one of:\n%s", r.Method, r.URL.Path, r.URL.RawQuery, describe(es))
+		http.Error(w, "upstreamtest: unexpected request", http.StatusTeapot)
 	})
 }

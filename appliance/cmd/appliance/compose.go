@@ -21,6 +21,7 @@ import (
 	"github.com/peage/appliance/api/mcp"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
+	chainroutes "github.com/peage/appliance/api/routes/chain"
 	"github.com/peage/appliance/api/routes/domain"
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
@@ -32,6 +33,7 @@ import (
 	"github.com/peage/appliance/api/routes/web"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/chainrpc"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/appliance/cache"
@@ -265,12 +267,24 @@ func bindFamilies(a *app, d deps) error {
 	if err := domain.New(domain.Deps{Resolver: res, ResolverErr: resErr, Egress: d.egress}).Bind(a.cat); err != nil {
 		return err
 	}
+	// Without [chain] rpc the chain routes stay listed, unavailable (503).
+	chainClient, chainErr := chainrpc.New(a.cfg.Chain)
+	if chainErr != nil {
+		a.log.Warn("no chain endpoint; the chain routes are unavailable", slog.String(obs.KeyErr, chainErr.Error()))
+	}
+	if err := chainroutes.New(chainroutes.Deps{Client: chainClient, ClientErr: chainErr}).Bind(a.cat); err != nil {
+		return err
+	}
 	specs, err := upstream.Resolve(a.cfg.Upstream)
 	if err != nil {
 		return err
 	}
 	pool := httpc.NewPool(specs, httpc.Options{Contact: a.cfg.Upstream.Contact, Logger: a.log})
-	french, err := fr.New(fr.Deps{Pool: pool, Upstreams: specs})
+	frDeps := fr.Deps{Pool: pool, Upstreams: specs}
+	if d.cache != nil {
+		frDeps.Cache = d.cache // the company reports share upstream answers through it
+	}
+	french, err := fr.New(frDeps)
 	if err != nil {
 		return err
 	}

@@ -107,6 +107,29 @@ func TestDevNeedsNoConfig(t *testing.T) {
 	if code, body := get(t, "http://"+admin+"/metrics"); code != 200 || !strings.Contains(body, `peage_http_requests_total{route="llms.txt",status="200"} 1`) {
 		t.Fatalf("metrics %d %s", code, body)
 	}
+	// The chain routes are ready on the embedded chain with no configuration. The catalog says
+	// so without spending the free calls the payment check below needs.
+	code, body := get(t, "http://"+api+"/")
+	var index struct {
+		Routes []struct {
+			Path      string `json:"path"`
+			Available bool   `json:"available"`
+		} `json:"routes"`
+	}
+	if err := json.Unmarshal([]byte(body), &index); code != 200 || err != nil {
+		t.Fatalf("catalog %d %v", code, err)
+	}
+	chainRoutes := map[string]bool{}
+	for _, r := range index.Routes {
+		if strings.HasPrefix(r.Path, "/v1/chain/") {
+			chainRoutes[r.Path] = r.Available
+		}
+	}
+	for _, p := range []string{"block", "gas", "balance", "allowance", "tx", "token"} {
+		if !chainRoutes["/v1/chain/"+p] {
+			t.Errorf("/v1/chain/%s is not available in dev (%v)", p, chainRoutes)
+		}
+	}
 	followPayment(t, "http://"+api, d.state)
 }
 

@@ -1,0 +1,144 @@
+// Package chain serves the chain routes that read the chain itself over JSON-RPC:
+// /v1/chain/block, gas, balance, allowance, tx and token, through api/upstream/chainrpc (Base
+// mainnet in production, the embedded chain in `appliance dev`). Amounts are exact decimal
+// text computed from the contract's decimals, never floats.
+package chain
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/chainrpc"
+)
+
+// The catalog may import only the standard library, so the EIP-55 check of addresses (it
+// needs Keccak-256) is installed here, where the routes that take addresses are compiled in.
+// It runs before any 402 like every format check.
+func init() { catalog.RefineFormat("evm_address", chainrpc.CheckAddress) }
+
+// Deps are the family's collaborators.
+type Deps struct {
+	// Client reads the chain; nil leaves every route unavailable (503 before any 402) with
+	// ClientErr as the reason.
+	Client    *chainrpc.Client
+	ClientErr error
+	Now       func() time.Time
+}
+
+// Routes holds the family's handlers.
+type Routes struct {
+	d       Deps
+	related []*catalog.Entry // the chain routes the gas answer links to
+}
+
+// New builds the family.
+func New(d Deps) *Routes {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	return &Routes{d: d}
+}
+
+// Bind attaches the handlers; each is ready once a chain endpoint is configured.
+func (r *Routes) Bind(c *catalog.Catalog) error {
+	ready := func() error {
+		if r.d.Client != nil {
+			return nil
+		}
+		if r.d.ClientErr != nil {
+			return fmt.Errorf("no chain endpoint: %w", r.d.ClientErr)
+		}
+		return chainrpc.ErrNotConfigured
+	}
+	for _, b := range []struct {
+		id string
+		h  catalog.Handler
+	}{
+		{"chain.block", r.block},
+		{"chain.gas", r.gas},
+		{"chain.balance", r.balance},
+		{"chain.allowance", r.allowance},
+		{"chain.tx", r.tx},
+		{"chain.token", r.token},
+	} {
+		if err := c.Bind(b.id, b.h, ready); err != nil {
+			return err
+		}
+	}
+	for _, e := range c.Entries() {
+		if e.Family == "chain" && e.Kind == catalog.Paid && e.ID != "chain.gas" {
+			r.related = append(r.related, e)
+		}
+	}
+	return nil
+}
+
+// next maps the related chain routes that are available to an example request of each.
+func (r *Routes) next() map[string]string {
+	out := map[string]string{}
+	for _, e := range r.related {
+		if !e.Available() {
+			continue
+		}
+		out[strings.TrimPrefix(e.ID, "chain.")] = exampleRequest(e)
+	}
+	return out
+}
+
+func exampleRequest(e *catalog.Entry) string {
+	if len(e.Example) == 0 {
+		return e.Path
+	}
+	q := url.Values{}
+	keys := make([]string, 0, len(e.Example))
+	for k := range e.Example {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		q.Set(k, fmt.Sprint(e.Example[k]))
+	}
+	return e.Path + "?" + q.Encode()
+}
+
+// fail maps a connector failure to the edge's vocabulary once. param names the parameter a
+// non-token address came from ("" when the address is the subject of the route: 404); the
+// configured USDC failing is the appliance's problem, not the caller's. Nothing is charged
+// for any of these.
+func (r *Routes) fail(err error, param string) error {
+	var nt *chainrpc.NotTokenError
+	if errors.As(err, &nt) {
+		switch {
+		case nt.Address == r.d.Client.USDC() && param != "":
+			return apierr.Upstream(chainrpc.Name, err, "the configured USDC (chain.usdc) %s", nt.Error())
+		case param != "":
+			return apierr.BadParam(param, "%s", nt.Error())
+		}
+		return apierr.NotFound("%s", nt.Error())
+	}
+	var ue *upstream.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	who := "the chain endpoint " + r.d.Client.Endpoint()
+	switch {
+	case errors.Is(err, upstream.ErrThrottled):
+		return apierr.Busy(2*time.Second, "%s is queried at most at its configured rate; retry in a moment", who)
+	case ue.Status == 429:
+		return apierr.Busy(2*time.Second, "%s is rate-limiting the appliance; retry in a moment", who)
+	case ue.Timeout():
+		return apierr.Upstream(chainrpc.Name, err, "%s did not answer in time", who)
+	case ue.Status != 0:
+		return apierr.Upstream(chainrpc.Name, err, "%s answered HTTP %d", who, ue.Status)
+	}
+	return apierr.Upstream(chainrpc.Name, err, "%s failed: %s", who, ue.Err)
+}
+
+func network(id uint64) string { return fmt.Sprintf("eip155:%d", id) }

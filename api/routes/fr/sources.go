@@ -1,0 +1,48 @@
+package fr
+
+import (
+	"context"
+	"time"
+
+	"github.com/peage/appliance/api/upstream/ademe"
+	"github.com/peage/appliance/api/upstream/bodacc"
+	"github.com/peage/appliance/api/upstream/economie"
+	"github.com/peage/appliance/api/upstream/ods"
+	re "github.com/peage/appliance/api/upstream/rechercheentreprises"
+	"github.com/peage/appliance/api/upstream/vies"
+)
+
+// The calls the company reports share: one constructor per source, so that every report
+// keeps and finds an answer under the same key. The keep times follow how often each source
+// changes: notices and VAT status within the day, filed accounts and RGE lists daily.
+const (
+	keepRegister = time.Hour
+	keepNotices  = time.Hour
+	keepVAT      = time.Hour
+	keepDaily    = 24 * time.Hour
+)
+
+func registerCall(r *Routes, q string, out **re.Results) call {
+	return call{upstream: re.Name, key: "fr/report/register/" + q, ttl: keepRegister, out: out,
+		run: func(ctx context.Context) (err error) { *out, err = r.entreprises.Find(ctx, q, 1); return }}
+}
+
+func noticesCall(r *Routes, siren string, out **ods.Page[bodacc.Annonce]) call {
+	return call{upstream: bodacc.Name, key: "fr/report/bodacc/" + siren, ttl: keepNotices, out: out,
+		run: func(ctx context.Context) (err error) { *out, err = r.bodacc.Annonces(ctx, siren, ""); return }}
+}
+
+func vatCall(r *Routes, number string, out **vies.Result) call {
+	return call{upstream: vies.Name, key: "fr/report/vies/" + number, ttl: keepVAT, out: out,
+		run: func(ctx context.Context) (err error) { *out, err = r.vies.Check(ctx, number[:2], number[2:]); return }}
+}
+
+func ratiosCall(r *Routes, siren string, out **ods.Page[economie.Ratio]) call {
+	return call{upstream: economie.Name, key: "fr/report/ratios/" + siren, ttl: keepDaily, out: out,
+		run: func(ctx context.Context) (err error) { *out, err = r.economie.Ratios(ctx, siren); return }}
+}
+
+func rgeCall(r *Routes, siret string, out **ademe.Lines[ademe.RGE]) call {
+	return call{upstream: ademe.Name, key: "fr/report/rge/" + siret, ttl: keepDaily, out: out,
+		run: func(ctx context.Context) (err error) { *out, err = r.ademe.RGEBySiret(ctx, siret); return }}
+}

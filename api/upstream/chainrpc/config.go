@@ -1,0 +1,65 @@
+package chainrpc
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// BaseUSDC is Circle's USDC on Base mainnet, the token every balance includes.
+const BaseUSDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+
+// Config is the [chain] section of the appliance config.
+type Config struct {
+	RPC           string        `toml:"rpc" doc:"JSON-RPC endpoint (http or https) of the chain the chain routes read, e.g. https://mainnet.base.org (public, rate-limited) or a provider URL; several, comma-separated, are tried in order when one fails or throttles; empty: the chain routes are unavailable (appliance dev reads its embedded chain)"`
+	USDC          string        `toml:"usdc" doc:"USDC contract address on that chain (always included in balances, default token of allowances)"`
+	RatePerSecond float64       `toml:"rate_per_second" doc:"HTTP requests per second sent to each endpoint (a batch of calls is one request); public endpoints throttle bursts"`
+	Burst         int           `toml:"burst" doc:"requests the rate limit lets through at once"`
+	Timeout       time.Duration `toml:"timeout" doc:"how long one request to the endpoint may take"`
+	MaxBatch      int           `toml:"max_batch" doc:"most JSON-RPC calls sent in one batch; some providers refuse larger batches (a balance of 10 tokens is 36 calls)"`
+}
+
+// DefaultConfig names no endpoint: the routes stay unavailable until the operator picks one.
+// The rate suits Base's public endpoint, which publishes no figure and answers 429 to bursts.
+func DefaultConfig() Config {
+	return Config{USDC: BaseUSDC, RatePerSecond: 5, Burst: 10, Timeout: 10 * time.Second, MaxBatch: 50}
+}
+
+// Endpoints lists the URLs of RPC in the order they are tried.
+func (c Config) Endpoints() []string {
+	var out []string
+	for _, s := range strings.Split(c.RPC, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Validate reports the first bad key, named as in the config file.
+func (c Config) Validate() error {
+	for _, e := range c.Endpoints() {
+		u, err := url.Parse(e)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return errors.New("chain.rpc: want http or https URLs, comma-separated")
+		}
+	}
+	if err := CheckAddress(c.USDC); err != nil {
+		return fmt.Errorf("chain.usdc: %w", err)
+	}
+	if c.RatePerSecond <= 0 {
+		return errors.New("chain.rate_per_second: must be positive")
+	}
+	if c.Burst < 1 {
+		return errors.New("chain.burst: must be at least 1")
+	}
+	if c.MaxBatch < 1 {
+		return errors.New("chain.max_batch: must be at least 1")
+	}
+	if c.Timeout <= 0 {
+		return errors.New("chain.timeout: must be positive")
+	}
+	return nil
+}
