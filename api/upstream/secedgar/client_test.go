@@ -70,7 +70,7 @@ func TestTickerFileIsFetchedOnceAndShared(t *testing.T) {
 
 func TestSubmissionsAndFactsPaths(t *testing.T) {
 	c, data, _ := newClient(t)
-	data.Handle(sec(t, paths(t, 
+	data.Handle(sec(t, paths(t,
 		"/submissions/CIK0000320193.json", upstreamtest.File(t, "testdata/submissions_CIK0000320193.json"),
 		"/api/xbrl/companyfacts/CIK0000320193.json", upstreamtest.File(t, "testdata/companyfacts_CIK0000320193.json.gz"),
 		"/submissions/CIK0000000001.json", upstreamtest.FileStatus(t, "testdata/submissions_not_found.xml", http.StatusNotFound),
