@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -57,7 +58,8 @@ func (s *Standard) Reserve(ctx context.Context, req *x402.ReserveRequest) (x402.
 	}
 	s.mu.Unlock()
 	a := req.PaymentPayload.Payload.Authorization
-	if vb, ok := parseInt(a.ValidBefore); ok && vb < s.now().Add(time.Duration(req.WorkSeconds)*time.Second).Unix() {
+	vb, err := strconv.ParseInt(a.ValidBefore, 10, 64)
+	if err == nil && vb < s.now().Add(time.Duration(req.WorkSeconds)*time.Second).Unix() {
 		return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: x402.ReasonValidBefore}}, nil
 	}
 	v, err := s.C.Verify(ctx, &req.FacilitatorRequest)
@@ -65,7 +67,6 @@ func (s *Standard) Reserve(ctx context.Context, req *x402.ReserveRequest) (x402.
 		return x402.ReserveResponse{VerifyResponse: v}, err
 	}
 	id := strings.ToLower(a.From) + ":" + strings.ToLower(a.Nonce)
-	vb, _ := parseInt(a.ValidBefore)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, taken := s.held[id]; taken { // a concurrent copy verified at the same time
@@ -160,18 +161,4 @@ func (s *Standard) Abort(_ context.Context, id string) (x402.SettlementResponse,
 	}
 	s.drop(id)
 	return x402.SettlementResponse{ErrorReason: x402.ReasonSettlementPending}, nil
-}
-
-func parseInt(s string) (int64, bool) {
-	var n int64
-	if s == "" || len(s) > 18 {
-		return 0, false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
 }

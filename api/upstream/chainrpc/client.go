@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/peage/appliance/api/upstream/httpc"
 	"net/http"
 	"net/url"
 	"slices"
@@ -55,7 +56,7 @@ func New(cfg Config) (*Client, error) {
 		u, _ := url.Parse(raw)
 		hc := &http.Client{
 			Timeout:   cfg.Timeout,
-			Transport: &limited{next: http.DefaultTransport, b: newBucket(cfg.RatePerSecond, cfg.Burst)},
+			Transport: &limited{next: http.DefaultTransport, b: httpc.NewBucket(cfg.RatePerSecond, cfg.Burst)},
 		}
 		r, err := rpc.DialOptions(context.Background(), raw, rpc.WithHTTPClient(hc))
 		if err != nil {
@@ -142,7 +143,7 @@ func (c *Client) fail(op string, err error) error {
 		ue.Retryable = he.StatusCode == http.StatusTooManyRequests || he.StatusCode >= 500
 		ue.Err = fmt.Errorf("%s", strings.TrimSpace(he.Status))
 	}
-	if errors.Is(err, errThrottled) {
+	if errors.Is(err, httpc.ErrWouldMissDeadline) {
 		ue.Err = upstream.ErrThrottled
 		ue.Retryable = true
 	}

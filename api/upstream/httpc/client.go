@@ -56,7 +56,7 @@ type Client struct {
 	ua      string
 	contact string
 	log     *slog.Logger
-	limit   *bucket
+	limit   *Bucket
 	breaker *breaker
 	backoff time.Duration
 }
@@ -106,7 +106,7 @@ func New(spec upstream.Spec, o Options) (*Client, error) {
 		ua:      fmt.Sprintf("peage-appliance/%s (+%s)", version.Version, contact),
 		contact: contact,
 		log:     log.With(keyUpstream, spec.Name),
-		limit:   newBucket(spec.RPS, spec.Burst),
+		limit:   NewBucket(spec.RPS, spec.Burst),
 		breaker: newBreaker(o.BreakerThreshold, o.BreakerCooldown),
 		backoff: o.Backoff,
 	}, nil
@@ -202,7 +202,7 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 		if !c.breaker.allow() {
 			return nil, fail(0, true, upstream.ErrCircuitOpen)
 		}
-		if err := c.limit.wait(ctx); err != nil {
+		if err := c.limit.Wait(ctx); err != nil {
 			c.breaker.release()
 			if ctx.Err() != nil {
 				return nil, fail(0, true, ctx.Err())

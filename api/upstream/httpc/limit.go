@@ -7,10 +7,12 @@ import (
 	"time"
 )
 
-var errWouldMissDeadline = errors.New("rate limit wait exceeds the deadline")
+// ErrWouldMissDeadline: the next token would come after the call's deadline, so the call is
+// refused at once rather than left to wait only to time out.
+var ErrWouldMissDeadline = errors.New("rate limit wait exceeds the deadline")
 
-// bucket is a token bucket: rps tokens per second, at most burst banked.
-type bucket struct {
+// Bucket is a token bucket: rps tokens per second, at most burst banked.
+type Bucket struct {
 	mu     sync.Mutex
 	rps    float64
 	burst  float64
@@ -18,19 +20,21 @@ type bucket struct {
 	last   time.Time
 }
 
-func newBucket(rps float64, burst int) *bucket {
+// NewBucket makes a bucket of rps tokens per second, at most burst banked; nil (no limit) when
+// rps is not positive.
+func NewBucket(rps float64, burst int) *Bucket {
 	if rps <= 0 {
 		return nil
 	}
 	if burst < 1 {
 		burst = 1
 	}
-	return &bucket{rps: rps, burst: float64(burst), tokens: float64(burst), last: time.Now()}
+	return &Bucket{rps: rps, burst: float64(burst), tokens: float64(burst), last: time.Now()}
 }
 
-// wait takes a token, sleeping until one is due. It refuses at once when the token would
+// Wait takes a token, sleeping until one is due. It refuses at once when the token would
 // come after ctx's deadline, so a call never waits only to time out.
-func (b *bucket) wait(ctx context.Context) error {
+func (b *Bucket) Wait(ctx context.Context) error {
 	if b == nil {
 		return nil
 	}
@@ -46,7 +50,7 @@ func (b *bucket) wait(ctx context.Context) error {
 	if dl, ok := ctx.Deadline(); ok && d > 0 && now.Add(d).After(dl) {
 		b.tokens++ // give back the reservation we cannot use
 		b.mu.Unlock()
-		return errWouldMissDeadline
+		return ErrWouldMissDeadline
 	}
 	b.mu.Unlock()
 	if d == 0 {
