@@ -24,7 +24,10 @@ func init() {
 // devSocket is where `appliance dev` (default state dir) serves its facilitator.
 var devSocket = filepath.Join(".state", "dev", "settle.sock")
 
-func runLedger(ctx context.Context, args []string) error {
+func runLedger(ctx context.Context, args []string) error { return ledgerTo(ctx, os.Stdout, args) }
+
+// ledgerTo is the ledger command writing to out.
+func ledgerTo(ctx context.Context, out io.Writer, args []string) error {
 	fs := flag.NewFlagSet("ledger", flag.ContinueOnError)
 	addr := fs.String("facilitator", "", "facilitator address (unix:PATH or URL) [the production socket, else the one of appliance dev]")
 	stateDir := fs.String("state-dir", "", "state directory of a running appliance dev (its settle.sock)")
@@ -62,7 +65,7 @@ func runLedger(ctx context.Context, args []string) error {
 			}
 		}
 	}
-	return printLedger(os.Stdout, rows, pays)
+	return printLedger(out, rows, pays)
 }
 
 // facilitatorAddr picks the facilitator to read: the one named, the socket of a dev state

@@ -268,19 +268,11 @@ func followPayment(t *testing.T, base, stateDir string) {
 	if err != nil || res.Status != 200 || res.Receipt == nil || !res.Receipt.Success {
 		t.Fatalf("paid call in dev: %v %+v", err, res)
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout := os.Stdout
-	os.Stdout = w
-	lerr := runLedger(ctx, []string{"-state-dir", stateDir})
-	os.Stdout = stdout
-	w.Close()
-	out, _ := io.ReadAll(r)
+	var out strings.Builder
+	lerr := ledgerTo(ctx, &out, []string{"-state-dir", stateDir})
 	payer := res.Receipt.Payer
-	if lerr != nil || !strings.Contains(string(out), "fr.tva") || !strings.Contains(string(out), payer) {
-		t.Fatalf("appliance ledger: %v\n%s", lerr, out)
+	if lerr != nil || !strings.Contains(out.String(), "fr.tva") || !strings.Contains(out.String(), payer) {
+		t.Fatalf("appliance ledger: %v\n%s", lerr, out.String())
 	}
 	c, err := settleclient.New("unix:" + filepath.Join(stateDir, "settle.sock"))
 	if err != nil {
