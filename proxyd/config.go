@@ -46,6 +46,9 @@ type Config struct {
 	// SpliceWindowBytes is the largest span copied by the kernel (splice) between two meter
 	// updates; near the end of a quota the copy falls back to exact user-space chunks.
 	SpliceWindowBytes int64 `toml:"splice_window_bytes" doc:"largest span copied by splice between two meter updates (0: user-space copy only)"`
+	// CopyPath is how tunnel bytes are copied: "splice" (kernel, Linux), "buffered" (read and
+	// write through a pooled buffer) or "auto": measured at start, the cheaper one in CPU.
+	CopyPath string `toml:"copy_path" doc:"tunnel copy: auto (measured at start), splice or buffered"`
 	// AuthFailuresPerMinute limits wrong keys per client address before it gets 429.
 	AuthFailuresPerMinute int `toml:"auth_failures_per_minute" doc:"wrong keys per client address per minute before 429"`
 
@@ -97,6 +100,7 @@ func DefaultConfig() Config {
 		HeaderTimeout:         10 * time.Second,
 		MeterSlackBytes:       4 << 20,
 		SpliceWindowBytes:     256 << 10,
+		CopyPath:              copyAuto,
 		AuthFailuresPerMinute: 30,
 		EchoURLs:              []string{"https://ipinfo.io/json", "http://ip-api.com/json/?fields=query,countryCode,as,isp,mobile"},
 		ExpectedCountry:       "FR",
@@ -121,6 +125,11 @@ func (c *Config) validate() error {
 	}
 	if c.SpliceWindowBytes < 0 || c.SpliceWindowBytes > c.MeterSlackBytes/2 {
 		return fmt.Errorf("proxyd: splice_window_bytes must be between 0 and meter_slack_bytes/2")
+	}
+	switch c.CopyPath {
+	case copyAuto, copySplice, copyBuffered:
+	default:
+		return fmt.Errorf("proxyd: copy_path must be auto, splice or buffered, not %q", c.CopyPath)
 	}
 	if c.IdleTimeout <= 0 || c.SweepInterval <= 0 || c.DialTimeout <= 0 || c.CheckTimeout <= 0 {
 		return fmt.Errorf("proxyd: idle_timeout, sweep_interval, dial_timeout and check_timeout must be positive")

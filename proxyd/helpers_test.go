@@ -38,6 +38,7 @@ func testConfig() Config {
 	c.EchoURLs = nil
 	c.ExpectedCountry = ""
 	c.AuthFailuresPerMinute = 1000
+	c.CopyPath = copySplice // each test picks its path: a window above 0 splices, 0 copies through a buffer
 	return c
 }
 

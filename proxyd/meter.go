@@ -1,7 +1,6 @@
 package proxyd
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"time"
@@ -17,8 +16,10 @@ var (
 // flushFraction sets when a meter write starts: once the meter runs slack/flushFraction ahead
 // of disk. Starting early keeps one write in flight while bytes flow, so a key's throughput
 // is bounded by about slack×(1-1/flushFraction) per store write latency (4 MiB slack and a
-// 3 ms fsync: over 1 GB/s), and each write still covers at least slack/flushFraction bytes.
-const flushFraction = 8
+// 3 ms fsync: about 700 MB/s, several times a home line), and each write covers at least
+// slack/flushFraction bytes. Each write costs about 0.3 ms of CPU (mostly the kernel's fsync),
+// so a smaller fraction would spend more CPU per GiB for throughput no home line can use.
+const flushFraction = 2
 
 // meter is one package's live account. All byte fields are guarded by mu:
 //
@@ -38,7 +39,6 @@ type meter struct {
 	slack   int64
 	window  int64
 
-	flushMu     sync.Mutex // one write to the store at a time, so values land in order
 	mu          sync.Mutex
 	cond        sync.Cond
 	used        int64
@@ -125,6 +125,9 @@ func (m *meter) take(n int64, t *tunnel) (int64, error) {
 	}
 }
 
+// minWindow is the smallest span worth a kernel-copy window.
+const minWindow = 32 << 10
+
 // grantWindow reserves a whole kernel-copy window for p when the quota and the durable lag
 // both leave room for it (plus a window's margin before the quota, so that exact chunks take
 // over near the end). ok is false when p must copy exactly instead.
@@ -134,8 +137,11 @@ func (m *meter) grantWindow(p *pump) (int64, bool) {
 	if m.window == 0 || m.stoppedLocked(p.t) != nil {
 		return 0, false
 	}
-	w := m.window
-	if m.quota-m.used-w < m.window {
+	// Every tunnel of the key may hold a window each way, so they share what the slack allows:
+	// slow streams must not park the slack in windows that take long to fill while the others
+	// wait for room. Below minWindow an exact chunk is as good.
+	w := min(m.window, m.slack/(4*int64(max(len(m.tunnels), 1))))
+	if w < minWindow || m.quota-m.used-w < w {
 		return 0, false
 	}
 	if m.used+w > m.durable+m.slack/flushFraction {
@@ -168,7 +174,12 @@ func (m *meter) settle(g, n int64, p *pump) {
 	} else if m.delivered-m.durable >= m.slack/flushFraction {
 		m.requestFlushLocked()
 	}
-	m.cond.Broadcast()
+	// Waiters need waking only when bytes came back or the quota's end is near; a settle that
+	// used its whole grant changes nothing they wait for, and waking every pump of a busy key
+	// on each one costs more than the copying.
+	if g > n || m.used >= m.quota {
+		m.cond.Broadcast()
+	}
 }
 
 func (m *meter) preemptLocked() {
@@ -188,31 +199,22 @@ func (m *meter) requestFlushLocked() {
 	}
 }
 
-// flush writes the delivered count to the store and wakes writers waiting for room.
-func (m *meter) flush(ctx context.Context, st Store) error {
-	m.flushMu.Lock()
-	defer m.flushMu.Unlock()
+// pending takes the value to write, or false when the store already has it.
+func (m *meter) pending() (int64, bool) {
 	m.mu.Lock()
-	v, d := m.delivered, m.durable
+	defer m.mu.Unlock()
 	m.flushQueued = false
-	m.mu.Unlock()
-	if v <= d {
-		return nil
-	}
-	err := st.SetUsed(ctx, m.id, v)
+	return m.delivered, m.delivered > m.durable
+}
+
+// written records a store write of v (err nil: v is durable) and wakes writers waiting for room.
+func (m *meter) written(v int64, err error) {
 	m.mu.Lock()
 	if err == nil && v > m.durable {
 		m.durable = v
 	}
 	m.cond.Broadcast()
 	m.mu.Unlock()
-	return err
-}
-
-func (m *meter) dirty() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.delivered > m.durable
 }
 
 // addTunnel registers t unless the package refuses new tunnels or is at its cap.

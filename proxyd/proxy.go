@@ -25,11 +25,9 @@ import (
 
 	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/appliance/netlimit"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/proxyd/client"
 )
-
-// flushers is the number of concurrent meter writers.
-const flushers = 8
 
 // retention is how long an ended package is remembered after its expiry (the state store's
 // default PackageRetention).
@@ -64,6 +62,10 @@ type Server struct {
 	mu      sync.RWMutex
 	meters  map[string]*meter // by key hash
 	flushCh chan *meter
+	window  int64  // splice window of every meter; 0 when the copy path is buffered
+	copy    string // the copy path in use, and why it was chosen
+	copyWhy string
+	writeMu sync.Mutex // one meter write at a time, so a key's values land in order
 
 	tunnels atomic.Int64
 	pending atomic.Int64 // connections not yet hijacked into tunnels
@@ -107,6 +109,9 @@ type Stats struct {
 	BytesKernel    int64 `json:"bytes_kernel"`
 	Packages       int   `json:"packages"`
 	PackagesActive int   `json:"packages_active"`
+	// CopyPath is "splice" or "buffered"; CopyPathWhy is the measurement (or config) behind it.
+	CopyPath    string `json:"copy_path"`
+	CopyPathWhy string `json:"copy_path_why"`
 }
 
 type failWindow struct {
@@ -132,6 +137,11 @@ func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.copy, s.copyWhy = chooseCopyPath(cfg.CopyPath)
+	if s.copy == copySplice {
+		s.window = cfg.SpliceWindowBytes
+	}
+	s.log.LogAttrs(ctx, slog.LevelInfo, "proxyd copy path", slog.String("path", s.copy), slog.String("why", s.copyWhy))
 	if s.egress == nil {
 		p, err := egress.New(egress.Config{Allow: cfg.AllowEgress, Self: cfg.Self, DialTimeout: cfg.DialTimeout, Learned: opts.Learned})
 		if err != nil {
@@ -154,18 +164,14 @@ func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
 	s.gp = s.buildProxy()
 	bgCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.stopBg = cancel
-	// Several flushers, so that meters of different keys share the store's group commit
-	// instead of queueing for one fsync each.
-	s.bg.Add(flushers + 1)
-	for i := 0; i < flushers; i++ {
-		go s.flushLoop(bgCtx)
-	}
+	s.bg.Add(2)
+	go s.flushLoop(bgCtx)
 	go s.sweepLoop(bgCtx)
 	return s, nil
 }
 
 func (s *Server) newMeter(p Package) *meter {
-	return newMeter(p, s.cfg.MeterSlackBytes, s.cfg.SpliceWindowBytes, func(m *meter) bool {
+	return newMeter(p, s.cfg.MeterSlackBytes, s.window, func(m *meter) bool {
 		select {
 		case s.flushCh <- m:
 			return true
@@ -200,15 +206,12 @@ func (s *Server) Close() error {
 	}
 	s.stopBg()
 	s.bg.Wait()
-	var errs []error
-	for _, m := range ms {
-		if err := m.flush(context.Background(), s.store); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	return s.writeMeters(context.Background(), ms)
 }
 
+// flushLoop writes the meters that asked, in batches: every meter that asked while the
+// previous write was under way goes in the next one, so the meters of many tunnels cost one
+// journal record and one fsync.
 func (s *Server) flushLoop(ctx context.Context) {
 	defer s.bg.Done()
 	for {
@@ -216,10 +219,54 @@ func (s *Server) flushLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case m := <-s.flushCh:
-			if err := m.flush(ctx, s.store); err != nil {
-				s.log.LogAttrs(ctx, slog.LevelError, "proxyd meter flush failed", slog.String("package", m.id[:8]), slog.String("err", err.Error()))
+			batch := []*meter{m}
+		more:
+			for {
+				select {
+				case m := <-s.flushCh:
+					batch = append(batch, m)
+				default:
+					break more
+				}
 			}
+			s.logWriteErr(ctx, s.writeMeters(ctx, batch))
 		}
+	}
+}
+
+// writeMeters writes the delivered counts of ms that the store does not have yet, in one write.
+func (s *Server) writeMeters(ctx context.Context, ms []*meter) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	us := make([]Usage, 0, len(ms))
+	moved := make([]*meter, 0, len(ms))
+	seen := make(map[*meter]bool, len(ms))
+	for _, m := range ms {
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
+		if v, ok := m.pending(); ok {
+			us = append(us, Usage{ID: m.id, Used: v})
+			moved = append(moved, m)
+		}
+	}
+	if len(us) == 0 {
+		return nil
+	}
+	err := s.store.SetUsed(ctx, us)
+	for i, m := range moved {
+		m.written(us[i].Used, err)
+	}
+	if err != nil {
+		return fmt.Errorf("proxyd: write %d meters: %w", len(us), err)
+	}
+	return nil
+}
+
+func (s *Server) logWriteErr(ctx context.Context, err error) {
+	if err != nil {
+		s.log.LogAttrs(ctx, slog.LevelError, "proxyd meter write failed", slog.String(obs.KeyErr, err.Error()))
 	}
 }
 
@@ -257,12 +304,8 @@ func (s *Server) Sweep(ctx context.Context) {
 		}
 		m.cond.Broadcast()
 		m.mu.Unlock()
-		if m.dirty() {
-			if err := m.flush(ctx, s.store); err != nil {
-				s.log.LogAttrs(ctx, slog.LevelError, "proxyd meter flush failed", slog.String("package", m.id[:8]), slog.String("err", err.Error()))
-			}
-		}
 	}
+	s.logWriteErr(ctx, s.writeMeters(ctx, ms))
 	// Ended packages stay answerable (usage shows "expired") for as long as the state store
 	// keeps them, then leave memory too.
 	s.mu.Lock()
@@ -481,7 +524,7 @@ func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.
 	defer conn.Close()
 	if m == nil {
 		// The exit check's own trip: same listener, same dial, unmetered and short-lived.
-		m = newMeter(Package{ID: "probe", Bytes: 1 << 62, ExpiresAt: s.now().Add(time.Hour)}, 1<<61, s.cfg.SpliceWindowBytes, nil)
+		m = newMeter(Package{ID: "probe", Bytes: 1 << 62, ExpiresAt: s.now().Add(time.Hour)}, 1<<61, s.window, nil)
 		m.durable = 1 << 61
 	}
 	d := net.Dialer{Timeout: s.cfg.DialTimeout, KeepAlive: 30 * time.Second}
@@ -609,6 +652,7 @@ func (s *Server) Stats() Stats {
 		RefusedPort: s.stats.refusedPort.Load(), RefusedBusy: s.stats.refusedBusy.Load(),
 		RefusedEnded: s.stats.refusedEnded.Load(), DialFailed: s.stats.dialFailed.Load(),
 		BytesUp: s.stats.bytesUp.Load(), BytesDown: s.stats.bytesDown.Load(), BytesKernel: s.stats.bytesKernel.Load(),
+		CopyPath: s.copy, CopyPathWhy: s.copyWhy,
 	}
 	now := s.now()
 	s.mu.RLock()

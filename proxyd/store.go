@@ -24,12 +24,19 @@ type Package struct {
 	Revoked   bool      `json:"revoked,omitempty"`
 }
 
-// Store keeps packages and their meters. Create and Revoke return once durable; SetUsed returns
-// once the value survives kill -9 of the process (it may lag a power cut, see doc.go). SetUsed
-// is monotonic: a lower value than the stored one is ignored.
+// Usage is a package's meter as an absolute byte count.
+type Usage struct {
+	ID   string
+	Used int64
+}
+
+// Store keeps packages and their meters. Create and Revoke return once durable; SetUsed writes
+// the meters of many packages at once and returns once the values survive kill -9 of the
+// process (they may lag a power cut, see doc.go). SetUsed is monotonic: a value lower than the
+// stored one is ignored, and so is an unknown package.
 type Store interface {
 	Create(ctx context.Context, p Package) error
-	SetUsed(ctx context.Context, id string, used int64) error
+	SetUsed(ctx context.Context, us []Usage) error
 	Revoke(ctx context.Context, id string) error
 	All(ctx context.Context) ([]Package, error)
 	Close() error
@@ -53,12 +60,14 @@ func (m *MemStore) Create(_ context.Context, p Package) error {
 	return nil
 }
 
-func (m *MemStore) SetUsed(_ context.Context, id string, used int64) error {
+func (m *MemStore) SetUsed(_ context.Context, us []Usage) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if p, ok := m.pkgs[id]; ok && used > p.Used {
-		p.Used = used
-		m.pkgs[id] = p
+	for _, u := range us {
+		if p, ok := m.pkgs[u.ID]; ok && u.Used > p.Used {
+			p.Used = u.Used
+			m.pkgs[u.ID] = p
+		}
 	}
 	return nil
 }
@@ -93,8 +102,8 @@ type StateStore struct {
 }
 
 // OpenStateStore opens proxyd's state in dir. Every write is fsynced before it returns
-// (journal.SyncAlways); meters are written at most once per slack/8 bytes per key, so that
-// costs little.
+// (journal.SyncAlways); a key's meter is written about once per half of the slack it may lag,
+// and the meters of all keys that moved meanwhile go in the same write.
 func OpenStateStore(dir string, log *slog.Logger) (*StateStore, error) {
 	st, err := state.Open(dir, state.Options{Name: "proxyd", Sync: journal.SyncAlways, Logger: log})
 	if err != nil {
@@ -113,11 +122,12 @@ func (s *StateStore) Create(_ context.Context, p Package) error {
 	return err
 }
 
-func (s *StateStore) SetUsed(_ context.Context, id string, used int64) error {
-	if p, ok := s.st.Package(id); ok && p.BytesUsed >= used {
-		return nil
+func (s *StateStore) SetUsed(_ context.Context, us []Usage) error {
+	su := make([]state.Usage, len(us))
+	for i, u := range us {
+		su[i] = state.Usage{Key: u.ID, Used: u.Used}
 	}
-	return s.st.SetUsage(id, used)
+	return s.st.SetUsages(su)
 }
 
 func (s *StateStore) Revoke(_ context.Context, id string) error {

@@ -76,6 +76,9 @@ type pump struct {
 	raw       syscall.RawConn
 	preempted atomic.Bool
 	moved     int64
+	// busy is set when the last buffered read filled the buffer: more is likely waiting, so
+	// the next read goes straight in instead of first waiting for readability.
+	busy bool
 }
 
 func newPump(t *tunnel, src, dst net.Conn) *pump {
@@ -108,7 +111,7 @@ func (p *pump) run() error {
 		if p.t.closed.Load() {
 			return errClosed
 		}
-		if p.raw != nil {
+		if p.raw != nil && !p.busy {
 			// Wait for data without holding a buffer, a pipe or a grant: idle tunnels cost
 			// nothing but their goroutines, and grants are only taken for bytes that exist.
 			eof, err := waitReadable(p.raw)
@@ -163,6 +166,7 @@ func (p *pump) copyChunk() error {
 	defer bufPool.Put(bp)
 	buf := *bp
 	n, rerr := p.src.Read(buf)
+	p.busy = n == len(buf)
 	if isTimeout(rerr) && n == 0 {
 		_ = p.src.SetReadDeadline(time.Time{})
 		return nil

@@ -108,15 +108,35 @@ func (s *Store) AddUsage(key string, delta int64) (Package, error) {
 	return out, err
 }
 
-// SetUsage sets the package's meter to an absolute byte count (durably). ErrNotFound for an
-// unknown key.
-func (s *Store) SetUsage(key string, used int64) error {
-	return s.mutate(func(txn *memdb.Txn) (*record, error) {
-		if raw, _ := txn.First(tPackage, "id", key); raw == nil {
-			return nil, ErrNotFound
+// Usage is a package's meter as an absolute byte count.
+type Usage struct {
+	Key  string
+	Used int64
+}
+
+// SetUsages raises the meters of many packages in one durable write (one journal record, one
+// fsync), so the meters of many tunnels cost one write. A meter never goes down: a value at or
+// below the stored one is left out, and so is an unknown key (a package already forgotten).
+func (s *Store) SetUsages(us []Usage) error {
+	err := s.mutate(func(txn *memdb.Txn) (*record, error) {
+		now := s.now()
+		var out []usage
+		for _, u := range us {
+			raw, _ := txn.First(tPackage, "id", u.Key)
+			if raw == nil || raw.(*Package).BytesUsed >= u.Used {
+				continue
+			}
+			out = append(out, usage{Key: u.Key, Used: u.Used, At: now})
 		}
-		return &record{Op: opUsage, Usage: &usage{Key: key, Used: used, At: s.now()}}, nil
+		if len(out) == 0 {
+			return nil, errNoop
+		}
+		return &record{Op: opUsages, Usages: out}, nil
 	})
+	if err == errNoop {
+		err = nil
+	}
+	return err
 }
 
 // RevokePackage ends a package at once (operator action, refund). ErrNotFound for an unknown key.

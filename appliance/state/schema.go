@@ -127,6 +127,7 @@ type record struct {
 	Page    *Page     `json:"page,omitempty"`
 	Package *Package  `json:"package,omitempty"`
 	Usage   *usage    `json:"usage,omitempty"`
+	Usages  []usage   `json:"usages,omitempty"`
 	Free    *FreeCall `json:"free,omitempty"`
 }
 
@@ -143,6 +144,7 @@ const (
 	opPage    = "page.put"
 	opPackage = "package.put"
 	opUsage   = "package.usage"
+	opUsages  = "package.usages"
 	opFree    = "free.put"
 	opFreeDel = "free.del"
 )

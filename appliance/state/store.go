@@ -362,16 +362,14 @@ func apply(txn *memdb.Txn, r *record) error {
 		if r.Usage == nil {
 			return errors.New("no usage")
 		}
-		raw, err := txn.First(tPackage, "id", r.Usage.Key)
-		if err != nil {
-			return err
+		return applyUsage(txn, *r.Usage)
+	case opUsages:
+		for _, u := range r.Usages {
+			if err := applyUsage(txn, u); err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
 		}
-		if raw == nil {
-			return ErrNotFound
-		}
-		p := *raw.(*Package)
-		p.BytesUsed, p.UpdatedAt = r.Usage.Used, r.Usage.At
-		return txn.Insert(tPackage, &p)
+		return nil
 	case opFree:
 		if r.Free == nil {
 			return errors.New("no free call")
@@ -386,6 +384,19 @@ func apply(txn *memdb.Txn, r *record) error {
 		return err
 	}
 	return fmt.Errorf("unknown op %q", r.Op)
+}
+
+func applyUsage(txn *memdb.Txn, u usage) error {
+	raw, err := txn.First(tPackage, "id", u.Key)
+	if err != nil {
+		return err
+	}
+	if raw == nil {
+		return ErrNotFound
+	}
+	p := *raw.(*Package)
+	p.BytesUsed, p.UpdatedAt = u.Used, u.At
+	return txn.Insert(tPackage, &p)
 }
 
 // mutate runs one journaled change. build reads the write transaction, validates, and returns

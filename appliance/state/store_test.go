@@ -176,13 +176,19 @@ func TestDuplicatesAndErrors(t *testing.T) {
 	if _, err := s.AddUsage("nope", 1); err != ErrNotFound {
 		t.Fatalf("usage unknown: %v", err)
 	}
-	if err := s.SetUsage("pk1", 7); err != nil {
+	if err := s.SetUsages([]Usage{{"pk1", 2000}, {"nope", 9}}); err != nil {
 		t.Fatal(err)
 	}
-	if p, _ := s.Package("pk1"); p.BytesUsed != 7 {
-		t.Fatal("SetUsage")
+	if p, _ := s.Package("pk1"); p.BytesUsed != 2000 {
+		t.Fatal("SetUsages")
 	}
-	if p, err := s.AddUsage("pk1", 0); err != nil || p.BytesUsed != 7 {
+	if err := s.SetUsages([]Usage{{"pk1", 5}}); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := s.Package("pk1"); p.BytesUsed != 2000 {
+		t.Fatal("SetUsages lowered a meter")
+	}
+	if p, err := s.AddUsage("pk1", 0); err != nil || p.BytesUsed != 2000 {
 		t.Fatalf("zero delta: %+v %v", p, err)
 	}
 	if _, _, err := s.Events(context.Background(), "nope", 0, 0); err != ErrNotFound {
@@ -472,5 +478,32 @@ func TestBackgroundLoop(t *testing.T) {
 	}
 	if _, err := s.AddEvent(context.Background(), Event{Inbox: "in"}); err != ErrClosed {
 		t.Fatalf("after close: %v", err)
+	}
+}
+
+// Many meters written as one record come back whole after a restart.
+func TestSetUsagesBatchReplays(t *testing.T) {
+	dir, clk := t.TempDir(), newClock()
+	s := openStore(t, dir, clk)
+	for _, k := range []string{"a", "b", "c"} {
+		if _, err := s.CreatePackage(Package{Key: k, GB: 1, BytesTotal: 1 << 30}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SetUsages([]Usage{{"a", 10}, {"b", 20}, {"gone", 5}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetUsages([]Usage{{"a", 3}, {"c", 30}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, dir, clk)
+	defer s.Close()
+	for k, want := range map[string]int64{"a": 10, "b": 20, "c": 30} {
+		if p, ok := s.Package(k); !ok || p.BytesUsed != want {
+			t.Errorf("%s: used %d after replay, want %d", k, p.BytesUsed, want)
+		}
 	}
 }

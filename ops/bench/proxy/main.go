@@ -1,20 +1,22 @@
-// Command proxy benchmarks proxyd side by side in one run, on loopback only:
+// Command proxy benchmarks proxyd side by side with squid in one run, on loopback only:
 //
-//  1. single-stream download throughput: direct to a local sink, through proxyd (metered, with
-//     auth, its real state store fsyncing every meter write), through the same proxyd with
-//     meters kept in memory (what the fsync costs), and through Debian's squid (a temporary
-//     config on a loopback port allowing CONNECT to the sink);
-//  2. 100 concurrent streams, same three paths;
+//  1. CPU seconds (user + system of the proxy process alone, from /proc/PID/stat) per GiB
+//     relayed, under four loads: one stream and -streams streams, each as fast as it goes and
+//     at a fixed offered rate over all streams (-rate-mbit, 1 Gbit/s: a home line's ceiling);
+//  2. throughput under the same loads;
 //  3. tunnel setup (TCP connect + CONNECT + 200 + first byte back), p50 and p99;
-//  4. memory per open idle tunnel: the RSS growth of the proxy process with -idle tunnels open
-//     (proxyd runs as a child process so that only its memory is measured; squid likewise).
+//  4. memory per open idle tunnel: the RSS growth of the proxy process with -idle tunnels open.
 //
-// Ratios are against the direct path and against squid, measured in the same run.
-// A raw splice relay (io.Copy between two *net.TCPConn, no CONNECT, auth or meter) runs in the
-// proxyd child as the ceiling any proxy hop can reach on the machine.
+// The paths: direct to a local sink; a raw splice relay (io.Copy between two *net.TCPConn, no
+// CONNECT, auth or meter) as the ceiling of any Go proxy hop; proxyd metered with auth on its
+// real state store (every meter write fsynced); the same proxyd with meters in memory (what the
+// fsyncs cost); Debian's squid (a temporary config on a loopback port allowing CONNECT to the
+// sink). proxyd and squid run as child processes so that only their own CPU and memory count;
+// the relay runs inside the first proxyd child and is timed alone. The load average before the
+// run is printed with the figures, since a busy machine inflates them all.
 //
-// Usage: go run ./ops/bench/proxy [-mib 512] [-streams 100] [-stream-mib 8] [-setups 1000] [-idle 5000]
-// [-store state|mem] [-window BYTES] [-slack BYTES]
+// Usage: go run ./ops/bench/proxy [-mib 512] [-streams 100] [-stream-mib 8] [-rate-mbit 1000]
+// [-setups 1000] [-idle 5000] [-copy auto|splice|buffered] [-procs N] [-window BYTES] [-slack BYTES]
 package main
 
 import (
@@ -26,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -53,6 +56,9 @@ func main() {
 	runs := flag.Int("runs", 3, "single-stream runs per path (best is kept)")
 	streams := flag.Int("streams", 100, "concurrent streams")
 	streamMiB := flag.Int64("stream-mib", 8, "MiB per concurrent stream")
+	copyPath := flag.String("copy", proxyd.DefaultConfig().CopyPath, "proxyd copy path: auto (measured at start), splice or buffered")
+	procs := flag.String("procs", "", "GOMAXPROCS of the proxyd children (empty: Go's default)")
+	rateMbit := flag.Int64("rate-mbit", 1000, "offered rate of the paced rows, over all streams (a home line's ceiling)")
 	setups := flag.Int("setups", 1000, "tunnel setups timed")
 	idle := flag.Int("idle", 5000, "idle tunnels held open for the memory figure")
 	window := flag.Int64("window", proxyd.DefaultConfig().SpliceWindowBytes, "proxyd splice window in bytes (0: user-space copy only)")
@@ -60,15 +66,19 @@ func main() {
 	flag.Parse()
 	os.Setenv("BENCH_WINDOW", strconv.FormatInt(*window, 10))
 	os.Setenv("BENCH_SLACK", strconv.FormatInt(*slack, 10))
-	if err := run(*mib, *runs, *streams, *streamMiB, *setups, *idle); err != nil {
+	os.Setenv("BENCH_COPY", *copyPath)
+	os.Setenv("BENCH_PROXYD_PROCS", *procs)
+	if err := run(*mib, *runs, *streams, *streamMiB, *rateMbit, *setups, *idle); err != nil {
 		fmt.Fprintln(os.Stderr, "bench proxy:", err)
 		os.Exit(1)
 	}
 }
 
 const (
+	nameRelay     = "raw splice relay (no proxy logic)"
 	nameProxyd    = "proxyd (metered, auth)"
 	nameProxydMem = "  same, meters not fsynced"
+	nameSquid     = "squid"
 )
 
 // path is one way to the sink: dial returns a connection on which "down N\n" may be sent.
@@ -78,7 +88,24 @@ type path struct {
 	pid  int // the proxy process, for memory
 }
 
-func run(mib int64, runs, streams int, streamMiB int64, setups, idle int) error {
+// load is one way of driving the proxies: streams at once, bytes each, and an offered rate for
+// all of them together (0: as fast as they go).
+type load struct {
+	name    string
+	streams int
+	each    int64
+	rate    int64 // bytes per second over all streams
+	runs    int
+}
+
+// result is one path under one load: throughput (best run) and the proxy process's CPU time
+// (user + system, all runs) per GiB relayed.
+type result struct {
+	mibs      float64
+	cpuPerGiB float64 // seconds; NaN when the path has no proxy process
+}
+
+func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, idle int) error {
 	if _, err := proxyd.RaiseFileLimit(); err != nil {
 		return fmt.Errorf("raise the descriptor limit: %w", err)
 	}
@@ -116,31 +143,31 @@ func run(mib int64, runs, streams int, streamMiB int64, setups, idle int) error 
 
 	paths := []path{
 		{name: "direct", dial: func() (net.Conn, error) { return net.Dial("tcp", sink.Addr().String()) }},
-		{name: "raw splice relay (no proxy logic)", dial: func() (net.Conn, error) { return net.Dial("tcp", px.relay) }},
+		{name: nameRelay, dial: func() (net.Conn, error) { return net.Dial("tcp", px.relay) }, pid: px.cmd.Process.Pid},
 		{name: nameProxyd, dial: func() (net.Conn, error) { return connect(px.addr, sink.Addr().String(), px.key) }, pid: px.cmd.Process.Pid},
-		{name: nameProxydMem, dial: func() (net.Conn, error) { return connect(pm.addr, sink.Addr().String(), pm.key) }},
-		{name: "squid 5.7", dial: func() (net.Conn, error) { return connect(sq.addr, sink.Addr().String(), "") }, pid: sq.cmd.Process.Pid},
+		{name: nameProxydMem, dial: func() (net.Conn, error) { return connect(pm.addr, sink.Addr().String(), pm.key) }, pid: pm.cmd.Process.Pid},
+		{name: nameSquid, dial: func() (net.Conn, error) { return connect(sq.addr, sink.Addr().String(), "") }, pid: sq.cmd.Process.Pid},
+	}
+	rate := rateMbit * 1e6 / 8
+	loads := []load{
+		{name: "1 stream", streams: 1, each: mib << 20, runs: runs},
+		{name: fmt.Sprintf("1 stream at %d Mbit/s", rateMbit), streams: 1, each: mib << 20, rate: rate, runs: 1},
+		{name: fmt.Sprintf("%d streams", streams), streams: streams, each: streamMiB << 20, runs: runs},
+		{name: fmt.Sprintf("%d streams at %d Mbit/s", streams, rateMbit), streams: streams, each: streamMiB << 20, rate: rate, runs: 1},
 	}
 
-	single := map[string]float64{}
-	multi := map[string]float64{}
+	res := map[string]map[string]result{}
 	p50 := map[string]time.Duration{}
 	p99 := map[string]time.Duration{}
 	for _, p := range paths {
-		best := 0.0
-		for i := 0; i < runs; i++ {
-			r, err := download(p, mib<<20)
+		res[p.name] = map[string]result{}
+		for _, l := range loads {
+			r, err := drive(p, l)
 			if err != nil {
-				return fmt.Errorf("%s single stream: %w", p.name, err)
+				return fmt.Errorf("%s, %s: %w", p.name, l.name, err)
 			}
-			best = max(best, r)
+			res[p.name][l.name] = r
 		}
-		single[p.name] = best
-		r, err := parallel(p, streams, streamMiB<<20)
-		if err != nil {
-			return fmt.Errorf("%s %d streams: %w", p.name, streams, err)
-		}
-		multi[p.name] = r
 		a, b, err := setupTimes(p, setups)
 		if err != nil {
 			return fmt.Errorf("%s setup: %w", p.name, err)
@@ -149,7 +176,7 @@ func run(mib int64, runs, streams int, streamMiB int64, setups, idle int) error 
 	}
 	mem := map[string]string{}
 	for _, p := range paths {
-		if p.pid == 0 {
+		if p.pid == 0 || p.name == nameRelay {
 			mem[p.name] = "—"
 			continue
 		}
@@ -160,26 +187,114 @@ func run(mib int64, runs, streams int, streamMiB int64, setups, idle int) error 
 		mem[p.name] = fmt.Sprintf("%.1f KB", per/1000)
 	}
 
-	fmt.Printf("proxy bench: loopback, %d-MiB single stream (best of %d), %d streams × %d MiB, %d setups, %d idle tunnels\n\n",
-		mib, runs, streams, streamMiB, setups, idle)
-	var rows [][]string
-	for _, p := range paths {
-		n := p.name
-		rows = append(rows, []string{n,
-			fmt.Sprintf("%.0f", single[n]), ratio(single[n], single["direct"]), ratio(single[n], single["squid 5.7"]),
-			fmt.Sprintf("%.0f", multi[n]), ratio(multi[n], multi["direct"]), ratio(multi[n], multi["squid 5.7"]),
-			fmtDur(p50[n]), fmtDur(p99[n]), mem[n]})
+	fmt.Printf("proxy bench: loopback, %d-MiB single stream (best of %d), %d streams × %d MiB, offered rate %d Mbit/s in the paced rows, %d setups, %d idle tunnels; load average before: %s\n\n",
+		mib, runs, streams, streamMiB, rateMbit, setups, idle, loadAvg())
+	fmt.Printf("proxyd copy path: %s\n\n", px.copyPath)
+	fmt.Println("CPU seconds (user + system of the proxy process alone) per GiB relayed; ×squid < 1 is better:")
+	header := []string{"path"}
+	for _, l := range loads {
+		header = append(header, l.name, "×squid")
 	}
-	benchutil.Table([]string{"path", "1 stream MiB/s", "×direct", "×squid", fmt.Sprintf("%d streams MiB/s", streams), "×direct", "×squid",
-		"setup p50", "setup p99", "RSS per idle tunnel"}, rows)
-	pn := nameProxyd
-	fmt.Printf("\ntargets: single stream ≥0.8× direct (%s), ≥1.3× squid (%s); setup p50 < 1 ms (%s); < 20 KB per idle tunnel (%s)\n",
-		ratio(single[pn], single["direct"]), ratio(single[pn], single["squid 5.7"]), fmtDur(p50[pn]), mem[pn])
+	var rows [][]string
+	for _, p := range paths[1:] {
+		row := []string{p.name}
+		for _, l := range loads {
+			c := res[p.name][l.name].cpuPerGiB
+			row = append(row, fmt.Sprintf("%.3f", c), ratio(c, res[nameSquid][l.name].cpuPerGiB))
+		}
+		rows = append(rows, row)
+	}
+	benchutil.Table(header, rows)
+
+	fmt.Println("\nthroughput (MiB/s), tunnel setup (TCP connect + CONNECT + 200 + first byte) and memory:")
+	header = []string{"path"}
+	for _, l := range loads {
+		header = append(header, l.name, "×squid")
+	}
+	header = append(header, "setup p50", "setup p99", "RSS per idle tunnel")
+	rows = nil
+	for _, p := range paths {
+		row := []string{p.name}
+		for _, l := range loads {
+			m := res[p.name][l.name].mibs
+			row = append(row, fmt.Sprintf("%.0f", m), ratio(m, res[nameSquid][l.name].mibs))
+		}
+		rows = append(rows, append(row, fmtDur(p50[p.name]), fmtDur(p99[p.name]), mem[p.name]))
+	}
+	benchutil.Table(header, rows)
+
+	worst := 0.0
+	for _, l := range loads {
+		worst = max(worst, res[nameProxyd][l.name].cpuPerGiB/res[nameSquid][l.name].cpuPerGiB)
+	}
+	fmt.Printf("\ntargets: proxyd CPU per GiB ≤ squid in every row (worst %.2f×); setup p50 ≤ squid (%s vs %s), p99 ≤ squid (%s vs %s); < 20 KB per idle tunnel (%s)\n",
+		worst, fmtDur(p50[nameProxyd]), fmtDur(p50[nameSquid]), fmtDur(p99[nameProxyd]), fmtDur(p99[nameSquid]), mem[nameProxyd])
 	return nil
 }
 
+// drive runs l on p and returns the best run's throughput and the CPU the proxy process spent
+// per GiB over all runs.
+func drive(p path, l load) (result, error) {
+	var r result
+	var cpu time.Duration
+	var moved int64
+	for i := 0; i < l.runs; i++ {
+		before, err := cpuTime(p.pid)
+		if err != nil {
+			return r, err
+		}
+		m, err := parallel(p, l.streams, l.each, l.rate)
+		if err != nil {
+			return r, err
+		}
+		after, err := cpuTime(p.pid)
+		if err != nil {
+			return r, err
+		}
+		cpu += after - before
+		moved += int64(l.streams) * l.each
+		r.mibs = max(r.mibs, m)
+	}
+	r.cpuPerGiB = math.NaN()
+	if p.pid != 0 {
+		r.cpuPerGiB = cpu.Seconds() / (float64(moved) / (1 << 30))
+	}
+	return r, nil
+}
+
+// cpuTime is the user + system time of process pid and all its threads (proc(5): utime and
+// stime of /proc/PID/stat, in USER_HZ ticks, which Linux fixes at 100 for user space).
+func cpuTime(pid int) (time.Duration, error) {
+	if pid == 0 {
+		return 0, nil
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name may hold spaces; the fields after it are space-separated.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(ut+st) * (time.Second / 100), nil
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
 func ratio(a, b float64) string {
-	if b == 0 {
+	if b == 0 || math.IsNaN(a) || math.IsNaN(b) {
 		return "—"
 	}
 	return fmt.Sprintf("%.2f", a/b)
@@ -223,25 +338,9 @@ func connect(proxyAddr, target, key string) (net.Conn, error) {
 	return c, nil
 }
 
-func download(p path, n int64) (float64, error) {
-	c, err := p.dial()
-	if err != nil {
-		return 0, err
-	}
-	defer c.Close()
-	start := time.Now()
-	if _, err := fmt.Fprintf(c, "down %d\n", n); err != nil {
-		return 0, err
-	}
-	got, err := io.Copy(io.Discard, c)
-	el := time.Since(start)
-	if err != nil || got != n {
-		return 0, fmt.Errorf("got %d of %d bytes: %v", got, n, err)
-	}
-	return float64(n) / (1 << 20) / el.Seconds(), nil
-}
-
-func parallel(p path, streams int, n int64) (float64, error) {
+// parallel downloads n bytes on each of streams tunnels at once; rate (bytes per second over all
+// streams, 0: unpaced) is what the sink offers.
+func parallel(p path, streams int, n, rate int64) (float64, error) {
 	conns := make([]net.Conn, streams)
 	for i := range conns {
 		c, err := p.dial()
@@ -258,7 +357,7 @@ func parallel(p path, streams int, n int64) (float64, error) {
 		go func() {
 			defer wg.Done()
 			defer c.Close()
-			if _, err := fmt.Fprintf(c, "down %d\n", n); err != nil {
+			if _, err := fmt.Fprintf(c, "down %d %d\n", n, rate/int64(streams)); err != nil {
 				errs <- err
 				return
 			}
@@ -353,8 +452,10 @@ func rss(pid int) (int64, error) {
 	return 0, errors.New("no VmRSS")
 }
 
-// startSink serves "down N\n" (N zero bytes back, then close); a connection that sends
-// "down 1\n" and nothing more stays open after its byte, which is what an idle tunnel needs.
+// startSink serves "down N R\n": N zero bytes back at R bytes per second (0: as fast as the
+// connection takes them), then close. Paced bytes go out in 16 KiB writes, about what a
+// receiver on a 1 Gbit/s line reads at once after coalescing. A connection that asks for one
+// byte stays open after it, which is what an idle tunnel needs.
 func startSink() (net.Listener, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -374,14 +475,23 @@ func startSink() (net.Listener, error) {
 				if err != nil {
 					return
 				}
-				n, _ := strconv.ParseInt(strings.TrimPrefix(strings.TrimSpace(line), "down "), 10, 64)
+				var n, rate int64
+				_, _ = fmt.Sscanf(strings.TrimSpace(line), "down %d %d", &n, &rate)
 				idle := n == 1
-				for n > 0 {
-					k := min(n, int64(len(buf)))
+				chunk := int64(len(buf))
+				if rate > 0 {
+					chunk = 16 << 10
+				}
+				start, sent := time.Now(), int64(0)
+				for sent < n {
+					k := min(n-sent, chunk)
 					if _, err := c.Write(buf[:k]); err != nil {
 						return
 					}
-					n -= k
+					sent += k
+					if rate > 0 {
+						time.Sleep(time.Until(start.Add(time.Duration(float64(sent) / float64(rate) * float64(time.Second)))))
+					}
 				}
 				if idle {
 					_, _ = io.Copy(io.Discard, br)
@@ -393,10 +503,11 @@ func startSink() (net.Listener, error) {
 }
 
 type proc struct {
-	cmd   *exec.Cmd
-	addr  string
-	key   string
-	relay string
+	cmd      *exec.Cmd
+	addr     string
+	key      string
+	relay    string
+	copyPath string
 }
 
 func (p *proc) stop() {
@@ -421,7 +532,11 @@ func startProxyd(dir, store, sink string, maxTunnels int) (*proc, error) {
 		return nil, err
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), "BENCH_PROXYD_CHILD=1", "BENCH_STORE="+store, "BENCH_DIR="+dir, "BENCH_SINK="+sink, "BENCH_MAX="+strconv.Itoa(maxTunnels))
+	env := os.Environ()
+	if p := os.Getenv("BENCH_PROXYD_PROCS"); p != "" {
+		env = append(env, "GOMAXPROCS="+p)
+	}
+	cmd.Env = append(env, "BENCH_PROXYD_CHILD=1", "BENCH_STORE="+store, "BENCH_DIR="+dir, "BENCH_SINK="+sink, "BENCH_MAX="+strconv.Itoa(maxTunnels))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -437,10 +552,10 @@ func startProxyd(dir, store, sink string, maxTunnels int) (*proc, error) {
 		return nil, fmt.Errorf("proxyd child: %w", err)
 	}
 	f := strings.Fields(line)
-	if len(f) != 3 {
+	if len(f) != 4 {
 		return nil, fmt.Errorf("proxyd child said %q", line)
 	}
-	return &proc{cmd: cmd, addr: f[0], key: f[1], relay: f[2]}, nil
+	return &proc{cmd: cmd, addr: f[0], key: f[1], relay: f[2], copyPath: f[3]}, nil
 }
 
 // startRelay is the ceiling of any proxy hop on this machine: every connection is spliced to
@@ -501,6 +616,7 @@ func child() error {
 	if w := os.Getenv("BENCH_WINDOW"); w != "" {
 		cfg.SpliceWindowBytes, _ = strconv.ParseInt(w, 10, 64)
 	}
+	cfg.CopyPath = os.Getenv("BENCH_COPY")
 	if w := os.Getenv("BENCH_SLACK"); w != "" {
 		cfg.MeterSlackBytes, _ = strconv.ParseInt(w, 10, 64)
 	}
@@ -521,7 +637,7 @@ func child() error {
 		return err
 	}
 	defer relay.Close()
-	fmt.Println(ln.Addr().String(), key, relay.Addr().String())
+	fmt.Println(ln.Addr().String(), key, relay.Addr().String(), s.Stats().CopyPath)
 	sig := make(chan os.Signal, 1)
 	go func() {
 		<-sig
