@@ -536,3 +536,94 @@ func TestCompositesThroughTheServer(t *testing.T) {
 		t.Errorf("charged %d, waived %d; want the valuation charged and the 502 waived", charged, waived)
 	}
 }
+
+// Scores with a company in receivership: a lead with an open proceeding is dropped, and a
+// director's company in receivership raises the alert. The notices are the HAND-WRITTEN
+// receivership of bodacc/testdata/annonces.json, served for the company under test.
+func TestCompositeReceivership(t *testing.T) {
+	t.Run("lead dropped", func(t *testing.T) {
+		e := setup(t, 0)
+		for name, h := range rennesLeads(e, searchQuery("activite_principale", "70.22Z", "etat_administratif", "A", "departement", "35")) {
+			e.serve(name, h)
+		}
+		var routes []upstreamtest.Route
+		for _, s := range []string{"435246145", "835013798", "389600982", "841311574", "823403233", "888427994", "977850965", "892707498", "775695901"} {
+			routes = append(routes, upstreamtest.Route{Path: bodaccRecords, Query: bodaccQuery(s), H: e.file("bodacc", "empty.json")})
+		}
+		routes = append(routes, upstreamtest.Route{Path: bodaccRecords, Query: bodaccQuery("492659784"), H: e.file("bodacc", "annonces.json")})
+		e.serve("bodacc", upstreamtest.Match(t, routes...))
+		out, err := e.call("fr.qualified-leads", map[string]any{"activity": "70.22Z", "location": "35"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := out.(Leads)
+		if len(l.Leads) != 9 || len(l.Exclus) != 1 || l.Exclus[0].Siren != "492659784" || l.Exclus[0].Raison != "collective proceeding: redressement_judiciaire" {
+			t.Errorf("%d leads, excluded %+v", len(l.Leads), l.Exclus)
+		}
+	})
+	t.Run("director's company in receivership", func(t *testing.T) {
+		e := setup(t, 0)
+		for name, h := range jouppe(e) {
+			e.serve(name, h)
+		}
+		e.serve("bodacc", upstreamtest.Match(t,
+			upstreamtest.Route{Path: bodaccRecords, Query: bodaccQuery("104049424"), H: e.file("bodacc", "annonces.json")},
+			upstreamtest.Route{Path: bodaccRecords, Query: bodaccQuery("880878145"), H: e.file("bodacc", "annonces_880878145.json")}))
+		out, err := e.call("fr.reseau-dirigeant", map[string]any{"nom": "Jouppe", "prenom": "Xavier"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := out.(Reseau)
+		// Receivership (30) and one quick cessation (8): 38, MODERE.
+		checkPoints(t, n.Facteurs, []int{0, 30, 0, 8})
+		if n.Points != 38 || n.NiveauAlerte != "MODERE" || *n.Societes[0].Procedure != "redressement_judiciaire" {
+			t.Errorf("points %d %s", n.Points, n.NiveauAlerte)
+		}
+	})
+}
+
+// enrich by name and city searches the register with both, and takes the best match.
+func TestEnrichByNameAndCity(t *testing.T) {
+	e := setup(t, 0)
+	for name, h := range naturalia(e) {
+		e.serve(name, h)
+	}
+	e.serve("recherche-entreprises", upstreamtest.Want(t, "/search", registerQuery("Naturalia Clichy"), e.file("rechercheentreprises", "search_302474648.json")))
+	out, err := e.call("fr.enrich", map[string]any{"name": "Naturalia", "city": "Clichy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := out.(Enrich); x.Identite.Siren != "302474648" || x.Query != "Naturalia Clichy" {
+		t.Errorf("enrich = %s %q", x.Identite.Siren, x.Query)
+	}
+}
+
+// A second report on a company calls only the sources the first did not: a due-diligence
+// after an entreprise-360 adds BOAMP, a tradesperson check after both adds nothing.
+func TestCompositesShareTheCache(t *testing.T) {
+	e := setupWith(t, 0, recordedAt, &mapCache{m: map[string][]byte{}})
+	for name, h := range danoneAll(e) {
+		e.serve(name, h)
+	}
+	calls := func() map[string]int {
+		m := map[string]int{}
+		for name, s := range e.servers {
+			if n := len(s.Requests()); n > 0 {
+				m[name] = n
+			}
+		}
+		return m
+	}
+	for _, id := range []string{"fr.entreprise-360", "fr.due-diligence", "fr.verif-artisan", "fr.valorisation", "fr.enrich"} {
+		if _, err := e.call(id, map[string]any{"siren": "552032534"}); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+	}
+	want := map[string]int{"recherche-entreprises": 1, "bodacc": 1, "vies": 1, "data-economie": 1, "ademe": 1, "boamp": 1}
+	got := calls()
+	for name, n := range want {
+		if got[name] != n {
+			t.Errorf("%s called %d times over five reports, want %d", name, got[name], n)
+		}
+	}
+}
