@@ -184,13 +184,14 @@ func Table(n Names) []Entry {
 			S("activite", "activity (NAF code or words)").Req().Range(2, 100), S("commune", "commune name or INSEE code").Req().Range(2, 100)).
 			timeout(composite).ex("activite", "boulangerie", "commune", "Amiens"),
 		route("fr", "GET", "/v1/fr/reseau-dirigeant", 80_000, "Companies of a director with active and ceased flags and an alert level.",
-			S("nom", "last name").Req().Range(2, 100), S("prenom", "first name").Req().Range(1, 100)).
+			S("nom", "last name").Req().Range(2, 100), S("prenom", "first name").Req().Range(1, 100),
+			I("annee_naissance", "birth year, to tell namesakes apart").Range(1900, 2015)).
 			timeout(composite).up("recherche-entreprises", 6*hour).ex("nom", "Dupont", "prenom", "Marie"),
 		route("fr", "GET", "/v1/fr/concurrents", 80_000, "Same-activity companies in a département or region with revenue.", pQIdent, pSIRENo,
-			S("zone", "département or region code").Range(2, 3)).timeout(composite).ex("siren", "542065479", "zone", "80"),
+			S("zone", "département code (e.g. 80), or R and a region code (e.g. R84); all of France when absent").Fmt("zone_fr")).timeout(composite).ex("siren", "542065479", "zone", "80"),
 		route("fr", "GET", "/v1/fr/verif-artisan", 80_000, "Tradesperson check: confidence, RGE certification, insolvency count.", pQIdent, pSIRENo).
 			timeout(composite).ex("siren", "542065479"),
-		route("fr", "GET", "/v1/fr/valorisation", 100_000, "Indicative company valuation from filed revenue.", pQIdent, pSIRENo).
+		route("fr", "GET", "/v1/fr/valorisation", 100_000, "Indicative enterprise value from the filed accounts, by named multiples.", pQIdent, pSIRENo).
 			timeout(composite).ex("siren", "542065479"),
 		route("fr", "GET", "/v1/fr/enrich", 80_000, "Company enrichment: identity, directors, financials, insolvency risk, contact.",
 			S("siren", "SIREN").Group("company").Fmt("siren"), S("name", "company name (with city)").Group("company").Range(2, 200),

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"sync"
 	"time"
 
@@ -66,6 +67,10 @@ func (r *Routes) fetch(ctx context.Context, c call) (Source, error) {
 		}
 	}
 	err := c.run(ctx)
+	if err != nil {
+		// Some connectors return a value with their error: a failed source feeds nothing.
+		reflect.ValueOf(c.out).Elem().SetZero()
+	}
 	if err == nil && r.cache != nil && c.key != "" {
 		if v, merr := json.Marshal(c.out); merr == nil {
 			if b, merr := json.Marshal(kept{At: r.now(), V: v}); merr == nil {
@@ -80,6 +85,13 @@ func (r *Routes) fetch(ctx context.Context, c call) (Source, error) {
 // outcome in the order of calls. A 404 is an answer (the upstream knows nothing), not a
 // failure.
 func (r *Routes) fanOut(ctx context.Context, calls ...call) []Source {
+	out, _ := r.fanOutErrs(ctx, calls...)
+	return out
+}
+
+// fanOutErrs is fanOut with each call's error, for the reports that cannot stand without
+// some of their sources (see essential).
+func (r *Routes) fanOutErrs(ctx context.Context, calls ...call) ([]Source, []error) {
 	// The sources stop a little before the route's deadline, so that a slow one is declared
 	// in the answer rather than turning the whole report into a 504.
 	if dl, ok := ctx.Deadline(); ok {
@@ -87,13 +99,24 @@ func (r *Routes) fanOut(ctx context.Context, calls ...call) []Source {
 		ctx, cancel = context.WithDeadline(ctx, dl.Add(-assembleMargin))
 		defer cancel()
 	}
-	out := make([]Source, len(calls))
+	out, errs := make([]Source, len(calls)), make([]error, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {
-		wg.Go(func() { out[i], _ = r.fetch(ctx, c) })
+		wg.Go(func() { out[i], errs[i] = r.fetch(ctx, c) })
 	}
 	wg.Wait()
-	return out
+	return out, errs
+}
+
+// essential fails the call with the first error of the sources a report cannot stand
+// without (a 404 is an answer, not a failure): 502 or 504 naming the upstream, not charged.
+func essential(errs []error, which ...int) error {
+	for _, i := range which {
+		if err := errs[i]; err != nil && !upstream.IsNotFound(err) {
+			return fail(err)
+		}
+	}
+	return nil
 }
 
 // assembleMargin is the time kept after the sources to build and send the answer.

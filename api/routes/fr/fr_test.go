@@ -305,7 +305,8 @@ func TestEveryRouteIsBound(t *testing.T) {
 		"fr.carburants", "fr.dpe", "fr.ecoles", "fr.cadastre", "fr.valeurs-foncieres", "fr.meteo", "fr.transport", "fr.irve",
 		"geo.forward", "geo.reverse", "weather", "free.entreprise",
 		"fr.entreprise-360", "fr.entreprise-360.partial", "free.entreprise-360", "fr.kyb", "fr.kyb.partial", "free.kyb",
-		"fr.score-entreprise", "fr.score-entreprise.partial", "free.score-entreprise"}
+		"fr.score-entreprise", "fr.score-entreprise.partial", "free.score-entreprise",
+		"fr.due-diligence", "fr.enrich", "fr.verif-artisan", "fr.valorisation", "fr.reseau-dirigeant", "fr.concurrents", "fr.qualified-leads"}
 	for _, id := range want {
 		ent := e.cat.Entry(id)
 		if ent == nil || ent.Handler == nil || !ent.Available() {
@@ -324,6 +325,9 @@ func TestEveryRouteIsBound(t *testing.T) {
 		covered[c.id] = true
 	}
 	for _, c := range scoreCases() {
+		covered[c.id] = true
+	}
+	for _, c := range compositeCases() {
 		covered[c.id] = true
 	}
 	for _, id := range want {

@@ -43,7 +43,11 @@ func identite(u re.Unite) Identite {
 // identify finds the company of a report: siren when given, else q (a SIREN, a SIRET, or a
 // name, whose best match is taken).
 func (r *Routes) identify(ctx context.Context, req *catalog.Request) (re.Unite, Source, error) {
-	q := nonEmpty(req.Args.Str("siren"), req.Args.Str("q"))
+	return r.identifyQ(ctx, nonEmpty(req.Args.Str("siren"), req.Args.Str("q")))
+}
+
+// identifyQ finds the company q names (a SIREN, a SIRET, or a name whose best match is taken).
+func (r *Routes) identifyQ(ctx context.Context, q string) (re.Unite, Source, error) {
 	var res *re.Results
 	src, err := r.fetch(ctx, registerCall(r, q, &res))
 	if err != nil {

@@ -2,9 +2,12 @@ package fr
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/peage/appliance/api/upstream/ademe"
+	"github.com/peage/appliance/api/upstream/agencebio"
+	"github.com/peage/appliance/api/upstream/boamp"
 	"github.com/peage/appliance/api/upstream/bodacc"
 	"github.com/peage/appliance/api/upstream/economie"
 	"github.com/peage/appliance/api/upstream/ods"
@@ -45,4 +48,33 @@ func ratiosCall(r *Routes, siren string, out **ods.Page[economie.Ratio]) call {
 func rgeCall(r *Routes, siret string, out **ademe.Lines[ademe.RGE]) call {
 	return call{upstream: ademe.Name, key: "fr/report/rge/" + siret, ttl: keepDaily, out: out,
 		run: func(ctx context.Context) (err error) { *out, err = r.ademe.RGEBySiret(ctx, siret); return }}
+}
+
+func bioCall(r *Routes, siren string, out **agencebio.Page) call {
+	return call{upstream: agencebio.Name, key: "fr/report/bio/" + siren, ttl: keepDaily, out: out,
+		run: func(ctx context.Context) (err error) { *out, err = r.bio.ParSiren(ctx, siren); return }}
+}
+
+// awardsCall searches BOAMP for notices naming the company (full text); the caller keeps
+// those whose titulaire is the company.
+func awardsCall(r *Routes, siren, name string, out **ods.Page[boamp.Avis]) call {
+	return call{upstream: boamp.Name, key: "fr/report/boamp/" + siren, ttl: keepDaily, out: out,
+		run: func(ctx context.Context) (err error) {
+			*out, err = r.boamp.Search(ctx, boamp.Query{Text: name, Max: maxAwardsRead})
+			return
+		}}
+}
+
+const maxAwardsRead = 100
+
+// searchCall is a filtered register search (competitors, leads, a person's companies),
+// kept under its canonical query.
+func searchCall(r *Routes, q re.Query, out **re.Results) call {
+	return call{upstream: re.Name, key: "fr/report/search/" + searchKey(q), ttl: keepRegister, out: out,
+		run: func(ctx context.Context) (err error) { *out, err = r.entreprises.Search(ctx, q); return }}
+}
+
+func searchKey(q re.Query) string {
+	b, _ := json.Marshal(q)
+	return string(b)
 }

@@ -19,15 +19,17 @@ import (
 
 // Unblock is the answer of /v1/unblock.
 type Unblock struct {
-	URL       string `json:"url"`
-	FinalURL  string `json:"final_url"`
-	Status    int    `json:"status"`
-	Country   string `json:"country"`
-	Rendered  bool   `json:"rendered"`
-	Format    string `json:"format"`
-	Title     string `json:"title"`
-	Content   string `json:"content"`
-	Extractor string `json:"extractor,omitempty"`
+	URL      string `json:"url"`
+	FinalURL string `json:"final_url"`
+	Status   int    `json:"status"`
+	// Country is what the residential exit showed at its last check (proxyd); null when
+	// no exit check runs beside the farm or it could not be read.
+	Country   *string `json:"country"`
+	Rendered  bool    `json:"rendered"`
+	Format    string  `json:"format"`
+	Title     string  `json:"title"`
+	Content   string  `json:"content"`
+	Extractor string  `json:"extractor,omitempty"`
 }
 
 // unblock fetches with a real browser (render=true, the default) whose fingerprint is a plain
@@ -35,6 +37,10 @@ type Unblock struct {
 // from this box's residential French line, which is the only country served. A captcha or
 // challenge page is reported as an error naming the vendor; it is never solved or bypassed.
 func (r *Routes) unblock(ctx context.Context, req *catalog.Request) (any, error) {
+	country, err := r.exitCountry(ctx, req.Args.Str("country"))
+	if err != nil {
+		return nil, err
+	}
 	format := req.Args.Str("format")
 	if format == "" {
 		format = "markdown"
@@ -43,10 +49,7 @@ func (r *Routes) unblock(ctx context.Context, req *catalog.Request) (any, error)
 	if req.Args.Has("render") {
 		render = req.Args.Bool("render")
 	}
-	var (
-		p   *page
-		err error
-	)
+	var p *page
 	if render {
 		p, err = r.load(ctx, task(req), acceptText)
 	} else {
@@ -55,7 +58,7 @@ func (r *Routes) unblock(ctx context.Context, req *catalog.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	out := Unblock{URL: req.Args.Str("url"), FinalURL: finalURL(p.res), Status: p.res.Status, Country: "fr",
+	out := Unblock{URL: req.Args.Str("url"), FinalURL: finalURL(p.res), Status: p.res.Status, Country: country,
 		Rendered: render, Format: format, Title: p.res.Title}
 	switch format {
 	case "html":
@@ -136,4 +139,22 @@ func (r *Routes) fetch(ctx context.Context, u string) (*page, error) {
 		return nil, err
 	}
 	return &page{res: res, doc: doc}, nil
+}
+
+// exitCountry reads the exit's country from the exit check. An exit that shows another
+// country than the one asked for is a 503 before the page is loaded (nothing charged); an
+// exit that cannot be read is said (null), not assumed.
+func (r *Routes) exitCountry(ctx context.Context, want string) (*string, error) {
+	if r.ExitCountry == nil {
+		return nil, nil
+	}
+	c, err := r.ExitCountry(ctx)
+	if err != nil || c == "" {
+		return nil, nil
+	}
+	c = strings.ToLower(c)
+	if want != "" && c != strings.ToLower(want) {
+		return nil, apierr.Unavailable("the residential exit shows country %q, not %q; nothing was charged", c, want)
+	}
+	return &c, nil
 }

@@ -37,6 +37,9 @@ type Routes struct {
 	now    func() time.Time
 	// Region is the default region for phone numbers written without a country code.
 	Region string
+	// ExitCountry reads the country the residential exit showed at its last check (ISO
+	// code); nil when no exit check runs beside the farm.
+	ExitCountry func(ctx context.Context) (string, error)
 }
 
 // New builds the web routes over a farm and the egress policy (used by unblock's

@@ -34,7 +34,12 @@ type Operateur struct {
 	Siret         string    `json:"siret"`
 	NumeroBio     wire.Text `json:"numeroBio"` // a number on the wire, text on some rows
 	CodeNAF       string    `json:"codeNAF"`
-	Adresses      []struct {
+	Telephone     string    `json:"telephone"`
+	Email         string    `json:"email"`
+	SiteWebs      []struct {
+		URL string `json:"url"`
+	} `json:"siteWebs"`
+	Adresses []struct {
 		CodePostal    string `json:"codePostal"`
 		Ville         string `json:"ville"`
 		DepartementID any    `json:"departementId"`

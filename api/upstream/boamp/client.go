@@ -7,6 +7,7 @@ import (
 
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/ods"
+	"github.com/peage/appliance/api/upstream/wire"
 )
 
 // Name is the registry name.
@@ -35,6 +36,8 @@ type Avis struct {
 	NatureLibelle      string   `json:"nature_libelle"`
 	DescripteurLibelle []string `json:"descripteur_libelle"`
 	URLAvis            string   `json:"url_avis"`
+	// Titulaire names the winners on award notices (a list, or one text on some records).
+	Titulaire wire.List[string] `json:"titulaire"`
 }
 
 // Query selects notices. OpenOn, when set (YYYY-MM-DD), keeps calls still open that day.

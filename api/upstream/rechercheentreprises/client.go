@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/wire"
 )
 
 // Name is the registry name.
@@ -32,6 +33,20 @@ type Query struct {
 	EstAssociation bool
 	// MatchingEtab asks for up to n matching establishments (1-100).
 	MatchingEtab int
+
+	// Filters (empty: not sent). A company matches a geographic filter when any of its
+	// establishments is in the area, not only its head office.
+	ActivitePrincipale string // NAF code, e.g. 43.22A
+	Departement        string
+	Region             string
+	CodePostal         string
+	CodeCommune        string
+	EtatAdministratif  string // A or C
+	// Person search (reseau-dirigeant): officers named so.
+	NomPersonne, PrenomsPersonne string
+	TypePersonne                 string // dirigeant or elu
+	// DateNaissanceMin and Max bound the person's birth date (YYYY-MM-DD).
+	DateNaissanceMin, DateNaissanceMax string
 }
 
 // Results is the /search envelope.
@@ -69,20 +84,23 @@ type Unite struct {
 
 // Etablissement is the head office or a matching establishment.
 type Etablissement struct {
-	Siret              string   `json:"siret"`
-	Adresse            string   `json:"adresse"`
-	CodePostal         string   `json:"code_postal"`
-	LibelleCommune     string   `json:"libelle_commune"`
-	Commune            string   `json:"commune"`
-	Departement        string   `json:"departement"`
-	Region             string   `json:"region"`
-	EtatAdministratif  string   `json:"etat_administratif"`
-	EstSiege           bool     `json:"est_siege"`
-	ActivitePrincipale string   `json:"activite_principale"`
-	DateCreation       string   `json:"date_creation"`
-	Latitude           string   `json:"latitude"` // decimal text, as the upstream sends it
-	Longitude          string   `json:"longitude"`
-	ListeRGE           []string `json:"liste_rge"`
+	Siret              string      `json:"siret"`
+	Adresse            string      `json:"adresse"`
+	CodePostal         string      `json:"code_postal"`
+	LibelleCommune     string      `json:"libelle_commune"`
+	Commune            string      `json:"commune"`
+	Departement        string      `json:"departement"`
+	Region             string      `json:"region"`
+	EtatAdministratif  string      `json:"etat_administratif"`
+	EstSiege           bool        `json:"est_siege"`
+	ActivitePrincipale string      `json:"activite_principale"`
+	DateCreation       string      `json:"date_creation"`
+	Latitude           string      `json:"latitude"` // decimal text, as the upstream sends it
+	Longitude          string      `json:"longitude"`
+	ListeRGE           []string    `json:"liste_rge"`
+	ListeIDBio         []wire.Text `json:"liste_id_bio"` // numbers on the wire
+	// ActiviteRegistreMetier is the trade code of the Répertoire des métiers (craftsmen).
+	ActiviteRegistreMetier string `json:"activite_principale_registre_metier"`
 }
 
 // Dirigeant is an officer: a person or a company.
@@ -112,11 +130,23 @@ type Complements struct {
 	EstBio                 bool   `json:"est_bio"`
 	EstESS                 bool   `json:"est_ess"`
 	EstEntrepreneurIndiv   bool   `json:"est_entrepreneur_individuel"`
+	EstQualiopi            bool   `json:"est_qualiopi"`
 }
 
 // Search calls /search.
 func (c *Client) Search(ctx context.Context, q Query) (*Results, error) {
-	v := url.Values{"q": {q.Q}}
+	v := url.Values{}
+	if q.Q != "" {
+		v.Set("q", q.Q)
+	}
+	for name, val := range map[string]string{"activite_principale": q.ActivitePrincipale, "departement": q.Departement,
+		"region": q.Region, "code_postal": q.CodePostal, "code_commune": q.CodeCommune, "etat_administratif": q.EtatAdministratif,
+		"nom_personne": q.NomPersonne, "prenoms_personne": q.PrenomsPersonne, "type_personne": q.TypePersonne,
+		"date_naissance_personne_min": q.DateNaissanceMin, "date_naissance_personne_max": q.DateNaissanceMax} {
+		if val != "" {
+			v.Set(name, val)
+		}
+	}
 	page := max(q.Page, 1)
 	per := q.PerPage
 	if per <= 0 || per > MaxPerPage {

@@ -316,7 +316,17 @@ func bindFamilies(a *app, d deps) error {
 		}
 	}
 	if d.farm != nil {
-		if err := web.New(d.farm, d.egress).Bind(a.cat); err != nil {
+		wr := web.New(d.farm, d.egress)
+		if px := d.proxy; px != nil {
+			wr.ExitCountry = func(ctx context.Context) (string, error) {
+				st, err := px.Status(ctx)
+				if err != nil {
+					return "", err
+				}
+				return st.Exit.Country, nil
+			}
+		}
+		if err := wr.Bind(a.cat); err != nil {
 			return err
 		}
 		a.metrics.GaugeFunc("peage_browserfarm", "Browser farm health: browsers up, jobs, queue, restarts, memory.", d.farm.Gauges, "stat")
