@@ -31,6 +31,7 @@ import (
 	"github.com/peage/appliance/api/routes/uk"
 	"github.com/peage/appliance/api/routes/us"
 	"github.com/peage/appliance/api/routes/util"
+	"github.com/peage/appliance/api/routes/vin"
 	"github.com/peage/appliance/api/routes/web"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
@@ -311,6 +312,13 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	if err := directionRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	vinRoutes, err := vin.New(vin.Deps{Pool: pool})
+	if err != nil {
+		return err
+	}
+	if err := vinRoutes.Bind(a.cat); err != nil {
 		return err
 	}
 	if d.payments != nil {
