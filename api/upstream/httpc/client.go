@@ -240,6 +240,10 @@ func (c *Client) do(ctx context.Context, baseURL *url.URL, method, path string, 
 	}
 	u := *baseURL
 	u.Path = baseURL.Path + path
+	if p, err := url.PathUnescape(path); err == nil && p != path {
+		// An escaped path (a title holding "/" sent as %2F) goes out as written.
+		u.Path, u.RawPath = baseURL.Path+p, baseURL.EscapedPath()+path
+	}
 	q := url.Values{}
 	for k, v := range query {
 		q[k] = v

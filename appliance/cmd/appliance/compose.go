@@ -33,6 +33,7 @@ import (
 	"github.com/peage/appliance/api/routes/util"
 	"github.com/peage/appliance/api/routes/vin"
 	"github.com/peage/appliance/api/routes/web"
+	"github.com/peage/appliance/api/routes/wiki"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/chainrpc"
@@ -319,6 +320,13 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	if err := vinRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	wikiRoutes, err := wiki.New(wiki.Deps{Pool: pool})
+	if err != nil {
+		return err
+	}
+	if err := wikiRoutes.Bind(a.cat); err != nil {
 		return err
 	}
 	if d.payments != nil {
