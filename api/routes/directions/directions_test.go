@@ -1,14 +1,12 @@
 package directions_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,38 +125,11 @@ func TestRouteAgainstRecordedAnswer(t *testing.T) {
 			if !tt.check(a) {
 				t.Errorf("geometry: %s", body)
 			}
-			golden(t, tt.golden, body)
+			apitest.Golden(t, *update, tt.golden, body)
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {
 		t.Errorf("charged %d waived %d, want %d and 0", charged, waived, len(tests))
-	}
-}
-
-// golden compares an answer with testdata/golden/<name>.json (go test -update rewrites it).
-func golden(t *testing.T, name string, body []byte) {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := json.MarshalIndent(v, "", "  ")
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("answer differs from %s:\n%s", path, got)
 	}
 }
 

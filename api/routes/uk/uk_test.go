@@ -1,14 +1,12 @@
 package uk_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -178,7 +176,7 @@ func TestRoutesAgainstRecordedAnswers(t *testing.T) {
 			if !sameSet(got, tt.calls) {
 				t.Errorf("upstream calls %v, want %v", got, tt.calls)
 			}
-			golden(t, tt.golden, body)
+			apitest.Golden(t, *update, tt.golden, body)
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {
@@ -203,33 +201,6 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-// golden compares an answer with testdata/golden/<name>.json (go test -update rewrites it).
-func golden(t *testing.T, name string, body []byte) {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := json.MarshalIndent(v, "", "  ")
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("answer differs from %s:\n%s", path, got)
-	}
 }
 
 // TestFailuresAreNotCharged: an unknown number is 404, the registrar's 429 and 500 are 502
