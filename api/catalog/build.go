@@ -62,5 +62,8 @@ func init() {
 	RegisterFormat("actor", `^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, re(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, "must be owner/name"))
 	RegisterFormat("asin", `^[A-Z0-9]{10}$`, re(`^[A-Z0-9]{10}$`, "must be a 10-character ASIN"))
 	RegisterFormat("lei", `^[A-Z0-9]{18}[0-9]{2}$`, re(`^[A-Z0-9]{18}[0-9]{2}$`, "must be a 20-character LEI"))
+	// Wikipedia language subdomains (en, fr, simple, be-tarask, zh-min-nan): the shape here; the
+	// wiki family refines it with the list of open Wikipedias.
+	RegisterFormat("wiki_lang", `^[a-z]{2,12}(-[a-z]{2,12})*$`, re(`^[a-z]{2,12}(-[a-z]{2,12})*$`, "must be a Wikipedia language code such as en, fr, simple or zh-min-nan"))
 	RegisterFormat("stops", `^-?[0-9.]+,-?[0-9.]+(\|-?[0-9.]+,-?[0-9.]+){1,9}$`, checkStops)
 }

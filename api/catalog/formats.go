@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"math"
 	"net/mail"
 	"net/url"
 	"regexp"
@@ -231,7 +232,8 @@ func checkStops(s string) error {
 		}
 		la, err1 := strconv.ParseFloat(strings.TrimSpace(lat), 64)
 		lo, err2 := strconv.ParseFloat(strings.TrimSpace(lon), 64)
-		if err1 != nil || err2 != nil || la < -90 || la > 90 || lo < -180 || lo > 180 {
+		// NaN passes every comparison, so it is refused by name.
+		if err1 != nil || err2 != nil || math.IsNaN(la) || math.IsNaN(lo) || la < -90 || la > 90 || lo < -180 || lo > 180 {
 			return errors.New("has a pair that is not a valid lat,lon")
 		}
 	}

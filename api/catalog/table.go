@@ -266,7 +266,7 @@ func Table(n Names) []Entry {
 		route("util", "GET", "/v1/vin/decode", 5_000, "Vehicle identification number decoded: make, model, year, engine, body, plant.",
 			S("vin", "17-character VIN").Req().Fmt("vin")).up("vpic", 30*day).ex("vin", "1HGCM82633A004352"),
 		route("util", "GET", "/v1/wiki/summary", 5_000, "Encyclopedia summary of a title with best-match fallback.",
-			S("title", "article title").Req().Range(1, 300), S("lang", "language code").Def("fr").Fmt("lang")).
+			S("title", "article title").Req().Range(1, 300), S("lang", "Wikipedia language code").Def("fr").Fmt("wiki_lang")).
 			up("wikipedia", day).ex("title", "Amiens", "lang", "fr"),
 		route("util", "GET", "/v1/eu/mica-check", 10_000, "EU MiCA register check of a crypto firm by name or LEI.",
 			S("name", "firm name").Group("firm").Range(2, 200), S("lei", "legal entity identifier").Group("firm").Fmt("lei")).

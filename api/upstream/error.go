@@ -33,6 +33,9 @@ type Error struct {
 	// answer that is not in the expected shape; "" for the whole body.
 	Field string
 	Err   error
+	// Body is the upstream's answer to a non-2xx status, for connectors whose errors say what
+	// went wrong in the body (OSRM's code); nil otherwise.
+	Body []byte
 }
 
 func (e *Error) Error() string {
@@ -66,6 +69,15 @@ func StatusOf(err error) int {
 		return e.Status
 	}
 	return 0
+}
+
+// BodyOf returns the body of the upstream's non-2xx answer carried by err, or nil.
+func BodyOf(err error) []byte {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Body
+	}
+	return nil
 }
 
 // IsNotFound reports whether the upstream answered 404.

@@ -89,6 +89,19 @@ var Specs = []Spec{
 		Terms: "SEC EDGAR public data (U.S. government work, not copyrighted). SEC's fair-access policy requires a User-Agent naming a contact and at most 10 requests per second."},
 	{Name: "sec-edgar-files", BaseURL: "https://www.sec.gov", NeedsContact: true, Timeout: 20 * time.Second, RPS: 1, Burst: 1, Retries: 1,
 		Terms: "SEC EDGAR company ticker file (www.sec.gov/files/company_tickers.json), same fair-access policy."},
+	// Both public OSRM servers (router.project-osrm.org, car only; FOSSGIS's
+	// routing.openstreetmap.de, one server per profile) ask for at most 1 request per second,
+	// a User-Agent naming the application, no heavy use and OSM attribution. A base_url without
+	// "{profile}" is one server for every mode: it must honour the profile in the path.
+	{Name: "osrm", BaseURL: "https://routing.openstreetmap.de/routed-{profile}", Timeout: 10 * time.Second, RPS: 1, Burst: 1, Retries: 0,
+		Terms: "Routes computed by OSRM on OpenStreetMap data (© OpenStreetMap contributors, ODbL). The public FOSSGIS and OSRM demo servers allow at most one request per second, no heavy or bulk use, and may withdraw access: a production box should set upstream.override.osrm.base_url to its own OSRM."},
+	// vPIC publishes no rate; its traffic control blocks bursts, so a few calls a second.
+	{Name: "vpic", BaseURL: "https://vpic.nhtsa.dot.gov/api", Timeout: 10 * time.Second, RPS: 2, Burst: 4, Retries: 1,
+		Terms: "NHTSA vPIC (U.S. Department of Transportation), public domain. Missing values mean NHTSA has no data on the variable, not that the feature is absent."},
+	// Wikimedia's REST API allows about 200 requests per second per client; 10 is polite. The
+	// User-Agent names the appliance and upstream.contact, as Wikimedia's policy asks.
+	{Name: "wikipedia", BaseURL: "https://{lang}.wikipedia.org", Timeout: 6 * time.Second, RPS: 10, Burst: 10, Retries: 1,
+		Terms: "Wikipedia text is CC BY-SA 4.0: reuse requires attribution (the article URL) and share-alike."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
 }

@@ -1,14 +1,12 @@
 package uk_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -26,39 +24,35 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// recorded maps the requests the routes must send (path and exact query) to the recorded
-// answers of the connector's testdata. Anything else is answered 404 without a body, and a
-// request without the key is refused 401, as the registrar does.
-func recorded(t *testing.T) http.Handler {
-	files := map[string]string{
-		"/company/00445790":                                  "profile_00445790.json",
-		"/company/FC040879":                                  "profile_FC040879.json",
-		"/company/00445790/officers":                         "officers_00445790.json",
-		"/company/00445790/exemptions":                       "exemptions_00445790.json",
-		"/company/03977902/persons-with-significant-control": "psc_03977902.json",
-		"/search/companies":                                  "search_FC040879.json",
+// expectRecorded sets the requests the routes may send (path and exact query) and their
+// recorded answers from the connector's testdata; any other request fails the test
+// (upstreamtest.Expect). A request without the key is refused 401, as the registrar does.
+func expectRecorded(t *testing.T, srv *upstreamtest.Server) {
+	page := upstreamtest.Query("items_per_page", "100", "start_index", "0")
+	for _, r := range []struct {
+		path  string
+		query url.Values
+		file  string
+	}{
+		{"/company/00445790", nil, "profile_00445790.json"},
+		{"/company/FC040879", nil, "profile_FC040879.json"},
+		{"/company/00445790/officers", page, "officers_00445790.json"},
+		{"/company/00445790/exemptions", nil, "exemptions_00445790.json"},
+		{"/company/03977902/persons-with-significant-control", page, "psc_03977902.json"},
+		{"/search/companies", upstreamtest.Query("q", "ABSA UK PERMANENT ESTABLISHMENT", "items_per_page", "5", "start_index", "0"), "search_FC040879.json"},
+	} {
+		srv.Expect(r.path, r.query, withKey(upstreamtest.File(t, filepath.Join("..", "..", "upstream", "companieshouse", "testdata", r.file))))
 	}
-	queries := map[string]url.Values{
-		"/company/00445790/officers":                         {"items_per_page": {"100"}, "start_index": {"0"}},
-		"/company/03977902/persons-with-significant-control": {"items_per_page": {"100"}, "start_index": {"0"}},
-		"/search/companies":                                  {"q": {"ABSA UK PERMANENT ESTABLISHMENT"}, "items_per_page": {"5"}, "start_index": {"0"}},
-	}
+}
+
+// withKey answers 401 to a request without the test key as HTTP Basic user, h otherwise.
+func withKey(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if user, _, ok := r.BasicAuth(); !ok || user != "test-key" {
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
-		name, ok := files[r.URL.Path]
-		if !ok {
-			w.WriteHeader(http.StatusNotFound)
-			return
-		}
-		if want := queries[r.URL.Path]; want.Encode() != r.URL.Query().Encode() {
-			t.Errorf("%s: query %q, want %q", r.URL.Path, r.URL.RawQuery, want.Encode())
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		upstreamtest.File(t, filepath.Join("..", "..", "upstream", "companieshouse", "testdata", name)).ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	})
 }
 
@@ -72,7 +66,7 @@ type env struct {
 func start(t *testing.T, key string, gate paywall.Gate) *env {
 	t.Helper()
 	srv := upstreamtest.New(t)
-	srv.Handle(recorded(t))
+	expectRecorded(t, srv)
 	spec := srv.Spec(t, companieshouse.Name)
 	spec.Key = key
 	pool := httpc.NewPool(map[string]upstream.Spec{companieshouse.Name: spec}, httpc.Options{Contact: "test@example.org", Logger: quiet})
@@ -182,7 +176,7 @@ func TestRoutesAgainstRecordedAnswers(t *testing.T) {
 			if !sameSet(got, tt.calls) {
 				t.Errorf("upstream calls %v, want %v", got, tt.calls)
 			}
-			golden(t, tt.golden, body)
+			apitest.Golden(t, *update, tt.golden, body)
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {
@@ -207,33 +201,6 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-// golden compares an answer with testdata/golden/<name>.json (go test -update rewrites it).
-func golden(t *testing.T, name string, body []byte) {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := json.MarshalIndent(v, "", "  ")
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("answer differs from %s:\n%s", path, got)
-	}
 }
 
 // TestFailuresAreNotCharged: an unknown number is 404, the registrar's 429 and 500 are 502

@@ -34,27 +34,19 @@ func fixture(t *testing.T, name string) http.Handler {
 	return upstreamtest.File(t, filepath.Join("..", "..", "upstream", "secedgar", "testdata", name))
 }
 
-// edgar serves the recorded answers on their exact paths (no query is expected), answers
-// 403 as SEC does to a User-Agent without the contact, and data.sec.gov's recorded 404 for
-// any other path.
-func edgar(t *testing.T, files map[string]string) http.Handler {
-	// Decompress each recording once: the company facts are 4 MB apiece.
-	handlers := map[string]http.Handler{}
-	for path, name := range files {
-		handlers[path] = fixture(t, name)
+// expectRecorded sets the requests a fixture server accepts, each on its exact path with no
+// query, and their recorded answers (upstreamtest.Expect: any other request fails the test).
+// Each answers 403 to a User-Agent without the contact, as SEC does.
+func expectRecorded(t *testing.T, srv *upstreamtest.Server, answers map[string]http.Handler) {
+	for path, h := range answers {
+		srv.Expect(path, nil, withContact(h))
 	}
-	notFound := upstreamtest.FileStatus(t, filepath.Join("..", "..", "upstream", "secedgar", "testdata", "submissions_not_found.xml"), http.StatusNotFound)
+}
+
+func withContact(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.Contains(r.UserAgent(), contact) {
 			w.WriteHeader(http.StatusForbidden)
-			return
-		}
-		if r.URL.RawQuery != "" {
-			t.Errorf("%s: unexpected query %q", r.URL.Path, r.URL.RawQuery)
-		}
-		h, ok := handlers[r.URL.Path]
-		if !ok {
-			notFound.ServeHTTP(w, r)
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -73,13 +65,17 @@ type env struct {
 func start(t *testing.T, who string, gate paywall.Gate, attempt time.Duration) *env {
 	t.Helper()
 	e := &env{data: upstreamtest.New(t), files: upstreamtest.New(t)}
-	e.data.Handle(edgar(t, map[string]string{
-		"/submissions/CIK0000320193.json":           "submissions_CIK0000320193.json",
-		"/submissions/CIK0001045810.json":           "submissions_CIK0001045810.json",
-		"/api/xbrl/companyfacts/CIK0000320193.json": "companyfacts_CIK0000320193.json.gz",
-		"/api/xbrl/companyfacts/CIK0001045810.json": "companyfacts_CIK0001045810.json.gz",
-	}))
-	e.files.Handle(edgar(t, map[string]string{"/files/company_tickers.json": "company_tickers.json.gz"}))
+	// data.sec.gov's recorded 404 answers the CIK no company has (TestUnknownCompanies).
+	notFound := upstreamtest.FileStatus(t, filepath.Join("..", "..", "upstream", "secedgar", "testdata", "submissions_not_found.xml"), http.StatusNotFound)
+	expectRecorded(t, e.data, map[string]http.Handler{
+		"/submissions/CIK0000320193.json":           fixture(t, "submissions_CIK0000320193.json"),
+		"/submissions/CIK0001045810.json":           fixture(t, "submissions_CIK0001045810.json"),
+		"/api/xbrl/companyfacts/CIK0000320193.json": fixture(t, "companyfacts_CIK0000320193.json.gz"),
+		"/api/xbrl/companyfacts/CIK0001045810.json": fixture(t, "companyfacts_CIK0001045810.json.gz"),
+		"/submissions/CIK0000000001.json":           notFound,
+		"/api/xbrl/companyfacts/CIK0000000001.json": notFound,
+	})
+	expectRecorded(t, e.files, map[string]http.Handler{"/files/company_tickers.json": fixture(t, "company_tickers.json.gz")})
 	specs := map[string]upstream.Spec{secedgar.Name: e.data.Spec(t, secedgar.Name), secedgar.FilesName: e.files.Spec(t, secedgar.FilesName)}
 	if attempt > 0 {
 		for name, s := range specs {

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/mail"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -50,15 +51,18 @@ type Options struct {
 
 // Client calls one upstream.
 type Client struct {
-	spec    upstream.Spec
-	base    *url.URL
-	hc      *http.Client
-	ua      string
-	contact string
-	log     *slog.Logger
-	limit   *Bucket
-	breaker *breaker
-	backoff time.Duration
+	spec upstream.Spec
+	base *url.URL
+	// template is the base URL as configured when it holds "{name}" placeholders (a host per
+	// language, a prefix per routing profile); each call fills them in (DoAt).
+	template string
+	hc       *http.Client
+	ua       string
+	contact  string
+	log      *slog.Logger
+	limit    *Bucket
+	breaker  *breaker
+	backoff  time.Duration
 }
 
 var defaultTransport = &http.Transport{
@@ -71,7 +75,13 @@ var defaultTransport = &http.Transport{
 
 // New builds the client of spec. The base URL must parse; it is checked at start-up.
 func New(spec upstream.Spec, o Options) (*Client, error) {
-	base, err := url.Parse(strings.TrimRight(spec.BaseURL, "/"))
+	raw := strings.TrimRight(spec.BaseURL, "/")
+	var template string
+	if placeholder.MatchString(raw) {
+		// Checked with every placeholder filled in; the calls fill them for real.
+		template, raw = raw, placeholder.ReplaceAllString(raw, "x")
+	}
+	base, err := url.Parse(raw)
 	if err != nil || base.Host == "" {
 		return nil, fmt.Errorf("upstream %s: bad base_url %q", spec.Name, spec.BaseURL)
 	}
@@ -100,15 +110,16 @@ func New(spec upstream.Spec, o Options) (*Client, error) {
 		spec.Timeout = 5 * time.Second
 	}
 	return &Client{
-		spec:    spec,
-		base:    base,
-		hc:      &http.Client{Transport: rt},
-		ua:      fmt.Sprintf("peage-appliance/%s (+%s)", version.Version, contact),
-		contact: contact,
-		log:     log.With(keyUpstream, spec.Name),
-		limit:   NewBucket(spec.RPS, spec.Burst),
-		breaker: newBreaker(o.BreakerThreshold, o.BreakerCooldown),
-		backoff: o.Backoff,
+		spec:     spec,
+		base:     base,
+		template: template,
+		hc:       &http.Client{Transport: rt},
+		ua:       fmt.Sprintf("peage-appliance/%s (+%s)", version.Version, contact),
+		contact:  contact,
+		log:      log.With(keyUpstream, spec.Name),
+		limit:    NewBucket(spec.RPS, spec.Burst),
+		breaker:  newBreaker(o.BreakerThreshold, o.BreakerCooldown),
+		backoff:  o.Backoff,
 	}, nil
 }
 
@@ -175,15 +186,64 @@ func FieldOf(err error) string {
 	return ""
 }
 
+// placeholder is a "{name}" in a base URL template.
+var placeholder = regexp.MustCompile(`\{[a-z]+\}`)
+
+// placeholderValue is what may fill a placeholder: a host label or a path segment.
+var placeholderValue = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// Templated reports whether the base URL has "{name}" placeholders that calls fill (DoAt).
+func (c *Client) Templated() bool { return c.template != "" }
+
+// GetJSONAt is GetJSON against the base URL with its placeholders filled from vars.
+func (c *Client) GetJSONAt(ctx context.Context, vars map[string]string, path string, query url.Values, out any) error {
+	r, err := c.DoAt(ctx, vars, http.MethodGet, path, query, nil)
+	if err != nil {
+		return err
+	}
+	return c.decode("GET "+path, r.Body, out)
+}
+
+// DoAt is Do against the base URL with its "{name}" placeholders filled from vars: one
+// upstream served under several hosts or prefixes (a wiki per language, a routing server per
+// profile) keeps one rate limit and one breaker. A base without placeholders ignores vars.
+func (c *Client) DoAt(ctx context.Context, vars map[string]string, method, path string, query url.Values, body []byte) (*Response, error) {
+	if c.template == "" {
+		return c.Do(ctx, method, path, query, body)
+	}
+	var bad error
+	raw := placeholder.ReplaceAllStringFunc(c.template, func(p string) string {
+		v, ok := vars[p[1:len(p)-1]]
+		if !ok || !placeholderValue.MatchString(v) {
+			bad = fmt.Errorf("no valid value for %s (got %q)", p, v)
+		}
+		return v
+	})
+	base, err := url.Parse(raw)
+	if bad != nil || err != nil {
+		return nil, &upstream.Error{Upstream: c.spec.Name, Op: method + " " + path, Err: errors.Join(bad, err)}
+	}
+	return c.do(ctx, base, method, path, query, body)
+}
+
 // Do performs one logical call. GET and HEAD are retried on 429, 5xx and transport errors;
-// anything else is tried once. A non-2xx answer comes back as *upstream.Error with Status.
+// anything else is tried once. A non-2xx answer comes back as *upstream.Error with Status
+// and the answer's Body.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, body []byte) (*Response, error) {
+	return c.do(ctx, c.base, method, path, query, body)
+}
+
+func (c *Client) do(ctx context.Context, baseURL *url.URL, method, path string, query url.Values, body []byte) (*Response, error) {
 	op := method + " " + path
 	fail := func(status int, retryable bool, err error) *upstream.Error {
 		return &upstream.Error{Upstream: c.spec.Name, Op: op, Status: status, Retryable: retryable, Err: err}
 	}
-	u := *c.base
-	u.Path = c.base.Path + path
+	u := *baseURL
+	u.Path = baseURL.Path + path
+	if p, err := url.PathUnescape(path); err == nil && p != path {
+		// An escaped path (a title holding "/" sent as %2F) goes out as written.
+		u.Path, u.RawPath = baseURL.Path+p, baseURL.EscapedPath()+path
+	}
 	q := url.Values{}
 	for k, v := range query {
 		q[k] = v
@@ -222,6 +282,7 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 			// Client errors prove the upstream is up: they do not count against the breaker.
 			c.breaker.record(!retryable)
 			last = fail(resp.Status, retryable, errors.New(snippet(resp.Body)))
+			last.Body = resp.Body
 			if !retryable {
 				return nil, last
 			}

@@ -263,3 +263,48 @@ func TestUnreadableAnswerNamesTheField(t *testing.T) {
 		})
 	}
 }
+
+// TestBaseURLPlaceholders: a base URL with "{name}" placeholders is filled per call, a value
+// that is not a host label or path segment is refused before any request, and an escaped
+// path (a "/" inside a title) goes out as written.
+func TestBaseURLPlaceholders(t *testing.T) {
+	s := upstreamtest.New(t)
+	spec := s.Spec(t, "ban")
+	spec.BaseURL = s.URL + "/{lang}/w"
+	c, err := httpc.New(spec, httpc.Options{Contact: "ops@example.org", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Templated() {
+		t.Fatal("a base URL with {lang} is not templated")
+	}
+	s.Handle(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`{}`)) }))
+	var out map[string]any
+	if err := c.GetJSONAt(context.Background(), map[string]string{"lang": "zh-min-nan"}, "/page/AC%2FDC", nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Last(); r.URL.EscapedPath() != "/zh-min-nan/w/page/AC%2FDC" {
+		t.Errorf("request path = %s, want /zh-min-nan/w/page/AC%%2FDC", r.URL.EscapedPath())
+	}
+	for _, bad := range []map[string]string{nil, {"lang": "evil.example/x"}, {"lang": "EN"}} {
+		if err := c.GetJSONAt(context.Background(), bad, "/x", nil, &out); err == nil {
+			t.Errorf("vars %v accepted", bad)
+		}
+	}
+	if n := len(s.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1 (refused values never leave)", n)
+	}
+}
+
+// TestErrorBodyKept: the body of a non-2xx answer travels in the error for connectors that
+// read it (OSRM's code).
+func TestErrorBodyKept(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Handle(upstreamtest.JSON(400, `{"code":"NoRoute","message":"Impossible route between points"}`))
+	c := client(t, s, 0, httpc.Options{})
+	var out map[string]any
+	err := c.GetJSON(context.Background(), "/route", nil, &out)
+	if upstream.StatusOf(err) != 400 || !strings.Contains(string(upstream.BodyOf(err)), `"NoRoute"`) {
+		t.Fatalf("err = %v, body %q", err, upstream.BodyOf(err))
+	}
+}

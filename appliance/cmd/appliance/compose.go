@@ -22,6 +22,7 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
 	chainroutes "github.com/peage/appliance/api/routes/chain"
+	"github.com/peage/appliance/api/routes/directions"
 	"github.com/peage/appliance/api/routes/domain"
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
@@ -30,7 +31,9 @@ import (
 	"github.com/peage/appliance/api/routes/uk"
 	"github.com/peage/appliance/api/routes/us"
 	"github.com/peage/appliance/api/routes/util"
+	"github.com/peage/appliance/api/routes/vin"
 	"github.com/peage/appliance/api/routes/web"
+	"github.com/peage/appliance/api/routes/wiki"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/chainrpc"
@@ -303,6 +306,27 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	if err := usRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	directionRoutes, err := directions.New(directions.Deps{Pool: pool})
+	if err != nil {
+		return err
+	}
+	if err := directionRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	vinRoutes, err := vin.New(vin.Deps{Pool: pool})
+	if err != nil {
+		return err
+	}
+	if err := vinRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	wikiRoutes, err := wiki.New(wiki.Deps{Pool: pool})
+	if err != nil {
+		return err
+	}
+	if err := wikiRoutes.Bind(a.cat); err != nil {
 		return err
 	}
 	if d.payments != nil {
