@@ -89,6 +89,9 @@ var Specs = []Spec{
 		Terms: "SEC EDGAR public data (U.S. government work, not copyrighted). SEC's fair-access policy requires a User-Agent naming a contact and at most 10 requests per second."},
 	{Name: "sec-edgar-files", BaseURL: "https://www.sec.gov", NeedsContact: true, Timeout: 20 * time.Second, RPS: 1, Burst: 1, Retries: 1,
 		Terms: "SEC EDGAR company ticker file (www.sec.gov/files/company_tickers.json), same fair-access policy."},
+	// ESMA publishes no limit; the five register files are downloaded once a day in a row.
+	{Name: "esma", BaseURL: "https://www.esma.europa.eu", Timeout: 20 * time.Second, RPS: 1, Burst: 5, Retries: 1,
+		Terms: "ESMA interim MiCA register (CSV files, reuse with attribution to ESMA). An interim register compiled from national authorities' notifications: absence from it is not a finding of illegality."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
 }

@@ -11,6 +11,7 @@ import (
 	"net/http/pprof"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/peage/appliance/api/routes/domain"
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
+	"github.com/peage/appliance/api/routes/mica"
 	"github.com/peage/appliance/api/routes/payments"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/api/routes/uk"
@@ -303,6 +305,13 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	if err := usRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	micaRoutes, err := mica.New(mica.Deps{Pool: pool, Dir: filepath.Join(a.cfg.StateDir, "esma")})
+	if err != nil {
+		return err
+	}
+	if err := micaRoutes.Bind(a.cat); err != nil {
 		return err
 	}
 	if d.payments != nil {
