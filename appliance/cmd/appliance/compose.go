@@ -28,6 +28,7 @@ import (
 	"github.com/peage/appliance/api/routes/infra"
 	"github.com/peage/appliance/api/routes/mica"
 	"github.com/peage/appliance/api/routes/payments"
+	"github.com/peage/appliance/api/routes/preflight"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/api/routes/uk"
 	"github.com/peage/appliance/api/routes/us"
@@ -312,6 +313,13 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	if err := micaRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	preflightRoutes, err := preflight.New(preflight.Deps{Pool: pool, Names: a.cfg.Routes})
+	if err != nil {
+		return err
+	}
+	if err := preflightRoutes.Bind(a.cat); err != nil {
 		return err
 	}
 	if d.payments != nil {
