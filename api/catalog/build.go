@@ -1,6 +1,9 @@
 package catalog
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // The builder keeps the table to one statement per route. It only fills Entry fields.
 
@@ -61,9 +64,34 @@ func init() {
 	RegisterFormat("social_id", `^[a-z]+:[A-Za-z0-9_]+$`, re(`^[a-z]+:[A-Za-z0-9_]+$`, "must be <source>:<id> as returned by /v1/social/search"))
 	RegisterFormat("actor", `^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, re(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, "must be owner/name"))
 	RegisterFormat("asin", `^[A-Z0-9]{10}$`, re(`^[A-Z0-9]{10}$`, "must be a 10-character ASIN"))
-	RegisterFormat("lei", `^[A-Z0-9]{18}[0-9]{2}$`, re(`^[A-Z0-9]{18}[0-9]{2}$`, "must be a 20-character LEI"))
+	RegisterFormat("lei", `^[A-Z0-9]{18}[0-9]{2}$`, checkLEI)
 	// Wikipedia language subdomains (en, fr, simple, be-tarask, zh-min-nan): the shape here; the
 	// wiki family refines it with the list of open Wikipedias.
 	RegisterFormat("wiki_lang", `^[a-z]{2,12}(-[a-z]{2,12})*$`, re(`^[a-z]{2,12}(-[a-z]{2,12})*$`, "must be a Wikipedia language code such as en, fr, simple or zh-min-nan"))
 	RegisterFormat("stops", `^-?[0-9.]+,-?[0-9.]+(\|-?[0-9.]+,-?[0-9.]+){1,9}$`, checkStops)
+}
+
+var leiShape = re(`^[A-Z0-9]{18}[0-9]{2}$`, "must be a 20-character LEI: 18 capital letters or digits and 2 check digits")
+
+// checkLEI checks an ISO 17442 legal entity identifier: 18 letters or digits and 2 check
+// digits, valid when the letters read as numbers (A=10 ... Z=35) give a value that is 1
+// modulo 97 (ISO 7064 MOD 97-10).
+func checkLEI(s string) error {
+	if err := leiShape(s); err != nil {
+		return err
+	}
+	rem := 0
+	for _, c := range s {
+		v := int(c - '0')
+		if c >= 'A' {
+			v = int(c-'A') + 10
+			rem = (rem*100 + v) % 97
+			continue
+		}
+		rem = (rem*10 + v) % 97
+	}
+	if rem != 1 {
+		return errors.New("check digits do not match: not a valid LEI (ISO 17442)")
+	}
+	return nil
 }

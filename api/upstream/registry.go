@@ -102,6 +102,13 @@ var Specs = []Spec{
 	// User-Agent names the appliance and upstream.contact, as Wikimedia's policy asks.
 	{Name: "wikipedia", BaseURL: "https://{lang}.wikipedia.org", Timeout: 6 * time.Second, RPS: 10, Burst: 10, Retries: 1,
 		Terms: "Wikipedia text is CC BY-SA 4.0: reuse requires attribution (the article URL) and share-alike."},
+	// ESMA publishes no limit; the five register files are downloaded once a day in a row.
+	{Name: "esma", BaseURL: "https://www.esma.europa.eu", Timeout: 20 * time.Second, RPS: 1, Burst: 5, Retries: 1,
+		Terms: "ESMA interim MiCA register (CSV files, reuse with attribution to ESMA). An interim register compiled from national authorities' notifications: absence from it is not a finding of illegality."},
+	// Apify API v2: per-resource limits with 429 (research: upstreams-other.md §17); a token
+	// is optional for public actors and raises them.
+	{Name: "actor-marketplace", BaseURL: "https://api.apify.com", KeyParam: "token", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
+		Terms: "Apify API v2, public actor records and store statistics (runs of the last 30 days exclude the owner's own runs)."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
 }

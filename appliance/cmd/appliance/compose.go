@@ -11,6 +11,7 @@ import (
 	"net/http/pprof"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -26,7 +27,9 @@ import (
 	"github.com/peage/appliance/api/routes/domain"
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
+	"github.com/peage/appliance/api/routes/mica"
 	"github.com/peage/appliance/api/routes/payments"
+	"github.com/peage/appliance/api/routes/preflight"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/api/routes/uk"
 	"github.com/peage/appliance/api/routes/us"
@@ -327,6 +330,20 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	if err := wikiRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	micaRoutes, err := mica.New(mica.Deps{Pool: pool, Dir: filepath.Join(a.cfg.StateDir, "esma")})
+	if err != nil {
+		return err
+	}
+	if err := micaRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	preflightRoutes, err := preflight.New(preflight.Deps{Pool: pool, Names: a.cfg.Routes})
+	if err != nil {
+		return err
+	}
+	if err := preflightRoutes.Bind(a.cat); err != nil {
 		return err
 	}
 	if d.payments != nil {
