@@ -89,6 +89,10 @@ var Specs = []Spec{
 		Terms: "SEC EDGAR public data (U.S. government work, not copyrighted). SEC's fair-access policy requires a User-Agent naming a contact and at most 10 requests per second."},
 	{Name: "sec-edgar-files", BaseURL: "https://www.sec.gov", NeedsContact: true, Timeout: 20 * time.Second, RPS: 1, Burst: 1, Retries: 1,
 		Terms: "SEC EDGAR company ticker file (www.sec.gov/files/company_tickers.json), same fair-access policy."},
+	// Sourcify publishes no figure for its public server; a few calls a second is polite and
+	// the abi route caches answers a day.
+	{Name: "sourcify", BaseURL: "https://sourcify.dev/server", Timeout: 8 * time.Second, RPS: 4, Burst: 4, Retries: 1,
+		Terms: "Sourcify (sourcify.dev) verified contract data; each contract's source keeps the licence its authors gave it."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
 }
