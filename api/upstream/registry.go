@@ -93,6 +93,9 @@ var Specs = []Spec{
 	// the abi route caches answers a day.
 	{Name: "sourcify", BaseURL: "https://sourcify.dev/server", Timeout: 8 * time.Second, RPS: 4, Burst: 4, Retries: 1,
 		Terms: "Sourcify (sourcify.dev) verified contract data; each contract's source keeps the licence its authors gave it."},
+	// Blockscout's public Base instance publishes no keyless figure; a key (apikey) raises it.
+	{Name: "blockscout", BaseURL: "https://base.blockscout.com/api", KeyParam: "apikey", Timeout: 10 * time.Second, RPS: 3, Burst: 3, Retries: 1,
+		Terms: "Blockscout (base.blockscout.com) indexed chain data, Etherscan-compatible API; the chain itself is public."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
 }

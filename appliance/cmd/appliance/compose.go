@@ -33,6 +33,7 @@ import (
 	"github.com/peage/appliance/api/routes/web"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/blockscout"
 	"github.com/peage/appliance/api/upstream/chainrpc"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/resolver"
@@ -282,7 +283,14 @@ func bindFamilies(a *app, d deps) error {
 	if err != nil {
 		return err
 	}
-	chainDeps := chainroutes.Deps{Client: chainClient, ClientErr: chainErr, Sourcify: sourcify.New(sourcifyClient)}
+	chainDeps := chainroutes.Deps{Client: chainClient, ClientErr: chainErr, Sourcify: sourcify.New(sourcifyClient), LogsMaxBlocks: a.cfg.Chain.LogsMaxBlocks}
+	if a.cfg.Chain.Indexer {
+		ix, err := pool.Client(blockscout.Name)
+		if err != nil {
+			return err
+		}
+		chainDeps.Indexer = blockscout.New(ix)
+	}
 	if err := chainroutes.New(chainDeps).Bind(a.cat); err != nil {
 		return err
 	}
