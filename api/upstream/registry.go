@@ -109,6 +109,13 @@ var Specs = []Spec{
 	// is optional for public actors and raises them.
 	{Name: "actor-marketplace", BaseURL: "https://api.apify.com", KeyParam: "token", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "Apify API v2, public actor records and store statistics (runs of the last 30 days exclude the owner's own runs)."},
+	// Sourcify publishes no figure for its public server; a few calls a second is polite and
+	// the abi route caches answers a day.
+	{Name: "sourcify", BaseURL: "https://sourcify.dev/server", Timeout: 8 * time.Second, RPS: 4, Burst: 4, Retries: 1,
+		Terms: "Sourcify (sourcify.dev) verified contract data; each contract's source keeps the licence its authors gave it."},
+	// Blockscout's public Base instance publishes no keyless figure; a key (apikey) raises it.
+	{Name: "blockscout", BaseURL: "https://base.blockscout.com/api", KeyParam: "apikey", Timeout: 10 * time.Second, RPS: 3, Burst: 3, Retries: 1,
+		Terms: "Blockscout (base.blockscout.com) indexed chain data, Etherscan-compatible API; the chain itself is public."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
 }

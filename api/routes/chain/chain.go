@@ -1,6 +1,8 @@
 // Package chain serves the chain routes that read the chain itself over JSON-RPC:
 // /v1/chain/block, gas, balance, allowance, tx and token, through api/upstream/chainrpc (Base
-// mainnet in production, the embedded chain in `appliance dev`). Amounts are exact decimal
+// mainnet in production, the embedded chain in `appliance dev`), /v1/chain/abi, which adds
+// Sourcify's verified interfaces to the proxy slots read from the chain, and /v1/chain/address,
+// 60 days of token payments from an indexer or the chain's logs. Amounts are exact decimal
 // text computed from the contract's decimals, never floats.
 package chain
 
@@ -15,7 +17,9 @@ import (
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/blockscout"
 	"github.com/peage/appliance/api/upstream/chainrpc"
+	"github.com/peage/appliance/api/upstream/sourcify"
 )
 
 // The catalog may import only the standard library, so the EIP-55 check of addresses (it
@@ -29,7 +33,14 @@ type Deps struct {
 	// ClientErr as the reason.
 	Client    *chainrpc.Client
 	ClientErr error
-	Now       func() time.Time
+	// Sourcify serves /v1/chain/abi, which reads proxy slots through Client when the asked
+	// chain is Client's and works without it otherwise; nil leaves the route unavailable.
+	Sourcify *sourcify.Client
+	// Indexer, when set, reads the address route's 60 days of transfers; nil reads the chain's
+	// logs over the last LogsMaxBlocks blocks (default 10,000) and declares the truncation.
+	Indexer       *blockscout.Client
+	LogsMaxBlocks uint64
+	Now           func() time.Time
 }
 
 // Routes holds the family's handlers.
@@ -67,8 +78,14 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		{"chain.allowance", r.allowance},
 		{"chain.tx", r.tx},
 		{"chain.token", r.token},
+		{"chain.address", r.address},
 	} {
 		if err := c.Bind(b.id, b.h, ready); err != nil {
+			return err
+		}
+	}
+	if r.d.Sourcify != nil {
+		if err := c.Bind("chain.abi", r.abi, r.d.Sourcify.Ready); err != nil {
 			return err
 		}
 	}

@@ -41,7 +41,10 @@ type world struct {
 }
 
 // newWorld starts the world; rpcURL overrides the chain endpoint the routes read.
-func newWorld(t *testing.T, rpcURL string) *world {
+func newWorld(t *testing.T, rpcURL string) *world { return newWorldWith(t, rpcURL, nil) }
+
+// newWorldWith starts the world and lets more collaborators into the family's Deps.
+func newWorldWith(t *testing.T, rpcURL string, more func(*chain.Deps)) *world {
 	t.Helper()
 	dev, err := settle.StartDev(context.Background(), t.TempDir(), nil)
 	if err != nil {
@@ -72,7 +75,11 @@ func newWorld(t *testing.T, rpcURL string) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(rc.Close)
-	if err := chain.New(chain.Deps{Client: rc}).Bind(cat); err != nil {
+	deps := chain.Deps{Client: rc}
+	if more != nil {
+		more(&deps)
+	}
+	if err := chain.New(deps).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg})
@@ -339,6 +346,12 @@ func TestBadInputBeforeAny402(t *testing.T) {
 		{"/v1/chain/allowance", map[string]string{"owner": good}, "spender"},
 		{"/v1/chain/token", map[string]string{"address": flipped}, "address"},
 		{"/v1/chain/tx", map[string]string{"hash": "0x1234"}, "hash"},
+		{"/v1/chain/abi", map[string]string{"address": flipped}, "address"},
+		{"/v1/chain/address", map[string]string{"address": flipped}, "address"},
+		{"/v1/chain/address", map[string]string{"address": good, "token": flipped}, "token"},
+		{"/v1/chain/address", map[string]string{"address": strings.ToLower(good)}, ""},
+		{"/v1/chain/abi", map[string]string{"address": good, "chain_id": "0"}, "chain_id"},
+		{"/v1/chain/abi", map[string]string{"address": good, "chain_id": "base"}, "chain_id"},
 		{"/v1/chain/tx", map[string]string{"hash": "0x" + strings.Repeat("g", 64)}, "hash"},
 		{"/v1/chain/token", map[string]string{"address": strings.ToLower(good)}, ""},
 		{"/v1/chain/token", map[string]string{"address": "0x" + strings.ToUpper(good[2:])}, ""},
@@ -415,7 +428,8 @@ func TestUnconfiguredIs503Before402(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := apitest.Start(t, cat, apitest.Options{})
-	for _, path := range []string{"/v1/chain/block", "/v1/chain/gas", "/v1/chain/token?address=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"} {
+	for _, path := range []string{"/v1/chain/block", "/v1/chain/gas", "/v1/chain/token?address=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
+		"/v1/chain/abi?address=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"} {
 		resp, err := http.Get(h.BaseURL + path)
 		if err != nil {
 			t.Fatal(err)

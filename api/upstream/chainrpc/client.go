@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rpc"
@@ -35,6 +36,7 @@ type Client struct {
 	eps      []endpoint
 	usdc     common.Address
 	maxBatch int
+	chainID  atomic.Uint64 // 0 until ChainID has asked
 }
 
 type endpoint struct {

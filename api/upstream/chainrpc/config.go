@@ -19,12 +19,14 @@ type Config struct {
 	Burst         int           `toml:"burst" doc:"requests the rate limit lets through at once"`
 	Timeout       time.Duration `toml:"timeout" doc:"how long one request to the endpoint may take"`
 	MaxBatch      int           `toml:"max_batch" doc:"most JSON-RPC calls sent in one batch; some providers refuse larger batches (a balance of 10 tokens is 36 calls)"`
+	Indexer       bool          `toml:"indexer" doc:"read /v1/chain/address history from the blockscout upstream (Etherscan-compatible API, base.blockscout.com by default: Base mainnet); false reads the chain's logs over the last logs_max_blocks blocks and the answer declares the truncation (appliance dev turns it off on its embedded chain)"`
+	LogsMaxBlocks uint64        `toml:"logs_max_blocks" doc:"widest eth_getLogs block range the endpoint accepts (10,000 at most providers; 2 s Base blocks make it 5.5 hours), the window of /v1/chain/address without an indexer"`
 }
 
 // DefaultConfig names no endpoint: the routes stay unavailable until the operator picks one.
 // The rate suits Base's public endpoint, which publishes no figure and answers 429 to bursts.
 func DefaultConfig() Config {
-	return Config{USDC: BaseUSDC, RatePerSecond: 5, Burst: 10, Timeout: 10 * time.Second, MaxBatch: 50}
+	return Config{USDC: BaseUSDC, RatePerSecond: 5, Burst: 10, Timeout: 10 * time.Second, MaxBatch: 50, Indexer: true, LogsMaxBlocks: 10_000}
 }
 
 // Endpoints lists the URLs of RPC in the order they are tried.
@@ -57,6 +59,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxBatch < 1 {
 		return errors.New("chain.max_batch: must be at least 1")
+	}
+	if c.LogsMaxBlocks < 1 {
+		return errors.New("chain.logs_max_blocks: must be at least 1")
 	}
 	if c.Timeout <= 0 {
 		return errors.New("chain.timeout: must be positive")

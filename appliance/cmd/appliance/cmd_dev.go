@@ -93,6 +93,8 @@ func runDev(ctx context.Context, args []string) error {
 	// The chain routes read the embedded chain unless the configuration names another endpoint.
 	if cfg.Chain.RPC == "" {
 		cfg.Chain.RPC, cfg.Chain.USDC = chain.RPCURL, chain.Asset
+		// No indexer knows the embedded chain: the address route reads its logs, all of them.
+		cfg.Chain.Indexer = false
 	}
 	if d.gate, d.payments, err = newGate(cfg, chain.Addr(), d.store, log); err != nil {
 		return err

@@ -39,9 +39,11 @@ import (
 	"github.com/peage/appliance/api/routes/wiki"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/blockscout"
 	"github.com/peage/appliance/api/upstream/chainrpc"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/resolver"
+	"github.com/peage/appliance/api/upstream/sourcify"
 	"github.com/peage/appliance/appliance/cache"
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/egress"
@@ -273,19 +275,31 @@ func bindFamilies(a *app, d deps) error {
 	if err := domain.New(domain.Deps{Resolver: res, ResolverErr: resErr, Egress: d.egress}).Bind(a.cat); err != nil {
 		return err
 	}
-	// Without [chain] rpc the chain routes stay listed, unavailable (503).
-	chainClient, chainErr := chainrpc.New(a.cfg.Chain)
-	if chainErr != nil {
-		a.log.Warn("no chain endpoint; the chain routes are unavailable", slog.String(obs.KeyErr, chainErr.Error()))
-	}
-	if err := chainroutes.New(chainroutes.Deps{Client: chainClient, ClientErr: chainErr}).Bind(a.cat); err != nil {
-		return err
-	}
 	specs, err := upstream.Resolve(a.cfg.Upstream)
 	if err != nil {
 		return err
 	}
 	pool := httpc.NewPool(specs, httpc.Options{Contact: a.cfg.Upstream.Contact, Logger: a.log})
+	// Without [chain] rpc the chain routes stay listed, unavailable (503); abi needs only Sourcify.
+	chainClient, chainErr := chainrpc.New(a.cfg.Chain)
+	if chainErr != nil {
+		a.log.Warn("no chain endpoint; the chain routes are unavailable", slog.String(obs.KeyErr, chainErr.Error()))
+	}
+	sourcifyClient, err := pool.Client(sourcify.Name)
+	if err != nil {
+		return err
+	}
+	chainDeps := chainroutes.Deps{Client: chainClient, ClientErr: chainErr, Sourcify: sourcify.New(sourcifyClient), LogsMaxBlocks: a.cfg.Chain.LogsMaxBlocks}
+	if a.cfg.Chain.Indexer {
+		ix, err := pool.Client(blockscout.Name)
+		if err != nil {
+			return err
+		}
+		chainDeps.Indexer = blockscout.New(ix)
+	}
+	if err := chainroutes.New(chainDeps).Bind(a.cat); err != nil {
+		return err
+	}
 	frDeps := fr.Deps{Pool: pool, Upstreams: specs}
 	if d.cache != nil {
 		frDeps.Cache = d.cache // the company reports share upstream answers through it
