@@ -91,6 +91,16 @@ var Specs = []Spec{
 		Terms: "SEC EDGAR company ticker file (www.sec.gov/files/company_tickers.json), same fair-access policy."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
+	// Keyless CoinGecko shares an unpublished per-IP limit (the Demo plan publishes 30 calls a
+	// minute): 0.4/s stays under it; the market overview is refreshed at most every 5 minutes.
+	{Name: "coingecko", BaseURL: "https://api.coingecko.com/api/v3", KeyHeader: "x-cg-demo-api-key",
+		Timeout: 6 * time.Second, RPS: 0.4, Burst: 5, Retries: 1,
+		Terms: "Data provided by CoinGecko (attribution required). Prices are indicative market data, not an offer."},
+	// metaAndAssetCtxs weighs 20 of 1,200 per minute and IP: at most 60 a minute, so 0.8/s.
+	{Name: "hyperliquid", BaseURL: "https://api.hyperliquid.xyz", Timeout: 5 * time.Second, RPS: 0.8, Burst: 4,
+		Terms: "Hyperliquid public info API. Funding and prices are the venue's own figures."},
+	{Name: "defillama-stablecoins", BaseURL: "https://stablecoins.llama.fi", Timeout: 8 * time.Second, RPS: 1, Burst: 2, Retries: 1,
+		Terms: "DefiLlama stablecoin data, free and open; attribution to DefiLlama appreciated."},
 }
 
 // Lookup returns the default spec of name.

@@ -22,6 +22,7 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
 	chainroutes "github.com/peage/appliance/api/routes/chain"
+	cryptoroutes "github.com/peage/appliance/api/routes/crypto"
 	"github.com/peage/appliance/api/routes/domain"
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
@@ -303,6 +304,13 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	if err := usRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	cryptoRoutes, err := cryptoroutes.New(cryptoroutes.Deps{Pool: pool})
+	if err != nil {
+		return err
+	}
+	if err := cryptoRoutes.Bind(a.cat); err != nil {
 		return err
 	}
 	if d.payments != nil {

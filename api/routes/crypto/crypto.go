@@ -1,0 +1,77 @@
+// Package crypto serves the market-data routes: /v1/crypto/price, /v1/crypto/market,
+// /v1/token/price-history (CoinGecko, DefiLlama for the stablecoin supply) and
+// /v1/crypto/funding-rate (Hyperliquid). Every figure names its source; a source that fails is
+// left out of the answer's sources and declared, and a route whose every source failed is a
+// 502 that charges nothing.
+package crypto
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/upstream/coingecko"
+	"github.com/peage/appliance/api/upstream/defillama"
+	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/hyperliquid"
+)
+
+// Deps are the family's collaborators.
+type Deps struct {
+	// Pool is the process-wide client pool: every caller of an upstream shares its bucket.
+	Pool *httpc.Pool
+	Now  func() time.Time
+	// MarketMaxAge is how long a market overview is served before it is refreshed (5 minutes).
+	MarketMaxAge time.Duration
+}
+
+// Routes holds the handlers.
+type Routes struct {
+	gecko  *coingecko.Client
+	llama  *defillama.Client
+	hl     *hyperliquid.Client
+	now    func() time.Time
+	market *snapshot[Market]
+	// marketMaxAge is the longest a market overview is served.
+	marketMaxAge time.Duration
+}
+
+// New builds the family from the pool.
+func New(d Deps) (*Routes, error) {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.MarketMaxAge <= 0 {
+		d.MarketMaxAge = 5 * time.Minute
+	}
+	cg, err := d.Pool.Client(coingecko.Name)
+	if err != nil {
+		return nil, err
+	}
+	dl, err := d.Pool.Client(defillama.Name)
+	if err != nil {
+		return nil, err
+	}
+	hl, err := d.Pool.Client(hyperliquid.Name)
+	if err != nil {
+		return nil, err
+	}
+	r := &Routes{gecko: coingecko.New(cg), llama: defillama.New(dl), hl: hyperliquid.New(hl), now: d.Now, marketMaxAge: d.MarketMaxAge}
+	maxAge := d.MarketMaxAge
+	r.market = newSnapshotTTL(d.Now, func(ctx context.Context) (Market, time.Duration, error) {
+		m, ttl, err := r.fetchMarket(ctx)
+		return m, min(ttl, maxAge), err
+	})
+	return r, nil
+}
+
+// Bind attaches the handlers.
+func (r *Routes) Bind(c *catalog.Catalog) error {
+	return errors.Join(
+		c.Bind("crypto.price", r.price, r.gecko.Ready),
+		c.Bind("crypto.market", r.marketOverview, r.gecko.Ready),
+		c.Bind("token.price-history", r.priceHistory, r.gecko.Ready),
+		c.Bind("crypto.funding-rate", r.fundingRate, r.hl.Ready),
+	)
+}
