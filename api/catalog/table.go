@@ -322,7 +322,7 @@ func Table(n Names) []Entry {
 		route("crypto", "GET", "/v1/crypto/news", 5_000, "Crypto news from four newsrooms merged, newest first.",
 			S("q", "keyword").Range(2, 100), pLimit(20, 50)).up("rss", 5*minute).ex("q", "bitcoin"),
 		route("crypto", "GET", "/v1/markets/prediction", 5_000, "Prediction markets by volume with outcome probabilities.",
-			S("q", "keywords").Range(2, 100), pLimit(20, 50), L("sources", "market sources").AtMost(4)).
+			S("q", "keywords").Range(2, 100), pLimit(20, 50), L("sources", "market sources").AtMost(3).Of("polymarket", "kalshi", "manifold")).
 			up("prediction-markets", 2*minute).ex("q", "election"),
 		route("crypto", "GET", "/v1/perps/stock-gaps", 5_000, "Stock perpetuals vs oracle, reference stock and tokenised stock: gaps in bps.",
 			L("tickers", "stock tickers").AtMost(25), pLimit(25, 25)).up("hyperliquid", minute).ex("tickers", "AAPL,TSLA"),

@@ -99,6 +99,14 @@ var Specs = []Spec{
 	// metaAndAssetCtxs weighs 20 of 1,200 per minute and IP: at most 60 a minute, so 0.8/s.
 	{Name: "hyperliquid", BaseURL: "https://api.hyperliquid.xyz", Timeout: 5 * time.Second, RPS: 0.8, Burst: 4,
 		Terms: "Hyperliquid public info API. Funding and prices are the venue's own figures."},
+	// Prediction markets: Gamma allows 300 /markets requests per 10 s, Kalshi's keyless reads
+	// are per IP (kept well under 10/s), Manifold 500 requests a minute per IP.
+	{Name: "polymarket", BaseURL: "https://gamma-api.polymarket.com", Timeout: 6 * time.Second, RPS: 2, Burst: 4, Retries: 1,
+		Terms: "Polymarket Gamma market data. Prices are the market's, not a forecast of ours."},
+	{Name: "kalshi", BaseURL: "https://api.elections.kalshi.com/trade-api/v2", Timeout: 6 * time.Second, RPS: 2, Burst: 4, Retries: 1,
+		Terms: "Kalshi public market data (Trade API v2)."},
+	{Name: "manifold", BaseURL: "https://api.manifold.markets/v0", Timeout: 6 * time.Second, RPS: 2, Burst: 4, Retries: 1,
+		Terms: "Manifold Markets public API; play-money (mana) markets."},
 	{Name: "defillama-stablecoins", BaseURL: "https://stablecoins.llama.fi", Timeout: 8 * time.Second, RPS: 1, Burst: 2, Retries: 1,
 		Terms: "DefiLlama stablecoin data, free and open; attribution to DefiLlama appreciated."},
 }

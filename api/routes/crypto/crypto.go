@@ -15,6 +15,9 @@ import (
 	"github.com/peage/appliance/api/upstream/defillama"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/hyperliquid"
+	"github.com/peage/appliance/api/upstream/kalshi"
+	"github.com/peage/appliance/api/upstream/manifold"
+	"github.com/peage/appliance/api/upstream/polymarket"
 )
 
 // Deps are the family's collaborators.
@@ -31,6 +34,9 @@ type Routes struct {
 	gecko  *coingecko.Client
 	llama  *defillama.Client
 	hl     *hyperliquid.Client
+	poly   *polymarket.Client
+	kalshi *kalshi.Client
+	mani   *manifold.Client
 	now    func() time.Time
 	market *snapshot[Market]
 	// marketMaxAge is the longest a market overview is served.
@@ -57,7 +63,14 @@ func New(d Deps) (*Routes, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Routes{gecko: coingecko.New(cg), llama: defillama.New(dl), hl: hyperliquid.New(hl), now: d.Now, marketMaxAge: d.MarketMaxAge}
+	clients := map[string]*httpc.Client{}
+	for _, name := range []string{polymarket.Name, kalshi.Name, manifold.Name} {
+		if clients[name], err = d.Pool.Client(name); err != nil {
+			return nil, err
+		}
+	}
+	r := &Routes{poly: polymarket.New(clients[polymarket.Name]), kalshi: kalshi.New(clients[kalshi.Name]), mani: manifold.New(clients[manifold.Name]),
+		gecko: coingecko.New(cg), llama: defillama.New(dl), hl: hyperliquid.New(hl), now: d.Now, marketMaxAge: d.MarketMaxAge}
 	maxAge := d.MarketMaxAge
 	r.market = newSnapshotTTL(d.Now, func(ctx context.Context) (Market, time.Duration, error) {
 		m, ttl, err := r.fetchMarket(ctx)
@@ -73,5 +86,6 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		c.Bind("crypto.market", r.marketOverview, r.gecko.Ready),
 		c.Bind("token.price-history", r.priceHistory, r.gecko.Ready),
 		c.Bind("crypto.funding-rate", r.fundingRate, r.hl.Ready),
+		c.Bind("markets.prediction", r.prediction, r.poly.Ready),
 	)
 }

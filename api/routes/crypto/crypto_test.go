@@ -21,6 +21,9 @@ import (
 	"github.com/peage/appliance/api/upstream/defillama"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/hyperliquid"
+	"github.com/peage/appliance/api/upstream/kalshi"
+	"github.com/peage/appliance/api/upstream/manifold"
+	"github.com/peage/appliance/api/upstream/polymarket"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 )
 
@@ -47,20 +50,25 @@ func info(t *testing.T, wantBody string, h http.Handler) http.Handler {
 }
 
 type env struct {
-	gecko, llama, hl *upstreamtest.Server
-	h                *apitest.Harness
-	gate             *apitest.RecordingGate
+	gecko, llama, hl       *upstreamtest.Server
+	poly, kalshi, manifold *upstreamtest.Server
+	h                      *apitest.Harness
+	gate                   *apitest.RecordingGate
 }
 
 // start binds the family to the real catalog behind the real server, each upstream being a
 // fixture server; gate nil is production's challenge-only gate.
 func start(t *testing.T, gate paywall.Gate) *env {
 	t.Helper()
-	e := &env{gecko: upstreamtest.New(t), llama: upstreamtest.New(t), hl: upstreamtest.New(t)}
+	e := &env{gecko: upstreamtest.New(t), llama: upstreamtest.New(t), hl: upstreamtest.New(t),
+		poly: upstreamtest.New(t), kalshi: upstreamtest.New(t), manifold: upstreamtest.New(t)}
 	specs := map[string]upstream.Spec{
 		coingecko.Name:   e.gecko.Spec(t, coingecko.Name),
 		defillama.Name:   e.llama.Spec(t, defillama.Name),
 		hyperliquid.Name: e.hl.Spec(t, hyperliquid.Name),
+		polymarket.Name:  e.poly.Spec(t, polymarket.Name),
+		kalshi.Name:      e.kalshi.Spec(t, kalshi.Name),
+		manifold.Name:    e.manifold.Spec(t, manifold.Name),
 	}
 	pool := httpc.NewPool(specs, httpc.Options{Contact: "test@example.org", Logger: quiet})
 	r, err := crypto.New(crypto.Deps{Pool: pool, Now: func() time.Time { return now }})
@@ -140,6 +148,9 @@ func TestBadParamsBeforePayment(t *testing.T) {
 		{"/v1/token/price-history", url.Values{"coin": {"bitcoin"}, "at": {time.Now().UTC().AddDate(0, 0, 2).Format(time.DateOnly)}}, "at"},
 		{"/v1/token/price-history", url.Values{"coin": {"bitcoin"}, "at": {time.Now().UTC().AddDate(-2, 0, 0).Format(time.DateOnly)}}, "at"},
 		{"/v1/token/price-history", url.Values{"coin": {"bitcoin"}, "period": {"minutely"}}, "period"},
+		{"/v1/markets/prediction", url.Values{"sources": {"kalshi,predictit"}}, "sources"},
+		{"/v1/markets/prediction", url.Values{"limit": {"51"}}, "limit"},
+		{"/v1/markets/prediction", url.Values{"q": {"x"}}, "q"},
 	} {
 		code, body := e.get(t, c.path, c.q)
 		if code != 400 || at(body, "error", "param") != c.param {
@@ -370,5 +381,77 @@ func TestFundingRateDownAndUnknown(t *testing.T) {
 	}
 	if charged, waived := e.gate.Counts(); charged != 0 || waived != 2 {
 		t.Errorf("charged %d waived %d, want 0 and 2", charged, waived)
+	}
+}
+
+// expectKalshi serves the recorded Kalshi listing for the route's request.
+func expectKalshi(t *testing.T, e *env) {
+	e.kalshi.Expect("/trade-api/v2/markets", upstreamtest.Query("status", "open", "limit", "200"), fixture(t, "kalshi", "markets.json"))
+}
+
+func TestPredictionOneSourceAnswering(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	expectKalshi(t, e)
+	// Polymarket and Manifold have no recorded answer in the repository (see PROVENANCE):
+	// here they fail, the one as a 500 and the other as a rate limit.
+	e.poly.Handle(upstreamtest.ServerError())
+	e.manifold.Handle(upstreamtest.TooMany())
+	code, body := e.get(t, "/v1/markets/prediction", nil)
+	wantStatus(t, code, 200, body)
+	answered, _ := json.Marshal(body["sources_answered"])
+	failed, _ := json.Marshal(body["sources_failed"])
+	if string(answered) != `["kalshi"]` || string(failed) != `["polymarket","manifold"]` {
+		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
+	}
+	mid := (0.1630 + 0.1950) / 2
+	usd := 141.68 * 0.1950
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"count"}, 2.0},
+		// Sorted by 24 h dollar volume: 141.68 contracts at $0.195 before 19.74 at $0.10.
+		{[]any{"markets", 0, "question"}, "Will humans colonize Mars before 2050?"},
+		{[]any{"markets", 0, "source"}, "kalshi"},
+		{[]any{"markets", 0, "outcomes", 0, "probability"}, mid},
+		{[]any{"markets", 0, "outcomes", 1, "outcome"}, "No"},
+		{[]any{"markets", 0, "volume_24h_usd"}, usd},
+		{[]any{"markets", 0, "closes_at"}, "2050-01-01T04:59:00Z"},
+		{[]any{"markets", 0, "link"}, "https://kalshi.com/markets/kxcolonizemars-50"},
+		{[]any{"markets", 1, "question"}, "Will Elon Musk visit Mars before Aug 1, 2099?"},
+	} {
+		if got := at(body, c.path...); got != c.want {
+			t.Errorf("%v = %v, want %v", c.path, got, c.want)
+		}
+	}
+	if charged, _ := e.gate.Counts(); charged != 1 {
+		t.Errorf("charged %d, want 1", charged)
+	}
+}
+
+func TestPredictionQueryAndSources(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	expectKalshi(t, e)
+	code, body := e.get(t, "/v1/markets/prediction", url.Values{"q": {"Elon Mars"}, "sources": {"kalshi"}})
+	wantStatus(t, code, 200, body)
+	if body["count"] != 1.0 || at(body, "markets", 0, "question") != "Will Elon Musk visit Mars before Aug 1, 2099?" {
+		t.Errorf("q=Elon Mars: %v", body)
+	}
+	if n := len(e.poly.Requests()) + len(e.manifold.Requests()); n != 0 {
+		t.Errorf("%d requests to sources not asked for", n)
+	}
+}
+
+func TestPredictionAllDown(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	e.poly.Handle(upstreamtest.ServerError())
+	e.kalshi.Handle(upstreamtest.ServerError())
+	e.manifold.Handle(upstreamtest.Hang())
+	code, body := e.get(t, "/v1/markets/prediction", nil)
+	if code != 502 {
+		t.Fatalf("%d %v, want 502", code, body)
+	}
+	if charged, waived := e.gate.Counts(); charged != 0 || waived != 1 {
+		t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
 	}
 }
