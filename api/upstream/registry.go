@@ -107,6 +107,16 @@ var Specs = []Spec{
 		Terms: "Kalshi public market data (Trade API v2)."},
 	{Name: "manifold", BaseURL: "https://api.manifold.markets/v0", Timeout: 6 * time.Second, RPS: 2, Burst: 4, Retries: 1,
 		Terms: "Manifold Markets public API; play-money (mana) markets."},
+	// Newsroom feeds publish no limit; the news route is cached 5 minutes, so each feed is read
+	// at most a few times in that window.
+	{Name: "coindesk-rss", BaseURL: "https://www.coindesk.com", Timeout: 6 * time.Second, RPS: 0.5, Burst: 2, Retries: 1,
+		Terms: "CoinDesk RSS feed: headlines, links and summaries; articles belong to CoinDesk."},
+	{Name: "cointelegraph-rss", BaseURL: "https://cointelegraph.com", Timeout: 6 * time.Second, RPS: 0.5, Burst: 2, Retries: 1,
+		Terms: "Cointelegraph RSS feed: headlines, links and summaries; articles belong to Cointelegraph."},
+	{Name: "decrypt-rss", BaseURL: "https://decrypt.co", Timeout: 6 * time.Second, RPS: 0.5, Burst: 2, Retries: 1,
+		Terms: "Decrypt RSS feed: headlines, links and summaries; articles belong to Decrypt."},
+	{Name: "theblock-rss", BaseURL: "https://www.theblock.co", Timeout: 6 * time.Second, RPS: 0.5, Burst: 2, Retries: 1,
+		Terms: "The Block RSS feed: headlines, links and summaries; articles belong to The Block."},
 	{Name: "defillama-stablecoins", BaseURL: "https://stablecoins.llama.fi", Timeout: 8 * time.Second, RPS: 1, Burst: 2, Retries: 1,
 		Terms: "DefiLlama stablecoin data, free and open; attribution to DefiLlama appreciated."},
 }

@@ -1,8 +1,9 @@
 // Package crypto serves the market-data routes: /v1/crypto/price, /v1/crypto/market,
-// /v1/token/price-history (CoinGecko, DefiLlama for the stablecoin supply) and
-// /v1/crypto/funding-rate (Hyperliquid). Every figure names its source; a source that fails is
-// left out of the answer's sources and declared, and a route whose every source failed is a
-// 502 that charges nothing.
+// /v1/token/price-history (CoinGecko, DefiLlama for the stablecoin supply),
+// /v1/crypto/funding-rate (Hyperliquid), /v1/markets/prediction (Polymarket, Kalshi, Manifold)
+// and /v1/crypto/news (four newsroom feeds). Every figure names its source; a source that
+// fails is left out of sources_answered and named in sources_failed, and a route whose every
+// source failed is a 502 that charges nothing.
 package crypto
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/peage/appliance/api/upstream/kalshi"
 	"github.com/peage/appliance/api/upstream/manifold"
 	"github.com/peage/appliance/api/upstream/polymarket"
+	"github.com/peage/appliance/api/upstream/rss"
 )
 
 // Deps are the family's collaborators.
@@ -37,6 +39,7 @@ type Routes struct {
 	poly   *polymarket.Client
 	kalshi *kalshi.Client
 	mani   *manifold.Client
+	feeds  map[string]*httpc.Client // registry name → client, one per newsroom
 	now    func() time.Time
 	market *snapshot[Market]
 	// marketMaxAge is the longest a market overview is served.
@@ -69,7 +72,13 @@ func New(d Deps) (*Routes, error) {
 			return nil, err
 		}
 	}
-	r := &Routes{poly: polymarket.New(clients[polymarket.Name]), kalshi: kalshi.New(clients[kalshi.Name]), mani: manifold.New(clients[manifold.Name]),
+	feeds := map[string]*httpc.Client{}
+	for _, f := range rss.Newsrooms {
+		if feeds[f.Name], err = d.Pool.Client(f.Name); err != nil {
+			return nil, err
+		}
+	}
+	r := &Routes{feeds: feeds, poly: polymarket.New(clients[polymarket.Name]), kalshi: kalshi.New(clients[kalshi.Name]), mani: manifold.New(clients[manifold.Name]),
 		gecko: coingecko.New(cg), llama: defillama.New(dl), hl: hyperliquid.New(hl), now: d.Now, marketMaxAge: d.MarketMaxAge}
 	maxAge := d.MarketMaxAge
 	r.market = newSnapshotTTL(d.Now, func(ctx context.Context) (Market, time.Duration, error) {
@@ -87,5 +96,6 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		c.Bind("token.price-history", r.priceHistory, r.gecko.Ready),
 		c.Bind("crypto.funding-rate", r.fundingRate, r.hl.Ready),
 		c.Bind("markets.prediction", r.prediction, r.poly.Ready),
+		c.Bind("crypto.news", r.news, nil),
 	)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/peage/appliance/api/upstream/kalshi"
 	"github.com/peage/appliance/api/upstream/manifold"
 	"github.com/peage/appliance/api/upstream/polymarket"
+	"github.com/peage/appliance/api/upstream/rss"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 )
 
@@ -52,6 +53,7 @@ func info(t *testing.T, wantBody string, h http.Handler) http.Handler {
 type env struct {
 	gecko, llama, hl       *upstreamtest.Server
 	poly, kalshi, manifold *upstreamtest.Server
+	feeds                  map[string]*upstreamtest.Server // by source
 	h                      *apitest.Harness
 	gate                   *apitest.RecordingGate
 }
@@ -69,6 +71,11 @@ func start(t *testing.T, gate paywall.Gate) *env {
 		polymarket.Name:  e.poly.Spec(t, polymarket.Name),
 		kalshi.Name:      e.kalshi.Spec(t, kalshi.Name),
 		manifold.Name:    e.manifold.Spec(t, manifold.Name),
+	}
+	e.feeds = map[string]*upstreamtest.Server{}
+	for _, f := range rss.Newsrooms {
+		e.feeds[f.Source] = upstreamtest.New(t)
+		specs[f.Name] = e.feeds[f.Source].Spec(t, f.Name)
 	}
 	pool := httpc.NewPool(specs, httpc.Options{Contact: "test@example.org", Logger: quiet})
 	r, err := crypto.New(crypto.Deps{Pool: pool, Now: func() time.Time { return now }})
@@ -151,6 +158,8 @@ func TestBadParamsBeforePayment(t *testing.T) {
 		{"/v1/markets/prediction", url.Values{"sources": {"kalshi,predictit"}}, "sources"},
 		{"/v1/markets/prediction", url.Values{"limit": {"51"}}, "limit"},
 		{"/v1/markets/prediction", url.Values{"q": {"x"}}, "q"},
+		{"/v1/crypto/news", url.Values{"limit": {"0"}}, "limit"},
+		{"/v1/crypto/news", url.Values{"q": {"b"}}, "q"},
 	} {
 		code, body := e.get(t, c.path, c.q)
 		if code != 400 || at(body, "error", "param") != c.param {
@@ -453,5 +462,73 @@ func TestPredictionAllDown(t *testing.T) {
 	}
 	if charged, waived := e.gate.Counts(); charged != 0 || waived != 1 {
 		t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
+	}
+}
+
+func TestNewsOneNewsroomAnswering(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	e.feeds["coindesk"].Expect("/arc/outboundfeeds/rss/", nil, fixture(t, "rss", "coindesk.xml"))
+	// The other three newsrooms have no recorded answer in the repository (see PROVENANCE).
+	e.feeds["cointelegraph"].Handle(upstreamtest.ServerError())
+	e.feeds["decrypt"].Handle(upstreamtest.TooMany())
+	e.feeds["theblock"].Handle(upstreamtest.Body(200, "text/html", []byte("<html><body>Just a moment...</body></html>")))
+	code, body := e.get(t, "/v1/crypto/news", nil)
+	wantStatus(t, code, 200, body)
+	answered, _ := json.Marshal(body["sources_answered"])
+	failed, _ := json.Marshal(body["sources_failed"])
+	if string(answered) != `["coindesk"]` || string(failed) != `["cointelegraph","decrypt","theblock"]` {
+		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
+	}
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"count"}, 3.0},
+		{[]any{"articles", 0, "title"}, "Circle and Tether step in to freeze hacker wallet after massive Bitget crypto heist"},
+		{[]any{"articles", 0, "published"}, "2026-09-25T14:41:53Z"},
+		{[]any{"articles", 0, "source"}, "coindesk"},
+		{[]any{"articles", 0, "link"}, "https://www.coindesk.com/markets/2026/09/25/circle-and-tether-step-in-to-freeze-hacker-wallet-after-massive-bitget-crypto-heist"},
+		{[]any{"articles", 0, "summary"}, "The stablecoin issuer blacklisted a wallet holding about $318,000 in USDT and USDC. Most of the stolen funds sit in ether, which can't be frozen."},
+		{[]any{"articles", 0, "authors", 0}, "Oliver Knight"},
+		{[]any{"articles", 0, "categories", 1}, "Circle"},
+		{[]any{"articles", 1, "published"}, "2026-09-25T14:37:32Z"},
+		{[]any{"articles", 2, "title"}, "Tether confirms minimal EQIBank exposure following $89M US asset seizure"},
+	} {
+		if got := at(body, c.path...); got != c.want {
+			t.Errorf("%v = %v, want %v", c.path, got, c.want)
+		}
+	}
+	code, body = e.get(t, "/v1/crypto/news", url.Values{"q": {"tether"}, "limit": {"1"}})
+	wantStatus(t, code, 200, body)
+	if body["count"] != 1.0 || at(body, "articles", 0, "published") != "2026-09-25T14:41:53Z" {
+		t.Errorf("q=tether limit=1: %v", body)
+	}
+}
+
+func TestNewsAllDown(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	for _, s := range e.feeds {
+		s.Handle(upstreamtest.ServerError())
+	}
+	code, body := e.get(t, "/v1/crypto/news", nil)
+	if code != 502 {
+		t.Fatalf("%d %v, want 502", code, body)
+	}
+	if charged, waived := e.gate.Counts(); charged != 0 || waived != 1 {
+		t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
+	}
+}
+
+func TestCanonicalLink(t *testing.T) {
+	for _, c := range []struct{ a, b string }{
+		{"https://cointelegraph.com/news/x?utm_source=rss_feed", "https://Cointelegraph.com/news/x/"},
+		{"https://decrypt.co/123/title#top", "https://decrypt.co/123/title"},
+	} {
+		if crypto.CanonicalLink(c.a) != crypto.CanonicalLink(c.b) {
+			t.Errorf("%s and %s should be the same article", c.a, c.b)
+		}
+	}
+	if crypto.CanonicalLink("https://decrypt.co/1/a") == crypto.CanonicalLink("https://decrypt.co/2/a") {
+		t.Error("different paths are different articles")
 	}
 }

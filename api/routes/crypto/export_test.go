@@ -14,3 +14,6 @@ func ThinLen(n int) int {
 	}
 	return len(kept)
 }
+
+// CanonicalLink exposes the link identity used to remove duplicates.
+var CanonicalLink = canonicalLink
