@@ -54,6 +54,15 @@ var (
 	pLimit  = func(def, max float64) Param { return I("limit", "how many results").Range(1, max).Def(int64(def)) }
 )
 
+// coingeckoVS are the quote currencies CoinGecko answers in: its GET /simple/supported_vs_currencies
+// as published in coingecko/coingecko-api-oas (demo-api.json, commit 83d7556f, 2026-06-22;
+// api/upstream/coingecko/testdata/supported_vs_currencies.json), so an unknown one is a 400
+// before any 402 rather than a silently empty answer.
+var coingeckoVS = []string{"btc", "eth", "ltc", "bch", "bnb", "eos", "xrp", "xlm", "link", "dot", "yfi", "sol", "usd",
+	"aed", "ars", "aud", "bdt", "bhd", "bmd", "brl", "cad", "chf", "clp", "cny", "czk", "dkk", "eur", "gbp", "gel", "hkd",
+	"huf", "idr", "ils", "inr", "jpy", "krw", "kwd", "lkr", "mmk", "mxn", "myr", "ngn", "nok", "nzd", "php", "pkr", "pln",
+	"rub", "sar", "sek", "sgd", "thb", "try", "twd", "uah", "vef", "vnd", "zar", "xdr", "xag", "xau", "bits", "sats"}
+
 func init() {
 	// Companies House numbers: 8 digits, or a 2-letter register prefix (SC, NI, OC, FC, ...)
 	// and 6 digits, or R0 and 6 digits (old Northern Ireland companies).
@@ -69,6 +78,31 @@ func init() {
 	// wiki family refines it with the list of open Wikipedias.
 	RegisterFormat("wiki_lang", `^[a-z]{2,12}(-[a-z]{2,12})*$`, re(`^[a-z]{2,12}(-[a-z]{2,12})*$`, "must be a Wikipedia language code such as en, fr, simple or zh-min-nan"))
 	RegisterFormat("stops", `^-?[0-9.]+,-?[0-9.]+(\|-?[0-9.]+,-?[0-9.]+){1,9}$`, checkStops)
+	// CoinGecko coin ids are lowercase words joined by "-" (bitcoin, usd-coin, matic-network).
+	RegisterFormat("coin_id", `^[a-z0-9][a-z0-9.-]{0,79}$`, re(`^[a-z0-9][a-z0-9.-]{0,79}$`, "must be a CoinGecko coin id in lowercase (e.g. bitcoin, usd-coin)"))
+	// A coin id, or <chain>:<token contract> on one of the EVM chains the history route maps.
+	RegisterFormat("coin_ref", `^([a-z0-9][a-z0-9.-]{0,79}|(base|ethereum|arbitrum|optimism|polygon|bsc|avalanche):0x[0-9a-fA-F]{40})$`,
+		re(`^([a-z0-9][a-z0-9.-]{0,79}|(base|ethereum|arbitrum|optimism|polygon|bsc|avalanche):0x[0-9a-fA-F]{40})$`,
+			"must be a CoinGecko coin id (e.g. bitcoin) or chain:0xaddress with chain one of base, ethereum, arbitrum, optimism, polygon, bsc, avalanche"))
+	RegisterFormat("past_year_date", `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`, checkPastYearDate)
+	RegisterFormat("perp_symbol", `^[A-Za-z0-9]{1,15}$`, re(`^[A-Za-z0-9]{1,15}$`, "must be a perpetual's coin symbol, letters and digits (e.g. BTC, kPEPE)"))
+}
+
+// checkPastYearDate accepts a YYYY-MM-DD date from 365 days ago to today (UTC): the span of
+// CoinGecko's public price history.
+func checkPastYearDate(s string) error {
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return errors.New("must be a date YYYY-MM-DD")
+	}
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	if d.After(today) {
+		return errors.New("is in the future")
+	}
+	if d.Before(today.AddDate(0, 0, -365)) {
+		return errors.New("must be within the last 365 days")
+	}
+	return nil
 }
 
 var leiShape = re(`^[A-Z0-9]{18}[0-9]{2}$`, "must be a 20-character LEI: 18 capital letters or digits and 2 check digits")

@@ -307,15 +307,15 @@ func Table(n Names) []Entry {
 			S("token", "token address (default USDC)").Fmt("evm_address")).up("base-rpc", minute).freeFirst().
 			ex("address", "0x4200000000000000000000000000000000000006"),
 		route("crypto", "GET", "/v1/crypto/price", 3_000, "Token prices and 24 h change in the requested currencies.",
-			L("ids", "token ids").Req().Range(1, 25), L("vs", "quote currencies").Def([]string{"usd"}).AtMost(10)).
+			L("ids", "CoinGecko coin ids").Req().Range(1, 25).Fmt("coin_id"), L("vs", "quote currencies").Def([]string{"usd"}).AtMost(10).Of(coingeckoVS...)).
 			up("coingecko", 30*time.Second).ex("ids", "bitcoin,ethereum", "vs", "usd,eur"),
 		route("crypto", "GET", "/v1/crypto/market", 5_000, "Crypto market overview: capitalisation, volume, dominance, stablecoin supply.").
 			up("coingecko", 5*minute),
 		route("crypto", "GET", "/v1/crypto/funding-rate", 5_000, "Perpetual funding rates with annualised figure and bias.",
-			L("symbols", "perp symbols, e.g. BTC,ETH").Req().Range(1, 10)).up("hyperliquid", minute).ex("symbols", "BTC,ETH"),
+			L("symbols", "perp symbols, e.g. BTC,ETH").Req().Range(1, 10).Fmt("perp_symbol")).up("hyperliquid", minute).ex("symbols", "BTC,ETH"),
 		route("crypto", "GET", "/v1/token/price-history", 5_000, "Token price history (up to 500 points) or the price at a date.",
-			S("coin", "token id or chain:address").Req().Range(1, 120), I("days", "days of history").Range(1, 365).Def(int64(30)),
-			S("period", "sampling period").Of("hourly", "daily"), S("at", "price at this date").Fmt("date")).
+			S("coin", "token id or chain:address").Req().Range(1, 120).Fmt("coin_ref"), I("days", "days of history").Range(1, 365).Def(int64(30)),
+			S("period", "sampling period").Of("hourly", "daily"), S("at", "price at this date (within the last 365 days)").Fmt("past_year_date")).
 			up("coingecko", 5*minute).ex("coin", "bitcoin", "days", 30),
 		route("crypto", "POST", "/v1/token/verdict", 10_000, "Token risk verdict: grade, score, flags with evidence, market data, holders.",
 			S("tokenAddress", "token contract address").Req().Fmt("evm_address"), S("requestKey", "caller's idempotency key").Range(1, 100)).
@@ -323,7 +323,7 @@ func Table(n Names) []Entry {
 		route("crypto", "GET", "/v1/crypto/news", 5_000, "Crypto news from four newsrooms merged, newest first.",
 			S("q", "keyword").Range(2, 100), pLimit(20, 50)).up("rss", 5*minute).ex("q", "bitcoin"),
 		route("crypto", "GET", "/v1/markets/prediction", 5_000, "Prediction markets by volume with outcome probabilities.",
-			S("q", "keywords").Range(2, 100), pLimit(20, 50), L("sources", "market sources").AtMost(4)).
+			S("q", "keywords").Range(2, 100), pLimit(20, 50), L("sources", "market sources").AtMost(3).Of("polymarket", "kalshi", "manifold")).
 			up("prediction-markets", 2*minute).ex("q", "election"),
 		route("crypto", "GET", "/v1/perps/stock-gaps", 5_000, "Stock perpetuals vs oracle, reference stock and tokenised stock: gaps in bps.",
 			L("tickers", "stock tickers").AtMost(25), pLimit(25, 25)).up("hyperliquid", minute).ex("tickers", "AAPL,TSLA"),

@@ -118,6 +118,34 @@ var Specs = []Spec{
 		Terms: "Blockscout (base.blockscout.com) indexed chain data, Etherscan-compatible API; the chain itself is public."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
+	// Keyless CoinGecko shares an unpublished per-IP limit (the Demo plan publishes 30 calls a
+	// minute): 0.4/s stays under it; the market overview is refreshed at most every 5 minutes.
+	{Name: "coingecko", BaseURL: "https://api.coingecko.com/api/v3", KeyHeader: "x-cg-demo-api-key",
+		Timeout: 6 * time.Second, RPS: 0.4, Burst: 5, Retries: 1,
+		Terms: "Data provided by CoinGecko (attribution required). Prices are indicative market data, not an offer."},
+	// metaAndAssetCtxs weighs 20 of 1,200 per minute and IP: at most 60 a minute, so 0.8/s.
+	{Name: "hyperliquid", BaseURL: "https://api.hyperliquid.xyz", Timeout: 5 * time.Second, RPS: 0.8, Burst: 4,
+		Terms: "Hyperliquid public info API. Funding and prices are the venue's own figures."},
+	// Prediction markets: Gamma allows 300 /markets requests per 10 s, Kalshi's keyless reads
+	// are per IP (kept well under 10/s), Manifold 500 requests a minute per IP.
+	{Name: "polymarket", BaseURL: "https://gamma-api.polymarket.com", Timeout: 6 * time.Second, RPS: 2, Burst: 4, Retries: 1,
+		Terms: "Polymarket Gamma market data. Prices are the market's, not a forecast of ours."},
+	{Name: "kalshi", BaseURL: "https://api.elections.kalshi.com/trade-api/v2", Timeout: 6 * time.Second, RPS: 2, Burst: 4, Retries: 1,
+		Terms: "Kalshi public market data (Trade API v2)."},
+	{Name: "manifold", BaseURL: "https://api.manifold.markets/v0", Timeout: 6 * time.Second, RPS: 2, Burst: 4, Retries: 1,
+		Terms: "Manifold Markets public API; play-money (mana) markets."},
+	// Newsroom feeds publish no limit; the news route is cached 5 minutes, so each feed is read
+	// at most a few times in that window.
+	{Name: "coindesk-rss", BaseURL: "https://www.coindesk.com", Timeout: 6 * time.Second, RPS: 0.5, Burst: 2, Retries: 1,
+		Terms: "CoinDesk RSS feed: headlines, links and summaries; articles belong to CoinDesk."},
+	{Name: "cointelegraph-rss", BaseURL: "https://cointelegraph.com", Timeout: 6 * time.Second, RPS: 0.5, Burst: 2, Retries: 1,
+		Terms: "Cointelegraph RSS feed: headlines, links and summaries; articles belong to Cointelegraph."},
+	{Name: "decrypt-rss", BaseURL: "https://decrypt.co", Timeout: 6 * time.Second, RPS: 0.5, Burst: 2, Retries: 1,
+		Terms: "Decrypt RSS feed: headlines, links and summaries; articles belong to Decrypt."},
+	{Name: "theblock-rss", BaseURL: "https://www.theblock.co", Timeout: 6 * time.Second, RPS: 0.5, Burst: 2, Retries: 1,
+		Terms: "The Block RSS feed: headlines, links and summaries; articles belong to The Block."},
+	{Name: "defillama-stablecoins", BaseURL: "https://stablecoins.llama.fi", Timeout: 8 * time.Second, RPS: 1, Burst: 2, Retries: 1,
+		Terms: "DefiLlama stablecoin data, free and open; attribution to DefiLlama appreciated."},
 }
 
 // Lookup returns the default spec of name.

@@ -12,7 +12,7 @@ import (
 // values, never the stored pointers and never a *memdb.Txn.
 //
 // Each daemon opens its own Store (its own journal file) with this same schema and uses the
-// tables it owns: api uses inbox, event, page and freecall; proxyd uses package.
+// tables it owns: api uses inbox, event, page, freecall and result; proxyd uses package.
 
 const (
 	tInbox    = "inbox"
@@ -20,6 +20,7 @@ const (
 	tPage     = "page"
 	tPackage  = "package"
 	tFreeCall = "freecall"
+	tResult   = "result"
 )
 
 // Inbox is a paid webhook inbox (POST /v1/callbacks).
@@ -55,6 +56,15 @@ type Event struct {
 	BodyBytes  int64  `json:"body_bytes,omitempty"`
 	BodySHA256 string `json:"body_sha256,omitempty"`
 	BodyFile   string `json:"body_file,omitempty"`
+}
+
+// Result is an answer kept under a caller's idempotency key (a route's requestKey), so a retry
+// gets the same answer rather than a new one computed from data that moved since.
+type Result struct {
+	Key       string    `json:"key"` // route ID, the request's identity and the caller's key
+	Body      []byte    `json:"body"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
 }
 
 // Page is a published HTML page (POST /v1/publish). HTML is already sanitised.
@@ -110,6 +120,9 @@ func schema() *memdb.DBSchema {
 		tPackage: {Name: tPackage, Indexes: map[string]*memdb.IndexSchema{
 			"id": {Name: "id", Unique: true, Indexer: str("Key")},
 		}},
+		tResult: {Name: tResult, Indexes: map[string]*memdb.IndexSchema{
+			"id": {Name: "id", Unique: true, Indexer: str("Key")},
+		}},
 		tFreeCall: {Name: tFreeCall, Indexes: map[string]*memdb.IndexSchema{
 			"id": {Name: "id", Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 				str("Client"), str("Day"), str("Family"),
@@ -129,6 +142,7 @@ type record struct {
 	Usage   *usage    `json:"usage,omitempty"`
 	Usages  []usage   `json:"usages,omitempty"`
 	Free    *FreeCall `json:"free,omitempty"`
+	Result  *Result   `json:"result,omitempty"`
 }
 
 // usage sets a package's meter to an absolute value (idempotent, unlike a delta).
@@ -147,4 +161,5 @@ const (
 	opUsages  = "package.usages"
 	opFree    = "free.put"
 	opFreeDel = "free.del"
+	opResult  = "result.put"
 )

@@ -376,6 +376,12 @@ func apply(txn *memdb.Txn, r *record) error {
 		}
 		f := *r.Free
 		return txn.Insert(tFreeCall, &f)
+	case opResult:
+		if r.Result == nil {
+			return errors.New("no result")
+		}
+		res := *r.Result
+		return txn.Insert(tResult, &res)
 	case opFreeDel:
 		if r.Free == nil {
 			return errors.New("no free call")
@@ -489,7 +495,7 @@ func (s *Store) Compact() error {
 		}
 		// Inboxes before their events: replaying an event skips counting when the inbox row
 		// already covers its seq.
-		for _, t := range []string{tInbox, tEvent, tPage, tPackage, tFreeCall} {
+		for _, t := range []string{tInbox, tEvent, tPage, tPackage, tFreeCall, tResult} {
 			it, err := txn.Get(t, "id")
 			if err != nil {
 				return err
@@ -507,6 +513,8 @@ func (s *Store) Compact() error {
 					r = &record{Op: opPackage, Package: v}
 				case *FreeCall:
 					r = &record{Op: opFree, Free: v}
+				case *Result:
+					r = &record{Op: opResult, Result: v}
 				}
 				if err := put(r); err != nil {
 					return err
@@ -588,6 +596,12 @@ func (s *Store) Sweep() int {
 		p := obj.(*Package)
 		if !now.Before(p.ExpiresAt.Add(s.opts.PackageRetention)) {
 			txn.Delete(tPackage, p)
+			n++
+		}
+	})
+	each(tResult, func(obj any) {
+		if r := obj.(*Result); !now.Before(r.ExpiresAt) {
+			txn.Delete(tResult, r)
 			n++
 		}
 	})

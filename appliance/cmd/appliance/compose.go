@@ -23,6 +23,7 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
 	chainroutes "github.com/peage/appliance/api/routes/chain"
+	cryptoroutes "github.com/peage/appliance/api/routes/crypto"
 	"github.com/peage/appliance/api/routes/directions"
 	"github.com/peage/appliance/api/routes/domain"
 	"github.com/peage/appliance/api/routes/fr"
@@ -358,6 +359,13 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	if err := preflightRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	cryptoRoutes, err := cryptoroutes.New(cryptoroutes.Deps{Pool: pool})
+	if err != nil {
+		return err
+	}
+	if err := cryptoRoutes.Bind(a.cat); err != nil {
 		return err
 	}
 	if d.payments != nil {

@@ -1,0 +1,101 @@
+// Package crypto serves the market-data routes: /v1/crypto/price, /v1/crypto/market,
+// /v1/token/price-history (CoinGecko, DefiLlama for the stablecoin supply),
+// /v1/crypto/funding-rate (Hyperliquid), /v1/markets/prediction (Polymarket, Kalshi, Manifold)
+// and /v1/crypto/news (four newsroom feeds). Every figure names its source; a source that
+// fails is left out of sources_answered and named in sources_failed, and a route whose every
+// source failed is a 502 that charges nothing.
+package crypto
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/upstream/coingecko"
+	"github.com/peage/appliance/api/upstream/defillama"
+	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/hyperliquid"
+	"github.com/peage/appliance/api/upstream/kalshi"
+	"github.com/peage/appliance/api/upstream/manifold"
+	"github.com/peage/appliance/api/upstream/polymarket"
+	"github.com/peage/appliance/api/upstream/rss"
+)
+
+// Deps are the family's collaborators.
+type Deps struct {
+	// Pool is the process-wide client pool: every caller of an upstream shares its bucket.
+	Pool *httpc.Pool
+	Now  func() time.Time
+	// MarketMaxAge is how long a market overview is served before it is refreshed (5 minutes).
+	MarketMaxAge time.Duration
+}
+
+// Routes holds the handlers.
+type Routes struct {
+	gecko  *coingecko.Client
+	llama  *defillama.Client
+	hl     *hyperliquid.Client
+	poly   *polymarket.Client
+	kalshi *kalshi.Client
+	mani   *manifold.Client
+	feeds  map[string]*httpc.Client // registry name → client, one per newsroom
+	now    func() time.Time
+	market *snapshot[Market]
+	// marketMaxAge is the longest a market overview is served.
+	marketMaxAge time.Duration
+}
+
+// New builds the family from the pool.
+func New(d Deps) (*Routes, error) {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.MarketMaxAge <= 0 {
+		d.MarketMaxAge = 5 * time.Minute
+	}
+	cg, err := d.Pool.Client(coingecko.Name)
+	if err != nil {
+		return nil, err
+	}
+	dl, err := d.Pool.Client(defillama.Name)
+	if err != nil {
+		return nil, err
+	}
+	hl, err := d.Pool.Client(hyperliquid.Name)
+	if err != nil {
+		return nil, err
+	}
+	clients := map[string]*httpc.Client{}
+	for _, name := range []string{polymarket.Name, kalshi.Name, manifold.Name} {
+		if clients[name], err = d.Pool.Client(name); err != nil {
+			return nil, err
+		}
+	}
+	feeds := map[string]*httpc.Client{}
+	for _, f := range rss.Newsrooms {
+		if feeds[f.Name], err = d.Pool.Client(f.Name); err != nil {
+			return nil, err
+		}
+	}
+	r := &Routes{feeds: feeds, poly: polymarket.New(clients[polymarket.Name]), kalshi: kalshi.New(clients[kalshi.Name]), mani: manifold.New(clients[manifold.Name]),
+		gecko: coingecko.New(cg), llama: defillama.New(dl), hl: hyperliquid.New(hl), now: d.Now, marketMaxAge: d.MarketMaxAge}
+	maxAge := d.MarketMaxAge
+	r.market = newSnapshotTTL(d.Now, func(ctx context.Context) (Market, time.Duration, error) {
+		m, ttl, err := r.fetchMarket(ctx)
+		return m, min(ttl, maxAge), err
+	})
+	return r, nil
+}
+
+// Bind attaches the handlers.
+func (r *Routes) Bind(c *catalog.Catalog) error {
+	return errors.Join(
+		c.Bind("crypto.price", r.price, r.gecko.Ready),
+		c.Bind("crypto.market", r.marketOverview, r.gecko.Ready),
+		c.Bind("token.price-history", r.priceHistory, r.gecko.Ready),
+		c.Bind("crypto.funding-rate", r.fundingRate, r.hl.Ready),
+		c.Bind("markets.prediction", r.prediction, r.poly.Ready),
+		c.Bind("crypto.news", r.news, nil),
+	)
+}
