@@ -159,6 +159,7 @@ func (s *Server) Spec(t testing.TB, name string) upstream.Spec {
 		t.Fatal(err)
 	}
 	spec.BaseURL = s.URL + u.Path
+	spec.NeedsBaseURL = false
 	spec.Retries = 0
 	spec.Timeout = 2 * time.Second
 	spec.RPS = 0

@@ -31,11 +31,13 @@ import (
 	"github.com/peage/appliance/api/routes/us"
 	"github.com/peage/appliance/api/routes/util"
 	"github.com/peage/appliance/api/routes/web"
+	"github.com/peage/appliance/api/routes/websearch"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/chainrpc"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/resolver"
+	"github.com/peage/appliance/api/upstream/search"
 	"github.com/peage/appliance/appliance/cache"
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/egress"
@@ -303,6 +305,14 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	if err := usRoutes.Bind(a.cat); err != nil {
+		return err
+	}
+	// Web search: Serper and/or SearXNG by config; neither leaves the routes listed, 503.
+	searchChain, err := search.FromPool(pool, specs)
+	if err != nil {
+		return err
+	}
+	if err := websearch.New(searchChain).Bind(a.cat); err != nil {
 		return err
 	}
 	if d.payments != nil {
