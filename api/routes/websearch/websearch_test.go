@@ -21,7 +21,9 @@ import (
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-func fixture(name string) string { return filepath.Join("..", "..", "upstream", "search", "testdata", name) }
+func fixture(name string) string {
+	return filepath.Join("..", "..", "upstream", "search", "testdata", name)
+}
 
 // start serves the family with Serper pointed at srv (nil: nothing configured).
 func start(t *testing.T, srv *upstreamtest.Server, gate paywall.Gate) *apitest.Harness {

@@ -27,6 +27,7 @@ import (
 	"github.com/peage/appliance/api/routes/infra"
 	"github.com/peage/appliance/api/routes/payments"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
+	"github.com/peage/appliance/api/routes/social"
 	"github.com/peage/appliance/api/routes/uk"
 	"github.com/peage/appliance/api/routes/us"
 	"github.com/peage/appliance/api/routes/util"
@@ -35,7 +36,9 @@ import (
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/chainrpc"
+	"github.com/peage/appliance/api/upstream/hackernews"
 	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/reddit"
 	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/api/upstream/search"
 	"github.com/peage/appliance/appliance/cache"
@@ -315,6 +318,9 @@ func bindFamilies(a *app, d deps) error {
 	if err := websearch.New(searchChain).Bind(a.cat); err != nil {
 		return err
 	}
+	if err := bindSocial(a, pool, specs); err != nil {
+		return err
+	}
 	if d.payments != nil {
 		if err := payments.New(d.payments).Bind(a.cat); err != nil {
 			return err
@@ -452,4 +458,25 @@ func (a *app) adminMux() *http.ServeMux {
 		a.metrics.WriteText(w)
 	})
 	return mux
+}
+
+// bindSocial binds the community routes: Reddit (keyless, or OAuth with a key) and Hacker News.
+func bindSocial(a *app, pool *httpc.Pool, specs map[string]upstream.Spec) error {
+	rh, err := pool.Client(reddit.Name)
+	if err != nil {
+		return err
+	}
+	ah, err := pool.Client(reddit.AuthName)
+	if err != nil {
+		return err
+	}
+	hh, err := pool.Client(hackernews.Name)
+	if err != nil {
+		return err
+	}
+	rc, err := reddit.New(rh, ah, specs[reddit.Name], a.cfg.Upstream.Contact)
+	if err != nil {
+		return fmt.Errorf("config key upstream.override.reddit.key: %w", err)
+	}
+	return social.New(rc, hackernews.New(hh)).Bind(a.cat)
 }
