@@ -332,7 +332,7 @@ func bindFamilies(a *app, d deps) error {
 		}
 	}
 	if d.farm != nil {
-		if err := web.New(d.farm, d.egress).Bind(a.cat); err != nil {
+		if err := web.New(d.farm, d.egress).WithSearch(searchChain).Bind(a.cat); err != nil {
 			return err
 		}
 		a.metrics.GaugeFunc("peage_browserfarm", "Browser farm health: browsers up, jobs, queue, restarts, memory.", d.farm.Gauges, "stat")
