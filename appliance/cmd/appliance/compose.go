@@ -27,6 +27,7 @@ import (
 	"github.com/peage/appliance/api/routes/infra"
 	"github.com/peage/appliance/api/routes/payments"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
+	"github.com/peage/appliance/api/routes/readiness"
 	"github.com/peage/appliance/api/routes/social"
 	"github.com/peage/appliance/api/routes/uk"
 	"github.com/peage/appliance/api/routes/us"
@@ -261,6 +262,9 @@ func bindFamilies(a *app, d deps) error {
 	}
 	if d.egress != nil {
 		if err := util.New(d.egress).Bind(a.cat); err != nil {
+			return err
+		}
+		if err := readiness.New(d.egress, nil).Bind(a.cat); err != nil {
 			return err
 		}
 	}
