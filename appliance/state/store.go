@@ -378,6 +378,12 @@ func apply(txn *memdb.Txn, r *record) error {
 		}
 		f := *r.Free
 		return txn.Insert(tFreeCall, &f)
+	case opSMS:
+		if r.SMS == nil {
+			return errors.New("no sms number")
+		}
+		n := *r.SMS
+		return txn.Insert(tSMS, &n)
 	case opFreeDel:
 		if r.Free == nil {
 			return errors.New("no free call")
@@ -478,7 +484,7 @@ func (s *Store) Compact() error {
 		}
 		// Inboxes before their events: replaying an event skips counting when the inbox row
 		// already covers its seq.
-		for _, t := range []string{tInbox, tEvent, tPage, tPackage, tFreeCall} {
+		for _, t := range []string{tInbox, tEvent, tPage, tPackage, tFreeCall, tSMS} {
 			it, err := txn.Get(t, "id")
 			if err != nil {
 				return err
@@ -496,6 +502,8 @@ func (s *Store) Compact() error {
 					r = &record{Op: opPackage, Package: v}
 				case *FreeCall:
 					r = &record{Op: opFree, Free: v}
+				case *SMSNumber:
+					r = &record{Op: opSMS, SMS: v}
 				}
 				if err := put(r); err != nil {
 					return err

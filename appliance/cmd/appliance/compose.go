@@ -28,6 +28,7 @@ import (
 	"github.com/peage/appliance/api/routes/payments"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/api/routes/readiness"
+	"github.com/peage/appliance/api/routes/sms"
 	"github.com/peage/appliance/api/routes/social"
 	"github.com/peage/appliance/api/routes/uk"
 	"github.com/peage/appliance/api/routes/us"
@@ -42,6 +43,7 @@ import (
 	"github.com/peage/appliance/api/upstream/reddit"
 	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/api/upstream/search"
+	"github.com/peage/appliance/api/upstream/twilio"
 	"github.com/peage/appliance/appliance/cache"
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/egress"
@@ -77,6 +79,8 @@ type app struct {
 
 	mu     sync.Mutex
 	health map[string]func() error // component → nil when healthy
+	// background runs with the server (the SMS reaper), until its context ends.
+	background []func(context.Context)
 }
 
 // deps are the collaborators the composition provides to the route families.
@@ -325,6 +329,9 @@ func bindFamilies(a *app, d deps) error {
 	if err := bindSocial(a, pool, specs); err != nil {
 		return err
 	}
+	if err := bindSMS(a, d, pool, specs); err != nil {
+		return err
+	}
 	if d.payments != nil {
 		if err := payments.New(d.payments).Bind(a.cat); err != nil {
 			return err
@@ -407,6 +414,9 @@ func (a *app) serve(ctx context.Context) error {
 	a.log.Info("listening", slog.String(obs.KeyComponent, "admin"), slog.String(obs.KeyAddr, adminLn.Addr().String()))
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.srv.Serve(ctx, apiLn) })
+	for _, run := range a.background {
+		g.Go(func() error { run(ctx); return nil })
+	}
 	admin := &http.Server{Handler: a.adminMux(), ReadHeaderTimeout: 5 * time.Second}
 	g.Go(func() error {
 		err := admin.Serve(adminLn)
@@ -483,4 +493,26 @@ func bindSocial(a *app, pool *httpc.Pool, specs map[string]upstream.Spec) error 
 		return fmt.Errorf("config key upstream.override.reddit.key: %w", err)
 	}
 	return social.New(rc, hackernews.New(hh)).Bind(a.cat)
+}
+
+// bindSMS binds the rented SMS numbers (Twilio) over the journaled store, and schedules the
+// reaper that releases the numbers of ended sessions (at start, then every minute).
+func bindSMS(a *app, d deps, pool *httpc.Pool, specs map[string]upstream.Spec) error {
+	if d.store == nil {
+		return nil
+	}
+	h, err := pool.Client(twilio.Name)
+	if err != nil {
+		return err
+	}
+	carrier, err := twilio.New(h, specs[twilio.Name].Key)
+	if err != nil {
+		return fmt.Errorf("config key upstream.override.twilio.key: %w", err)
+	}
+	r := sms.New(carrier, d.store, a.log, time.Now)
+	if err := r.Bind(a.cat); err != nil {
+		return err
+	}
+	a.background = append(a.background, func(ctx context.Context) { r.RunReaper(ctx, sms.ReapEvery) })
+	return nil
 }
