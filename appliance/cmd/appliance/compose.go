@@ -30,6 +30,7 @@ import (
 	"github.com/peage/appliance/api/routes/readiness"
 	"github.com/peage/appliance/api/routes/sms"
 	"github.com/peage/appliance/api/routes/social"
+	"github.com/peage/appliance/api/routes/transcribe"
 	"github.com/peage/appliance/api/routes/uk"
 	"github.com/peage/appliance/api/routes/us"
 	"github.com/peage/appliance/api/routes/util"
@@ -43,7 +44,9 @@ import (
 	"github.com/peage/appliance/api/upstream/reddit"
 	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/api/upstream/search"
+	"github.com/peage/appliance/api/upstream/speech"
 	"github.com/peage/appliance/api/upstream/twilio"
+	"github.com/peage/appliance/api/upstream/youtube"
 	"github.com/peage/appliance/appliance/cache"
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/egress"
@@ -332,6 +335,9 @@ func bindFamilies(a *app, d deps) error {
 	if err := bindSMS(a, d, pool, specs); err != nil {
 		return err
 	}
+	if err := bindTranscribe(a, pool, specs); err != nil {
+		return err
+	}
 	if d.payments != nil {
 		if err := payments.New(d.payments).Bind(a.cat); err != nil {
 			return err
@@ -515,4 +521,22 @@ func bindSMS(a *app, d deps, pool *httpc.Pool, specs map[string]upstream.Spec) e
 	}
 	a.background = append(a.background, func(ctx context.Context) { r.RunReaper(ctx, sms.ReapEvery) })
 	return nil
+}
+
+// bindTranscribe binds /v1/transcribe: YouTube captions always; speech recognition when a
+// recogniser is configured and yt-dlp is installed.
+func bindTranscribe(a *app, pool *httpc.Pool, specs map[string]upstream.Spec) error {
+	yh, err := pool.Client(youtube.Name)
+	if err != nil {
+		return err
+	}
+	sh, err := pool.Client(speech.Name)
+	if err != nil {
+		return err
+	}
+	var down transcribe.Downloader
+	if y := transcribe.FindYTDLP(specs[youtube.Name].BaseURL); y != nil {
+		down = y
+	}
+	return transcribe.New(youtube.New(yh), speech.New(sh, specs[speech.Name]), down).Bind(a.cat)
 }
