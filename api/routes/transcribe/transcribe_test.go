@@ -23,7 +23,9 @@ import (
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-func file(name string) string { return filepath.Join("..", "..", "upstream", "youtube", "testdata", name) }
+func file(name string) string {
+	return filepath.Join("..", "..", "upstream", "youtube", "testdata", name)
+}
 
 const video = "GJLlxj_dtq8"
 
