@@ -352,6 +352,9 @@ func https(s *site) (string, string) {
 	if !strings.HasPrefix(r.finalURL, "https://") && !strings.HasPrefix(s.page, "https://") {
 		return Fail, "served over plain HTTP"
 	}
+	if s.certErr != nil {
+		return Fail, "certificate: " + s.certErr.Error()
+	}
 	if r.err != nil {
 		return Fail, "TLS: " + r.err.Error()
 	}
@@ -360,7 +363,7 @@ func https(s *site) (string, string) {
 
 func hsts(s *site) (string, string) {
 	r := s.get(pHome)
-	if r.err == nil && strings.HasPrefix(r.finalURL, "https://") && r.header.Get("Strict-Transport-Security") != "" {
+	if r.err == nil && s.certErr == nil && strings.HasPrefix(r.finalURL, "https://") && r.header.Get("Strict-Transport-Security") != "" {
 		return Pass, r.header.Get("Strict-Transport-Security")
 	}
 	return Fail, "no Strict-Transport-Security"

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -56,21 +57,28 @@ const (
 type Routes struct {
 	policy *egress.Policy
 	client *http.Client
-	now    func() time.Time
+	// lenient skips certificate verification: used only to audit the rest of a site whose
+	// certificate fails, so the report says so instead of failing whole.
+	lenient *http.Client
+	now     func() time.Time
 }
 
 // New builds the route over the egress policy. tlsConf may carry extra roots (tests); nil
 // means the system's.
 func New(policy *egress.Policy, tlsConf *tls.Config) *Routes {
+	redirects := func(_ *http.Request, via []*http.Request) error {
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("more than %d redirects", maxRedirects)
+		}
+		return nil
+	}
 	t := policy.Transport()
 	t.TLSClientConfig = tlsConf
-	return &Routes{policy: policy, now: time.Now, client: &http.Client{Transport: t, Timeout: fetchTimeout,
-		CheckRedirect: func(_ *http.Request, via []*http.Request) error {
-			if len(via) >= maxRedirects {
-				return fmt.Errorf("more than %d redirects", maxRedirects)
-			}
-			return nil
-		}}}
+	lt := policy.Transport()
+	lt.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // only after the verified fetch failed, to describe the site; never to trust it
+	return &Routes{policy: policy, now: time.Now,
+		client:  &http.Client{Transport: t, Timeout: fetchTimeout, CheckRedirect: redirects},
+		lenient: &http.Client{Transport: lt, Timeout: fetchTimeout, CheckRedirect: redirects}}
 }
 
 // Bind attaches the handler.
@@ -106,9 +114,10 @@ func (f *fetched) describe(what string) string {
 
 // site is everything fetched for one audit.
 type site struct {
-	page   string // the URL audited
-	origin string // scheme://host[:port]
-	got    map[string]*fetched
+	page    string // the URL audited
+	origin  string // scheme://host[:port]
+	got     map[string]*fetched
+	certErr error // the certificate failed verification; the rest was fetched without it
 
 	parseOnce sync.Once
 	parsed    *goquery.Document
@@ -144,7 +153,7 @@ func (s *site) doc() *goquery.Document {
 // text is the page's visible text before any script runs.
 func (s *site) text() string { s.doc(); return s.visible }
 
-func (r *Routes) fetch(ctx context.Context, target string) *fetched {
+func (r *Routes) fetch(ctx context.Context, c *http.Client, target string) *fetched {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return &fetched{err: err}
@@ -152,7 +161,7 @@ func (r *Routes) fetch(ctx context.Context, target string) *fetched {
 	req.Header.Set("User-Agent", "peage-agent-readiness/"+version.Version)
 	req.Header.Set("Accept", "text/html,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5")
 	start := time.Now()
-	resp, err := r.client.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -168,6 +177,14 @@ func (r *Routes) fetch(ctx context.Context, target string) *fetched {
 // gather fetches what the checks read: the page and the well-known documents in parallel,
 // then the sitemap (robots.txt may name it) and the service description (the page may link it).
 func (r *Routes) gather(ctx context.Context, s *site) {
+	// The page first, alone: its certificate decides which client reads the rest.
+	client := r.client
+	home := r.fetch(ctx, client, s.page)
+	if isCertError(home.err) {
+		s.certErr, client = home.err, r.lenient
+		home = r.fetch(ctx, client, s.page)
+	}
+	s.got[pHome] = home
 	var mu sync.Mutex
 	run := func(jobs map[string]string) {
 		var wg sync.WaitGroup
@@ -175,7 +192,7 @@ func (r *Routes) gather(ctx context.Context, s *site) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				f := r.fetch(ctx, target)
+				f := r.fetch(ctx, client, target)
 				mu.Lock()
 				s.got[name] = f
 				mu.Unlock()
@@ -183,7 +200,7 @@ func (r *Routes) gather(ctx context.Context, s *site) {
 		}
 		wg.Wait()
 	}
-	first := map[string]string{pHome: s.page, pMissing: s.origin + "/.peage-agent-readiness-" + strconv.FormatInt(r.now().UnixNano(), 36)}
+	first := map[string]string{pMissing: s.origin + "/.peage-agent-readiness-" + strconv.FormatInt(r.now().UnixNano(), 36)}
 	for _, p := range []string{pRobots, pLLMs, pOpenAPI, pOpenAPIWK, "/.well-known/mcp", "/.well-known/x402", pAgentCard, pAgentJSON} {
 		first[p] = s.origin + p
 	}
@@ -206,6 +223,15 @@ func (r *Routes) gather(ctx context.Context, s *site) {
 		}
 	}
 	run(second)
+}
+
+// isCertError reports whether err is a failed certificate verification.
+func isCertError(err error) bool {
+	var ve *tls.CertificateVerificationError
+	var ue x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var ie x509.CertificateInvalidError
+	return errors.As(err, &ve) || errors.As(err, &ue) || errors.As(err, &he) || errors.As(err, &ie)
 }
 
 // Result is one check's verdict.

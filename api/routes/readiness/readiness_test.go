@@ -211,3 +211,25 @@ func TestRefusedURLIs400NotCharged(t *testing.T) {
 		t.Errorf("charged %d", c)
 	}
 }
+
+// TestUntrustedCertificateIsAFinding audits the good site without trusting its certificate:
+// the report is still made, https and hsts fail (HSTS from an unverified answer counts for
+// nothing), every other check passes.
+func TestUntrustedCertificateIsAFinding(t *testing.T) {
+	good := goodSite(t)
+	h, _ := harness(t, nil, hostPort(good))
+	status, m := audit(t, h, good.URL+"/")
+	if status != 200 {
+		t.Fatalf("status %d %v", status, m)
+	}
+	v := verdicts(m)
+	for _, c := range readiness.Checks {
+		want := readiness.Pass
+		if c.ID == "https" || c.ID == "hsts" {
+			want = readiness.Fail
+		}
+		if v[c.ID] != want {
+			t.Errorf("%s: %s, want %s", c.ID, v[c.ID], want)
+		}
+	}
+}

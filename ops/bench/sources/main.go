@@ -59,8 +59,8 @@ func main() {
 	farm, err := browserfarm.New(ctx, cfg, policy, log)
 	check(err)
 	defer farm.Close()
-	for farm.Ready() != nil {
-		time.Sleep(100 * time.Millisecond)
+	for farm.Stats().BrowsersUp < cfg.Size {
+		time.Sleep(50 * time.Millisecond)
 	}
 
 	spec, _ := upstream.Lookup(search.SerperName)
@@ -73,36 +73,47 @@ func main() {
 	check(web.New(farm, policy).WithSearch(chain).Bind(cat))
 	sources, extract := cat.Entry("search.sources").Handler, cat.Entry("extract").Handler
 
-	runSources := func() {
+	// A round counts only when every page was read: on an overloaded machine a page may time
+	// out, and a faster answer with fewer pages would flatter the parallel path.
+	runSources := func() bool {
 		cctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 		defer cancel()
 		out, err := sources(cctx, &catalog.Request{Args: catalog.Args{"q": "apple inc", "top": int64(pages), "max_chars": int64(4000)}})
-		check(err)
-		if s := out.(web.Sources); s.Read != pages {
-			check(fmt.Errorf("read %d of %d pages: %+v", s.Read, pages, s.Results))
-		}
+		return err == nil && out.(web.Sources).Read == pages
 	}
-	runSequential := func() {
+	runSequential := func() bool {
 		for _, l := range links {
 			cctx, cancel := context.WithTimeout(ctx, 45*time.Second)
 			_, err := extract(cctx, &catalog.Request{Args: catalog.Args{"url": l}})
 			cancel()
-			check(err)
+			if err != nil {
+				return false
+			}
 		}
+		return true
 	}
 	runSources() // warm every browser
 	runSequential()
 
 	var par, seq []time.Duration
+	dropped := 0
 	for range *rounds {
 		s := time.Now()
-		runSources()
-		par = append(par, time.Since(s))
+		okPar := runSources()
+		dp := time.Since(s)
 		s = time.Now()
-		runSequential()
-		seq = append(seq, time.Since(s))
+		okSeq := runSequential()
+		ds := time.Since(s)
+		if !okPar || !okSeq {
+			dropped++
+			continue
+		}
+		par, seq = append(par, dp), append(seq, ds)
 	}
-	fmt.Printf("%d pages, %d browsers, %d cores, %d rounds\n", pages, cfg.Size, runtime.NumCPU(), *rounds)
+	if len(par) == 0 {
+		check(fmt.Errorf("no round read every page (%d dropped): the machine is too loaded", dropped))
+	}
+	fmt.Printf("%d pages, %d browsers, %d cores, %d rounds (%d dropped: a page failed)\n", pages, cfg.Size, runtime.NumCPU(), len(par), dropped)
 	fmt.Printf("  %-44s p50 %8v  p95 %8v\n", "/v1/search/sources (search + parallel read)", pct(par, 50), pct(par, 95))
 	fmt.Printf("  %-44s p50 %8v  p95 %8v\n", "baseline: 5 x /v1/extract one after another", pct(seq, 50), pct(seq, 95))
 	fmt.Printf("  %-44s %.2fx faster at p50\n", "ratio baseline / sources", float64(pct(seq, 50))/float64(pct(par, 50)))
