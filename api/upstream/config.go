@@ -85,6 +85,7 @@ func Resolve(cfg Config) (map[string]Spec, error) {
 		}
 		if o.BaseURL != "" {
 			s.BaseURL = o.BaseURL
+			s.NeedsBaseURL = false
 		}
 		if o.Timeout > 0 {
 			s.Timeout = time.Duration(o.Timeout)

@@ -21,6 +21,7 @@ const (
 	tPackage  = "package"
 	tFreeCall = "freecall"
 	tResult   = "result"
+	tSMS      = "smsnumber"
 )
 
 // Inbox is a paid webhook inbox (POST /v1/callbacks).
@@ -103,6 +104,24 @@ type FreeCall struct {
 	At     time.Time `json:"at"`
 }
 
+// SMSNumber is a phone number rented from the carrier for one session (GET /v1/sms/number).
+// The row exists before the number is handed out and outlives it: a number whose ExpiresAt
+// has passed and that is not Released is released by the reaper, at start and periodically,
+// so a restart never leaks a rented number.
+type SMSNumber struct {
+	Session    string    `json:"session"` // public session id, 32 hex characters
+	Provider   string    `json:"provider"`
+	NumberSID  string    `json:"number_sid"` // the carrier's id of the rented number (Twilio PN…)
+	Number     string    `json:"number"`     // E.164
+	CreatedAt  time.Time `json:"created_at"`
+	ExpiresAt  time.Time `json:"expires_at"`
+	Released   bool      `json:"released,omitempty"`
+	ReleasedAt time.Time `json:"released_at,omitempty"`
+}
+
+// Expired reports whether the session has ended at now.
+func (n SMSNumber) Expired(now time.Time) bool { return !now.Before(n.ExpiresAt) }
+
 func schema() *memdb.DBSchema {
 	str := func(field string) memdb.Indexer { return &memdb.StringFieldIndex{Field: field} }
 	return &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{
@@ -123,6 +142,9 @@ func schema() *memdb.DBSchema {
 		tResult: {Name: tResult, Indexes: map[string]*memdb.IndexSchema{
 			"id": {Name: "id", Unique: true, Indexer: str("Key")},
 		}},
+		tSMS: {Name: tSMS, Indexes: map[string]*memdb.IndexSchema{
+			"id": {Name: "id", Unique: true, Indexer: str("Session")},
+		}},
 		tFreeCall: {Name: tFreeCall, Indexes: map[string]*memdb.IndexSchema{
 			"id": {Name: "id", Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 				str("Client"), str("Day"), str("Family"),
@@ -134,15 +156,16 @@ func schema() *memdb.DBSchema {
 // record is one journaled operation. Exactly one payload field is set, matching Op.
 // Records are JSON so a journal can be read by eye in an emergency.
 type record struct {
-	Op      string    `json:"op"`
-	Inbox   *Inbox    `json:"inbox,omitempty"`
-	Event   *Event    `json:"event,omitempty"`
-	Page    *Page     `json:"page,omitempty"`
-	Package *Package  `json:"package,omitempty"`
-	Usage   *usage    `json:"usage,omitempty"`
-	Usages  []usage   `json:"usages,omitempty"`
-	Free    *FreeCall `json:"free,omitempty"`
-	Result  *Result   `json:"result,omitempty"`
+	Op      string     `json:"op"`
+	Inbox   *Inbox     `json:"inbox,omitempty"`
+	Event   *Event     `json:"event,omitempty"`
+	Page    *Page      `json:"page,omitempty"`
+	Package *Package   `json:"package,omitempty"`
+	Usage   *usage     `json:"usage,omitempty"`
+	Usages  []usage    `json:"usages,omitempty"`
+	Free    *FreeCall  `json:"free,omitempty"`
+	Result  *Result    `json:"result,omitempty"`
+	SMS     *SMSNumber `json:"sms,omitempty"`
 }
 
 // usage sets a package's meter to an absolute value (idempotent, unlike a delta).
@@ -162,4 +185,5 @@ const (
 	opFree    = "free.put"
 	opFreeDel = "free.del"
 	opResult  = "result.put"
+	opSMS     = "sms.put"
 )

@@ -382,6 +382,12 @@ func apply(txn *memdb.Txn, r *record) error {
 		}
 		res := *r.Result
 		return txn.Insert(tResult, &res)
+	case opSMS:
+		if r.SMS == nil {
+			return errors.New("no sms number")
+		}
+		n := *r.SMS
+		return txn.Insert(tSMS, &n)
 	case opFreeDel:
 		if r.Free == nil {
 			return errors.New("no free call")
@@ -495,7 +501,7 @@ func (s *Store) Compact() error {
 		}
 		// Inboxes before their events: replaying an event skips counting when the inbox row
 		// already covers its seq.
-		for _, t := range []string{tInbox, tEvent, tPage, tPackage, tFreeCall, tResult} {
+		for _, t := range []string{tInbox, tEvent, tPage, tPackage, tFreeCall, tResult, tSMS} {
 			it, err := txn.Get(t, "id")
 			if err != nil {
 				return err
@@ -515,6 +521,8 @@ func (s *Store) Compact() error {
 					r = &record{Op: opFree, Free: v}
 				case *Result:
 					r = &record{Op: opResult, Result: v}
+				case *SMSNumber:
+					r = &record{Op: opSMS, SMS: v}
 				}
 				if err := put(r); err != nil {
 					return err

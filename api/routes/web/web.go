@@ -35,6 +35,7 @@ type Routes struct {
 	farm   Farm
 	policy *egress.Policy
 	now    func() time.Time
+	search Searcher // nil until WithSearch: /v1/search/sources is then unavailable
 	// Region is the default region for phone numbers written without a country code.
 	Region string
 	// ExitCountry reads the country the residential exit showed at its last check (ISO
@@ -74,6 +75,9 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		if err := c.Bind(id, routes[id], r.farm.Ready); err != nil {
 			return fmt.Errorf("web: %w", err)
 		}
+	}
+	if err := c.Bind("search.sources", r.sources, r.sourcesReady); err != nil {
+		return fmt.Errorf("web: %w", err)
 	}
 	return nil
 }
@@ -118,19 +122,32 @@ func (r *Routes) load(ctx context.Context, t browserfarm.Task, acc accept) (*pag
 
 // judge turns a result that is not the requested page into the error the caller sees.
 func judge(res *browserfarm.Result, acc accept) error {
+	_, err := problem(res, acc)
+	return err
+}
+
+// Reasons a loaded result is not a readable page, as /v1/search/sources reports them.
+const (
+	reasonBlocked   = "blocked"    // anti-bot challenge (reported, never bypassed)
+	reasonHTTPError = "http_error" // the page's own 4xx/5xx
+	reasonNotHTML   = "not_html"   // a PDF, an image, JSON…
+)
+
+// problem is judge with the reason named.
+func problem(res *browserfarm.Result, acc accept) (string, error) {
 	if ch := extract.DetectChallenge(res.Status, res.Header, res.Title, res.HTML, res.Text); ch != nil {
-		return &apierr.Error{Code: apierr.CodeUpstream, Upstream: "target",
+		return reasonBlocked, &apierr.Error{Code: apierr.CodeUpstream, Upstream: "target",
 			Message: fmt.Sprintf("the page answered with an anti-bot challenge (%s; %s); it is reported, not bypassed, and nothing was charged", ch.Vendor, ch.Signal)}
 	}
 	if res.Status >= 400 {
-		return &apierr.Error{Code: apierr.CodeUpstream, Upstream: "target",
+		return reasonHTTPError, &apierr.Error{Code: apierr.CodeUpstream, Upstream: "target",
 			Message: fmt.Sprintf("the page answered HTTP %d %s; nothing was charged", res.Status, http.StatusText(res.Status))}
 	}
 	ct := res.ContentType
 	if !htmlTypes[ct] && acc != acceptDisplayed && (acc != acceptText || ct != "text/plain") {
-		return apierr.BadParam("url", "url is a %s document, not a web page this route can read", orUnknown(ct))
+		return reasonNotHTML, apierr.BadParam("url", "url is a %s document, not a web page this route can read", orUnknown(ct))
 	}
-	return nil
+	return "", nil
 }
 
 func orUnknown(s string) string {

@@ -223,17 +223,36 @@ func (c *Client) DoAt(ctx context.Context, vars map[string]string, method, path 
 	if bad != nil || err != nil {
 		return nil, &upstream.Error{Upstream: c.spec.Name, Op: method + " " + path, Err: errors.Join(bad, err)}
 	}
-	return c.do(ctx, base, method, path, query, body)
+	return c.do(ctx, base, Call{Method: method, Path: path, Query: query, Body: body})
+}
+
+// Call is one request with what Do cannot say: its own headers, a body that is not JSON
+// (a form, a multipart upload) and per-call HTTP Basic credentials (Twilio, Reddit's token).
+type Call struct {
+	Method      string
+	Path        string
+	Query       url.Values
+	Body        []byte
+	ContentType string      // of Body; "" means application/json when there is a body
+	Header      http.Header // added to every attempt
+	BasicUser   string      // HTTP Basic credentials, when BasicUser is set
+	BasicPass   string
 }
 
 // Do performs one logical call. GET and HEAD are retried on 429, 5xx and transport errors;
 // anything else is tried once. A non-2xx answer comes back as *upstream.Error with Status
 // and the answer's Body.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, body []byte) (*Response, error) {
-	return c.do(ctx, c.base, method, path, query, body)
+	return c.Send(ctx, Call{Method: method, Path: path, Query: query, Body: body})
 }
 
-func (c *Client) do(ctx context.Context, baseURL *url.URL, method, path string, query url.Values, body []byte) (*Response, error) {
+// Send performs call with the same retries, limits and errors as Do.
+func (c *Client) Send(ctx context.Context, call Call) (*Response, error) {
+	return c.do(ctx, c.base, call)
+}
+
+func (c *Client) do(ctx context.Context, baseURL *url.URL, call Call) (*Response, error) {
+	method, path, query := call.Method, call.Path, call.Query
 	op := method + " " + path
 	fail := func(status int, retryable bool, err error) *upstream.Error {
 		return &upstream.Error{Upstream: c.spec.Name, Op: op, Status: status, Retryable: retryable, Err: err}
@@ -269,7 +288,7 @@ func (c *Client) do(ctx context.Context, baseURL *url.URL, method, path string, 
 			}
 			return nil, fail(0, true, upstream.ErrThrottled)
 		}
-		resp, err := c.once(ctx, method, u.String(), body)
+		resp, err := c.once(ctx, call, u.String())
 		switch {
 		case err != nil:
 			c.breaker.record(false)
@@ -307,21 +326,31 @@ func (c *Client) do(ctx context.Context, baseURL *url.URL, method, path string, 
 	return nil, last
 }
 
-func (c *Client) once(ctx context.Context, method, target string, body []byte) (*Response, error) {
+func (c *Client) once(ctx context.Context, call Call, target string) (*Response, error) {
 	actx, cancel := context.WithTimeout(ctx, c.spec.Timeout)
 	defer cancel()
 	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
+	if call.Body != nil {
+		rd = bytes.NewReader(call.Body)
 	}
-	req, err := http.NewRequestWithContext(actx, method, target, rd)
+	req, err := http.NewRequestWithContext(actx, call.Method, target, rd)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("User-Agent", c.ua)
 	req.Header.Set("Accept", "application/json, text/csv;q=0.9, */*;q=0.1")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if call.Body != nil {
+		ct := call.ContentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		req.Header.Set("Content-Type", ct)
+	}
+	for k, vs := range call.Header {
+		req.Header[k] = vs
+	}
+	if call.BasicUser != "" {
+		req.SetBasicAuth(call.BasicUser, call.BasicPass)
 	}
 	if c.spec.Key != "" && c.spec.KeyHeader != "" {
 		req.Header.Set(c.spec.KeyHeader, c.spec.Key)

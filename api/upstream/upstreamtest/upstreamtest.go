@@ -154,19 +154,20 @@ func (s *Server) Spec(t testing.TB, name string) upstream.Spec {
 	if !ok {
 		t.Fatalf("upstreamtest: no upstream %q in the registry", name)
 	}
-	scheme, rest, _ := strings.Cut(spec.BaseURL, "://")
+	_, rest, _ := strings.Cut(spec.BaseURL, "://")
 	host, path, _ := strings.Cut(rest, "/")
 	if strings.Contains(host, "{") {
 		// A host per call ("{lang}.wikipedia.org"): the fixture sees the filled-in host as
 		// the first path segment, so the test checks it too.
 		spec.BaseURL = s.URL + "/" + host + "/" + path
 	} else {
-		u, err := url.Parse(scheme + "://" + rest)
+		u, err := url.Parse(spec.BaseURL) // empty for an upstream with no public default
 		if err != nil {
 			t.Fatal(err)
 		}
 		spec.BaseURL = s.URL + u.Path
 	}
+	spec.NeedsBaseURL = false
 	spec.Retries = 0
 	spec.Timeout = 2 * time.Second
 	spec.RPS = 0

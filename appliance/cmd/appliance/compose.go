@@ -32,19 +32,30 @@ import (
 	"github.com/peage/appliance/api/routes/payments"
 	"github.com/peage/appliance/api/routes/preflight"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
+	"github.com/peage/appliance/api/routes/readiness"
+	"github.com/peage/appliance/api/routes/sms"
+	"github.com/peage/appliance/api/routes/social"
+	"github.com/peage/appliance/api/routes/transcribe"
 	"github.com/peage/appliance/api/routes/uk"
 	"github.com/peage/appliance/api/routes/us"
 	"github.com/peage/appliance/api/routes/util"
 	"github.com/peage/appliance/api/routes/vin"
 	"github.com/peage/appliance/api/routes/web"
 	"github.com/peage/appliance/api/routes/wiki"
+	"github.com/peage/appliance/api/routes/websearch"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/blockscout"
 	"github.com/peage/appliance/api/upstream/chainrpc"
+	"github.com/peage/appliance/api/upstream/hackernews"
 	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/reddit"
 	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/api/upstream/sourcify"
+	"github.com/peage/appliance/api/upstream/search"
+	"github.com/peage/appliance/api/upstream/speech"
+	"github.com/peage/appliance/api/upstream/twilio"
+	"github.com/peage/appliance/api/upstream/youtube"
 	"github.com/peage/appliance/appliance/cache"
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/egress"
@@ -80,6 +91,8 @@ type app struct {
 
 	mu     sync.Mutex
 	health map[string]func() error // component → nil when healthy
+	// background runs with the server (the SMS reaper), until its context ends.
+	background []func(context.Context)
 }
 
 // deps are the collaborators the composition provides to the route families.
@@ -267,6 +280,9 @@ func bindFamilies(a *app, d deps) error {
 		if err := util.New(d.egress).Bind(a.cat); err != nil {
 			return err
 		}
+		if err := readiness.New(d.egress, nil).Bind(a.cat); err != nil {
+			return err
+		}
 	}
 	// Without a usable resolver the DNS and mail routes stay listed, unavailable (503).
 	res, resErr := resolver.New(a.cfg.DNS)
@@ -368,6 +384,23 @@ func bindFamilies(a *app, d deps) error {
 	if err := cryptoRoutes.Bind(a.cat); err != nil {
 		return err
 	}
+	// Web search: Serper and/or SearXNG by config; neither leaves the routes listed, 503.
+	searchChain, err := search.FromPool(pool, specs)
+	if err != nil {
+		return err
+	}
+	if err := websearch.New(searchChain).Bind(a.cat); err != nil {
+		return err
+	}
+	if err := bindSocial(a, pool, specs); err != nil {
+		return err
+	}
+	if err := bindSMS(a, d, pool, specs); err != nil {
+		return err
+	}
+	if err := bindTranscribe(a, pool, specs); err != nil {
+		return err
+	}
 	if d.payments != nil {
 		if err := payments.New(d.payments).Bind(a.cat); err != nil {
 			return err
@@ -390,6 +423,9 @@ func bindFamilies(a *app, d deps) error {
 			}
 		}
 		if err := wr.Bind(a.cat); err != nil {
+		return err
+	}
+		if err := web.New(d.farm, d.egress).WithSearch(searchChain).Bind(a.cat); err != nil {
 			return err
 		}
 		a.metrics.GaugeFunc("peage_browserfarm", "Browser farm health: browsers up, jobs, queue, restarts, memory.", d.farm.Gauges, "stat")
@@ -460,6 +496,9 @@ func (a *app) serve(ctx context.Context) error {
 	a.log.Info("listening", slog.String(obs.KeyComponent, "admin"), slog.String(obs.KeyAddr, adminLn.Addr().String()))
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.srv.Serve(ctx, apiLn) })
+	for _, run := range a.background {
+		g.Go(func() error { run(ctx); return nil })
+	}
 	admin := &http.Server{Handler: a.adminMux(), ReadHeaderTimeout: 5 * time.Second}
 	g.Go(func() error {
 		err := admin.Serve(adminLn)
@@ -515,4 +554,65 @@ func (a *app) adminMux() *http.ServeMux {
 		a.metrics.WriteText(w)
 	})
 	return mux
+}
+
+// bindSocial binds the community routes: Reddit (keyless, or OAuth with a key) and Hacker News.
+func bindSocial(a *app, pool *httpc.Pool, specs map[string]upstream.Spec) error {
+	rh, err := pool.Client(reddit.Name)
+	if err != nil {
+		return err
+	}
+	ah, err := pool.Client(reddit.AuthName)
+	if err != nil {
+		return err
+	}
+	hh, err := pool.Client(hackernews.Name)
+	if err != nil {
+		return err
+	}
+	rc, err := reddit.New(rh, ah, specs[reddit.Name], a.cfg.Upstream.Contact)
+	if err != nil {
+		return fmt.Errorf("config key upstream.override.reddit.key: %w", err)
+	}
+	return social.New(rc, hackernews.New(hh)).Bind(a.cat)
+}
+
+// bindSMS binds the rented SMS numbers (Twilio) over the journaled store, and schedules the
+// reaper that releases the numbers of ended sessions (at start, then every minute).
+func bindSMS(a *app, d deps, pool *httpc.Pool, specs map[string]upstream.Spec) error {
+	if d.store == nil {
+		return nil
+	}
+	h, err := pool.Client(twilio.Name)
+	if err != nil {
+		return err
+	}
+	carrier, err := twilio.New(h, specs[twilio.Name].Key)
+	if err != nil {
+		return fmt.Errorf("config key upstream.override.twilio.key: %w", err)
+	}
+	r := sms.New(carrier, d.store, a.log, time.Now)
+	if err := r.Bind(a.cat); err != nil {
+		return err
+	}
+	a.background = append(a.background, func(ctx context.Context) { r.RunReaper(ctx, sms.ReapEvery) })
+	return nil
+}
+
+// bindTranscribe binds /v1/transcribe: YouTube captions always; speech recognition when a
+// recogniser is configured and yt-dlp is installed.
+func bindTranscribe(a *app, pool *httpc.Pool, specs map[string]upstream.Spec) error {
+	yh, err := pool.Client(youtube.Name)
+	if err != nil {
+		return err
+	}
+	sh, err := pool.Client(speech.Name)
+	if err != nil {
+		return err
+	}
+	var down transcribe.Downloader
+	if y := transcribe.FindYTDLP(specs[youtube.Name].BaseURL); y != nil {
+		down = y
+	}
+	return transcribe.New(youtube.New(yh), speech.New(sh, specs[speech.Name]), down).Bind(a.cat)
 }

@@ -1,0 +1,161 @@
+package websearch_test
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"testing"
+
+	"github.com/peage/appliance/api/apitest"
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/api/routes/websearch"
+	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/search"
+	"github.com/peage/appliance/api/upstream/upstreamtest"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func fixture(name string) string {
+	return filepath.Join("..", "..", "upstream", "search", "testdata", name)
+}
+
+// start serves the family with Serper pointed at srv (nil: nothing configured).
+func start(t *testing.T, srv *upstreamtest.Server, gate paywall.Gate) *apitest.Harness {
+	t.Helper()
+	specs := map[string]upstream.Spec{}
+	if srv != nil {
+		specs[search.SerperName] = srv.Spec(t, search.SerperName)
+	}
+	chain, err := search.FromPool(httpc.NewPool(specs, httpc.Options{Contact: "test@example.org", Logger: quiet}), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := websearch.New(chain).Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	return apitest.Start(t, cat, apitest.Options{Gate: gate})
+}
+
+func get(t *testing.T, h *apitest.Harness, path string) (int, map[string]any) {
+	t.Helper()
+	resp, err := h.Client.Get(h.BaseURL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	b, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(b, &m)
+	return resp.StatusCode, m
+}
+
+// serperBody checks the JSON body Serper receives: the query, gl, hl and 10 results.
+func serperBody(t *testing.T, want map[string]any, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var got map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&got); err != nil {
+			t.Errorf("body: %v", err)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("serper body %s = %v, want %v", k, got[k], v)
+			}
+		}
+		if r.Method != http.MethodPost || r.Header.Get("X-API-KEY") != "test-key" {
+			t.Errorf("serper request %s with key %q", r.Method, r.Header.Get("X-API-KEY"))
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func TestSearchSerper(t *testing.T) {
+	srv := upstreamtest.New(t)
+	srv.Expect("/search", nil, serperBody(t, map[string]any{"q": "apple inc", "gl": "us", "hl": "en", "num": 10.0},
+		upstreamtest.File(t, fixture("serper_search_apple_inc.json"))))
+	gate := &apitest.RecordingGate{}
+	h := start(t, srv, gate)
+	status, m := get(t, h, "/v1/search?"+url.Values{"q": {"apple inc"}, "gl": {"us"}, "hl": {"en"}}.Encode())
+	if status != 200 {
+		t.Fatalf("status %d: %v", status, m)
+	}
+	results := m["results"].([]any)
+	if len(results) != 8 || m["provider"] != "serper" || m["gl"] != "us" || m["hl"] != "en" {
+		t.Fatalf("answer %v", m)
+	}
+	first := results[0].(map[string]any)
+	if first["title"] != "Apple" || first["url"] != "https://www.apple.com/" || first["position"] != 1.0 || first["snippet"] == "" {
+		t.Errorf("first result %v", first)
+	}
+	if third := results[2].(map[string]any); third["date"] != "Aug 31, 2022" {
+		t.Errorf("date of the third result %v", third)
+	}
+	kg := m["knowledge_graph"].(map[string]any)
+	if kg["title"] != "Apple" || kg["type"] != "Technology company" || kg["source"] != "Wikipedia" ||
+		kg["attributes"].(map[string]any)["CEO"] != "Tim Cook (Aug 24, 2011–)" {
+		t.Errorf("knowledge graph %v", kg)
+	}
+	if m["answer_box"] != nil {
+		t.Errorf("the recorded answer has no answer box: %v", m["answer_box"])
+	}
+	if rel := m["related_searches"].([]any); len(rel) != 12 {
+		t.Errorf("related %v", rel)
+	}
+	if c, w := gate.Counts(); c != 1 || w != 0 {
+		t.Errorf("charged %d waived %d", c, w)
+	}
+}
+
+func TestSearchFailures(t *testing.T) {
+	t.Run("unconfigured is 503 before 402", func(t *testing.T) {
+		h := start(t, nil, nil)
+		if status, m := get(t, h, "/v1/search?q=x402"); status != 503 {
+			t.Errorf("status %d %v", status, m)
+		}
+		if status, _ := get(t, h, "/v1/search/news?q=x402"); status != 503 {
+			t.Errorf("news status %d", status)
+		}
+	})
+	t.Run("bad input is 400 before 402", func(t *testing.T) {
+		srv := upstreamtest.New(t)
+		h := start(t, srv, nil)
+		for _, q := range []string{"q=", "q=x&gl=usa", "q=x&hl=EN1", ""} {
+			status, m := get(t, h, "/v1/search?"+q)
+			if status != 400 {
+				t.Errorf("%s: status %d %v", q, status, m)
+			}
+		}
+		if n := len(srv.Requests()); n != 0 {
+			t.Errorf("%d upstream requests for bad input", n)
+		}
+	})
+	t.Run("provider down is 502, not charged", func(t *testing.T) {
+		srv := upstreamtest.New(t)
+		srv.Handle(upstreamtest.ServerError())
+		gate := &apitest.RecordingGate{}
+		h := start(t, srv, gate)
+		status, m := get(t, h, "/v1/search/news?q=stablecoin")
+		if status != 502 {
+			t.Fatalf("status %d %v", status, m)
+		}
+		if c, w := gate.Counts(); c != 0 || w != 1 {
+			t.Errorf("charged %d waived %d", c, w)
+		}
+	})
+	t.Run("the unpaid call is challenged by the production gate", func(t *testing.T) {
+		srv := upstreamtest.New(t)
+		h := start(t, srv, nil)
+		if status, _ := get(t, h, "/v1/search?q=x402"); status != 402 {
+			t.Errorf("status %d", status)
+		}
+	})
+}
