@@ -21,8 +21,10 @@ type Spec struct {
 	// KeyBasic sends the key as the user name of HTTP Basic authentication, with an empty
 	// password (Companies House).
 	KeyBasic bool
-	NeedsKey bool
-	Key      string
+	// KeyBearer sends the key as "Authorization: Bearer <key>" (OpenAI-compatible servers).
+	KeyBearer bool
+	NeedsKey  bool
+	Key       string
 	// KeyedBaseURL replaces BaseURL once a key is configured (paid hosts of freemium APIs).
 	KeyedBaseURL string
 	Terms        string // licence and use conditions, surfaced in discovery documents
@@ -89,6 +91,11 @@ var Specs = []Spec{
 		Terms: "SEC EDGAR public data (U.S. government work, not copyrighted). SEC's fair-access policy requires a User-Agent naming a contact and at most 10 requests per second."},
 	{Name: "sec-edgar-files", BaseURL: "https://www.sec.gov", NeedsContact: true, Timeout: 20 * time.Second, RPS: 1, Burst: 1, Retries: 1,
 		Terms: "SEC EDGAR company ticker file (www.sec.gov/files/company_tickers.json), same fair-access policy."},
+	// The language model: any OpenAI-compatible chat-completions server (a hosted provider, or
+	// a local llama.cpp/Ollama/vLLM server: its base_url, and any key it accepts). Calls are
+	// POSTs, never retried; the rate stays well under hosted providers' lowest tiers.
+	{Name: "llm", BaseURL: "https://api.openai.com/v1", KeyBearer: true, NeedsKey: true, Timeout: 85 * time.Second, RPS: 5, Burst: 10,
+		Terms: "Language-model output is produced by the configured model provider under its terms; the appliance checks labels, schemas and quotes before answering."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
 }
