@@ -81,13 +81,13 @@ var Rules = []Rule{
 type Finding struct {
 	Rule     string `json:"rule"`
 	Category string `json:"category"`
-	Snippet  string `json:"snippet"`            // the matched text (at most 200 characters)
-	Position Span   `json:"position"`           // where, in code points of the text as given
-	Decoded  string `json:"decoded,omitempty"`  // for an encoded run: what it decodes to
-	Via      string `json:"via,omitempty"`      // base64, hex, rot13, or hidden (found once hidden characters were removed)
-	Source   string `json:"source,omitempty"`   // "model" for a finding the model added
-	Reason   string `json:"reason,omitempty"`   // the model's reason
-	Weight   int    `json:"weight"`             // points added to the score
+	Snippet  string `json:"snippet"`           // the matched text (at most 200 characters)
+	Position Span   `json:"position"`          // where, in code points of the text as given
+	Decoded  string `json:"decoded,omitempty"` // for an encoded run: what it decodes to
+	Via      string `json:"via,omitempty"`     // base64, hex, rot13, or hidden (found once hidden characters were removed)
+	Source   string `json:"source,omitempty"`  // "model" for a finding the model added
+	Reason   string `json:"reason,omitempty"`  // the model's reason
+	Weight   int    `json:"weight"`            // points added to the score
 }
 
 // Span is a half-open range of code points.

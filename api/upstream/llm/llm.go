@@ -127,7 +127,9 @@ var ErrTruncated = errors.New("the model's structured answer was cut at the outp
 // InvalidError is a structured answer that failed validation twice.
 type InvalidError struct{ Err error }
 
-func (e *InvalidError) Error() string { return "the model's answer does not match the schema: " + e.Err.Error() }
+func (e *InvalidError) Error() string {
+	return "the model's answer does not match the schema: " + e.Err.Error()
+}
 func (e *InvalidError) Unwrap() error { return e.Err }
 
 // Client calls the configured server.
