@@ -25,6 +25,7 @@ import (
 	"github.com/peage/appliance/api/routes/domain"
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
+	llmroutes "github.com/peage/appliance/api/routes/llm"
 	"github.com/peage/appliance/api/routes/payments"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/api/routes/uk"
@@ -35,6 +36,7 @@ import (
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/chainrpc"
 	"github.com/peage/appliance/api/upstream/httpc"
+	llmclient "github.com/peage/appliance/api/upstream/llm"
 	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/appliance/cache"
 	"github.com/peage/appliance/appliance/config"
@@ -315,12 +317,24 @@ func bindFamilies(a *app, d deps) error {
 			return err
 		}
 	}
+	var pages llmroutes.Pages // nil without the browser farm: the page-reading model routes stay 503
 	if d.farm != nil {
-		if err := web.New(d.farm, d.egress).Bind(a.cat); err != nil {
+		webRoutes := web.New(d.farm, d.egress)
+		if err := webRoutes.Bind(a.cat); err != nil {
 			return err
 		}
+		pages = webRoutes
 		a.metrics.GaugeFunc("peage_browserfarm", "Browser farm health: browsers up, jobs, queue, restarts, memory.", d.farm.Gauges, "stat")
 		a.addHealth("browserfarm", d.farm.Ready)
+	}
+	// The language-model routes: 503 until upstream.override.llm has a key; guard's rules and
+	// the router's recognisers serve without it.
+	llmHTTP, err := pool.Client(llmclient.Name)
+	if err != nil {
+		return err
+	}
+	if err := llmroutes.New(llmroutes.Deps{Model: llmclient.New(llmHTTP, a.cfg.LLM), Pages: pages}).Bind(a.cat); err != nil {
+		return err
 	}
 	return nil
 }
