@@ -91,9 +91,9 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		{"guard", r.guard, nil},
 		// TODO-SLICE {"extract-structured", r.extractStructured, both(r.modelReady, r.pagesReady)},
 		// TODO-SLICE {"understand", r.understand, both(r.modelReady, r.pagesReady)},
-		// TODO-SLICE {"solve", r.solve, nil},
-		// TODO-SLICE {"solve.preview", r.preview, nil},
-		// TODO-SLICE {"capabilities", r.capabilities, nil},
+		{"solve", r.solve, nil},
+		{"solve.preview", r.preview, nil},
+		{"capabilities", r.capabilities, nil},
 		// TODO-SLICE {"agent.task", r.agentTask, both(r.modelReady, r.pagesReady)},
 		// TODO-SLICE {"agent.quote", r.agentQuote, nil},
 	}
