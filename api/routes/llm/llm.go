@@ -94,8 +94,8 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		{"solve", r.solve, nil},
 		{"solve.preview", r.preview, nil},
 		{"capabilities", r.capabilities, nil},
-		// TODO-SLICE {"agent.task", r.agentTask, both(r.modelReady, r.pagesReady)},
-		// TODO-SLICE {"agent.quote", r.agentQuote, nil},
+		{"agent.task", r.agentTask, both(r.modelReady, r.pagesReady)},
+		{"agent.quote", r.agentQuote, nil},
 	}
 	var errs []error
 	for _, b := range binds {
