@@ -296,3 +296,10 @@ func (r *Routes) capabilities(ctx context.Context, req *catalog.Request) (any, e
 	out.Count = len(seen)
 	return out, nil
 }
+
+// Plan is the router's choice for a task, the model included when no recogniser matches
+// (the bench measures it; /v1/solve runs it).
+func (r *Routes) Plan(ctx context.Context, task, capability string) (*Plan, error) {
+	p, _, err := r.plan(ctx, task, capability)
+	return p, err
+}
