@@ -300,7 +300,12 @@ func bindFamilies(a *app, d deps) error {
 	if err := ukRoutes.Bind(a.cat); err != nil {
 		return err
 	}
-	usRoutes, err := us.New(us.Deps{Pool: pool})
+	llmHTTP, err := pool.Client(llmclient.Name)
+	if err != nil {
+		return err
+	}
+	model := llmclient.New(llmHTTP, a.cfg.LLM)
+	usRoutes, err := us.New(us.Deps{Pool: pool, Model: model})
 	if err != nil {
 		return err
 	}
@@ -329,11 +334,7 @@ func bindFamilies(a *app, d deps) error {
 	}
 	// The language-model routes: 503 until upstream.override.llm has a key; guard's rules and
 	// the router's recognisers serve without it.
-	llmHTTP, err := pool.Client(llmclient.Name)
-	if err != nil {
-		return err
-	}
-	if err := llmroutes.New(llmroutes.Deps{Model: llmclient.New(llmHTTP, a.cfg.LLM), Pages: pages}).Bind(a.cat); err != nil {
+	if err := llmroutes.New(llmroutes.Deps{Model: model, Pages: pages}).Bind(a.cat); err != nil {
 		return err
 	}
 	return nil
