@@ -1,6 +1,7 @@
 // Package llm serves the language-model routes: /v1/llm, /v1/llm/pro, /v1/classify,
-// /v1/guard, /v1/extract-structured, /v1/understand, /v1/solve with /v1/solve/preview and
-// /v1/capabilities, /v1/agent/task with /v1/agent/quote, and /v1/us/brief. They never invent:
+// /v1/guard, /v1/extract-structured, /v1/understand, /v1/brief, /v1/solve with
+// /v1/solve/preview and /v1/capabilities, and /v1/agent/task with /v1/agent/quote
+// (/v1/us/brief lives with the other US routes, over the same model client). They never invent:
 // every label is one of the caller's, every field is on the page or null with a reason, every
 // quoted piece of evidence is checked to be in the source, and an answer that fails its check
 // is no answer (an error, so nothing is charged).
@@ -77,7 +78,8 @@ func both(a, b func() error) func() error {
 }
 
 // Bind attaches the handlers: the model routes ready with the model, the page routes with
-// the model and the browser farm, guard and the router always.
+// the model and the browser farm, /v1/brief with the model and the news search route, guard
+// and the router always.
 func (r *Routes) Bind(c *catalog.Catalog) error {
 	r.cat = c
 	binds := []struct {
@@ -95,6 +97,7 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		{"solve.preview", r.preview, nil},
 		{"capabilities", r.capabilities, nil},
 		{"agent.task", r.agentTask, both(r.modelReady, r.pagesReady)},
+		{"brief", r.brief, both(r.modelReady, r.newsReady)},
 		{"agent.quote", r.agentQuote, nil},
 	}
 	var errs []error
