@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/peage/appliance/api/apitest"
@@ -13,6 +14,7 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	llmroutes "github.com/peage/appliance/api/routes/llm"
 	"github.com/peage/appliance/api/upstream/llm/llmtest"
+	"github.com/peage/appliance/appliance/egress"
 )
 
 type answer struct {
@@ -102,7 +104,17 @@ func TestUnconfiguredModel(t *testing.T) {
 
 // TestBadInputBefore402 runs against the challenge-only gate: bad input is a 400 naming the
 // parameter, good input the 402 challenge.
+var publicURLOnce sync.Once
+
 func TestBadInputBefore402(t *testing.T) {
+	// As compose does: the egress policy's literal check joins the public_url format.
+	publicURLOnce.Do(func() {
+		pol, err := egress.New(egress.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		catalog.AlsoCheck("public_url", pol.CheckURL)
+	})
 	w := newWorld(t, true, nil, paywall.ChallengeOnly{})
 	long := strings.Repeat("x", 1001)
 	many := make([]string, 21)
@@ -123,6 +135,10 @@ func TestBadInputBefore402(t *testing.T) {
 		{"max_tokens over llm's limit", "/v1/llm", map[string]any{"prompt": "hi", "max_tokens": 2001}, 400, "max_tokens"},
 		{"max_tokens over llm/pro's limit", "/v1/llm/pro", map[string]any{"prompt": "hi", "max_tokens": 8001}, 400, "max_tokens"},
 		{"guard without input", "/v1/guard", map[string]any{}, 400, "text"},
+		{"understand of a loopback page", "/v1/understand", map[string]any{"source": "http://127.0.0.1:9/", "objective": "what is it?"}, 400, "source"},
+		{"extract-structured of the metadata address", "/v1/extract-structured", map[string]any{"url": "http://169.254.169.254/latest/", "fields": "a"}, 400, "url"},
+		{"agent task on a private address", "/v1/agent/task", map[string]any{"objective": "read it", "source": "http://10.0.0.1/"}, 400, "source"},
+		{"guard of a decimal loopback", "/v1/guard", map[string]any{"url": "http://2130706433/"}, 400, "url"},
 		{"good classify", "/v1/classify", map[string]any{"messages": []string{"m"}, "labels": []string{"a", "b"}}, 402, ""},
 		{"good llm/pro", "/v1/llm/pro", map[string]any{"prompt": "hi", "max_tokens": 8000}, 402, ""},
 	} {

@@ -260,6 +260,7 @@ func bindFamilies(a *app, d deps) error {
 		if err := util.New(d.egress).Bind(a.cat); err != nil {
 			return err
 		}
+		checkPublicURL(d.egress)
 	}
 	// Without a usable resolver the DNS and mail routes stay listed, unavailable (503).
 	res, resErr := resolver.New(a.cfg.DNS)
@@ -338,6 +339,15 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	return nil
+}
+
+var publicURLOnce sync.Once
+
+// checkPublicURL chains the egress policy's literal-address check to the public_url format
+// (once per process: formats are the catalog's package state), so such a URL is a 400 before
+// any 402.
+func checkPublicURL(pol *egress.Policy) {
+	publicURLOnce.Do(func() { catalog.AlsoCheck("public_url", pol.CheckURL) })
 }
 
 // newGate connects the paywall to a facilitator: the appliance's settle daemon at addr
