@@ -21,6 +21,7 @@ type format struct {
 
 var formats = map[string]format{
 	"url":         {check: checkURL, jsonFormat: "uri"},
+	"public_url":  {check: checkURL, jsonFormat: "uri"}, // see AlsoCheck
 	"domain":      {check: checkDomain, jsonFormat: "idn-hostname"},
 	"evm_address": {check: re(`^0x[0-9a-fA-F]{40}$`, "must be a 0x-prefixed 20-byte hex address"), pattern: `^0x[0-9a-fA-F]{40}$`},
 	"bytes32":     {check: re(`^0x[0-9a-fA-F]{64}$`, "must be a 0x-prefixed 32-byte hex value"), pattern: `^0x[0-9a-fA-F]{64}$`},
@@ -58,6 +59,25 @@ func RefineFormat(name string, check func(string) error) {
 		panic("catalog: RefineFormat of unknown format " + name)
 	}
 	f.check = check
+	formats[name] = f
+}
+
+// AlsoCheck chains extra after the existing check of a format (which must exist). Compose
+// chains the egress policy's check of literal addresses to public_url, the URL a route's
+// paid work will fetch, so that a loopback, private or metadata address is a 400 before any
+// 402; a name is checked when it is dialled.
+func AlsoCheck(name string, extra func(string) error) {
+	f, ok := formats[name]
+	if !ok {
+		panic("catalog: AlsoCheck of unknown format " + name)
+	}
+	base := f.check
+	f.check = func(s string) error {
+		if err := base(s); err != nil {
+			return err
+		}
+		return extra(s)
+	}
 	formats[name] = f
 }
 

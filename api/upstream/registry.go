@@ -21,8 +21,10 @@ type Spec struct {
 	// KeyBasic sends the key as the user name of HTTP Basic authentication, with an empty
 	// password (Companies House).
 	KeyBasic bool
-	NeedsKey bool
-	Key      string
+	// KeyBearer sends the key as "Authorization: Bearer <key>" (OpenAI-compatible servers).
+	KeyBearer bool
+	NeedsKey  bool
+	Key       string
 	// KeyedBaseURL replaces BaseURL once a key is configured (paid hosts of freemium APIs).
 	KeyedBaseURL string
 	Terms        string // licence and use conditions, surfaced in discovery documents
@@ -122,6 +124,11 @@ var Specs = []Spec{
 	// Blockscout's public Base instance publishes no keyless figure; a key (apikey) raises it.
 	{Name: "blockscout", BaseURL: "https://base.blockscout.com/api", KeyParam: "apikey", Timeout: 10 * time.Second, RPS: 3, Burst: 3, Retries: 1,
 		Terms: "Blockscout (base.blockscout.com) indexed chain data, Etherscan-compatible API; the chain itself is public."},
+	// The language model: any OpenAI-compatible chat-completions server (a hosted provider, or
+	// a local llama.cpp/Ollama/vLLM server: its base_url, and any key it accepts). Calls are
+	// POSTs, never retried; the rate stays well under hosted providers' lowest tiers.
+	{Name: "llm", BaseURL: "https://api.openai.com/v1", KeyBearer: true, NeedsKey: true, Timeout: 85 * time.Second, RPS: 5, Burst: 10,
+		Terms: "Language-model output is produced by the configured model provider under its terms; the appliance checks labels, schemas and quotes before answering."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
 	// Keyless CoinGecko shares an unpublished per-IP limit (the Demo plan publishes 30 calls a

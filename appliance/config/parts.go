@@ -7,6 +7,7 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/chainrpc"
+	"github.com/peage/appliance/api/upstream/llm"
 	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/proxyd"
@@ -24,12 +25,14 @@ type Parts struct {
 	// Settle is the settle daemon's own section; Settlement is how the API uses it.
 	Settle     settle.Config  `toml:"settle"`
 	Settlement paywall.Policy `toml:"settlement"`
+	// LLM names the models of the language-model routes; the server is upstream.override.llm.
+	LLM llm.Config `toml:"llm"`
 }
 
 // DefaultParts returns every part's defaults.
 func DefaultParts() Parts {
 	return Parts{Upstream: upstream.DefaultConfig(), DNS: resolver.DefaultConfig(), Chain: chainrpc.DefaultConfig(), Proxyd: proxyd.DefaultConfig(), Browser: browserfarm.DefaultConfig(),
-		Settle: settle.DefaultConfig(), Settlement: paywall.DefaultPolicy()}
+		Settle: settle.DefaultConfig(), Settlement: paywall.DefaultPolicy(), LLM: llm.DefaultConfig()}
 }
 
 func (p *Parts) validate() []error {
@@ -52,6 +55,9 @@ func (p *Parts) validate() []error {
 		if _, err := p.DNS.Servers(); err != nil {
 			errs = append(errs, fmt.Errorf("config key %w", err))
 		}
+	}
+	if err := p.LLM.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("config key %w", err))
 	}
 	if p.DNS.Timeout <= 0 {
 		errs = append(errs, fmt.Errorf("config key dns.timeout: must be positive"))

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -231,6 +232,51 @@ func (p *Policy) DialContext(ctx context.Context, network, address string) (net.
 
 // Check reports why addr is refused, or "" when it may be reached.
 func (p *Policy) Check(addr netip.Addr) string { return p.classify(addr.Unmap()) }
+
+// CheckURL applies CheckLiteral to an absolute URL's host and port, as an error that
+// completes "url ..." (a parameter check).
+func (p *Policy) CheckURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return errors.New("must be an absolute http or https URL")
+	}
+	port := 443
+	if u.Scheme == "http" {
+		port = 80
+	}
+	if n, err := strconv.Atoi(u.Port()); err == nil {
+		port = n
+	}
+	if why := p.CheckLiteral(u.Hostname(), port); why != "" {
+		return fmt.Errorf("is refused by the egress policy (%s)", why)
+	}
+	return nil
+}
+
+// CheckLiteral is the part of the policy decidable without DNS, for checking a request's URL
+// before it is paid for: why a host that is an address literal (in any spelling) or a
+// localhost name is refused at port, "" when it is allowed or is a name to resolve later.
+func (p *Policy) CheckLiteral(host string, port int) string {
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	lh := strings.ToLower(host)
+	if lh == "localhost" || strings.HasSuffix(lh, ".localhost") {
+		if p.allowed(host, netip.Addr{}, port) {
+			return ""
+		}
+		return "loopback"
+	}
+	a, ok := ParseIPLoose(host)
+	if !ok {
+		return ""
+	}
+	if p.isSelf(a) {
+		return reasonSelf
+	}
+	if p.allowed(host, a, port) {
+		return ""
+	}
+	return p.Check(a)
+}
 
 var forbidden = []struct {
 	prefix netip.Prefix

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -309,5 +310,34 @@ func TestConcurrentLearnAndCheck(t *testing.T) {
 	wg.Wait()
 	if n := len(p.learned.Addrs()); n != MaxLearned {
 		t.Fatalf("%d learned, want %d", n, MaxLearned)
+	}
+}
+
+func TestCheckURL(t *testing.T) {
+	p, err := New(Config{Allow: []string{"127.0.0.1:8080", "localhost:9000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		url  string
+		want string // "" when accepted before payment
+	}{
+		{"https://example.com/", ""},
+		{"http://127.0.0.1/", "loopback"},
+		{"http://2130706433/admin", "loopback"},
+		{"http://[::1]:8443/", "loopback"},
+		{"http://169.254.169.254/latest/meta-data/", "metadata"},
+		{"http://10.1.2.3/", "private"},
+		{"http://localhost/", "loopback"},
+		{"http://127.0.0.1:8080/page", ""},
+		{"http://localhost:9000/", ""},
+	} {
+		err := p.CheckURL(tc.url)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.url, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want a refusal naming %q", tc.url, err, tc.want)
+		}
 	}
 }

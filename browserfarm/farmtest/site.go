@@ -120,6 +120,8 @@ func Site(h *Hooks) http.Handler {
 	})
 	// The document completes but window load never fires: its image is /wait.
 	page("/stalled-load", `<!doctype html><html><head><title>Stalled</title></head><body><p>Text before an image that never arrives.</p><img src="/wait" alt=""></body></html>`)
+	// An app whose bundle did not load: all a reader sees is the request to enable JavaScript.
+	page("/script-wall", `<!doctype html><html lang="en"><head><title>App</title><script src="/missing-bundle.js"></script></head><body><div id="root">You need to enable JavaScript to run this app.</div></body></html>`)
 	page("/short", `<!doctype html><html lang="en"><head><title>Short</title></head><body><p>Hi.</p></body></html>`)
 	mux.HandleFunc("/fingerprint", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")

@@ -15,6 +15,7 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/llm"
 	"github.com/peage/appliance/api/upstream/secedgar"
 )
 
@@ -22,10 +23,15 @@ import (
 type Deps struct {
 	// Pool is the process-wide client pool: every caller of SEC shares its token buckets.
 	Pool *httpc.Pool
+	// Model writes /v1/us/brief; nil leaves that route unavailable.
+	Model *llm.Client
 }
 
 // Routes holds the handlers.
-type Routes struct{ sec *secedgar.Client }
+type Routes struct {
+	sec   *secedgar.Client
+	model *llm.Client
+}
 
 // New builds the family; the pool must know both SEC hosts.
 func New(d Deps) (*Routes, error) {
@@ -37,7 +43,7 @@ func New(d Deps) (*Routes, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Routes{sec: secedgar.New(data, files)}, nil
+	return &Routes{sec: secedgar.New(data, files), model: d.Model}, nil
 }
 
 // Bind attaches the four handlers.
@@ -48,6 +54,12 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 	} {
 		errs = append(errs, c.Bind(id, h, r.sec.Ready))
 	}
+	errs = append(errs, c.Bind("us.brief", r.brief, func() error {
+		if err := r.sec.Ready(); err != nil {
+			return err
+		}
+		return r.modelReady()
+	}))
 	return errors.Join(errs...)
 }
 

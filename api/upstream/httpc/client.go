@@ -355,6 +355,9 @@ func (c *Client) once(ctx context.Context, call Call, target string) (*Response,
 	if c.spec.Key != "" && c.spec.KeyHeader != "" {
 		req.Header.Set(c.spec.KeyHeader, c.spec.Key)
 	}
+	if c.spec.Key != "" && c.spec.KeyBearer {
+		req.Header.Set("Authorization", "Bearer "+c.spec.Key)
+	}
 	if c.spec.Key != "" && c.spec.KeyBasic {
 		req.SetBasicAuth(c.spec.Key, "")
 	}

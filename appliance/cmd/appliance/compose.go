@@ -28,6 +28,7 @@ import (
 	"github.com/peage/appliance/api/routes/domain"
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
+	llmroutes "github.com/peage/appliance/api/routes/llm"
 	"github.com/peage/appliance/api/routes/mica"
 	"github.com/peage/appliance/api/routes/payments"
 	"github.com/peage/appliance/api/routes/preflight"
@@ -41,18 +42,19 @@ import (
 	"github.com/peage/appliance/api/routes/util"
 	"github.com/peage/appliance/api/routes/vin"
 	"github.com/peage/appliance/api/routes/web"
-	"github.com/peage/appliance/api/routes/wiki"
 	"github.com/peage/appliance/api/routes/websearch"
+	"github.com/peage/appliance/api/routes/wiki"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/blockscout"
 	"github.com/peage/appliance/api/upstream/chainrpc"
 	"github.com/peage/appliance/api/upstream/hackernews"
 	"github.com/peage/appliance/api/upstream/httpc"
+	llmclient "github.com/peage/appliance/api/upstream/llm"
 	"github.com/peage/appliance/api/upstream/reddit"
 	"github.com/peage/appliance/api/upstream/resolver"
-	"github.com/peage/appliance/api/upstream/sourcify"
 	"github.com/peage/appliance/api/upstream/search"
+	"github.com/peage/appliance/api/upstream/sourcify"
 	"github.com/peage/appliance/api/upstream/speech"
 	"github.com/peage/appliance/api/upstream/twilio"
 	"github.com/peage/appliance/api/upstream/youtube"
@@ -283,6 +285,7 @@ func bindFamilies(a *app, d deps) error {
 		if err := readiness.New(d.egress, nil).Bind(a.cat); err != nil {
 			return err
 		}
+		checkPublicURL(d.egress)
 	}
 	// Without a usable resolver the DNS and mail routes stay listed, unavailable (503).
 	res, resErr := resolver.New(a.cfg.DNS)
@@ -335,7 +338,12 @@ func bindFamilies(a *app, d deps) error {
 	if err := ukRoutes.Bind(a.cat); err != nil {
 		return err
 	}
-	usRoutes, err := us.New(us.Deps{Pool: pool})
+	llmHTTP, err := pool.Client(llmclient.Name)
+	if err != nil {
+		return err
+	}
+	model := llmclient.New(llmHTTP, a.cfg.LLM)
+	usRoutes, err := us.New(us.Deps{Pool: pool, Model: model})
 	if err != nil {
 		return err
 	}
@@ -411,10 +419,11 @@ func bindFamilies(a *app, d deps) error {
 			return err
 		}
 	}
+	var pages llmroutes.Pages // nil without the browser farm: the page-reading model routes stay 503
 	if d.farm != nil {
-		wr := web.New(d.farm, d.egress)
+		webRoutes := web.New(d.farm, d.egress).WithSearch(searchChain)
 		if px := d.proxy; px != nil {
-			wr.ExitCountry = func(ctx context.Context) (string, error) {
+			webRoutes.ExitCountry = func(ctx context.Context) (string, error) {
 				st, err := px.Status(ctx)
 				if err != nil {
 					return "", err
@@ -422,16 +431,28 @@ func bindFamilies(a *app, d deps) error {
 				return st.Exit.Country, nil
 			}
 		}
-		if err := wr.Bind(a.cat); err != nil {
-		return err
-	}
-		if err := web.New(d.farm, d.egress).WithSearch(searchChain).Bind(a.cat); err != nil {
+		if err := webRoutes.Bind(a.cat); err != nil {
 			return err
 		}
+		pages = webRoutes
 		a.metrics.GaugeFunc("peage_browserfarm", "Browser farm health: browsers up, jobs, queue, restarts, memory.", d.farm.Gauges, "stat")
 		a.addHealth("browserfarm", d.farm.Ready)
 	}
+	// The language-model routes: 503 until upstream.override.llm has a key; guard's rules and
+	// the router's recognisers serve without it.
+	if err := llmroutes.New(llmroutes.Deps{Model: model, Pages: pages}).Bind(a.cat); err != nil {
+		return err
+	}
 	return nil
+}
+
+var publicURLOnce sync.Once
+
+// checkPublicURL chains the egress policy's literal-address check to the public_url format
+// (once per process: formats are the catalog's package state), so such a URL is a 400 before
+// any 402.
+func checkPublicURL(pol *egress.Policy) {
+	publicURLOnce.Do(func() { catalog.AlsoCheck("public_url", pol.CheckURL) })
 }
 
 // newGate connects the paywall to a facilitator: the appliance's settle daemon at addr

@@ -1,0 +1,203 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/routes/web"
+)
+
+// Step is one step of an agent task. Its cost is the catalog price of the route that does
+// the same work (reading a page is /v1/extract, searching news /v1/search/news, answering
+// with verified evidence /v1/llm/pro), so a caller can compare with doing it by hand.
+type Step struct {
+	N         int            `json:"n"`
+	Action    string         `json:"action"` // search_news, read_page, answer_with_evidence
+	Route     string         `json:"route"`  // the route whose price the step costs
+	Input     map[string]any `json:"input"`
+	Statut    string         `json:"statut"` // planned, ok, failed, skipped
+	CostUSD   string         `json:"cost_usd"`
+	Detail    string         `json:"detail,omitempty"`
+	LatencyMS int64          `json:"latency_ms,omitempty"`
+	cost      uint64
+}
+
+// Agent is the answer of /v1/agent/task.
+type Agent struct {
+	Objective     string       `json:"objective"`
+	Answer        string       `json:"answer"`
+	Steps         []Step       `json:"steps"`
+	ActualCostUSD string       `json:"actual_cost_usd"`
+	BudgetUSD     string       `json:"budget_usd"`
+	Sources       []Source     `json:"sources"`
+	Evidence      []Evidence   `json:"evidence"`
+	Verification  Verification `json:"verification"`
+	Usage         Usage        `json:"usage"`
+	LatencyMS     int64        `json:"latency_ms"`
+}
+
+// Quote is the answer of /v1/agent/quote.
+type Quote struct {
+	Objective string `json:"objective"`
+	Plan      []Step `json:"plan"`
+	PriceUSD  string `json:"price_usd"`
+	PlanUSD   string `json:"plan_cost_usd"`
+	Feasible  bool   `json:"feasible"`
+	Note      string `json:"note"`
+	Limits    Limits `json:"limits"`
+}
+
+// Limits bound an agent task.
+type Limits struct {
+	BudgetUSD     string `json:"budget_usd"`
+	MaxBudgetUSD  string `json:"max_budget_usd"`
+	MaxSteps      int    `json:"max_steps"`
+	MaxPageChars  int    `json:"max_page_chars"`
+	TimeoutSecond int    `json:"timeout_seconds"`
+}
+
+// agentPlan is the steps an objective needs: read the source (given, or the first URL of the
+// objective) or search recent news and read the top story, then answer with evidence.
+func (r *Routes) agentPlan(req *catalog.Request) []Step {
+	objective, source := req.Args.Str("objective"), req.Args.Str("source")
+	if source == "" {
+		source = strings.TrimRight(urlRe.FindString(objective), ".,;:!?")
+	}
+	var steps []Step
+	add := func(action, route string, in map[string]any) {
+		e := r.cat.ByPath(route)
+		steps = append(steps, Step{N: len(steps) + 1, Action: action, Route: route, Input: in, Statut: "planned", cost: e.Price, CostUSD: usd(e.Price)})
+	}
+	if source == "" {
+		add("search_news", "/v1/search/news", map[string]any{"q": truncate(objective, 300)})
+		add("read_page", "/v1/extract", map[string]any{"url": "the top news result"})
+	} else {
+		add("read_page", "/v1/extract", map[string]any{"url": source})
+	}
+	add("answer_with_evidence", "/v1/llm/pro", map[string]any{"objective": objective})
+	return steps
+}
+
+// budgetOf is the caller's budget in atomic units; by default the route's own price.
+func (r *Routes) budgetOf(req *catalog.Request) uint64 {
+	if req.Args.Has("budget") {
+		return uint64(math.Round(req.Args.Float("budget") * 1e6))
+	}
+	return r.cat.Entry("agent.task").Price
+}
+
+func total(steps []Step) (sum uint64) {
+	for _, s := range steps {
+		sum += s.cost
+	}
+	return sum
+}
+
+func (r *Routes) agentQuote(ctx context.Context, req *catalog.Request) (any, error) {
+	steps, budget := r.agentPlan(req), r.budgetOf(req)
+	q := Quote{Objective: req.Args.Str("objective"), Plan: steps, PriceUSD: usd(r.cat.Entry("agent.task").Price), PlanUSD: usd(total(steps)),
+		Limits: Limits{BudgetUSD: usd(budget), MaxBudgetUSD: "1", MaxSteps: 3, MaxPageChars: maxPageChars, TimeoutSecond: int(r.cat.Entry("agent.task").Timeout / time.Second)}}
+	q.Feasible = true
+	switch {
+	case total(steps) > budget:
+		q.Feasible, q.Note = false, "the plan costs "+q.PlanUSD+" USD, over the budget of "+q.Limits.BudgetUSD+" USD: the task would stop before its first step and charge nothing"
+	case r.modelReady() != nil || r.pagesReady() != nil:
+		q.Feasible, q.Note = false, "the model or the browser farm is not available right now: /v1/agent/task answers 503"
+	case steps[0].Action == "search_news" && !r.cat.ByPath("/v1/search/news").Available():
+		q.Feasible, q.Note = false, "news search is not available on this appliance: give a source URL, or the task fails explicitly without charge"
+	default:
+		q.Note = "the task answers only from what its steps read, each quote checked against the page; when it cannot, it fails explicitly and charges nothing"
+	}
+	return q, nil
+}
+
+// agentFailure is the explicit failure of a task, naming the steps it ran; nothing is charged.
+func agentFailure(steps []Step, err error) error {
+	var b strings.Builder
+	for _, s := range steps {
+		if s.Statut != "planned" {
+			b.WriteString(" " + s.Action + ": " + s.Statut + ";")
+		}
+	}
+	ae := apierr.From(err)
+	out := *ae
+	out.Message = "the agent could not answer from its sources (steps:" + strings.TrimSuffix(b.String(), ";") + "): " + ae.Message
+	return &out
+}
+
+func (r *Routes) agentTask(ctx context.Context, req *catalog.Request) (any, error) {
+	start := time.Now()
+	steps, budget := r.agentPlan(req), r.budgetOf(req)
+	if total(steps) > budget {
+		return nil, apierr.BadParam("budget", "the plan costs %s USD (%d steps) and the budget is %s USD: the task stops before its first step; nothing was charged",
+			usd(total(steps)), len(steps), usd(budget))
+	}
+	var page *web.Page
+	var spent uint64
+	for i := range steps {
+		s := &steps[i]
+		if spent+s.cost > budget { // unreachable after the check above, kept for plans that grow
+			s.Statut = "skipped"
+			return nil, agentFailure(steps, apierr.BadParam("budget", "the next step would exceed the budget"))
+		}
+		t0 := time.Now()
+		var err error
+		switch s.Action {
+		case "search_news":
+			var url string
+			url, err = r.topNews(ctx, req, s.Input["q"].(string))
+			if err == nil {
+				steps[i+1].Input["url"] = url
+			}
+		case "read_page":
+			page, err = r.pages.ReadPage(ctx, s.Input["url"].(string), req.Free)
+		case "answer_with_evidence":
+			var answer string
+			var ev []Evidence
+			var u Usage
+			answer, ev, u, err = r.answerFrom(ctx, page, req.Args.Str("objective"))
+			if err == nil {
+				s.Statut, s.LatencyMS = "ok", since(t0)
+				spent += s.cost
+				return Agent{Objective: req.Args.Str("objective"), Answer: answer, Steps: steps, ActualCostUSD: usd(spent), BudgetUSD: usd(budget),
+					Sources:  []Source{{N: 1, URL: page.URL, FinalURL: page.FinalURL, Title: page.Title}},
+					Evidence: ev, Verification: Verification{Passe: true, Checked: len(ev), Method: verifyMethod}, Usage: u, LatencyMS: since(start)}, nil
+			}
+		}
+		s.LatencyMS = since(t0)
+		if err != nil {
+			s.Statut, s.Detail = "failed", apierrMessage(err)
+			return nil, agentFailure(steps, err)
+		}
+		s.Statut = "ok"
+		spent += s.cost
+	}
+	return nil, agentFailure(steps, apierr.Unavailable("the plan ended without an answer"))
+}
+
+// topNews runs the news search route's own handler and returns the first result's link.
+func (r *Routes) topNews(ctx context.Context, req *catalog.Request, q string) (string, error) {
+	e := r.cat.ByPath("/v1/search/news")
+	in, err := e.Decode(map[string]any{"q": q})
+	if err != nil {
+		return "", err
+	}
+	raw, err := r.call(ctx, &Plan{Capability: e.ID, Route: e.Method + " " + e.Path, Input: in}, req)
+	if err != nil {
+		return "", err
+	}
+	var res struct {
+		News []struct {
+			Link string `json:"link"`
+		} `json:"news"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.News) == 0 || res.News[0].Link == "" {
+		return "", apierr.NotFound("the news search found nothing to read for this objective")
+	}
+	return res.News[0].Link, nil
+}

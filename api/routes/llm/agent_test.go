@@ -1,0 +1,66 @@
+package llm_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/peage/appliance/api/upstream/llm/llmtest"
+)
+
+func TestAgentTask(t *testing.T) {
+	w := newWorld(t, true, shop, nil)
+	w.srv.Push(
+		llmtest.JSON(t, map[string]any{"answerable": true, "answer": "29,90 €", "evidence": []string{"Price: **29,90 €**"}}),
+		llmtest.JSON(t, map[string]any{"answerable": false, "answer": "", "evidence": []string{}}),
+	)
+	a := w.post(t, "/v1/agent/task", map[string]any{"objective": "What does the kettle at https://shop.example/item cost?"})
+	m := a.json(t)
+	if a.status != 200 || m["answer"] != "29,90 €" || m["actual_cost_usd"] != "0.011" || m["budget_usd"] != "0.05" {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+	steps := m["steps"].([]any)
+	if len(steps) != 2 || steps[0].(map[string]any)["statut"] != "ok" || steps[0].(map[string]any)["cost_usd"] != "0.005" ||
+		steps[1].(map[string]any)["action"] != "answer_with_evidence" || steps[1].(map[string]any)["statut"] != "ok" {
+		t.Errorf("steps %v", steps)
+	}
+	// Cannot answer from its source: an explicit failure naming the steps, not charged.
+	f := w.post(t, "/v1/agent/task", map[string]any{"objective": "Who designed the kettle?", "source": "https://shop.example/item"})
+	if f.status != 404 || !strings.Contains(string(f.body), "could not answer from its sources") || !strings.Contains(string(f.body), "read_page: ok") {
+		t.Errorf("unanswerable: %d %s", f.status, f.body)
+	}
+	// Over budget: stops before its first step and says so.
+	b := w.post(t, "/v1/agent/task", map[string]any{"objective": "Price?", "source": "https://shop.example/item", "budget": 0.01})
+	if b.status != 400 || !strings.Contains(string(b.body), "budget") || !strings.Contains(string(b.body), "0.011") {
+		t.Errorf("over budget: %d %s", b.status, b.body)
+	}
+	// No source and no news search on this appliance: explicit failure.
+	n := w.post(t, "/v1/agent/task", map[string]any{"objective": "latest news on stablecoin rules"})
+	if n.status != 503 || !strings.Contains(string(n.body), "search_news: failed") {
+		t.Errorf("no news: %d %s", n.status, n.body)
+	}
+	if calls := len(w.srv.Bodies()); calls != 2 {
+		t.Errorf("%d model calls, want 2", calls)
+	}
+	if c, wv := w.gate.Counts(); c != 1 || wv != 3 {
+		t.Errorf("charged %d waived %d", c, wv)
+	}
+}
+
+func TestAgentQuote(t *testing.T) {
+	w := newWorld(t, true, shop, nil)
+	q := w.post(t, "/v1/agent/quote", map[string]any{"objective": "summarise https://shop.example/item"}).json(t)
+	if q["feasible"] != true || q["plan_cost_usd"] != "0.011" || q["price_usd"] != "0.05" || len(q["plan"].([]any)) != 2 {
+		t.Errorf("quote %v", q)
+	}
+	lim := q["limits"].(map[string]any)
+	if lim["budget_usd"] != "0.05" || lim["max_budget_usd"] != "1" || lim["max_page_chars"] != 24000.0 {
+		t.Errorf("limits %v", lim)
+	}
+	o := w.post(t, "/v1/agent/quote", map[string]any{"objective": "summarise https://shop.example/item", "budget": 0.01}).json(t)
+	if o["feasible"] != false || !strings.Contains(o["note"].(string), "over the budget") {
+		t.Errorf("over-budget quote %v", o)
+	}
+	if len(w.srv.Bodies()) != 0 {
+		t.Errorf("a quote called the model")
+	}
+}
