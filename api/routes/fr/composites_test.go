@@ -627,3 +627,28 @@ func TestCompositesShareTheCache(t *testing.T) {
 		}
 	}
 }
+
+// Every secondary source silent: the dossier is still answered, each source declared as a
+// timeout and the confidence at the register's share; only the register's silence is a 504.
+func TestCompositeAllSecondarySlow(t *testing.T) {
+	e := setupAt(t, 100*time.Millisecond, recordedAt)
+	for name, h := range danoneAll(e) {
+		if name != "recherche-entreprises" {
+			h = upstreamtest.Hang()
+		}
+		e.serve(name, h)
+	}
+	out, err := e.call("fr.due-diligence", map[string]any{"siren": "552032534"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := out.(DueDiligence)
+	for _, s := range d.Sources[1:] {
+		if s.Status != SourceTimeout {
+			t.Errorf("%s: %s, want timeout", s.Upstream, s.Status)
+		}
+	}
+	if d.Confidence != 0.17 || d.KYB.Verdict != AVerifier || d.Procedures != nil || d.Finances.Comptes != nil {
+		t.Errorf("confidence %v verdict %s", d.Confidence, d.KYB.Verdict)
+	}
+}

@@ -117,7 +117,11 @@ func (r *Routes) dueDiligence(ctx context.Context, req *catalog.Request) (any, e
 		rge     *ademe.Lines[ademe.RGE]
 		awards  *ods.Page[boamp.Avis]
 	)
-	calls := []call{noticesCall(r, u.Siren, &notices), ratiosCall(r, u.Siren, &ratios), rgeCall(r, u.Siege.Siret, &rge), awardsCall(r, u.Siren, c.Nom, &awards)}
+	calls := []call{noticesCall(r, u.Siren, &notices), ratiosCall(r, u.Siren, &ratios), rgeCall(r, u.Siege.Siret, &rge)}
+	// A full-text search needs a name: without one it would list every notice.
+	if c.Nom != "" {
+		calls = append(calls, awardsCall(r, u.Siren, c.Nom, &awards))
+	}
 	if c.TVA != nil {
 		calls = append(calls, vatCall(r, *c.TVA, &vat))
 	}
