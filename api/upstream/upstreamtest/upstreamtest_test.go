@@ -84,3 +84,18 @@ func TestWantFailsOnAnotherRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecKeepsTheBasePath: the fixture server sees the registry's real base path, and a host
+// with a placeholder becomes the first path segment, so tests check the filled-in host too.
+func TestSpecKeepsTheBasePath(t *testing.T) {
+	s := New(t)
+	for name, want := range map[string]string{
+		"vpic":      s.URL + "/api",
+		"osrm":      s.URL + "/routed-{profile}",
+		"wikipedia": s.URL + "/{lang}.wikipedia.org/",
+	} {
+		if got := s.Spec(t, name).BaseURL; got != want {
+			t.Errorf("%s: base %q, want %q", name, got, want)
+		}
+	}
+}
