@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"errors"
+	"net/url"
+	"regexp"
 	"time"
 )
 
@@ -65,7 +67,24 @@ func init() {
 	RegisterFormat("actor", `^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, re(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, "must be owner/name"))
 	RegisterFormat("asin", `^[A-Z0-9]{10}$`, re(`^[A-Z0-9]{10}$`, "must be a 10-character ASIN"))
 	RegisterFormat("lei", `^[A-Z0-9]{18}[0-9]{2}$`, checkLEI)
+	formats["product_url"] = format{check: checkProductURL, jsonFormat: "uri"}
 	RegisterFormat("stops", `^-?[0-9.]+,-?[0-9.]+(\|-?[0-9.]+,-?[0-9.]+){1,9}$`, checkStops)
+}
+
+// productPath is where a marketplace product URL names its ASIN: /dp/ASIN, /gp/product/ASIN,
+// /gp/aw/d/ASIN.
+var productPath = regexp.MustCompile(`/(dp|gp/product|gp/aw/d)/[A-Z0-9]{10}([/?]|$)`)
+
+// checkProductURL checks an absolute http(s) URL of a marketplace product page.
+func checkProductURL(s string) error {
+	if err := checkURL(s); err != nil {
+		return err
+	}
+	u, _ := url.Parse(s)
+	if !productPath.MatchString(u.EscapedPath()) {
+		return errors.New("must be a product page of the marketplace, with /dp/<ASIN> in its path")
+	}
+	return nil
 }
 
 var leiShape = re(`^[A-Z0-9]{18}[0-9]{2}$`, "must be a 20-character LEI: 18 capital letters or digits and 2 check digits")

@@ -96,6 +96,10 @@ var Specs = []Spec{
 	// is optional for public actors and raises them.
 	{Name: "actor-marketplace", BaseURL: "https://api.apify.com", KeyParam: "token", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "Apify API v2, public actor records and store statistics (runs of the last 30 days exclude the owner's own runs)."},
+	// The marketplace of /v1/<marketplace>: its pages are read by the browser farm, not by an
+	// HTTP client; the row holds its host (override base_url for another country's site).
+	{Name: "marketplace", BaseURL: "https://www.amazon.com", Timeout: 30 * time.Second, RPS: 1, Burst: 3,
+		Terms: "Product data as the marketplace's public pages show it, read in a real browser; captchas and robot checks are reported, never bypassed."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/peage/appliance/api/routes/domain"
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
+	"github.com/peage/appliance/api/routes/marketplace"
 	"github.com/peage/appliance/api/routes/mica"
 	"github.com/peage/appliance/api/routes/payments"
 	"github.com/peage/appliance/api/routes/preflight"
@@ -334,6 +335,13 @@ func bindFamilies(a *app, d deps) error {
 	}
 	if d.farm != nil {
 		if err := web.New(d.farm, d.egress).Bind(a.cat); err != nil {
+			return err
+		}
+		shop, err := marketplace.New(marketplace.Deps{Farm: d.farm, Base: specs[marketplace.Name].BaseURL, Names: a.cfg.Routes})
+		if err != nil {
+			return err
+		}
+		if err := shop.Bind(a.cat); err != nil {
 			return err
 		}
 		a.metrics.GaugeFunc("peage_browserfarm", "Browser farm health: browsers up, jobs, queue, restarts, memory.", d.farm.Gauges, "stat")
