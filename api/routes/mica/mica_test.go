@@ -272,3 +272,39 @@ func TestNormalize(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleCopyIsSaid: two days later, ESMA failing, the copy of the first download still
+// answers, with its date and stale set, and is charged as a real answer.
+func TestStaleCopyIsSaid(t *testing.T) {
+	srv := upstreamtest.New(t)
+	recorded(t, srv)
+	clock := now
+	pool := httpc.NewPool(map[string]upstream.Spec{esma.Name: srv.Spec(t, esma.Name)}, httpc.Options{Contact: "test@example.org", Logger: quiet})
+	r, err := mica.New(mica.Deps{Pool: pool, Dir: t.TempDir(), Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	gate := &apitest.RecordingGate{}
+	e := &env{srv: srv, h: apitest.Start(t, cat, apitest.Options{Gate: gate})}
+	if status, body := e.get(t, url.Values{"name": {"Bitpanda"}}); status != 200 || at(decode(t, body), "stale") != false {
+		t.Fatalf("fresh: %d %s", status, body)
+	}
+	srv.Reset()
+	srv.Handle(upstreamtest.ServerError())
+	clock = now.Add(48 * time.Hour)
+	status, body := e.get(t, url.Values{"name": {"Bitpanda"}})
+	d := decode(t, body)
+	if status != 200 || at(d, "stale") != true || at(d, "as_of") != "2026-11-22T09:00:00Z" || at(d, "matches", 1, "legal_name") != "Bitpanda GmbH" {
+		t.Fatalf("stale: %d %s", status, body)
+	}
+	if charged, _ := gate.Counts(); charged != 2 {
+		t.Errorf("charged %d, want 2", charged)
+	}
+}
