@@ -113,33 +113,16 @@ func get(t *testing.T, h *apitest.Harness, q url.Values) (int, map[string]any) {
 	return resp.StatusCode, m
 }
 
-func at(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			l, _ := v.([]any)
-			if k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		}
-	}
-	return v
-}
-
 func TestProductAndSearchFromRecordedPages(t *testing.T) {
 	gate := &apitest.RecordingGate{}
 	h := start(t, gate)
 	title := "Kindle Paperwhite 16 GB (Geração mais recente) - O Kindle mais rápido já lançado, com nova tela antirreflexo de 7” e bateria que dura semanas - Cor Preta"
 	product := func(d map[string]any) bool {
-		return at(d, "mode") == "product" && at(d, "product", "asin") == "B0CFPL6CFY" && at(d, "product", "title") == title &&
-			at(d, "product", "price") == "R$ 879,00" && at(d, "product", "priceValue") == 879.0 && at(d, "product", "currency") == "R$" &&
-			at(d, "product", "rating") == 4.8 && at(d, "product", "reviews") == 8400.0 && at(d, "product", "brand") == "Amazon" &&
-			at(d, "product", "image") == "https://m.media-amazon.com/images/I/81-vCHKJb1L._AC_SL1500_.jpg" &&
-			at(d, "product", "availability") == "Em estoque"
+		return apitest.At(d, "mode") == "product" && apitest.At(d, "product", "asin") == "B0CFPL6CFY" && apitest.At(d, "product", "title") == title &&
+			apitest.At(d, "product", "price") == "R$ 879,00" && apitest.At(d, "product", "priceValue") == 879.0 && apitest.At(d, "product", "currency") == "R$" &&
+			apitest.At(d, "product", "rating") == 4.8 && apitest.At(d, "product", "reviews") == 8400.0 && apitest.At(d, "product", "brand") == "Amazon" &&
+			apitest.At(d, "product", "image") == "https://m.media-amazon.com/images/I/81-vCHKJb1L._AC_SL1500_.jpg" &&
+			apitest.At(d, "product", "availability") == "Em estoque"
 	}
 	tests := []struct {
 		golden string
@@ -149,11 +132,11 @@ func TestProductAndSearchFromRecordedPages(t *testing.T) {
 		{"product_asin", url.Values{"asin": {"B0CFPL6CFY"}}, product},
 		{"product_url", url.Values{"url": {env.Base + "/kindle-paperwhite/dp/B0CFPL6CFY/ref=sr_1_1"}}, product},
 		{"search", url.Values{"q": {"kindle paperwhite"}}, func(d map[string]any) bool {
-			return at(d, "mode") == "search" && at(d, "count") == 2.0 && at(d, "products", 0, "asin") == "B0CFPL6CFY" &&
-				at(d, "products", 0, "priceValue") == 879.0 && at(d, "products", 0, "reviews") == 8399.0 && at(d, "products", 0, "rating") == 4.8 &&
-				at(d, "products", 1, "asin") == "B0CFPHTMDX" && at(d, "products", 1, "price") == "R$ 965,08" && at(d, "products", 1, "reviews") == 4264.0 &&
-				at(d, "products", 1, "image") == "https://m.media-amazon.com/images/I/71PMhxKPb1L._AC_UL320_.jpg" &&
-				at(d, "products", 1, "url") == env.Base+"/dp/B0CFPHTMDX"
+			return apitest.At(d, "mode") == "search" && apitest.At(d, "count") == 2.0 && apitest.At(d, "products", 0, "asin") == "B0CFPL6CFY" &&
+				apitest.At(d, "products", 0, "priceValue") == 879.0 && apitest.At(d, "products", 0, "reviews") == 8399.0 && apitest.At(d, "products", 0, "rating") == 4.8 &&
+				apitest.At(d, "products", 1, "asin") == "B0CFPHTMDX" && apitest.At(d, "products", 1, "price") == "R$ 965,08" && apitest.At(d, "products", 1, "reviews") == 4264.0 &&
+				apitest.At(d, "products", 1, "image") == "https://m.media-amazon.com/images/I/71PMhxKPb1L._AC_UL320_.jpg" &&
+				apitest.At(d, "products", 1, "url") == env.Base+"/dp/B0CFPHTMDX"
 		}},
 	}
 	for _, tt := range tests {
@@ -171,7 +154,7 @@ func TestProductAndSearchFromRecordedPages(t *testing.T) {
 			for _, p := range anyList(d["products"]) {
 				p.(map[string]any)["url"] = "LOCAL-SITE"
 			}
-			golden(t, tt.golden, d)
+			apitest.Golden(t, tt.golden, d, *update)
 		})
 	}
 	mu.Lock()
@@ -191,28 +174,6 @@ func TestProductAndSearchFromRecordedPages(t *testing.T) {
 }
 
 func anyList(v any) []any { l, _ := v.([]any); return l }
-
-func golden(t *testing.T, name string, v any) {
-	t.Helper()
-	got, _ := json.MarshalIndent(v, "", "  ")
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("answer differs from %s:\n%s", path, got)
-	}
-}
 
 // TestFailuresAreNotCharged: the robot check is a 502 naming the captcha, an unknown product
 // 404, the marketplace's 429 and 500 are 502 naming the status, a page that never loads 504;
@@ -234,7 +195,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 			gate := &apitest.RecordingGate{}
 			h := start(t, gate)
 			status, d := get(t, h, url.Values{"asin": {tt.asin}})
-			msg, _ := at(d, "error", "message").(string)
+			msg, _ := apitest.At(d, "error", "message").(string)
 			if status != tt.status || !bytes.Contains([]byte(msg), []byte(tt.says)) {
 				t.Fatalf("= %d %v, want %d saying %q", status, d, tt.status, tt.says)
 			}
@@ -263,7 +224,7 @@ func TestBadInputBeforePayment(t *testing.T) {
 		{url.Values{"q": {"k"}}, "q"},
 	} {
 		status, d := get(t, h, tt.q)
-		if status != 400 || at(d, "error", "param") != tt.param {
+		if status != 400 || apitest.At(d, "error", "param") != tt.param {
 			t.Errorf("?%s = %d %v, want 400 naming %s", tt.q.Encode(), status, d, tt.param)
 		}
 	}
