@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"errors"
+	"net/url"
+	"regexp"
 	"time"
 )
 
@@ -77,6 +79,7 @@ func init() {
 	// Wikipedia language subdomains (en, fr, simple, be-tarask, zh-min-nan): the shape here; the
 	// wiki family refines it with the list of open Wikipedias.
 	RegisterFormat("wiki_lang", `^[a-z]{2,12}(-[a-z]{2,12})*$`, re(`^[a-z]{2,12}(-[a-z]{2,12})*$`, "must be a Wikipedia language code such as en, fr, simple or zh-min-nan"))
+	formats["product_url"] = format{check: checkProductURL, jsonFormat: "uri"}
 	RegisterFormat("stops", `^-?[0-9.]+,-?[0-9.]+(\|-?[0-9.]+,-?[0-9.]+){1,9}$`, checkStops)
 	// CoinGecko coin ids are lowercase words joined by "-" (bitcoin, usd-coin, matic-network).
 	RegisterFormat("coin_id", `^[a-z0-9][a-z0-9.-]{0,79}$`, re(`^[a-z0-9][a-z0-9.-]{0,79}$`, "must be a CoinGecko coin id in lowercase (e.g. bitcoin, usd-coin)"))
@@ -101,6 +104,22 @@ func checkPastYearDate(s string) error {
 	}
 	if d.Before(today.AddDate(0, 0, -365)) {
 		return errors.New("must be within the last 365 days")
+	}
+	return nil
+}
+
+// productPath is where a marketplace product URL names its ASIN: /dp/ASIN, /gp/product/ASIN,
+// /gp/aw/d/ASIN.
+var productPath = regexp.MustCompile(`/(dp|gp/product|gp/aw/d)/[A-Z0-9]{10}([/?]|$)`)
+
+// checkProductURL checks an absolute http(s) URL of a marketplace product page.
+func checkProductURL(s string) error {
+	if err := checkURL(s); err != nil {
+		return err
+	}
+	u, _ := url.Parse(s)
+	if !productPath.MatchString(u.EscapedPath()) {
+		return errors.New("must be a product page of the marketplace, with /dp/<ASIN> in its path")
 	}
 	return nil
 }

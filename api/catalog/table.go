@@ -276,7 +276,7 @@ func Table(n Names) []Entry {
 		route("util", "GET", "/v1/"+n.ActorMarketplace+"/preflight", 10_000, "Preflight of a marketplace actor: verdict, score, recent run success, pricing model.",
 			S("actor", "owner/name").Req().Fmt("actor")).up("actor-marketplace", hour).ex("actor", "apify/web-scraper"),
 		route("util", "GET", "/v1/"+n.Marketplace, 20_000, "Marketplace product by ASIN or URL, or a product search.",
-			S("asin", "product ASIN").Group("product").Fmt("asin"), S("url", "product URL").Group("product").Fmt("url"),
+			S("asin", "product ASIN").Group("product").Fmt("asin"), S("url", "product URL").Group("product").Fmt("product_url"),
 			S("q", "search query (up to 60 products)").Group("product").Range(2, 200)).timeout(browserTimeout).ex("asin", "B08N5WRWNW"),
 
 		// Blockchain and crypto.

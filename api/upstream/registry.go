@@ -129,6 +129,10 @@ var Specs = []Spec{
 	// POSTs, never retried; the rate stays well under hosted providers' lowest tiers.
 	{Name: "llm", BaseURL: "https://api.openai.com/v1", KeyBearer: true, NeedsKey: true, Timeout: 85 * time.Second, RPS: 5, Burst: 10,
 		Terms: "Language-model output is produced by the configured model provider under its terms; the appliance checks labels, schemas and quotes before answering."},
+	// The marketplace of /v1/<marketplace>: its pages are read by the browser farm, not by an
+	// HTTP client; the row holds its host (override base_url for another country's site).
+	{Name: "marketplace", BaseURL: "https://www.amazon.com", Timeout: 30 * time.Second, RPS: 1, Burst: 3,
+		Terms: "Product data as the marketplace's public pages show it, read in a real browser; captchas and robot checks are reported, never bypassed."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
 	// Keyless CoinGecko shares an unpublished per-IP limit (the Demo plan publishes 30 calls a

@@ -39,6 +39,16 @@ func Start(size, queue int) (*Env, error) { return StartTuned(size, queue, nil) 
 
 // StartTuned is Start with a last say on the farm's configuration.
 func StartTuned(size, queue int, tune func(*browserfarm.Config)) (*Env, error) {
+	return start(size, queue, tune, nil)
+}
+
+// StartPages is Start with more pages on the test site: each pattern (as http.ServeMux reads
+// it) answered by its handler, for routes that read pages of their own.
+func StartPages(size, queue int, pages map[string]http.Handler) (*Env, error) {
+	return start(size, queue, nil, pages)
+}
+
+func start(size, queue int, tune func(*browserfarm.Config), pages map[string]http.Handler) (*Env, error) {
 	cfg := browserfarm.DefaultConfig()
 	if _, err := os.Stat(cfg.Chromium); err != nil {
 		return nil, fmt.Errorf("chromium is not installed at %s: run ops/setup.sh (it installs Debian's chromium)", cfg.Chromium)
@@ -53,7 +63,7 @@ func StartTuned(size, queue int, tune func(*browserfarm.Config)) (*Env, error) {
 		_ = os.RemoveAll(fontDir)
 		return nil, err
 	}
-	hooks := &Hooks{Waiting: make(chan struct{}, 8), Held: NewHeld()}
+	hooks := &Hooks{Waiting: make(chan struct{}, 8), Held: NewHeld(), Pages: pages}
 	site := httptest.NewUnstartedServer(Site(hooks))
 	site.Listener = ln
 	site.Start()

@@ -20,6 +20,8 @@ type Hooks struct {
 	Waiting chan struct{}
 	// Held holds /held?id=ID requests until the test lets each one go.
 	Held *Held
+	// Pages are more pages of the site, by pattern (StartPages).
+	Pages map[string]http.Handler
 }
 
 // Held records the order /held?id=ID requests arrive in and how many of each class (the id
@@ -88,6 +90,9 @@ func (h *Held) serve(w http.ResponseWriter, r *http.Request) {
 func Site(h *Hooks) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/held", h.Held.serve)
+	for pattern, handler := range h.Pages {
+		mux.Handle(pattern, handler)
+	}
 	mux.HandleFunc("/wait", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case h.Waiting <- struct{}{}:

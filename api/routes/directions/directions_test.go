@@ -125,7 +125,7 @@ func TestRouteAgainstRecordedAnswer(t *testing.T) {
 			if !tt.check(a) {
 				t.Errorf("geometry: %s", body)
 			}
-			apitest.Golden(t, *update, tt.golden, body)
+			apitest.Golden(t, tt.golden, body, *update)
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {

@@ -90,9 +90,12 @@ type Answer struct {
 	Matches    []Firm            `json:"matches"`
 	Truncated  bool              `json:"truncated,omitempty"`
 	AsOf       string            `json:"as_of"`
-	Source     string            `json:"source"`
-	Method     string            `json:"method"`
-	Note       string            `json:"note"`
+	// Stale is true when the copy answered from is older than a day: ESMA could not be
+	// reached for the daily refresh.
+	Stale  bool   `json:"stale"`
+	Source string `json:"source"`
+	Method string `json:"method"`
+	Note   string `json:"note"`
 }
 
 const (
@@ -149,6 +152,7 @@ func (r *Routes) check(ctx context.Context, req *catalog.Request) (any, error) {
 		}
 	}
 	asOf := snap.AsOf.UTC().Format(time.RFC3339)
+	today := r.now().UTC()
 	if len(hits) == 0 {
 		what := name
 		if lei != "" {
@@ -156,8 +160,7 @@ func (r *Routes) check(ctx context.Context, req *catalog.Request) (any, error) {
 		}
 		return nil, apierr.NotFound("%s is in none of ESMA's interim MiCA registers as of %s (absence is not a finding of illegality)", what, asOf)
 	}
-	today := r.now().UTC()
-	ans := &Answer{Query: query, AsOf: asOf, Source: source, Method: method, Note: note, Matches: []Firm{}}
+	ans := &Answer{Query: query, AsOf: asOf, Stale: today.Sub(snap.AsOf) > esma.TTL, Source: source, Method: method, Note: note, Matches: []Firm{}}
 	var active, warned, ended bool
 	for _, h := range hits {
 		e := h.e

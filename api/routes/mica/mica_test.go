@@ -1,14 +1,11 @@
 package mica_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -71,32 +68,6 @@ func (e *env) get(t *testing.T, q url.Values) (int, []byte) {
 	return resp.StatusCode, b
 }
 
-func at(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			l, _ := v.([]any)
-			if k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		}
-	}
-	return v
-}
-
-func decode(t *testing.T, b []byte) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("%s: %v", b, err)
-	}
-	return v
-}
-
 func TestCheckAgainstRecordedRegisters(t *testing.T) {
 	gate := &apitest.RecordingGate{}
 	e := start(t, gate)
@@ -108,40 +79,40 @@ func TestCheckAgainstRecordedRegisters(t *testing.T) {
 	}{
 		// Coinbase is the commercial name of Coinbase Luxembourg S.A.
 		{"name_commercial", url.Values{"name": {"coinbase"}}, func(d any) bool {
-			return at(d, "verdict") == mica.Authorised && at(d, "authorised") == true &&
-				at(d, "matches", 0, "legal_name") == "Coinbase Luxembourg S.A." && at(d, "matches", 0, "home_member_state") == "LU" &&
-				at(d, "matches", 0, "competent_authority") == "Commission de Surveillance du Secteur Financier (CSSF)" &&
-				at(d, "matches", 0, "match") == "exact" && at(d, "as_of") == "2026-11-22T09:00:00Z"
+			return apitest.At(d, "verdict") == mica.Authorised && apitest.At(d, "authorised") == true &&
+				apitest.At(d, "matches", 0, "legal_name") == "Coinbase Luxembourg S.A." && apitest.At(d, "matches", 0, "home_member_state") == "LU" &&
+				apitest.At(d, "matches", 0, "competent_authority") == "Commission de Surveillance du Secteur Financier (CSSF)" &&
+				apitest.At(d, "matches", 0, "match") == "exact" && apitest.At(d, "as_of") == "2026-11-22T09:00:00Z"
 		}},
 		// Accents, case, hyphen and the legal form do not matter.
 		{"name_folded", url.Values{"name": {"BADEN WURTTEMBERGISCHE wertpapierborse g.m.b.h."}}, func(d any) bool {
-			return at(d, "matches", 0, "legal_name") == "Baden-Württembergische Wertpapierbörse GmbH" && at(d, "verdict") == mica.Authorised &&
-				len(at(d, "matches").([]any)) == 1
+			return apitest.At(d, "matches", 0, "legal_name") == "Baden-Württembergische Wertpapierbörse GmbH" && apitest.At(d, "verdict") == mica.Authorised &&
+				len(apitest.At(d, "matches").([]any)) == 1
 		}},
 		{"lei", url.Values{"lei": {"5493007WZ7IFULIL8G21"}}, func(d any) bool {
-			return at(d, "matches", 0, "legal_name") == "Bitpanda GmbH" && at(d, "matches", 0, "authorised_on") == "2025-04-09" &&
-				at(d, "matches", 0, "service_codes", 6) == "j" && at(d, "query", "lei") == "5493007WZ7IFULIL8G21"
+			return apitest.At(d, "matches", 0, "legal_name") == "Bitpanda GmbH" && apitest.At(d, "matches", 0, "authorised_on") == "2025-04-09" &&
+				apitest.At(d, "matches", 0, "service_codes", 6) == "j" && apitest.At(d, "query", "lei") == "5493007WZ7IFULIL8G21"
 		}},
 		{"withdrawn", url.Values{"name": {"Stratos Europe"}}, func(d any) bool {
-			return at(d, "verdict") == mica.Withdrawn && at(d, "authorised") == false &&
-				at(d, "matches", 0, "authorisation_end") == "2026-04-24" && at(d, "matches", 0, "authorisation_in_force") == false
+			return apitest.At(d, "verdict") == mica.Withdrawn && apitest.At(d, "authorised") == false &&
+				apitest.At(d, "matches", 0, "authorisation_end") == "2026-04-24" && apitest.At(d, "matches", 0, "authorisation_in_force") == false
 		}},
 		{"warning", url.Values{"name": {"mexc"}}, func(d any) bool {
-			return at(d, "verdict") == mica.Warning && at(d, "matches", 0, "register") == "non_compliant" &&
-				at(d, "matches", 0, "competent_authority") == "Netherlands Authority for the Financial Markets (AFM)" &&
-				at(d, "matches", 0, "decision_date") == "2025-09-16"
+			return apitest.At(d, "verdict") == mica.Warning && apitest.At(d, "matches", 0, "register") == "non_compliant" &&
+				apitest.At(d, "matches", 0, "competent_authority") == "Netherlands Authority for the Financial Markets (AFM)" &&
+				apitest.At(d, "matches", 0, "decision_date") == "2025-09-16"
 		}},
 		// Circle is both a CASP (AMF) and an EMT issuer (ACPR): both entries are listed.
 		{"emt_issuer", url.Values{"name": {"Circle Internet Financial Europe"}}, func(d any) bool {
-			return at(d, "verdict") == mica.Authorised && at(d, "matches", 0, "register") == "casp" &&
-				at(d, "matches", 1, "register") == "emt" && at(d, "matches", 1, "legal_name") == "Circle Internet Financial Europe SAS" &&
-				len(at(d, "matches", 1, "white_papers").([]any)) == 2 && at(d, "matches", 1, "authorised_on") == "2024-07-01"
+			return apitest.At(d, "verdict") == mica.Authorised && apitest.At(d, "matches", 0, "register") == "casp" &&
+				apitest.At(d, "matches", 1, "register") == "emt" && apitest.At(d, "matches", 1, "legal_name") == "Circle Internet Financial Europe SAS" &&
+				len(apitest.At(d, "matches", 1, "white_papers").([]any)) == 2 && apitest.At(d, "matches", 1, "authorised_on") == "2024-07-01"
 		}},
 		// No exact name: every firm whose name holds the words (Kraken is a commercial name of
 		// two Payward entities).
 		{"name_contains", url.Values{"name": {"Kraken"}}, func(d any) bool {
-			return at(d, "matches", 0, "match") == "contains" && at(d, "matches", 0, "legal_name") == "Payward Europe Solutions Limited" &&
-				at(d, "matches", 1, "legal_name") == "Payward Global Solutions Limited" && len(at(d, "matches").([]any)) == 2
+			return apitest.At(d, "matches", 0, "match") == "contains" && apitest.At(d, "matches", 0, "legal_name") == "Payward Europe Solutions Limited" &&
+				apitest.At(d, "matches", 1, "legal_name") == "Payward Global Solutions Limited" && len(apitest.At(d, "matches").([]any)) == 2
 		}},
 	}
 	for _, tt := range tests {
@@ -150,10 +121,10 @@ func TestCheckAgainstRecordedRegisters(t *testing.T) {
 			if status != 200 {
 				t.Fatalf("%d %s", status, body)
 			}
-			if !tt.check(decode(t, body)) {
+			if !tt.check(apitest.Decode(t, body)) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			golden(t, tt.golden, body)
+			apitest.Golden(t, tt.golden, body, *update)
 		})
 	}
 	// One download of the five files served every call.
@@ -162,32 +133,6 @@ func TestCheckAgainstRecordedRegisters(t *testing.T) {
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {
 		t.Errorf("charged %d waived %d, want %d and 0", charged, waived, len(tests))
-	}
-}
-
-func golden(t *testing.T, name string, body []byte) {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := json.MarshalIndent(v, "", "  ")
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("answer differs from %s:\n%s", path, got)
 	}
 }
 
@@ -216,7 +161,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 				t.Fatalf("= %d %s, want %d", status, body, tt.status)
 			}
 			if tt.status >= 502 {
-				if up := at(decode(t, body), "error", "upstream"); up != esma.Name {
+				if up := apitest.At(apitest.Decode(t, body), "error", "upstream"); up != esma.Name {
 					t.Errorf("error names %v, want %s", up, esma.Name)
 				}
 			}
@@ -244,7 +189,7 @@ func TestBadInputBeforePayment(t *testing.T) {
 		{url.Values{}, "name"},
 	} {
 		status, body := e.get(t, tt.q)
-		param := at(decode(t, body), "error", "param")
+		param := apitest.At(apitest.Decode(t, body), "error", "param")
 		if status != 400 || (param != tt.param && !(tt.param == "name" && param == "lei")) {
 			t.Errorf("?%s = %d %s, want 400 naming %s", tt.q.Encode(), status, body, tt.param)
 		}
@@ -270,5 +215,41 @@ func TestNormalize(t *testing.T) {
 		if got := mica.Normalize(tt.in); got != tt.want {
 			t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestStaleCopyIsSaid: two days later, ESMA failing, the copy of the first download still
+// answers, with its date and stale set, and is charged as a real answer.
+func TestStaleCopyIsSaid(t *testing.T) {
+	srv := upstreamtest.New(t)
+	recorded(t, srv)
+	clock := now
+	pool := httpc.NewPool(map[string]upstream.Spec{esma.Name: srv.Spec(t, esma.Name)}, httpc.Options{Contact: "test@example.org", Logger: quiet})
+	r, err := mica.New(mica.Deps{Pool: pool, Dir: t.TempDir(), Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	gate := &apitest.RecordingGate{}
+	e := &env{srv: srv, h: apitest.Start(t, cat, apitest.Options{Gate: gate})}
+	if status, body := e.get(t, url.Values{"name": {"Bitpanda"}}); status != 200 || apitest.At(apitest.Decode(t, body), "stale") != false {
+		t.Fatalf("fresh: %d %s", status, body)
+	}
+	srv.Reset()
+	srv.Handle(upstreamtest.ServerError())
+	clock = now.Add(48 * time.Hour)
+	status, body := e.get(t, url.Values{"name": {"Bitpanda"}})
+	d := apitest.Decode(t, body)
+	if status != 200 || apitest.At(d, "stale") != true || apitest.At(d, "as_of") != "2026-11-22T09:00:00Z" || apitest.At(d, "matches", 1, "legal_name") != "Bitpanda GmbH" {
+		t.Fatalf("stale: %d %s", status, body)
+	}
+	if charged, _ := gate.Counts(); charged != 2 {
+		t.Errorf("charged %d, want 2", charged)
 	}
 }

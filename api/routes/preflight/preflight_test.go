@@ -1,14 +1,11 @@
 package preflight_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -77,32 +74,6 @@ func (e *env) get(t *testing.T, actor string) (int, []byte) {
 	return resp.StatusCode, b
 }
 
-func at(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			l, _ := v.([]any)
-			if k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		}
-	}
-	return v
-}
-
-func decode(t *testing.T, b []byte) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("%s: %v", b, err)
-	}
-	return v
-}
-
 func TestPreflightAgainstRecordedAnswers(t *testing.T) {
 	gate := &apitest.RecordingGate{}
 	e := start(t, gate)
@@ -113,16 +84,16 @@ func TestPreflightAgainstRecordedAnswers(t *testing.T) {
 	}{
 		// 659 of 690 runs succeeded (95.5 %), last run a week before, 31 users: OK.
 		{"public_actor", "coding-doctor-omar/reddit-scraper-pro", func(d any) bool {
-			return at(d, "verdict") == preflight.OK && at(d, "score") == 100.0 && len(at(d, "alerts").([]any)) == 0 &&
-				at(d, "evidence", "runs_30d", "total") == 690.0 && at(d, "evidence", "runs_30d", "succeeded") == 659.0 &&
-				at(d, "evidence", "runs_30d", "success_rate") == 0.9551 && at(d, "evidence", "last_run_days_ago") == 7.0 &&
-				at(d, "evidence", "deprecated") == false && at(d, "pricing", "model") == "NONE" && at(d, "id") == "mw5JvRF7kSxjfNqdu"
+			return apitest.At(d, "verdict") == preflight.OK && apitest.At(d, "score") == 100.0 && len(apitest.At(d, "alerts").([]any)) == 0 &&
+				apitest.At(d, "evidence", "runs_30d", "total") == 690.0 && apitest.At(d, "evidence", "runs_30d", "succeeded") == 659.0 &&
+				apitest.At(d, "evidence", "runs_30d", "success_rate") == 0.9551 && apitest.At(d, "evidence", "last_run_days_ago") == 7.0 &&
+				apitest.At(d, "evidence", "deprecated") == false && apitest.At(d, "pricing", "model") == "NONE" && apitest.At(d, "id") == "mw5JvRF7kSxjfNqdu"
 		}},
 		// The documentation's example: a private actor, no public statistics, last run in 2019.
 		{"private_actor", "jane35/instagram-scraper", func(d any) bool {
-			return at(d, "verdict") == preflight.Avoid && at(d, "evidence", "runs_30d") == nil &&
-				at(d, "alerts", 0, "rule") == "abandoned" && at(d, "alerts", 1, "rule") == "too_few_runs" &&
-				at(d, "evidence", "public") == false && at(d, "evidence", "latest_build") == "0.0.2"
+			return apitest.At(d, "verdict") == preflight.Avoid && apitest.At(d, "evidence", "runs_30d") == nil &&
+				apitest.At(d, "alerts", 0, "rule") == "abandoned" && apitest.At(d, "alerts", 1, "rule") == "too_few_runs" &&
+				apitest.At(d, "evidence", "public") == false && apitest.At(d, "evidence", "latest_build") == "0.0.2"
 		}},
 	}
 	for _, tt := range tests {
@@ -131,40 +102,14 @@ func TestPreflightAgainstRecordedAnswers(t *testing.T) {
 			if status != 200 {
 				t.Fatalf("%d %s", status, body)
 			}
-			if !tt.check(decode(t, body)) {
+			if !tt.check(apitest.Decode(t, body)) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			golden(t, tt.golden, body)
+			apitest.Golden(t, tt.golden, body, *update)
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {
 		t.Errorf("charged %d waived %d, want %d and 0", charged, waived, len(tests))
-	}
-}
-
-func golden(t *testing.T, name string, body []byte) {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := json.MarshalIndent(v, "", "  ")
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("answer differs from %s:\n%s", path, got)
 	}
 }
 
@@ -196,7 +141,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 				t.Fatalf("= %d %s, want %d", status, body, tt.status)
 			}
 			if tt.status >= 502 {
-				if up := at(decode(t, body), "error", "upstream"); up != actormarket.Name {
+				if up := apitest.At(apitest.Decode(t, body), "error", "upstream"); up != actormarket.Name {
 					t.Errorf("error names %v, want %s", up, actormarket.Name)
 				}
 			}
@@ -216,7 +161,7 @@ func TestBadInputBeforePayment(t *testing.T) {
 	}
 	for _, actor := range []string{"web-scraper", "apify/web/scraper", "apify/", "", "apify/web scraper"} {
 		status, body := e.get(t, actor)
-		if status != 400 || at(decode(t, body), "error", "param") != "actor" {
+		if status != 400 || apitest.At(apitest.Decode(t, body), "error", "param") != "actor" {
 			t.Errorf("actor %q = %d %s, want 400 naming actor", actor, status, body)
 		}
 	}

@@ -176,7 +176,7 @@ func TestRoutesAgainstRecordedAnswers(t *testing.T) {
 			if !sameSet(got, tt.calls) {
 				t.Errorf("upstream calls %v, want %v", got, tt.calls)
 			}
-			apitest.Golden(t, *update, tt.golden, body)
+			apitest.Golden(t, tt.golden, body, *update)
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {

@@ -110,7 +110,7 @@ func TestDecodeAgainstRecordedAnswers(t *testing.T) {
 			if a.Year == nil || a.VPIC.ModelYear == nil || !tt.check(a) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			apitest.Golden(t, *update, tt.golden, body)
+			apitest.Golden(t, tt.golden, body, *update)
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {

@@ -108,7 +108,7 @@ func TestSummaryAgainstRecordedAnswers(t *testing.T) {
 			if !tt.check(a) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			apitest.Golden(t, *update, tt.golden, body)
+			apitest.Golden(t, tt.golden, body, *update)
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {

@@ -100,6 +100,7 @@ func entries(reg Register, t *Table) []Entry {
 			e.Websites = addUnique(e.Websites, w)
 		}
 		for _, s := range pipe(row["ac_serviceCode"]) {
+			s = strings.Join(strings.Fields(s), " ") // some authorities type a tab after the letter
 			e.Services = addUnique(e.Services, s)
 			if code := serviceCode(s); code != "" {
 				e.ServiceCodes = addUnique(e.ServiceCodes, code)

@@ -29,6 +29,7 @@ import (
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
 	llmroutes "github.com/peage/appliance/api/routes/llm"
+	"github.com/peage/appliance/api/routes/marketplace"
 	"github.com/peage/appliance/api/routes/mica"
 	"github.com/peage/appliance/api/routes/payments"
 	"github.com/peage/appliance/api/routes/preflight"
@@ -435,6 +436,13 @@ func bindFamilies(a *app, d deps) error {
 			return err
 		}
 		pages = webRoutes
+		shop, err := marketplace.New(marketplace.Deps{Farm: d.farm, Base: specs[marketplace.Name].BaseURL, Names: a.cfg.Routes})
+		if err != nil {
+			return err
+		}
+		if err := shop.Bind(a.cat); err != nil {
+			return err
+		}
 		a.metrics.GaugeFunc("peage_browserfarm", "Browser farm health: browsers up, jobs, queue, restarts, memory.", d.farm.Gauges, "stat")
 		a.addHealth("browserfarm", d.farm.Ready)
 	}
