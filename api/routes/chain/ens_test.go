@@ -130,7 +130,7 @@ func TestENSOnTheEmbeddedChain(t *testing.T) {
 	// Forward, normalised (ENSIP-15 folds case), with the avatar.
 	body, _ := w.call(t, "/v1/chain/ens", map[string]string{"name": "Alice.ETH"})
 	expect(t, "alice.eth", body, map[string]any{"input": "Alice.ETH", "name": "alice.eth", "chain": "ethereum", "address": alice.Hex(), "resolved": true,
-		"avatar": "https://example.org/alice.png", "offchain": false, "wildcard": false, "node": testtoken.Namehash("alice.eth").Hex()})
+		"avatar": "https://example.org/alice.png", "offchain": false, "wildcard": false, "node": chainrpc.Namehash("alice.eth").Hex()})
 	// Reverse, checked forward.
 	body, _ = w.call(t, "/v1/chain/ens", map[string]string{"address": alice.Hex()})
 	expect(t, "alice reverse", body, map[string]any{"address": alice.Hex(), "name": "alice.eth", "resolved": true, "avatar": "https://example.org/alice.png",

@@ -15,19 +15,6 @@ type ENS struct {
 	Resolver common.Address
 }
 
-// Namehash is EIP-137's namehash of a normalised name, for the tests' own writes.
-func Namehash(name string) common.Hash {
-	var node common.Hash
-	if name == "" {
-		return node
-	}
-	labels := strings.Split(name, ".")
-	for i := len(labels) - 1; i >= 0; i-- {
-		node = crypto.Keccak256Hash(node[:], crypto.Keccak256([]byte(labels[i])))
-	}
-	return node
-}
-
 // ENS deploys a registry owned by the deployer and a public resolver.
 func (d Deployer) ENS(ctx context.Context) (ENS, error) {
 	reg, err := d.deploy(ctx, TestENSRegistryMetaData.Bin, nil)
