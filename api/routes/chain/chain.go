@@ -2,7 +2,8 @@
 // /v1/chain/block, gas, balance, allowance, tx and token, through api/upstream/chainrpc (Base
 // mainnet in production, the embedded chain in `appliance dev`), /v1/chain/abi, which adds
 // Sourcify's verified interfaces to the proxy slots read from the chain, and /v1/chain/address,
-// 60 days of token payments from an indexer or the chain's logs. Amounts are exact decimal
+// 60 days of token payments from an indexer or the chain's logs, and /v1/chain/ens (ENS on
+// Ethereum mainnet, Basenames on Base, EIP-3668 offchain lookups through the egress guard). Amounts are exact decimal
 // text computed from the contract's decimals, never floats.
 package chain
 
@@ -25,7 +26,10 @@ import (
 // The catalog may import only the standard library, so the EIP-55 check of addresses (it
 // needs Keccak-256) is installed here, where the routes that take addresses are compiled in.
 // It runs before any 402 like every format check.
-func init() { catalog.RefineFormat("evm_address", chainrpc.CheckAddress) }
+func init() {
+	catalog.RefineFormat("evm_address", chainrpc.CheckAddress)
+	catalog.RefineFormat("ens", func(s string) error { _, err := NormalizeENS(s); return err })
+}
 
 // Deps are the family's collaborators.
 type Deps struct {
@@ -40,7 +44,9 @@ type Deps struct {
 	// logs over the last LogsMaxBlocks blocks (default 10,000) and declares the truncation.
 	Indexer       *blockscout.Client
 	LogsMaxBlocks uint64
-	Now           func() time.Time
+	// ENS serves /v1/chain/ens (Ethereum mainnet, and Basenames through Client).
+	ENS ENSDeps
+	Now func() time.Time
 }
 
 // Routes holds the family's handlers.
@@ -83,6 +89,18 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		if err := c.Bind(b.id, b.h, ready); err != nil {
 			return err
 		}
+	}
+	ensReady := func() error {
+		if r.d.ENS.Client != nil {
+			return nil
+		}
+		if r.d.ENS.ClientErr != nil {
+			return fmt.Errorf("no Ethereum endpoint for ENS: %w", r.d.ENS.ClientErr)
+		}
+		return chainrpc.ErrNoENS
+	}
+	if err := c.Bind("chain.ens", r.ens, ensReady); err != nil {
+		return err
 	}
 	if r.d.Sourcify != nil {
 		if err := c.Bind("chain.abi", r.abi, r.d.Sourcify.Ready); err != nil {
@@ -140,22 +158,27 @@ func (r *Routes) fail(err error, param string) error {
 		}
 		return apierr.NotFound("%s", nt.Error())
 	}
+	return failOn(err, r.d.Client, chainrpc.Name)
+}
+
+// failOn maps a failure of the chain client c, named upstream name, to the edge's vocabulary.
+func failOn(err error, c *chainrpc.Client, name string) error {
 	var ue *upstream.Error
 	if !errors.As(err, &ue) {
 		return err
 	}
-	who := "the chain endpoint " + r.d.Client.Endpoint()
+	who := "the chain endpoint " + c.Endpoint()
 	switch {
 	case errors.Is(err, upstream.ErrThrottled):
 		return apierr.Busy(2*time.Second, "%s is queried at most at its configured rate; retry in a moment", who)
 	case ue.Status == 429:
 		return apierr.Busy(2*time.Second, "%s is rate-limiting the appliance; retry in a moment", who)
 	case ue.Timeout():
-		return apierr.Upstream(chainrpc.Name, err, "%s did not answer in time", who)
+		return apierr.Upstream(name, err, "%s did not answer in time", who)
 	case ue.Status != 0:
-		return apierr.Upstream(chainrpc.Name, err, "%s answered HTTP %d", who, ue.Status)
+		return apierr.Upstream(name, err, "%s answered HTTP %d", who, ue.Status)
 	}
-	return apierr.Upstream(chainrpc.Name, err, "%s failed: %s", who, ue.Err)
+	return apierr.Upstream(name, err, "%s failed: %s", who, ue.Err)
 }
 
 func network(id uint64) string { return fmt.Sprintf("eip155:%d", id) }

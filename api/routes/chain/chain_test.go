@@ -43,8 +43,9 @@ type world struct {
 // newWorld starts the world; rpcURL overrides the chain endpoint the routes read.
 func newWorld(t *testing.T, rpcURL string) *world { return newWorldWith(t, rpcURL, nil) }
 
-// newWorldWith starts the world and lets more collaborators into the family's Deps.
-func newWorldWith(t *testing.T, rpcURL string, more func(*chain.Deps)) *world {
+// newWorldWith starts the world and lets more collaborators into the family's Deps, once the
+// embedded chain runs.
+func newWorldWith(t *testing.T, rpcURL string, more func(*settle.Dev, *chain.Deps)) *world {
 	t.Helper()
 	dev, err := settle.StartDev(context.Background(), t.TempDir(), nil)
 	if err != nil {
@@ -77,7 +78,7 @@ func newWorldWith(t *testing.T, rpcURL string, more func(*chain.Deps)) *world {
 	t.Cleanup(rc.Close)
 	deps := chain.Deps{Client: rc}
 	if more != nil {
-		more(&deps)
+		more(dev, &deps)
 	}
 	if err := chain.New(deps).Bind(cat); err != nil {
 		t.Fatal(err)
@@ -348,6 +349,9 @@ func TestBadInputBeforeAny402(t *testing.T) {
 		{"/v1/chain/tx", map[string]string{"hash": "0x1234"}, "hash"},
 		{"/v1/chain/abi", map[string]string{"address": flipped}, "address"},
 		{"/v1/chain/address", map[string]string{"address": flipped}, "address"},
+		{"/v1/chain/ens", map[string]string{"address": flipped}, "address"},
+		{"/v1/chain/ens", map[string]string{"name": "alice.com"}, "name"},
+		{"/v1/chain/ens", map[string]string{"name": "ab--c.eth"}, "name"},
 		{"/v1/chain/address", map[string]string{"address": good, "token": flipped}, "token"},
 		{"/v1/chain/address", map[string]string{"address": strings.ToLower(good)}, ""},
 		{"/v1/chain/abi", map[string]string{"address": good, "chain_id": "0"}, "chain_id"},
@@ -429,7 +433,8 @@ func TestUnconfiguredIs503Before402(t *testing.T) {
 	}
 	h := apitest.Start(t, cat, apitest.Options{})
 	for _, path := range []string{"/v1/chain/block", "/v1/chain/gas", "/v1/chain/token?address=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
-		"/v1/chain/abi?address=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"} {
+		"/v1/chain/abi?address=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "/v1/chain/ens?name=vitalik.eth",
+		"/v1/chain/address?address=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"} {
 		resp, err := http.Get(h.BaseURL + path)
 		if err != nil {
 			t.Fatal(err)

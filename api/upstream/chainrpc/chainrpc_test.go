@@ -345,3 +345,16 @@ func TestFailover(t *testing.T) {
 		t.Fatalf("the throttling endpoint was asked %d times, want 2", throttled.Load())
 	}
 }
+
+// The namehash vectors of EIP-137.
+func TestNamehash(t *testing.T) {
+	for name, want := range map[string]string{
+		"":        "0x0000000000000000000000000000000000000000000000000000000000000000",
+		"eth":     "0x93cdeb708b7545dc668eb9280176169d1c33cfd8ed6f04690a0bcc88a93fc4ae",
+		"foo.eth": "0xde9b09fd7c5f901e23a3f19fecc54828e9c848539801e86591bd9801b019f84f",
+	} {
+		if got := chainrpc.Namehash(name).Hex(); got != want {
+			t.Errorf("Namehash(%q) = %s, want %s", name, got, want)
+		}
+	}
+}

@@ -70,6 +70,19 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// ErrNoENS is the reason /v1/chain/ens is unavailable without chain.ens_rpc.
+var ErrNoENS = errors.New("no Ethereum mainnet endpoint for ENS configured (chain.ens_rpc)")
+
+// NewENS builds the client of the ENS chain (Ethereum mainnet) from chain.ens_rpc, with the
+// same limits as the main endpoints.
+func NewENS(cfg Config) (*Client, error) {
+	if cfg.ENSRPC == "" {
+		return nil, ErrNoENS
+	}
+	cfg.RPC = cfg.ENSRPC
+	return New(cfg)
+}
+
 // Close releases the client's connections.
 func (c *Client) Close() {
 	for _, e := range c.eps {

@@ -93,8 +93,10 @@ func runDev(ctx context.Context, args []string) error {
 	// The chain routes read the embedded chain unless the configuration names another endpoint.
 	if cfg.Chain.RPC == "" {
 		cfg.Chain.RPC, cfg.Chain.USDC = chain.RPCURL, chain.Asset
-		// No indexer knows the embedded chain: the address route reads its logs, all of them.
+		// No indexer knows the embedded chain: the address route reads its logs, all of them;
+		// nor has it Basenames (ENS needs chain.ens_rpc, an Ethereum mainnet endpoint).
 		cfg.Chain.Indexer = false
+		cfg.Chain.BasenamesRegistry = ""
 	}
 	if d.gate, d.payments, err = newGate(cfg, chain.Addr(), d.store, log); err != nil {
 		return err

@@ -318,6 +318,17 @@ func bindFamilies(a *app, d deps) error {
 		}
 		chainDeps.Indexer = blockscout.New(ix)
 	}
+	// ENS reads Ethereum mainnet (chain.ens_rpc); without it /v1/chain/ens stays unavailable.
+	ensClient, ensErr := chainrpc.NewENS(a.cfg.Chain)
+	chainDeps.ENS = chainroutes.ENSDeps{Client: ensClient, ClientErr: ensErr, Registry: a.cfg.Chain.ENSRegistry, BasenamesRegistry: a.cfg.Chain.BasenamesRegistry}
+	if errors.Is(ensErr, chainrpc.ErrNoENS) {
+		chainDeps.ENS.ClientErr = nil // the route's own reason says which key to set
+	} else if ensErr != nil {
+		a.log.Warn("ENS endpoint unusable; /v1/chain/ens is unavailable", slog.String(obs.KeyErr, ensErr.Error()))
+	}
+	if d.egress != nil { // EIP-3668 gateways are chosen by resolver owners: through the guard
+		chainDeps.ENS.Gateway = &http.Client{Transport: d.egress.Transport(), Timeout: 5 * time.Second}
+	}
 	if err := chainroutes.New(chainDeps).Bind(a.cat); err != nil {
 		return err
 	}

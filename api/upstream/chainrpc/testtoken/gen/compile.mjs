@@ -1,4 +1,4 @@
-// Compiles contracts/TestTokens.sol with the npm solc package pinned in settle/npm (the same
+// Compiles contracts/TestTokens.sol and contracts/TestENS.sol with the npm solc package pinned in settle/npm (the same
 // compiler and settings as the test USDC) and writes, for each contract, <Name>.abi.json and
 // <Name>.bin into the output directory (default: the package directory).
 //
@@ -13,10 +13,11 @@ const pkg = resolve(here, "..");
 const require = createRequire(join(pkg, "..", "..", "..", "..", "settle", "npm", "package.json"));
 const solc = require("solc");
 
-const source = readFileSync(join(pkg, "contracts", "TestTokens.sol"), "utf8");
+const files = ["TestTokens.sol", "TestENS.sol"];
+const sources = Object.fromEntries(files.map((f) => [f, { content: readFileSync(join(pkg, "contracts", f), "utf8") }]));
 const input = {
   language: "Solidity",
-  sources: { "TestTokens.sol": { content: source } },
+  sources,
   settings: {
     optimizer: { enabled: true, runs: 200 },
     evmVersion: "cancun",
@@ -32,8 +33,12 @@ if (errors.length > 0) {
   process.exit(1);
 }
 const outdir = resolve(process.argv[2] || pkg);
-for (const name of ["TestToken", "Bytes32Token", "SlotProxy", "Beacon"]) {
-  const c = out.contracts["TestTokens.sol"][name];
+const contracts = {
+  "TestTokens.sol": ["TestToken", "Bytes32Token", "SlotProxy", "Beacon"],
+  "TestENS.sol": ["TestENSRegistry", "TestPublicResolver", "TestOffchainResolver"],
+};
+for (const [file, names] of Object.entries(contracts)) for (const name of names) {
+  const c = out.contracts[file][name];
   writeFileSync(join(outdir, `${name}.abi.json`), JSON.stringify(c.abi, null, 2) + "\n");
   writeFileSync(join(outdir, `${name}.bin`), c.evm.bytecode.object + "\n");
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // Contracts are the compiled contracts that get bindings.
-var Contracts = []string{"TestToken", "Bytes32Token", "SlotProxy", "Beacon"}
+var Contracts = []string{"TestToken", "Bytes32Token", "SlotProxy", "Beacon", "TestENSRegistry", "TestPublicResolver", "TestOffchainResolver"}
 
 // FileName is the checked-in binding file of contract c.
 func FileName(c string) string { return strings.ToLower(c) + "_bind.go" }
