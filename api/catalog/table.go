@@ -317,7 +317,8 @@ func Table(n Names) []Entry {
 			S("period", "sampling period").Of("hourly", "daily"), S("at", "price at this date (within the last 365 days)").Fmt("past_year_date")).
 			up("coingecko", 5*minute).ex("coin", "bitcoin", "days", 30),
 		route("crypto", "POST", "/v1/token/verdict", 10_000, "Token risk verdict: grade, score, flags with evidence, market data, holders.",
-			S("tokenAddress", "token contract address").Req().Fmt("evm_address"), S("requestKey", "caller's idempotency key").Range(1, 100)).
+			S("tokenAddress", "token contract address").Req().Fmt("evm_address"), S("requestKey", "caller's idempotency key").Range(1, 100),
+			S("chain", "chain of the token").Of("base", "ethereum").Def("base")).
 			timeout(composite).ex("tokenAddress", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
 		route("crypto", "GET", "/v1/crypto/news", 5_000, "Crypto news from four newsrooms merged, newest first.",
 			S("q", "keyword").Range(2, 100), pLimit(20, 50)).up("rss", 5*minute).ex("q", "bitcoin"),

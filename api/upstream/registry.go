@@ -117,6 +117,12 @@ var Specs = []Spec{
 		Terms: "Decrypt RSS feed: headlines, links and summaries; articles belong to Decrypt."},
 	{Name: "theblock-rss", BaseURL: "https://www.theblock.co", Timeout: 6 * time.Second, RPS: 0.5, Burst: 2, Retries: 1,
 		Terms: "The Block RSS feed: headlines, links and summaries; articles belong to The Block."},
+	// Token risk sources: GoPlus publishes no keyless limit (about 30 a minute is safe);
+	// honeypot.is none either.
+	{Name: "goplus", BaseURL: "https://api.gopluslabs.io", Timeout: 8 * time.Second, RPS: 0.5, Burst: 3, Retries: 1,
+		Terms: "GoPlus Security token data; a missing flag means unknown, not safe."},
+	{Name: "honeypot-is", BaseURL: "https://api.honeypot.is", Timeout: 10 * time.Second, RPS: 0.5, Burst: 3, Retries: 1,
+		Terms: "honeypot.is buy/sell simulation; a simulation is evidence, not a guarantee."},
 	{Name: "defillama-stablecoins", BaseURL: "https://stablecoins.llama.fi", Timeout: 8 * time.Second, RPS: 1, Burst: 2, Retries: 1,
 		Terms: "DefiLlama stablecoin data, free and open; attribution to DefiLlama appreciated."},
 }
