@@ -326,7 +326,7 @@ func Table(n Names) []Entry {
 			S("q", "keywords").Range(2, 100), pLimit(20, 50), L("sources", "market sources").AtMost(3).Of("polymarket", "kalshi", "manifold")).
 			up("prediction-markets", 2*minute).ex("q", "election"),
 		route("crypto", "GET", "/v1/perps/stock-gaps", 5_000, "Stock perpetuals vs oracle, reference stock and tokenised stock: gaps in bps.",
-			L("tickers", "stock tickers").AtMost(25), pLimit(25, 25)).up("hyperliquid", minute).ex("tickers", "AAPL,TSLA"),
+			L("tickers", "stock tickers").AtMost(25).Fmt("ticker"), pLimit(25, 25)).up("hyperliquid", minute).ex("tickers", "AAPL,TSLA"),
 
 		// Community, search and language models.
 		route("social", "GET", "/v1/social/search", 20_000, "Community posts from two sources: score, comments, author, permalink, excerpt.",

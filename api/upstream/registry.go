@@ -123,6 +123,13 @@ var Specs = []Spec{
 		Terms: "GoPlus Security token data; a missing flag means unknown, not safe."},
 	{Name: "honeypot-is", BaseURL: "https://api.honeypot.is", Timeout: 10 * time.Second, RPS: 0.5, Burst: 3, Retries: 1,
 		Terms: "honeypot.is buy/sell simulation; a simulation is evidence, not a guarantee."},
+	// Stock perps: Jupiter's keyless host allows about 60 requests a minute; Yahoo's chart
+	// endpoint is unofficial and throttles bursts, one request per stock.
+	{Name: "jupiter", BaseURL: "https://lite-api.jup.ag", KeyedBaseURL: "https://api.jup.ag", KeyHeader: "x-api-key",
+		Timeout: 5 * time.Second, RPS: 0.8, Burst: 3, Retries: 1,
+		Terms: "Jupiter Price API: aggregated Solana DEX prices."},
+	{Name: "yahoo-finance", BaseURL: "https://query1.finance.yahoo.com", Timeout: 5 * time.Second, RPS: 3, Burst: 10, Retries: 1,
+		Terms: "Yahoo Finance chart data (unofficial endpoint), for reference only; quotes may be delayed."},
 	{Name: "defillama-stablecoins", BaseURL: "https://stablecoins.llama.fi", Timeout: 8 * time.Second, RPS: 1, Burst: 2, Retries: 1,
 		Terms: "DefiLlama stablecoin data, free and open; attribution to DefiLlama appreciated."},
 }

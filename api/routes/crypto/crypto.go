@@ -2,7 +2,8 @@
 // /v1/token/price-history (CoinGecko, DefiLlama for the stablecoin supply),
 // /v1/crypto/funding-rate (Hyperliquid), /v1/markets/prediction (Polymarket, Kalshi, Manifold)
 // /v1/crypto/news (four newsroom feeds) and /v1/token/verdict (GoPlus and honeypot.is, scored
-// by the rules of verdict.go, kept under the caller's requestKey). Every figure names its source; a source that
+// by the rules of verdict.go, kept under the caller's requestKey) and /v1/perps/stock-gaps
+// (Hyperliquid's stock perps against Yahoo Finance and Jupiter's xStock prices). Every figure names its source; a source that
 // fails is left out of sources_answered and named in sources_failed, and a route whose every
 // source failed is a 502 that charges nothing.
 package crypto
@@ -19,10 +20,12 @@ import (
 	"github.com/peage/appliance/api/upstream/honeypot"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/hyperliquid"
+	"github.com/peage/appliance/api/upstream/jupiter"
 	"github.com/peage/appliance/api/upstream/kalshi"
 	"github.com/peage/appliance/api/upstream/manifold"
 	"github.com/peage/appliance/api/upstream/polymarket"
 	"github.com/peage/appliance/api/upstream/rss"
+	"github.com/peage/appliance/api/upstream/yahoo"
 )
 
 // Deps are the family's collaborators.
@@ -49,6 +52,8 @@ type Routes struct {
 	goplus   *goplus.Client
 	honeypot *honeypot.Client
 	results  Results
+	jup      *jupiter.Client
+	yahoo    *yahoo.Client
 	now      func() time.Time
 	market   *snapshot[Market]
 	// marketMaxAge is the longest a market overview is served.
@@ -76,7 +81,7 @@ func New(d Deps) (*Routes, error) {
 		return nil, err
 	}
 	clients := map[string]*httpc.Client{}
-	for _, name := range []string{polymarket.Name, kalshi.Name, manifold.Name, goplus.Name, honeypot.Name} {
+	for _, name := range []string{polymarket.Name, kalshi.Name, manifold.Name, goplus.Name, honeypot.Name, jupiter.Name, yahoo.Name} {
 		if clients[name], err = d.Pool.Client(name); err != nil {
 			return nil, err
 		}
@@ -88,6 +93,7 @@ func New(d Deps) (*Routes, error) {
 		}
 	}
 	r := &Routes{feeds: feeds, goplus: goplus.New(clients[goplus.Name]), honeypot: honeypot.New(clients[honeypot.Name]), results: d.Results,
+		jup: jupiter.New(clients[jupiter.Name]), yahoo: yahoo.New(clients[yahoo.Name]),
 		poly: polymarket.New(clients[polymarket.Name]), kalshi: kalshi.New(clients[kalshi.Name]), mani: manifold.New(clients[manifold.Name]),
 		gecko: coingecko.New(cg), llama: defillama.New(dl), hl: hyperliquid.New(hl), now: d.Now, marketMaxAge: d.MarketMaxAge}
 	maxAge := d.MarketMaxAge
@@ -108,5 +114,6 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		c.Bind("markets.prediction", r.prediction, r.poly.Ready),
 		c.Bind("crypto.news", r.news, nil),
 		c.Bind("token.verdict", r.verdict, nil),
+		c.Bind("perps.stock-gaps", r.stockGaps, r.hl.Ready),
 	)
 }

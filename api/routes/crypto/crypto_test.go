@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -25,11 +26,13 @@ import (
 	"github.com/peage/appliance/api/upstream/honeypot"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/hyperliquid"
+	"github.com/peage/appliance/api/upstream/jupiter"
 	"github.com/peage/appliance/api/upstream/kalshi"
 	"github.com/peage/appliance/api/upstream/manifold"
 	"github.com/peage/appliance/api/upstream/polymarket"
 	"github.com/peage/appliance/api/upstream/rss"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/api/upstream/yahoo"
 	"github.com/peage/appliance/appliance/state"
 )
 
@@ -60,6 +63,7 @@ type env struct {
 	poly, kalshi, manifold *upstreamtest.Server
 	feeds                  map[string]*upstreamtest.Server // by source
 	goplus, honeypot       *upstreamtest.Server
+	jupiter, yahoo         *upstreamtest.Server
 	h                      *apitest.Harness
 	gate                   *apitest.RecordingGate
 }
@@ -80,6 +84,8 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	}
 	e.goplus, e.honeypot = upstreamtest.New(t), upstreamtest.New(t)
 	specs[goplus.Name], specs[honeypot.Name] = e.goplus.Spec(t, goplus.Name), e.honeypot.Spec(t, honeypot.Name)
+	e.jupiter, e.yahoo = upstreamtest.New(t), upstreamtest.New(t)
+	specs[jupiter.Name], specs[yahoo.Name] = e.jupiter.Spec(t, jupiter.Name), e.yahoo.Spec(t, yahoo.Name)
 	e.feeds = map[string]*upstreamtest.Server{}
 	for _, f := range rss.Newsrooms {
 		e.feeds[f.Source] = upstreamtest.New(t)
@@ -189,6 +195,9 @@ func TestBadParamsBeforePayment(t *testing.T) {
 		{"/v1/markets/prediction", url.Values{"q": {"x"}}, "q"},
 		{"/v1/crypto/news", url.Values{"limit": {"0"}}, "limit"},
 		{"/v1/crypto/news", url.Values{"q": {"b"}}, "q"},
+		{"/v1/perps/stock-gaps", url.Values{"tickers": {"AAPL,T$LA"}}, "tickers"},
+		{"/v1/perps/stock-gaps", url.Values{"limit": {"26"}}, "limit"},
+		{"/v1/perps/stock-gaps", url.Values{"tickers": {"A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z"}}, "tickers"},
 	} {
 		code, body := e.get(t, c.path, c.q)
 		if code != 400 || at(body, "error", "param") != c.param {
@@ -706,5 +715,39 @@ func TestVerdictAllDownAndBadInput(t *testing.T) {
 	}
 	if code, _ := paid.post(t, "/v1/token/verdict", map[string]string{"tokenAddress": weth}); code != 402 {
 		t.Errorf("good input: %d, want 402", code)
+	}
+}
+
+func TestBps(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, c := range []struct {
+		a, b *float64
+		want *float64
+	}{
+		{f(412.35), f(411.90), f(10.924981791697874)}, // a mark 0.45 above its oracle: 10.92 bps
+		{f(100), f(100), f(0)},
+		{f(99), f(100), f(-100)},
+		{nil, f(1), nil}, {f(1), nil, nil}, {f(1), f(0), nil},
+	} {
+		got := crypto.Bps(c.a, c.b)
+		if (got == nil) != (c.want == nil) || (got != nil && math.Abs(*got-*c.want) > 1e-9) {
+			t.Errorf("Bps(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestStockGapsVenueDown(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	// The stock dex is asked by name; the venue failing fails the call, charging nothing.
+	e.hl.Handle(info(t, `{"type":"metaAndAssetCtxs","dex":"xyz"}`, upstreamtest.ServerError()))
+	code, body := e.get(t, "/v1/perps/stock-gaps", url.Values{"tickers": {"TSLA"}})
+	if code != 502 || at(body, "error", "upstream") != hyperliquid.Name {
+		t.Fatalf("%d %v, want 502 naming hyperliquid", code, body)
+	}
+	if n := len(e.hl.Requests()); n != 1 {
+		t.Errorf("%d requests to Hyperliquid, want 1", n)
+	}
+	if charged, waived := e.gate.Counts(); charged != 0 || waived != 1 {
+		t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
 	}
 }
