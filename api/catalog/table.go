@@ -318,7 +318,8 @@ func Table(n Names) []Entry {
 			S("period", "sampling period").Of("hourly", "daily"), S("at", "price at this date (within the last 365 days)").Fmt("past_year_date")).
 			up("coingecko", 5*minute).ex("coin", "bitcoin", "days", 30),
 		route("crypto", "POST", "/v1/token/verdict", 10_000, "Token risk verdict: grade, score, flags with evidence, market data, holders.",
-			S("tokenAddress", "token contract address").Req().Fmt("evm_address"), S("requestKey", "caller's idempotency key").Range(1, 100)).
+			S("tokenAddress", "token contract address").Req().Fmt("evm_address"), S("requestKey", "caller's idempotency key").Range(1, 100),
+			S("chain", "chain of the token").Of("base", "ethereum").Def("base")).
 			timeout(composite).ex("tokenAddress", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
 		route("crypto", "GET", "/v1/crypto/news", 5_000, "Crypto news from four newsrooms merged, newest first.",
 			S("q", "keyword").Range(2, 100), pLimit(20, 50)).up("rss", 5*minute).ex("q", "bitcoin"),
@@ -326,7 +327,7 @@ func Table(n Names) []Entry {
 			S("q", "keywords").Range(2, 100), pLimit(20, 50), L("sources", "market sources").AtMost(3).Of("polymarket", "kalshi", "manifold")).
 			up("prediction-markets", 2*minute).ex("q", "election"),
 		route("crypto", "GET", "/v1/perps/stock-gaps", 5_000, "Stock perpetuals vs oracle, reference stock and tokenised stock: gaps in bps.",
-			L("tickers", "stock tickers").AtMost(25), pLimit(25, 25)).up("hyperliquid", minute).ex("tickers", "AAPL,TSLA"),
+			L("tickers", "stock tickers").AtMost(25).Fmt("ticker"), pLimit(25, 25)).up("hyperliquid", minute).ex("tickers", "AAPL,TSLA"),
 
 		// Community, search and language models.
 		route("social", "GET", "/v1/social/search", 20_000, "Community posts from two sources: score, comments, author, permalink, excerpt.",

@@ -161,6 +161,19 @@ var Specs = []Spec{
 		Terms: "Decrypt RSS feed: headlines, links and summaries; articles belong to Decrypt."},
 	{Name: "theblock-rss", BaseURL: "https://www.theblock.co", Timeout: 6 * time.Second, RPS: 0.5, Burst: 2, Retries: 1,
 		Terms: "The Block RSS feed: headlines, links and summaries; articles belong to The Block."},
+	// Token risk sources: GoPlus publishes no keyless limit (about 30 a minute is safe);
+	// honeypot.is none either.
+	{Name: "goplus", BaseURL: "https://api.gopluslabs.io", Timeout: 8 * time.Second, RPS: 0.5, Burst: 3, Retries: 1,
+		Terms: "GoPlus Security token data; a missing flag means unknown, not safe."},
+	{Name: "honeypot-is", BaseURL: "https://api.honeypot.is", Timeout: 10 * time.Second, RPS: 0.5, Burst: 3, Retries: 1,
+		Terms: "honeypot.is buy/sell simulation; a simulation is evidence, not a guarantee."},
+	// Stock perps: Jupiter's keyless host allows about 60 requests a minute; Yahoo's chart
+	// endpoint is unofficial and throttles bursts, one request per stock.
+	{Name: "jupiter", BaseURL: "https://lite-api.jup.ag", KeyedBaseURL: "https://api.jup.ag", KeyHeader: "x-api-key",
+		Timeout: 5 * time.Second, RPS: 0.8, Burst: 3, Retries: 1,
+		Terms: "Jupiter Price API: aggregated Solana DEX prices."},
+	{Name: "yahoo-finance", BaseURL: "https://query1.finance.yahoo.com", Timeout: 5 * time.Second, RPS: 3, Burst: 10, Retries: 1,
+		Terms: "Yahoo Finance chart data (unofficial endpoint), for reference only; quotes may be delayed."},
 	{Name: "defillama-stablecoins", BaseURL: "https://stablecoins.llama.fi", Timeout: 8 * time.Second, RPS: 1, Burst: 2, Retries: 1,
 		Terms: "DefiLlama stablecoin data, free and open; attribution to DefiLlama appreciated."},
 	// Web search: Serper (Google results, keyed) first, a self-hosted SearXNG instance (no

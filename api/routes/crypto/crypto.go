@@ -1,7 +1,9 @@
 // Package crypto serves the market-data routes: /v1/crypto/price, /v1/crypto/market,
 // /v1/token/price-history (CoinGecko, DefiLlama for the stablecoin supply),
 // /v1/crypto/funding-rate (Hyperliquid), /v1/markets/prediction (Polymarket, Kalshi, Manifold)
-// and /v1/crypto/news (four newsroom feeds). Every figure names its source; a source that
+// /v1/crypto/news (four newsroom feeds) and /v1/token/verdict (GoPlus and honeypot.is, scored
+// by the rules of verdict.go, kept under the caller's requestKey) and /v1/perps/stock-gaps
+// (Hyperliquid's stock perps against Yahoo Finance and Jupiter's xStock prices). Every figure names its source; a source that
 // fails is left out of sources_answered and named in sources_failed, and a route whose every
 // source failed is a 502 that charges nothing.
 package crypto
@@ -14,12 +16,16 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream/coingecko"
 	"github.com/peage/appliance/api/upstream/defillama"
+	"github.com/peage/appliance/api/upstream/goplus"
+	"github.com/peage/appliance/api/upstream/honeypot"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/hyperliquid"
+	"github.com/peage/appliance/api/upstream/jupiter"
 	"github.com/peage/appliance/api/upstream/kalshi"
 	"github.com/peage/appliance/api/upstream/manifold"
 	"github.com/peage/appliance/api/upstream/polymarket"
 	"github.com/peage/appliance/api/upstream/rss"
+	"github.com/peage/appliance/api/upstream/yahoo"
 )
 
 // Deps are the family's collaborators.
@@ -27,21 +33,29 @@ type Deps struct {
 	// Pool is the process-wide client pool: every caller of an upstream shares its bucket.
 	Pool *httpc.Pool
 	Now  func() time.Time
+	// Results keeps verdicts under their requestKey; nil serves verdicts without keeping them
+	// (a requestKey then cannot replay one).
+	Results Results
 	// MarketMaxAge is how long a market overview is served before it is refreshed (5 minutes).
 	MarketMaxAge time.Duration
 }
 
 // Routes holds the handlers.
 type Routes struct {
-	gecko  *coingecko.Client
-	llama  *defillama.Client
-	hl     *hyperliquid.Client
-	poly   *polymarket.Client
-	kalshi *kalshi.Client
-	mani   *manifold.Client
-	feeds  map[string]*httpc.Client // registry name → client, one per newsroom
-	now    func() time.Time
-	market *snapshot[Market]
+	gecko    *coingecko.Client
+	llama    *defillama.Client
+	hl       *hyperliquid.Client
+	poly     *polymarket.Client
+	kalshi   *kalshi.Client
+	mani     *manifold.Client
+	feeds    map[string]*httpc.Client // registry name → client, one per newsroom
+	goplus   *goplus.Client
+	honeypot *honeypot.Client
+	results  Results
+	jup      *jupiter.Client
+	yahoo    *yahoo.Client
+	now      func() time.Time
+	market   *snapshot[Market]
 	// marketMaxAge is the longest a market overview is served.
 	marketMaxAge time.Duration
 }
@@ -67,7 +81,7 @@ func New(d Deps) (*Routes, error) {
 		return nil, err
 	}
 	clients := map[string]*httpc.Client{}
-	for _, name := range []string{polymarket.Name, kalshi.Name, manifold.Name} {
+	for _, name := range []string{polymarket.Name, kalshi.Name, manifold.Name, goplus.Name, honeypot.Name, jupiter.Name, yahoo.Name} {
 		if clients[name], err = d.Pool.Client(name); err != nil {
 			return nil, err
 		}
@@ -78,7 +92,9 @@ func New(d Deps) (*Routes, error) {
 			return nil, err
 		}
 	}
-	r := &Routes{feeds: feeds, poly: polymarket.New(clients[polymarket.Name]), kalshi: kalshi.New(clients[kalshi.Name]), mani: manifold.New(clients[manifold.Name]),
+	r := &Routes{feeds: feeds, goplus: goplus.New(clients[goplus.Name]), honeypot: honeypot.New(clients[honeypot.Name]), results: d.Results,
+		jup: jupiter.New(clients[jupiter.Name]), yahoo: yahoo.New(clients[yahoo.Name]),
+		poly: polymarket.New(clients[polymarket.Name]), kalshi: kalshi.New(clients[kalshi.Name]), mani: manifold.New(clients[manifold.Name]),
 		gecko: coingecko.New(cg), llama: defillama.New(dl), hl: hyperliquid.New(hl), now: d.Now, marketMaxAge: d.MarketMaxAge}
 	maxAge := d.MarketMaxAge
 	r.market = newSnapshotTTL(d.Now, func(ctx context.Context) (Market, time.Duration, error) {
@@ -97,5 +113,7 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		c.Bind("crypto.funding-rate", r.fundingRate, r.hl.Ready),
 		c.Bind("markets.prediction", r.prediction, r.poly.Ready),
 		c.Bind("crypto.news", r.news, nil),
+		c.Bind("token.verdict", r.verdict, nil),
+		c.Bind("perps.stock-gaps", r.stockGaps, r.hl.Ready),
 	)
 }

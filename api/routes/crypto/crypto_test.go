@@ -1,13 +1,16 @@
 package crypto_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,13 +22,18 @@ import (
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/coingecko"
 	"github.com/peage/appliance/api/upstream/defillama"
+	"github.com/peage/appliance/api/upstream/goplus"
+	"github.com/peage/appliance/api/upstream/honeypot"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/hyperliquid"
+	"github.com/peage/appliance/api/upstream/jupiter"
 	"github.com/peage/appliance/api/upstream/kalshi"
 	"github.com/peage/appliance/api/upstream/manifold"
 	"github.com/peage/appliance/api/upstream/polymarket"
 	"github.com/peage/appliance/api/upstream/rss"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/api/upstream/yahoo"
+	"github.com/peage/appliance/appliance/state"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -54,6 +62,8 @@ type env struct {
 	gecko, llama, hl       *upstreamtest.Server
 	poly, kalshi, manifold *upstreamtest.Server
 	feeds                  map[string]*upstreamtest.Server // by source
+	goplus, honeypot       *upstreamtest.Server
+	jupiter, yahoo         *upstreamtest.Server
 	h                      *apitest.Harness
 	gate                   *apitest.RecordingGate
 }
@@ -72,13 +82,22 @@ func start(t *testing.T, gate paywall.Gate) *env {
 		kalshi.Name:      e.kalshi.Spec(t, kalshi.Name),
 		manifold.Name:    e.manifold.Spec(t, manifold.Name),
 	}
+	e.goplus, e.honeypot = upstreamtest.New(t), upstreamtest.New(t)
+	specs[goplus.Name], specs[honeypot.Name] = e.goplus.Spec(t, goplus.Name), e.honeypot.Spec(t, honeypot.Name)
+	e.jupiter, e.yahoo = upstreamtest.New(t), upstreamtest.New(t)
+	specs[jupiter.Name], specs[yahoo.Name] = e.jupiter.Spec(t, jupiter.Name), e.yahoo.Spec(t, yahoo.Name)
 	e.feeds = map[string]*upstreamtest.Server{}
 	for _, f := range rss.Newsrooms {
 		e.feeds[f.Source] = upstreamtest.New(t)
 		specs[f.Name] = e.feeds[f.Source].Spec(t, f.Name)
 	}
 	pool := httpc.NewPool(specs, httpc.Options{Contact: "test@example.org", Logger: quiet})
-	r, err := crypto.New(crypto.Deps{Pool: pool, Now: func() time.Time { return now }})
+	store, err := state.Open(t.TempDir(), state.Options{Now: func() time.Time { return now }, Logger: quiet, NoBackground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	r, err := crypto.New(crypto.Deps{Pool: pool, Now: func() time.Time { return now }, Results: store})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +113,22 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	}
 	e.h = apitest.Start(t, cat, apitest.Options{Gate: gate})
 	return e
+}
+
+func (e *env) post(t *testing.T, path string, body map[string]string) (int, map[string]any) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	resp, err := http.Post(e.h.BaseURL+path, "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	var v map[string]any
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("%s: %d %s", path, resp.StatusCode, out)
+	}
+	return resp.StatusCode, v
 }
 
 func (e *env) get(t *testing.T, path string, q url.Values) (int, map[string]any) {
@@ -160,6 +195,9 @@ func TestBadParamsBeforePayment(t *testing.T) {
 		{"/v1/markets/prediction", url.Values{"q": {"x"}}, "q"},
 		{"/v1/crypto/news", url.Values{"limit": {"0"}}, "limit"},
 		{"/v1/crypto/news", url.Values{"q": {"b"}}, "q"},
+		{"/v1/perps/stock-gaps", url.Values{"tickers": {"AAPL,T$LA"}}, "tickers"},
+		{"/v1/perps/stock-gaps", url.Values{"limit": {"26"}}, "limit"},
+		{"/v1/perps/stock-gaps", url.Values{"tickers": {"A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z"}}, "tickers"},
 	} {
 		code, body := e.get(t, c.path, c.q)
 		if code != 400 || at(body, "error", "param") != c.param {
@@ -530,5 +568,186 @@ func TestCanonicalLink(t *testing.T) {
 	}
 	if crypto.CanonicalLink("https://decrypt.co/1/a") == crypto.CanonicalLink("https://decrypt.co/2/a") {
 		t.Error("different paths are different articles")
+	}
+}
+
+func TestGrade(t *testing.T) {
+	for _, c := range []struct {
+		score    int
+		honeypot bool
+		want     string
+	}{
+		{0, false, crypto.GradeBased}, {19, false, crypto.GradeBased}, {20, false, crypto.GradeMid}, {49, false, crypto.GradeMid},
+		{50, false, crypto.GradeCooked}, {79, false, crypto.GradeCooked}, {80, false, crypto.GradeRadioactive},
+		{100, false, crypto.GradeRadioactive}, {5, true, crypto.GradeRadioactive},
+	} {
+		if got := crypto.Grade(c.score, c.honeypot); got != c.want {
+			t.Errorf("Grade(%d, %v) = %s, want %s", c.score, c.honeypot, got, c.want)
+		}
+	}
+}
+
+const (
+	kokodi = "0x4e7e15a6b83718ba79674cc4ce09f7d4a631ec2c" // GoPlus's recording, Ethereum
+	weth   = "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2" // honeypot.is's recording, Ethereum
+)
+
+func codes(v any) string {
+	var out []string
+	for _, f := range v.([]any) {
+		if m, ok := f.(map[string]any); ok {
+			out = append(out, m["code"].(string))
+		} else {
+			out = append(out, f.(string))
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+func TestVerdictFromGoPlusAlone(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	e.goplus.Expect("/api/v1/token_security/1", upstreamtest.Query("contract_addresses", kokodi), fixture(t, "goplus", "token_security_1_kokodi.json"))
+	e.honeypot.Handle(upstreamtest.ServerError())
+	code, body := e.post(t, "/v1/token/verdict", map[string]string{"tokenAddress": kokodi, "chain": "ethereum"})
+	wantStatus(t, code, 200, body)
+	if got := codes(body["flags"]); got != "HONEYPOT,OWNER_CHANGE_BALANCE,HIDDEN_OWNER,MINT_FUNCTION,LIQUIDITY_LOW,HOLDER_CONCENTRATION" {
+		t.Errorf("flags %s", got)
+	}
+	if got := codes(body["unchecked"]); got != "SIMULATION_FAILED,YOUNG_PAIR" {
+		t.Errorf("unchecked %s", got)
+	}
+	// Nine holders count (the pool is a contract): 0.3247 + 0.1056 + 0.0593 + 0.0264 + 0.0190
+	// + 0.0103 + 0.0086 + 0.0081 + 0.0045 of the supply.
+	top := (0.324697464290920998 + 0.105578472668006244 + 0.059278719719598057 + 0.026386619164451236 + 0.018999094674286307 +
+		0.010268018995620591 + 0.008557650198433829 + 0.008121041769744380 + 0.004488754119179285) * 100
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"grade"}, "RADIOACTIVE"}, {[]any{"risk_score"}, 100.0},
+		{[]any{"token", "symbol"}, "KOKO"}, {[]any{"token", "chain"}, "ethereum"},
+		{[]any{"flags", 0, "source"}, "goplus"}, {[]any{"flags", 0, "weight"}, 100.0}, {[]any{"flags", 0, "evidence"}, "is_honeypot = 1"},
+		{[]any{"holders", "count"}, 40.0}, {[]any{"market", "liquidity_usd"}, 0.00152942},
+		{[]any{"method", "name"}, "peage-token-verdict"}, {[]any{"method", "version"}, "1"},
+		{[]any{"sources_answered", 0}, "goplus"}, {[]any{"sources_failed", 0}, "honeypot-is"},
+		{[]any{"replayed"}, false},
+	} {
+		if got := at(body, c.path...); got != c.want {
+			t.Errorf("%v = %v, want %v", c.path, got, c.want)
+		}
+	}
+	if got := at(body, "holders", "top10_share_pct").(float64); got-top > 1e-9 || top-got > 1e-9 {
+		t.Errorf("top10_share_pct %v, want %v", got, top)
+	}
+	if got := at(body, "holders", "lp_locked_pct").(float64); got < 99.99 {
+		t.Errorf("lp_locked_pct %v: the LP is burnt to 0x…dead", got)
+	}
+}
+
+func TestVerdictFromSimulationAloneAndReplay(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	e.goplus.Handle(upstreamtest.TooMany())
+	e.honeypot.Expect("/v2/IsHoneypot", upstreamtest.Query("address", weth, "chainID", "1"), fixture(t, "honeypot", "is_honeypot_1_weth.json"))
+	req := map[string]string{"tokenAddress": weth, "chain": "ethereum", "requestKey": "retry-me"}
+	code, body := e.post(t, "/v1/token/verdict", req)
+	wantStatus(t, code, 200, body)
+	if codes(body["flags"]) != "" || body["grade"] != "BASED" || body["risk_score"] != 0.0 {
+		t.Errorf("WETH: grade %v score %v flags %s", body["grade"], body["risk_score"], codes(body["flags"]))
+	}
+	if got := codes(body["unchecked"]); got != "CANNOT_SELL_ALL,OWNER_CHANGE_BALANCE,HIDDEN_OWNER,TAKE_BACK_OWNERSHIP,SELFDESTRUCT,MINT_FUNCTION,PAUSE_FUNCTION,BLACKLIST_FUNCTION,OWNER_NOT_RENOUNCED,LIQUIDITY_UNLOCKED,HOLDER_CONCENTRATION" {
+		t.Errorf("unchecked %s", got)
+	}
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"market", "liquidity_usd"}, 99606174.27085423}, {[]any{"market", "pair_created_at"}, "2021-05-05T16:37:08Z"},
+		{[]any{"market", "sell_tax_pct"}, 0.0}, {[]any{"holders", "count"}, 3332314.0}, {[]any{"token", "symbol"}, "WETH"},
+		{[]any{"request_key"}, "retry-me"},
+	} {
+		if got := at(body, c.path...); got != c.want {
+			t.Errorf("%v = %v, want %v", c.path, got, c.want)
+		}
+	}
+	// The retry gets the same verdict, kept, even though both sources now fail.
+	e.honeypot.Reset()
+	e.honeypot.Handle(upstreamtest.ServerError())
+	code, again := e.post(t, "/v1/token/verdict", req)
+	wantStatus(t, code, 200, again)
+	if again["replayed"] != true || again["verdict_at"] != body["verdict_at"] || again["grade"] != body["grade"] {
+		t.Errorf("retry: %v", again)
+	}
+	if n := len(e.honeypot.Requests()); n != 0 {
+		t.Errorf("the retry asked honeypot.is %d times", n)
+	}
+	// Another key is another verdict (here: both sources down).
+	req["requestKey"] = "other"
+	if code, _ := e.post(t, "/v1/token/verdict", req); code != 502 {
+		t.Errorf("new key with both sources down: %d, want 502", code)
+	}
+}
+
+func TestVerdictAllDownAndBadInput(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	e.goplus.Handle(upstreamtest.ServerError())
+	e.honeypot.Handle(upstreamtest.ServerError())
+	code, body := e.post(t, "/v1/token/verdict", map[string]string{"tokenAddress": weth})
+	if code != 502 {
+		t.Fatalf("%d %v, want 502", code, body)
+	}
+	if charged, waived := e.gate.Counts(); charged != 0 || waived != 1 {
+		t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
+	}
+	paid := start(t, nil)
+	for _, c := range []struct {
+		body  map[string]string
+		param string
+	}{
+		{map[string]string{"tokenAddress": "0x1234"}, "tokenAddress"},
+		{map[string]string{"tokenAddress": weth, "chain": "solana"}, "chain"},
+		{map[string]string{"tokenAddress": weth, "requestKey": strings.Repeat("k", 101)}, "requestKey"},
+		{map[string]string{}, "tokenAddress"},
+	} {
+		code, body := paid.post(t, "/v1/token/verdict", c.body)
+		if code != 400 || at(body, "error", "param") != c.param {
+			t.Errorf("%v: %d %v, want 400 naming %s", c.body, code, body, c.param)
+		}
+	}
+	if code, _ := paid.post(t, "/v1/token/verdict", map[string]string{"tokenAddress": weth}); code != 402 {
+		t.Errorf("good input: %d, want 402", code)
+	}
+}
+
+func TestBps(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, c := range []struct {
+		a, b *float64
+		want *float64
+	}{
+		{f(412.35), f(411.90), f(10.924981791697874)}, // a mark 0.45 above its oracle: 10.92 bps
+		{f(100), f(100), f(0)},
+		{f(99), f(100), f(-100)},
+		{nil, f(1), nil}, {f(1), nil, nil}, {f(1), f(0), nil},
+	} {
+		got := crypto.Bps(c.a, c.b)
+		if (got == nil) != (c.want == nil) || (got != nil && math.Abs(*got-*c.want) > 1e-9) {
+			t.Errorf("Bps(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestStockGapsVenueDown(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	// The stock dex is asked by name; the venue failing fails the call, charging nothing.
+	e.hl.Handle(info(t, `{"type":"metaAndAssetCtxs","dex":"xyz"}`, upstreamtest.ServerError()))
+	code, body := e.get(t, "/v1/perps/stock-gaps", url.Values{"tickers": {"TSLA"}})
+	if code != 502 || at(body, "error", "upstream") != hyperliquid.Name {
+		t.Fatalf("%d %v, want 502 naming hyperliquid", code, body)
+	}
+	if n := len(e.hl.Requests()); n != 1 {
+		t.Errorf("%d requests to Hyperliquid, want 1", n)
+	}
+	if charged, waived := e.gate.Counts(); charged != 0 || waived != 1 {
+		t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
 	}
 }

@@ -25,13 +25,6 @@ type snapshot[T any] struct {
 	group   singleflight.Group
 }
 
-func newSnapshot[T any](maxAge time.Duration, now func() time.Time, fetch func(context.Context) (T, error)) *snapshot[T] {
-	return newSnapshotTTL(now, func(ctx context.Context) (T, time.Duration, error) {
-		v, err := fetch(ctx)
-		return v, maxAge, err
-	})
-}
-
 func newSnapshotTTL[T any](now func() time.Time, fetch func(context.Context) (T, time.Duration, error)) *snapshot[T] {
 	return &snapshot[T]{now: now, fetch: fetch, refreshTimeout: 20 * time.Second}
 }

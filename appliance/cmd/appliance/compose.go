@@ -397,7 +397,11 @@ func bindFamilies(a *app, d deps) error {
 	if err := preflightRoutes.Bind(a.cat); err != nil {
 		return err
 	}
-	cryptoRoutes, err := cryptoroutes.New(cryptoroutes.Deps{Pool: pool})
+	cryptoDeps := cryptoroutes.Deps{Pool: pool}
+	if d.store != nil {
+		cryptoDeps.Results = d.store // a verdict's requestKey survives restarts
+	}
+	cryptoRoutes, err := cryptoroutes.New(cryptoDeps)
 	if err != nil {
 		return err
 	}
