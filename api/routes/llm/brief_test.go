@@ -59,3 +59,36 @@ func TestBriefVerifiesQuotes(t *testing.T) {
 		t.Errorf("charged %d waived %d", c, wv)
 	}
 }
+
+// TestAgentSearchesNews runs the news branch of the agent: search (the stand-in route),
+// read the top story, answer with evidence from it.
+func TestAgentSearchesNews(t *testing.T) {
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.Bind("search.news", func(_ context.Context, req *catalog.Request) (any, error) {
+		return map[string]any{"news": []any{map[string]any{"title": "Kettle prices", "link": "https://shop.example/item", "date": "today", "source": "Shop", "snippet": "A kettle."}}}, nil
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(t, llmtest.Config())
+	if err := llmroutes.New(llmroutes.Deps{Model: srv.Client(t, llmtest.Config()), Pages: shop}).Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	gate := &apitest.RecordingGate{}
+	w := &world{h: apitest.Start(t, cat, apitest.Options{Gate: gate}), gate: gate, srv: srv}
+	srv.Push(llmtest.JSON(t, map[string]any{"answerable": true, "answer": "29,90 €", "evidence": []string{"Price: **29,90 €**"}}))
+	a := w.post(t, "/v1/agent/task", map[string]any{"objective": "what do kettles cost these days?"})
+	m := a.json(t)
+	if a.status != 200 || m["actual_cost_usd"] != "0.014" {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+	steps := m["steps"].([]any)
+	if len(steps) != 3 || steps[0].(map[string]any)["action"] != "search_news" || steps[1].(map[string]any)["input"].(map[string]any)["url"] != "https://shop.example/item" {
+		t.Errorf("steps %v", steps)
+	}
+	if q := w.post(t, "/v1/agent/quote", map[string]any{"objective": "what do kettles cost these days?"}).json(t); q["feasible"] != true || q["plan_cost_usd"] != "0.014" {
+		t.Errorf("quote %v", q)
+	}
+}

@@ -174,7 +174,7 @@ var recognisers = []recogniser{
 	{name: "iban", example: "is FR14 2004 1010 0505 0001 3M02 606 a valid IBAN?", routes: []string{"fr.iban"},
 		match: func(t task) (string, map[string]any, bool) {
 			i := ibanRe.FindString(strings.ToUpper(t.raw))
-			return "fr.iban", args("iban", i), i != "" && ibanValid(i)
+			return "fr.iban", args("iban", strings.ReplaceAll(i, " ", "")), i != "" && ibanValid(i)
 		}},
 	{name: "eu_vat", example: "check VAT number FR40303265045", routes: []string{"fr.vat-eu"},
 		match: func(t task) (string, map[string]any, bool) {

@@ -151,12 +151,21 @@ func router(rounds int) {
 			}
 		}
 	})
-	correct := 0
+	correct, recognisable, leftToModel := 0, 0, 0
+	for _, t := range tasks {
+		if t.By == "deterministic" {
+			recognisable++
+		}
+	}
 	det := rate(len(tasks), rounds, func() {
-		correct = 0
+		correct, leftToModel = 0, 0
 		for _, t := range tasks {
-			if p, ok := llmroutes.Deterministic(cat, t.Task, ""); ok && p.Capability == t.Capability {
+			p, ok := llmroutes.Deterministic(cat, t.Task, "")
+			if ok && p.Capability == t.Capability && t.By == "deterministic" {
 				correct++
+			}
+			if !ok && t.By == "model" {
+				leftToModel++
 			}
 		}
 	})
@@ -199,7 +208,8 @@ func router(rounds int) {
 	})
 	fmt.Printf("router table: %d tasks\n", len(tasks))
 	benchutil.Table([]string{"planner", "tasks/s", "accuracy"}, [][]string{
-		{"deterministic recognisers", fmt.Sprintf("%.0f", det), fmt.Sprintf("%d/%d (%.3f)", correct, len(tasks), float64(correct)/float64(len(tasks)))},
+		{"deterministic recognisers", fmt.Sprintf("%.0f", det), fmt.Sprintf("%d/%d (%.3f); %d/%d recognisable; %d/%d left to the model", correct, len(tasks),
+			float64(correct)/float64(len(tasks)), correct, recognisable, leftToModel, len(tasks)-recognisable)},
 		{"recognisers + fixture model", fmt.Sprintf("%.0f", wm), fmt.Sprintf("%d/%d (%.3f)", withModel, len(tasks), float64(withModel)/float64(len(tasks)))},
 		{"direct decoding (baseline)", fmt.Sprintf("%.0f", base), ""},
 	})
