@@ -25,11 +25,11 @@ import (
 func startBrief(t *testing.T, gate *apitest.RecordingGate) (*apitest.Harness, *llmtest.Server) {
 	t.Helper()
 	data, files := upstreamtest.New(t), upstreamtest.New(t)
-	data.Handle(edgar(t, map[string]string{
-		"/submissions/CIK0000320193.json":           "submissions_CIK0000320193.json",
-		"/api/xbrl/companyfacts/CIK0000320193.json": "companyfacts_CIK0000320193.json.gz",
-	}))
-	files.Handle(edgar(t, map[string]string{"/files/company_tickers.json": "company_tickers.json.gz"}))
+	expectRecorded(t, data, map[string]http.Handler{
+		"/submissions/CIK0000320193.json":           fixture(t, "submissions_CIK0000320193.json"),
+		"/api/xbrl/companyfacts/CIK0000320193.json": fixture(t, "companyfacts_CIK0000320193.json.gz"),
+	})
+	expectRecorded(t, files, map[string]http.Handler{"/files/company_tickers.json": fixture(t, "company_tickers.json.gz")})
 	specs := map[string]upstream.Spec{secedgar.Name: data.Spec(t, secedgar.Name), secedgar.FilesName: files.Spec(t, secedgar.FilesName)}
 	for name, s := range specs {
 		s.Timeout = 30 * time.Second
