@@ -39,7 +39,7 @@ type Spec struct {
 // Ready reports whether the upstream can be called for a paid product.
 func (s Spec) Ready() error {
 	if s.NeedsKey && s.Key == "" {
-		return fmt.Errorf("%s: %w (set upstream.%s.key)", s.Name, ErrNotConfigured, s.Name)
+		return fmt.Errorf("%s: %w (set upstream.override.%s.key or key_file)", s.Name, ErrNotConfigured, s.Name)
 	}
 	if s.NeedsBaseURL {
 		return fmt.Errorf("%s: %w (set upstream.override.%s.base_url to your instance)", s.Name, ErrNotConfigured, s.Name)
