@@ -34,7 +34,7 @@ type ENSDeps struct {
 	Gateway *http.Client
 }
 
-// ensLabels is the ENSIP-15 normalisation the appliance can do without an ENSIP-15 library
+// ensMapping is the ENSIP-15 normalisation the appliance can do without an ENSIP-15 library
 // (none is published as a Go module the build can fetch): ASCII names are ENSIP-15 exactly
 // (case folded; letters, digits, hyphen, underscore at a label's start only; no "--" in the
 // third and fourth places); other names go through the UTS-46 mapping of ENSIP-1 and NFC, and
@@ -75,7 +75,7 @@ func NormalizeENS(name string) (string, error) {
 			return "", fmt.Errorf("label %q has hyphens in its third and fourth places, which ENSIP-15 refuses", l)
 		}
 		seen := false
-		for i, r := range l {
+		for _, r := range l {
 			switch {
 			case r == '_':
 				if seen {
@@ -86,7 +86,6 @@ func NormalizeENS(name string) (string, error) {
 			default:
 				seen = true
 			}
-			_ = i
 		}
 	}
 	return n, nil
