@@ -51,6 +51,9 @@ type Result struct {
 	Title       string
 	Lang        string
 	Images      []Image
+	// Layout is what the browser knows of the page's boxes and no parser can tell, by
+	// element index in document order; nil when the page was not an HTML document.
+	Layout *Layout
 	// PNG is the screenshot; PageHeight is the page's full height in CSS pixels and
 	// ShotHeight the captured one (smaller when the page was taller than the cap).
 	PNG        []byte
@@ -80,6 +83,17 @@ type Image struct {
 	Height        int    `json:"height"`
 	DisplayWidth  int    `json:"display_width"`
 	DisplayHeight int    `json:"display_height"`
+}
+
+// Layout lists, by index in document order (the <html> element is 0, as
+// document.getElementsByTagName('*') counts), the outermost elements a reader does not see
+// and the outermost ones pinned over the page (position fixed: cookie banners,
+// bars, modals). Elements is the count of elements when the HTML was read, so a consumer can
+// tell that its own parse of HTML lines up.
+type Layout struct {
+	Elements int   `json:"elements"`
+	Hidden   []int `json:"hidden"`
+	Pinned   []int `json:"pinned"`
 }
 
 // Timings of a job's stages.
@@ -447,6 +461,27 @@ func (f *Farm) waitPage(ctx context.Context, page *rod.Page, waitEnd time.Time, 
 }
 
 const jsRead = `(wantImages, maxBytes) => {
+	// Only elements without an offsetParent (not rendered, or positioned fixed) can be
+	// either, so the costly style lookups are made for those alone. Closed <details> and
+	// dialogs are folded content, not boilerplate.
+	const skipTags = new Set(['script', 'style', 'noscript', 'template', 'option', 'optgroup',
+		'datalist', 'br', 'wbr', 'source', 'track', 'area', 'map', 'param']);
+	const layout = () => {
+		const all = document.getElementsByTagName('*'), body = document.body;
+		const hidden = [], pinned = [];
+		let inside = null;
+		for (let i = 0; i < all.length; i++) {
+			const el = all[i];
+			if (inside) { if (inside.contains(el)) continue; inside = null; }
+			if (el.offsetParent !== null || !(el instanceof HTMLElement) || skipTags.has(el.localName)) continue;
+			if (el === body || !body.contains(el) || el.closest('details,dialog')) continue;
+			const st = getComputedStyle(el);
+			if (st.display === 'contents') continue;
+			if (!el.checkVisibility({visibilityProperty: true})) { hidden.push(i); inside = el; continue; }
+			if (st.position === 'fixed') { pinned.push(i); inside = el; }
+		}
+		return {elements: all.length, hidden, pinned};
+	};
 	const de = document.documentElement;
 	const html = de ? de.outerHTML : '';
 	const out = {
@@ -461,6 +496,7 @@ const jsRead = `(wantImages, maxBytes) => {
 	const dt = document.doctype ? '<!DOCTYPE ' + document.doctype.name + '>\n' : '';
 	out.html = dt + html;
 	out.text = (document.body || de || {}).innerText || '';
+	if (document.body && de instanceof HTMLElement) out.layout = layout();
 	if (wantImages) {
 		out.images = Array.from(document.images).map(i => ({
 			src: i.currentSrc || i.src || '', alt: i.getAttribute('alt') || '',
@@ -507,6 +543,7 @@ type readOut struct {
 	HTML        *string `json:"html"`
 	Text        string  `json:"text"`
 	Images      []Image `json:"images"`
+	Layout      *Layout `json:"layout"`
 }
 
 func (f *Farm) read(ctx context.Context, page *rod.Page, t Task, res *Result) error {
@@ -519,10 +556,16 @@ func (f *Farm) read(ctx context.Context, page *rod.Page, t Task, res *Result) er
 	if err := json.Unmarshal([]byte(val.JSON("", "")), &out); err != nil {
 		return fmt.Errorf("browserfarm: decode page read: %w", err)
 	}
+	if strings.HasPrefix(out.URL, "chrome-error:") {
+		// A script or refresh sent the tab somewhere that failed after the document loaded:
+		// what is displayed is Chromium's error page, not the target's.
+		return apierr.Upstream("target", nil, "the page navigated by itself to an address that could not be loaded; nothing was charged")
+	}
 	if out.HTML == nil {
 		return apierr.TooLarge("the page's rendered HTML is %d characters, over the %d limit", out.HTMLLen, f.cfg.MaxHTMLBytes)
 	}
 	res.HTML, res.Text, res.Title, res.Lang, res.Images = *out.HTML, out.Text, out.Title, out.Lang, out.Images
+	res.Layout = out.Layout
 	if out.URL != "" && out.URL != "about:blank" {
 		res.FinalURL = out.URL
 	}
