@@ -216,7 +216,10 @@ func (f *Farm) execute(s *slot, tb *tab, j *job) (*Result, error) {
 	res := &Result{URL: t.URL, RetrievedAt: time.Now().UTC()}
 	page := tb.page.Context(ctx)
 	nav := &navWatch{frame: page.FrameID, got: make(chan struct{})}
-	wait := page.Context(ctx).EachEvent(nav.onRequest, nav.onResponse,
+	reqs := newPageRequests(page.FrameID)
+	wait := page.Context(ctx).EachEvent(
+		func(e *proto.NetworkRequestWillBeSent) { nav.onRequest(e); reqs.onRequest(e) },
+		nav.onResponse, reqs.onFinished, reqs.onFailed,
 		func(*proto.InspectorTargetCrashed) bool { crash(errPageCrashed); return true })
 	go wait()
 
@@ -237,7 +240,7 @@ func (f *Farm) execute(s *slot, tb *tab, j *job) (*Result, error) {
 	}
 
 	start = time.Now()
-	if err := f.waitPage(ctx, page, waitEnd, res); err != nil {
+	if err := f.waitPage(ctx, page, reqs, waitEnd, res); err != nil {
 		return nil, err
 	}
 	res.Timings.Wait = time.Since(start)
@@ -394,70 +397,6 @@ func (f *Farm) navOutcome(ctx context.Context, navErr error, nav *navWatch, rec 
 func blockedMain(u, reason string) error {
 	return &apierr.Error{Code: apierr.CodeBadParam, Param: "url",
 		Message: fmt.Sprintf("url leads to %s, which the egress policy refuses: %s", hostOf(u), reason)}
-}
-
-const jsDOMReady = `() => new Promise(r => {
-	if (document.readyState !== 'loading') r(true);
-	else document.addEventListener('DOMContentLoaded', () => r(true), {once: true});
-})`
-
-// jsSettle waits for window load, then for the DOM to stay still for quiet ms (at most max
-// ms), so content that scripts insert after load is read too.
-const jsSettle = `(quiet, max) => new Promise(r => {
-	const settle = () => {
-		const start = Date.now();
-		let t;
-		const done = () => { obs.disconnect(); r(true); };
-		const obs = new MutationObserver(() => {
-			clearTimeout(t);
-			t = setTimeout(done, Date.now() - start > max ? 0 : quiet);
-		});
-		obs.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
-		t = setTimeout(done, quiet);
-		setTimeout(done, max);
-	};
-	if (document.readyState === 'complete') settle();
-	else window.addEventListener('load', settle, {once: true});
-})`
-
-// waitPage waits for window load and a quiet DOM (best effort, at most LoadWait), then makes
-// sure the HTML document itself is complete (required). The common case is one round trip.
-func (f *Farm) waitPage(ctx context.Context, page *rod.Page, waitEnd time.Time, res *Result) error {
-	wctx, cancel := context.WithDeadline(ctx, waitEnd)
-	defer cancel()
-	lctx, lcancel := context.WithTimeout(wctx, f.cfg.LoadWait)
-	defer lcancel()
-	quiet, maxSettle := f.cfg.SettleQuiet.Milliseconds(), f.cfg.SettleMax.Milliseconds()
-	var err error
-	// A script navigation destroys the evaluation context; try again in the new document.
-	for range 3 {
-		if _, err = evalJS(page.Context(lctx), jsSettle, quiet, maxSettle); err == nil || lctx.Err() != nil {
-			break
-		}
-	}
-	if errors.Is(context.Cause(ctx), errPageCrashed) {
-		return f.browserErr(ctx, err, "wait")
-	}
-	res.LoadComplete = err == nil
-	if res.LoadComplete {
-		return nil
-	}
-	for range 3 {
-		if _, err = evalJS(page.Context(wctx), jsDOMReady); err == nil || wctx.Err() != nil {
-			break
-		}
-	}
-	if err == nil {
-		return nil
-	}
-	if errors.Is(context.Cause(ctx), errPageCrashed) || ctx.Err() != nil {
-		return f.browserErr(ctx, err, "wait")
-	}
-	if wctx.Err() != nil {
-		return &apierr.Error{Code: apierr.CodeTimeout, Upstream: "target", Cause: err,
-			Message: "the page's HTML did not finish loading within the wait budget (stage: wait)"}
-	}
-	return f.browserErr(ctx, err, "wait")
 }
 
 const jsRead = `(wantImages, maxBytes) => {

@@ -103,6 +103,7 @@ func Site(h *Hooks) http.Handler {
 	}
 	page("/article", Article)
 	page("/js", JSPage)
+	page("/js-slow", JSSlowPage)
 	page("/tables", Tables)
 	page("/forms", Forms)
 	page("/prices", Prices)
@@ -144,6 +145,16 @@ document.getElementById('js').textContent = [
 	mux.HandleFunc("/data.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"inserted":"Paragraph fetched by script after load."}`))
+	})
+	mux.HandleFunc("/slow.json", func(w http.ResponseWriter, r *http.Request) {
+		// Slower than any quiet time the farm waits for, faster than its settling bound.
+		select {
+		case <-time.After(SlowAnswer):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `{"inserted":"Paragraph %s fetched slowly."}`, r.URL.Query().Get("n"))
 	})
 	mux.HandleFunc("/file.pdf", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/pdf")
@@ -307,6 +318,22 @@ window.addEventListener('load', () => {
     });
   }, 30);
 });
+</script></body></html>`
+
+// SlowAnswer is how long /slow.json takes to answer.
+const SlowAnswer = 600 * time.Millisecond
+
+// JSSlowPage fetches its text after load from an endpoint slower than the farm's quiet time,
+// twice in a row (the second request starts only once the first answer is in the page).
+const JSSlowPage = `<!doctype html>
+<html lang="en"><head><title>Slow script page</title></head>
+<body><main id="app"><h1>Waiting for the data</h1></main>
+<script>
+const add = n => fetch('/slow.json?n=' + n).then(r => r.json()).then(d => {
+  const p = document.createElement('p'); p.textContent = d.inserted;
+  document.getElementById('app').appendChild(p);
+});
+window.addEventListener('load', () => setTimeout(() => add('one').then(() => setTimeout(() => add('two'), 10)), 10));
 </script></body></html>`
 
 // Tables has a header spanning two columns over a second header row, and a rowspan.

@@ -12,7 +12,7 @@
 // PEAGE_EXTRACT_EVAL. Without it the program says so and exits 0, so `make bench` runs where
 // the data is absent.
 //
-// Usage: go run ./ops/bench/extract -eval DIR [-n N] [-dump DIR | -rendered DIR]
+// Usage: go run ./ops/bench/extract -eval DIR [-n N | -only I,J] [-dump DIR | -rendered DIR] [-misses N]
 package main
 
 import (
@@ -123,6 +123,9 @@ func main() {
 	size := flag.Int("size", 0, "browsers in the pool (0: the default for this machine)")
 	scripts := flag.Bool("scripts", false, "let the pages' own scripts run (off: the snapshots' scripts redirect to their origin or to https, which loopback cannot serve)")
 	verbose := flag.Bool("v", false, "list the snippets on which the pipeline and go-trafilatura disagree")
+	only := flag.String("only", "", "score only these pages, by their place in the set sorted by URL (comma-separated, as -v and -misses name them)")
+	pipelineOnly := flag.Bool("pipeline-only", false, "run the pipeline alone, not the two baselines (tuning only)")
+	misses := flag.Int("misses", 0, "list the N pages where the pipeline misses or keeps the most snippets, with those snippets")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Println("skipped: no evaluation set given (set -eval or PEAGE_EXTRACT_EVAL to trafilatura's tests/ folder)")
@@ -130,6 +133,10 @@ func main() {
 	}
 	items, err := load(*dir)
 	check(err)
+	if *only != "" {
+		items, err = pick(items, *only)
+		check(err)
+	}
 	if *n > 0 && *n < len(items) {
 		items = sample(items, *n)
 	}
@@ -139,8 +146,12 @@ func main() {
 		items, pages = keepRendered(items, pages)
 	}
 
+	if *pipelineOnly {
+		extractors = extractors[:1]
+	}
 	scores := make([]score, len(extractors))
 	byMethod := map[string]int{}
+	var worst []pageMiss
 	for i, it := range items {
 		r := pages[i]
 		texts := make([]string, len(extractors))
@@ -162,9 +173,15 @@ func main() {
 				byMethod[c.Method]++
 			}
 		}
-		if *verbose {
+		if *verbose && len(texts) > 1 {
 			disagree(it, texts[0], texts[1])
 		}
+		if *misses > 0 {
+			worst = append(worst, missesOf(it, texts[0], r.Err))
+		}
+	}
+	if *misses > 0 {
+		printMisses(worst, *misses)
 	}
 	fmt.Printf("trafilatura evaluation set: %d pages (%d snippets to find, %d to leave out), rendered by the farm in %v\n\n",
 		len(items), count(items, true), count(items, false), renderTime.Round(time.Second))
@@ -174,9 +191,11 @@ func main() {
 		fmt.Printf("%-22s %9.4f %9.4f %9.4f %9.4f %6d %9v %9v\n", ex.name, p, r, acc, f, scores[k].lost,
 			pct(scores[k].times, 50), pct(scores[k].times, 95))
 	}
-	_, _, _, fp := scores[0].figures()
-	_, _, _, ft := scores[1].figures()
-	fmt.Printf("\npipeline F / go-trafilatura F = %.4f (target > 1); trafilatura's published floor 0.9253 (fallback)\n", fp/ft)
+	if len(extractors) > 1 {
+		_, _, _, fp := scores[0].figures()
+		_, _, _, ft := scores[1].figures()
+		fmt.Printf("\npipeline F / go-trafilatura F = %.4f (target > 1); trafilatura's published floor 0.9253 (fallback)\n", fp/ft)
+	}
 	fmt.Printf("pipeline candidates chosen: %v\n", byMethod)
 	fmt.Printf("\nextraction step on the farm's typical article page (/article, %d runs): p50 %v\n", 200, articleP50(200))
 }
@@ -194,6 +213,64 @@ func disagree(it item, ours, theirs string) {
 			fmt.Printf("%d %s without ours=%v trafilatura=%v %q\n", it.idx, it.URL, a, b, w)
 		}
 	}
+}
+
+// pageMiss is what the pipeline got wrong on one page.
+type pageMiss struct {
+	it      item
+	err     string
+	missed  []string // snippets to find that the extraction lacks
+	kept    []string // snippets to leave out that it holds
+	textLen int
+}
+
+func missesOf(it item, text, renderErr string) pageMiss {
+	t := norm(text)
+	m := pageMiss{it: it, err: renderErr, textLen: len(t)}
+	for _, w := range it.With {
+		if !strings.Contains(t, norm(w)) {
+			m.missed = append(m.missed, w)
+		}
+	}
+	for _, w := range it.Without {
+		if strings.Contains(t, norm(w)) {
+			m.kept = append(m.kept, w)
+		}
+	}
+	return m
+}
+
+// printMisses lists the pages with the most wrong snippets first, to find systematic errors.
+func printMisses(ms []pageMiss, n int) {
+	sort.SliceStable(ms, func(i, j int) bool {
+		return len(ms[i].missed)+len(ms[i].kept) > len(ms[j].missed)+len(ms[j].kept)
+	})
+	for _, m := range ms[:min(n, len(ms))] {
+		if len(m.missed)+len(m.kept) == 0 {
+			break
+		}
+		fmt.Printf("%d %s (%s, %d chars extracted) %s\n", m.it.idx, m.it.URL, m.it.File, m.textLen, m.err)
+		for _, w := range m.missed {
+			fmt.Printf("\tmissed %q\n", w)
+		}
+		for _, w := range m.kept {
+			fmt.Printf("\tkept   %q\n", w)
+		}
+	}
+	fmt.Println()
+}
+
+// pick keeps the pages named by their place in the whole set.
+func pick(items []item, list string) ([]item, error) {
+	var out []item
+	for _, f := range strings.Split(list, ",") {
+		i, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || i < 0 || i >= len(items) {
+			return nil, fmt.Errorf("-only: %q is not a page number below %d", f, len(items))
+		}
+		out = append(out, items[i])
+	}
+	return out, nil
 }
 
 // keepRendered keeps the pages an earlier -dump rendered, for tuning on a partial dump.
@@ -320,7 +397,6 @@ func render(items []item, from, dump string, size int, scripts bool) ([]rendered
 	}
 	cfg.Queue = 4 * cfg.Size
 	cfg.RecycleJobs = 200
-	cfg.JobTimeout = 30 * time.Second
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	ctx := context.Background()
 	farm, err := browserfarm.New(ctx, cfg, policy, log)
@@ -369,7 +445,7 @@ func render(items []item, from, dump string, size int, scripts bool) ([]rendered
 func renderOne(ctx context.Context, farm *browserfarm.Farm, u string) rendered {
 	var err error
 	for attempt := range 3 {
-		cctx, cancel := context.WithTimeout(ctx, 40*time.Second)
+		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		var res *browserfarm.Result
 		res, err = farm.Do(cctx, browserfarm.Task{URL: u})
 		cancel()
@@ -380,7 +456,8 @@ func renderOne(ctx context.Context, farm *browserfarm.Farm, u string) rendered {
 			}
 			return rendered{HTML: res.HTML, FinalURL: final, Layout: res.Layout, Timings: res.Timings}
 		}
-		// A busy queue or a browser being replaced is the bench's problem, not the page's.
+		// A busy queue, a browser being replaced or a machine too busy to render within the
+		// farm's budget is the bench's problem, not the page's.
 		if !retryable(err) {
 			break
 		}
@@ -393,7 +470,7 @@ func retryable(err error) bool {
 	var code interface{ Status() int }
 	if errors.As(err, &code) {
 		s := code.Status()
-		return s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable
+		return s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable || s == http.StatusGatewayTimeout
 	}
 	return false
 }
