@@ -66,6 +66,20 @@ var cases = []struct {
 		[]string{"Legal notice", "Accept all cookies", "Ferry timetable changes"}},
 	{"shop-listing", []string{"# Nos fromages", "Comté 18 mois", "19,50 €/kg"},
 		[]string{"cookies", "Panier", "© Boutique"}},
+	{"news-it", []string{"quattrocento metri di palancole", "fino a 9.000 tonnellate", "due pontili galleggianti"},
+		[]string{"Leggi anche", "Il mercato del pesce cambia orario", "Most read", "Legal notice"}},
+	{"forum-quotes", []string{"come out flat and dense", "> The kitchen is about 16 °C at night.", "bulk ferment needs roughly twice as long", "doubled in five hours"},
+		[]string{"Reply to this topic", "Forum rules", "Most read", "Legal notice"}},
+	{"docs-cli", []string{"# ferryctl sync", "ferryctl sync [--dry-run] [--operator NAME] [--since DATE]", "Lists the files that would change", "| 3 | A checksum did not match; nothing was replaced |"},
+		[]string{"Configuration reference", "Edit this page", "Previous: Installation", "Legal notice"}},
+	{"product-jsonld", []string{"# Walnut chopping board", "English walnut felled in a Herefordshire orchard", "- Thickness: 4 cm"},
+		[]string{"Customers also viewed", "Cherry serving spoon", "Add to basket", "Legal notice"}},
+	{"table-timetable", []string{"| Day | First | Last | Boats |", "| Sunday and holidays | 08:45 | 18:15 | 4 |", "booked at least one day ahead"},
+		[]string{"Legal notice", "Most read", "Accept all cookies"}},
+	{"script-shell", []string{"leave the capital at 22:50", "six refurbished couchette cars", "first ski weekends"},
+		[]string{"enable JavaScript", "__STATE__", "Legal notice", "Most read"}},
+	{"blog-comments", []string{"# Repairing a cane chair seat", "fifteen metres of medium cane", "tightened over two days"},
+		[]string{"Great tutorial", "Where did you buy the cane", "Leave a reply", "Most read", "Legal notice"}},
 }
 
 // collapse makes table cells comparable whatever padding the converter chose.
