@@ -27,11 +27,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/peage/appliance/appliance/egress"
@@ -197,7 +199,8 @@ func main() {
 		fmt.Printf("\npipeline F / go-trafilatura F = %.4f (target > 1); trafilatura's published floor 0.9253 (fallback)\n", fp/ft)
 	}
 	fmt.Printf("pipeline candidates chosen: %v\n", byMethod)
-	fmt.Printf("\nextraction step on the farm's typical article page (/article, %d runs): p50 %v\n", 200, articleP50(200))
+	wall, cpu := articleP50(200)
+	fmt.Printf("\nextraction step on the farm's typical article page (/article, %d runs): p50 %v wall, %v CPU (target < 20ms)\n", 200, wall, cpu)
 }
 
 // disagree prints the snippets one extractor gets right and the other wrong.
@@ -475,17 +478,33 @@ func retryable(err error) bool {
 	return false
 }
 
-// articleP50 times the pipeline alone on the farm's article page as Chromium serialises it.
-func articleP50(runs int) time.Duration {
+// articleP50 times the pipeline alone on the farm's article page as Chromium serialises it:
+// the wall time, and the CPU time of the thread doing it, which a busy shared machine does not
+// inflate.
+func articleP50(runs int) (wall, cpu time.Duration) {
 	page := farmtest.Article
-	ds := make([]time.Duration, 0, runs)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ws := make([]time.Duration, 0, runs)
+	cs := make([]time.Duration, 0, runs)
 	for range runs {
+		c0 := threadCPU()
 		s := time.Now()
 		_, err := article.Extract(article.Page{HTML: page, ContentType: "text/html", URL: "https://example.org/article"})
 		check(err)
-		ds = append(ds, time.Since(s))
+		ws = append(ws, time.Since(s))
+		cs = append(cs, threadCPU()-c0)
 	}
-	return pct(ds, 50)
+	return pct(ws, 50), pct(cs, 50)
+}
+
+// threadCPU is the CPU time the calling OS thread has used (Linux).
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_THREAD, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func pct(ds []time.Duration, p int) time.Duration {
