@@ -17,6 +17,13 @@ var chromeTokens = map[string]bool{
 	"cookie": true, "cookies": true, "cookie-banner": true, "cookie-consent": true, "consent": true,
 	"gdpr": true, "comments": true, "comment-list": true, "commentlist": true, "comments-area": true,
 	"comment-respond": true, "disqus_thread": true, "catlinks": true, "printfooter": true,
+	// Sharing, liking and related-post widgets of the common publishing platforms (WordPress
+	// and Jetpack, Blogger, share-button plugins), author boxes and newsletter boxes.
+	"sharedaddy": true, "sd-sharing-enabled": true, "jp-relatedposts": true, "wpl-likebox": true,
+	"yarpp-related": true, "related-posts": true, "relatedposts": true, "social-share": true,
+	"share-buttons": true, "sharing-buttons": true, "shariff": true, "addtoany_share_save_container": true,
+	"author-box": true, "about-author": true, "author-bio": true, "newsletter-signup": true,
+	"breadcrumb": true, "breadcrumbs": true,
 }
 
 var chromeRoles = map[string]bool{"dialog": true, "alertdialog": true}
