@@ -35,6 +35,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/browserfarm"
@@ -373,7 +374,14 @@ func render(items []item, from, dump string, size int, scripts bool) ([]rendered
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		w.Header().Set("Content-Type", "text/html")
+		// The snapshots are stored as UTF-8 whatever charset their markup still declares, and
+		// trafilatura's evaluation decodes them as such; without the header Chromium believes
+		// a stale <meta charset> and turns the text into mojibake for every extractor alike.
+		if utf8.Valid(b) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		} else {
+			w.Header().Set("Content-Type", "text/html")
+		}
 		if !scripts {
 			// The set is saved pages: their inline scripts check where they run and send the
 			// browser to the original site or to https, and the page is lost to every
