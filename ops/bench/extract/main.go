@@ -36,6 +36,7 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/browserfarm"
@@ -506,13 +507,15 @@ func articleP50(runs int) (wall, cpu time.Duration) {
 	return pct(ws, 50), pct(cs, 50)
 }
 
-// threadCPU is the CPU time the calling OS thread has used (Linux).
+// threadCPU is the CPU time the calling OS thread has used (Linux clock_gettime with
+// CLOCK_THREAD_CPUTIME_ID: exact, where getrusage counts scheduler ticks).
 func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_THREAD, &ru); err != nil {
+	const clockThreadCPUTime = 3
+	var ts syscall.Timespec
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
 		return 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ts.Nano())
 }
 
 func pct(ds []time.Duration, p int) time.Duration {
