@@ -46,18 +46,32 @@ func code(err error) apierr.Code {
 	return ""
 }
 
+// TestScriptContent: what scripts insert at parse time, after a timer and after fetches is
+// read, even when a fetch answers later than the farm's quiet time (the farm waits for the
+// page's own requests, not for a longer silence).
 func TestScriptContent(t *testing.T) {
-	res, err := do(t, browserfarm.Task{URL: env.URL("/js")})
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name, path string
+		want       []string
+	}{
+		{"parse_timer_fetch", "/js", []string{"Rendered by JavaScript", "inserted by a script", "fetched by script after load"}},
+		{"slow_fetches_in_a_row", "/js-slow", []string{"Waiting for the data", "Paragraph one fetched slowly.", "Paragraph two fetched slowly."}},
 	}
-	for _, want := range []string{"Rendered by JavaScript", "inserted by a script", "fetched by script after load"} {
-		if !strings.Contains(res.Text, want) {
-			t.Errorf("text lacks %q:\n%s", want, res.Text)
-		}
-	}
-	if res.Status != 200 || res.ContentType != "text/html" || !res.LoadComplete {
-		t.Errorf("status %d type %q load %v", res.Status, res.ContentType, res.LoadComplete)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := do(t, browserfarm.Task{URL: env.URL(c.path)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range c.want {
+				if !strings.Contains(res.Text, want) {
+					t.Errorf("text lacks %q:\n%s", want, res.Text)
+				}
+			}
+			if res.Status != 200 || res.ContentType != "text/html" || !res.LoadComplete {
+				t.Errorf("status %d type %q load %v", res.Status, res.ContentType, res.LoadComplete)
+			}
+		})
 	}
 }
 

@@ -51,6 +51,9 @@ type Result struct {
 	Title       string
 	Lang        string
 	Images      []Image
+	// Layout is what the browser knows of the page's boxes and no parser can tell, by
+	// element index in document order; nil when the page was not an HTML document.
+	Layout *Layout
 	// PNG is the screenshot; PageHeight is the page's full height in CSS pixels and
 	// ShotHeight the captured one (smaller when the page was taller than the cap).
 	PNG        []byte
@@ -80,6 +83,17 @@ type Image struct {
 	Height        int    `json:"height"`
 	DisplayWidth  int    `json:"display_width"`
 	DisplayHeight int    `json:"display_height"`
+}
+
+// Layout lists, by index in document order (the <html> element is 0, as
+// document.getElementsByTagName('*') counts), the outermost elements a reader does not see
+// and the outermost ones pinned over the page (position fixed: cookie banners,
+// bars, modals). Elements is the count of elements when the HTML was read, so a consumer can
+// tell that its own parse of HTML lines up.
+type Layout struct {
+	Elements int   `json:"elements"`
+	Hidden   []int `json:"hidden"`
+	Pinned   []int `json:"pinned"`
 }
 
 // Timings of a job's stages.
@@ -202,7 +216,10 @@ func (f *Farm) execute(s *slot, tb *tab, j *job) (*Result, error) {
 	res := &Result{URL: t.URL, RetrievedAt: time.Now().UTC()}
 	page := tb.page.Context(ctx)
 	nav := &navWatch{frame: page.FrameID, got: make(chan struct{})}
-	wait := page.Context(ctx).EachEvent(nav.onRequest, nav.onResponse,
+	reqs := newPageRequests(page.FrameID)
+	wait := page.Context(ctx).EachEvent(
+		func(e *proto.NetworkRequestWillBeSent) { nav.onRequest(e); reqs.onRequest(e) },
+		nav.onResponse, reqs.onFinished, reqs.onFailed,
 		func(*proto.InspectorTargetCrashed) bool { crash(errPageCrashed); return true })
 	go wait()
 
@@ -223,7 +240,7 @@ func (f *Farm) execute(s *slot, tb *tab, j *job) (*Result, error) {
 	}
 
 	start = time.Now()
-	if err := f.waitPage(ctx, page, waitEnd, res); err != nil {
+	if err := f.waitPage(ctx, page, reqs, waitEnd, res); err != nil {
 		return nil, err
 	}
 	res.Timings.Wait = time.Since(start)
@@ -382,71 +399,28 @@ func blockedMain(u, reason string) error {
 		Message: fmt.Sprintf("url leads to %s, which the egress policy refuses: %s", hostOf(u), reason)}
 }
 
-const jsDOMReady = `() => new Promise(r => {
-	if (document.readyState !== 'loading') r(true);
-	else document.addEventListener('DOMContentLoaded', () => r(true), {once: true});
-})`
-
-// jsSettle waits for window load, then for the DOM to stay still for quiet ms (at most max
-// ms), so content that scripts insert after load is read too.
-const jsSettle = `(quiet, max) => new Promise(r => {
-	const settle = () => {
-		const start = Date.now();
-		let t;
-		const done = () => { obs.disconnect(); r(true); };
-		const obs = new MutationObserver(() => {
-			clearTimeout(t);
-			t = setTimeout(done, Date.now() - start > max ? 0 : quiet);
-		});
-		obs.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
-		t = setTimeout(done, quiet);
-		setTimeout(done, max);
-	};
-	if (document.readyState === 'complete') settle();
-	else window.addEventListener('load', settle, {once: true});
-})`
-
-// waitPage waits for window load and a quiet DOM (best effort, at most LoadWait), then makes
-// sure the HTML document itself is complete (required). The common case is one round trip.
-func (f *Farm) waitPage(ctx context.Context, page *rod.Page, waitEnd time.Time, res *Result) error {
-	wctx, cancel := context.WithDeadline(ctx, waitEnd)
-	defer cancel()
-	lctx, lcancel := context.WithTimeout(wctx, f.cfg.LoadWait)
-	defer lcancel()
-	quiet, maxSettle := f.cfg.SettleQuiet.Milliseconds(), f.cfg.SettleMax.Milliseconds()
-	var err error
-	// A script navigation destroys the evaluation context; try again in the new document.
-	for range 3 {
-		if _, err = evalJS(page.Context(lctx), jsSettle, quiet, maxSettle); err == nil || lctx.Err() != nil {
-			break
-		}
-	}
-	if errors.Is(context.Cause(ctx), errPageCrashed) {
-		return f.browserErr(ctx, err, "wait")
-	}
-	res.LoadComplete = err == nil
-	if res.LoadComplete {
-		return nil
-	}
-	for range 3 {
-		if _, err = evalJS(page.Context(wctx), jsDOMReady); err == nil || wctx.Err() != nil {
-			break
-		}
-	}
-	if err == nil {
-		return nil
-	}
-	if errors.Is(context.Cause(ctx), errPageCrashed) || ctx.Err() != nil {
-		return f.browserErr(ctx, err, "wait")
-	}
-	if wctx.Err() != nil {
-		return &apierr.Error{Code: apierr.CodeTimeout, Upstream: "target", Cause: err,
-			Message: "the page's HTML did not finish loading within the wait budget (stage: wait)"}
-	}
-	return f.browserErr(ctx, err, "wait")
-}
-
 const jsRead = `(wantImages, maxBytes) => {
+	// Only elements without an offsetParent (not rendered, or positioned fixed) can be
+	// either, so the costly style lookups are made for those alone. Closed <details> and
+	// dialogs are folded content, not boilerplate.
+	const skipTags = new Set(['script', 'style', 'noscript', 'template', 'option', 'optgroup',
+		'datalist', 'br', 'wbr', 'source', 'track', 'area', 'map', 'param']);
+	const layout = () => {
+		const all = document.getElementsByTagName('*'), body = document.body;
+		const hidden = [], pinned = [];
+		let inside = null;
+		for (let i = 0; i < all.length; i++) {
+			const el = all[i];
+			if (inside) { if (inside.contains(el)) continue; inside = null; }
+			if (el.offsetParent !== null || !(el instanceof HTMLElement) || skipTags.has(el.localName)) continue;
+			if (el === body || !body.contains(el) || el.closest('details,dialog')) continue;
+			const st = getComputedStyle(el);
+			if (st.display === 'contents') continue;
+			if (!el.checkVisibility({visibilityProperty: true})) { hidden.push(i); inside = el; continue; }
+			if (st.position === 'fixed') { pinned.push(i); inside = el; }
+		}
+		return {elements: all.length, hidden, pinned};
+	};
 	const de = document.documentElement;
 	const html = de ? de.outerHTML : '';
 	const out = {
@@ -461,6 +435,7 @@ const jsRead = `(wantImages, maxBytes) => {
 	const dt = document.doctype ? '<!DOCTYPE ' + document.doctype.name + '>\n' : '';
 	out.html = dt + html;
 	out.text = (document.body || de || {}).innerText || '';
+	if (document.body && de instanceof HTMLElement) out.layout = layout();
 	if (wantImages) {
 		out.images = Array.from(document.images).map(i => ({
 			src: i.currentSrc || i.src || '', alt: i.getAttribute('alt') || '',
@@ -507,6 +482,7 @@ type readOut struct {
 	HTML        *string `json:"html"`
 	Text        string  `json:"text"`
 	Images      []Image `json:"images"`
+	Layout      *Layout `json:"layout"`
 }
 
 func (f *Farm) read(ctx context.Context, page *rod.Page, t Task, res *Result) error {
@@ -519,10 +495,16 @@ func (f *Farm) read(ctx context.Context, page *rod.Page, t Task, res *Result) er
 	if err := json.Unmarshal([]byte(val.JSON("", "")), &out); err != nil {
 		return fmt.Errorf("browserfarm: decode page read: %w", err)
 	}
+	if strings.HasPrefix(out.URL, "chrome-error:") {
+		// A script or refresh sent the tab somewhere that failed after the document loaded:
+		// what is displayed is Chromium's error page, not the target's.
+		return apierr.Upstream("target", nil, "the page navigated by itself to an address that could not be loaded; nothing was charged")
+	}
 	if out.HTML == nil {
 		return apierr.TooLarge("the page's rendered HTML is %d characters, over the %d limit", out.HTMLLen, f.cfg.MaxHTMLBytes)
 	}
 	res.HTML, res.Text, res.Title, res.Lang, res.Images = *out.HTML, out.Text, out.Title, out.Lang, out.Images
+	res.Layout = out.Layout
 	if out.URL != "" && out.URL != "about:blank" {
 		res.FinalURL = out.URL
 	}

@@ -2,69 +2,12 @@ package extract_test
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/peage/appliance/browserfarm/extract"
-	"github.com/peage/appliance/browserfarm/farmtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run go test -update after checking):\n%s", path, got)
-	}
-}
-
-// TestMainContent: readability for an article; the boilerplate-stripped fallback (never the
-// whole page) when readability finds too little.
-func TestMainContent(t *testing.T) {
-	shop, err := os.ReadFile("testdata/shop-listing.html")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name, html, method string
-		absent             []string
-	}{
-		{"article", farmtest.Article, extract.MethodReadability, []string{"Mentions légales", "Un autre article sans rapport", "S'abonner"}},
-		{"shop-listing", string(shop), extract.MethodFallback, []string{"cookies", "Panier", "© Boutique"}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got, err := extract.MainContent(c.html, "text/html", "", "https://example.org/page")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Method != c.method {
-				t.Errorf("method %s, want %s", got.Method, c.method)
-			}
-			for _, a := range c.absent {
-				if strings.Contains(got.Markdown, a) {
-					t.Errorf("boilerplate %q kept", a)
-				}
-			}
-			golden(t, c.name+".golden.md", "# "+got.Title+"\n\n"+got.Markdown+"\n")
-		})
-	}
-}
 
 func TestParseAmounts(t *testing.T) {
 	text := strings.Join([]string{

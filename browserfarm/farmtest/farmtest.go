@@ -87,6 +87,10 @@ func start(size, queue int, tune func(*browserfarm.Config), pages map[string]htt
 	// Generous on purpose: the tests check what scripts insert, on a machine that may be
 	// busy; the benchmark measures the production default.
 	cfg.SettleQuiet = 250 * time.Millisecond
+	// The test pages are small; a small heap makes the page that allocates without end crash
+	// its tab in a quarter of the production time, so a busy machine still sees the crash
+	// within the job's deadline.
+	cfg.JSHeapMB = 128
 	if tune != nil {
 		tune(&cfg)
 	}

@@ -108,6 +108,7 @@ func Site(h *Hooks) http.Handler {
 	}
 	page("/article", Article)
 	page("/js", JSPage)
+	page("/js-slow", JSSlowPage)
 	page("/tables", Tables)
 	page("/forms", Forms)
 	page("/prices", Prices)
@@ -151,6 +152,16 @@ document.getElementById('js').textContent = [
 	mux.HandleFunc("/data.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"inserted":"Paragraph fetched by script after load."}`))
+	})
+	mux.HandleFunc("/slow.json", func(w http.ResponseWriter, r *http.Request) {
+		// Slower than any quiet time the farm waits for, faster than its settling bound.
+		select {
+		case <-time.After(SlowAnswer):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `{"inserted":"Paragraph %s fetched slowly."}`, r.URL.Query().Get("n"))
 	})
 	mux.HandleFunc("/file.pdf", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/pdf")
@@ -205,12 +216,38 @@ document.getElementById('js').textContent = [
 		b.WriteString("</body></html>")
 		_, _ = w.Write([]byte(b.String()))
 	})
+	// /navaway sends itself to https on the same port, which fails after the document loaded.
+	page("/navaway", `<html><head><title>Away</title></head><body><p>Leaving.</p>
+<script>location.href = 'https://' + location.host + '/';</script></body></html>`)
+	// /boilerplate: the article's text changes with v only; b changes the chrome around it
+	// (navigation, most-read list, counter, footer date), as a live site does between visits.
+	mux.HandleFunc("/boilerplate", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, Boilerplate, r.URL.Query().Get("b"), r.URL.Query().Get("v"))
+	})
 	mux.HandleFunc("/counter", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, "<html><head><title>Counter</title></head><body><main><p>Version %s of the page.</p></main></body></html>", r.URL.Query().Get("v"))
 	})
 	return mux
 }
+
+// Boilerplate is a news page whose chrome takes the first argument and whose article text
+// takes the second.
+const Boilerplate = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Harbour works</title></head>
+<body>
+<header><a href="/">Harbour Notes</a><nav><a href="/news">News</a> <a href="/sport">Sport %[1]s</a></nav></header>
+<div class="cookie-banner">We use cookies (banner %[1]s). <button>Accept</button></div>
+<main><article>
+<h1>Harbour works enter their second phase</h1>
+<p>The second phase of the works on the north quay starts on Monday, revision %[2]s of the schedule published by the harbour authority.</p>
+<p>Lorries will reach the quay through the fish market gate between 7 a.m. and 4 p.m., and the footbridge over the lock stays open to pedestrians throughout.</p>
+<p>The authority expects the new berths to be ready for the hybrid ferries before the summer timetable begins in May.</p>
+</article></main>
+<aside><h3>Most read</h3><ul><li><a href="/a/%[1]s">Story number %[1]s</a></li></ul><p>Visitors today: %[1]s</p></aside>
+<footer>Page generated at build %[1]s. © Harbour Notes</footer>
+</body></html>`
 
 // Article is a news-like page with boilerplate around the main text, metadata and JSON-LD.
 const Article = `<!doctype html>
@@ -288,6 +325,22 @@ window.addEventListener('load', () => {
     });
   }, 30);
 });
+</script></body></html>`
+
+// SlowAnswer is how long /slow.json takes to answer.
+const SlowAnswer = 600 * time.Millisecond
+
+// JSSlowPage fetches its text after load from an endpoint slower than the farm's quiet time,
+// twice in a row (the second request starts only once the first answer is in the page).
+const JSSlowPage = `<!doctype html>
+<html lang="en"><head><title>Slow script page</title></head>
+<body><main id="app"><h1>Waiting for the data</h1></main>
+<script>
+const add = n => fetch('/slow.json?n=' + n).then(r => r.json()).then(d => {
+  const p = document.createElement('p'); p.textContent = d.inserted;
+  document.getElementById('app').appendChild(p);
+});
+window.addEventListener('load', () => setTimeout(() => add('one').then(() => setTimeout(() => add('two'), 10)), 10));
 </script></body></html>`
 
 // Tables has a header spanning two columns over a second header row, and a rowspan.

@@ -34,6 +34,7 @@ func TestErrorsChargeNothing(t *testing.T) {
 		{"unblock_plain_redirect_to_metadata", "/v1/unblock", "/redirect-to?u=" + url.QueryEscape("http://169.254.169.254/"), map[string]any{"render": false}, 400, "bad_param", "metadata"},
 		{"renderer_crash", "/v1/render", "/crash", nil, 502, "upstream_failed", "crashed"},
 		{"enormous_page", "/v1/render", "/huge", nil, 413, "too_large", "limit"},
+		{"navigates_to_error", "/v1/extract", "/navaway", nil, 502, "upstream_failed", "navigated by itself"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -112,15 +113,19 @@ func TestChanged(t *testing.T) {
 		t.Fatalf("got %d %s", first.status, first.body)
 	}
 	cases := []struct {
-		name, page string
-		changed    bool
+		name, base, page string
+		changed          bool
 	}{
-		{"same_content", "/counter?v=1", false},
-		{"new_content", "/counter?v=2", true},
+		{"same_content", "/counter?v=1", "/counter?v=1", false},
+		{"new_content", "/counter?v=1", "/counter?v=2", true},
+		{"only_boilerplate_changed", "/boilerplate?b=1&v=1", "/boilerplate?b=2&v=1", false},
+		{"article_changed", "/boilerplate?b=1&v=1", "/boilerplate?b=1&v=2", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a, _ := call(t, "/v1/web/changed", map[string]any{"url": env.URL(c.page), "since_sha256": sum})
+			base, _ := call(t, "/v1/web/changed", map[string]any{"url": env.URL(c.base)})
+			since, _ := base.json(t)["content_sha256"].(string)
+			a, _ := call(t, "/v1/web/changed", map[string]any{"url": env.URL(c.page), "since_sha256": since})
 			if got := a.json(t)["changed"]; got != c.changed {
 				t.Errorf("changed = %v, want %v: %s", got, c.changed, a.body)
 			}

@@ -22,6 +22,7 @@ import (
 	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/extract"
+	"github.com/peage/appliance/browserfarm/extract/article"
 )
 
 // Farm is what the routes need of the browser pool.
@@ -177,8 +178,15 @@ func finalURL(res *browserfarm.Result) string {
 	return res.URL
 }
 
-func contentOf(p *page) (extract.Content, error) {
-	c, err := extract.MainContent(p.res.HTML, p.res.ContentType, p.res.Text, finalURL(p.res))
+// contentOf is the page's main content through the one pipeline every content route uses
+// (extract, free/extract, extract/verified, web.changed), so their markdown and hashes agree.
+func contentOf(p *page) (article.Content, error) {
+	var sig *article.Signals
+	if l := p.res.Layout; l != nil {
+		sig = &article.Signals{Elements: l.Elements, Hidden: l.Hidden, Pinned: l.Pinned}
+	}
+	c, err := article.Extract(article.Page{HTML: p.res.HTML, ContentType: p.res.ContentType,
+		Text: p.res.Text, URL: finalURL(p.res), Signals: sig})
 	if err != nil {
 		return c, fmt.Errorf("web: extract main content: %w", err)
 	}

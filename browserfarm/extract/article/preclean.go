@@ -1,0 +1,80 @@
+package article
+
+import (
+	"strings"
+
+	"github.com/go-shiori/dom"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// chromeTokens are class or id words that name a zone which is never the text: consent
+// banners, comment threads, wiki category and print footers. Both libraries look for some of
+// them; removing them before either runs keeps a short page's extractor from settling on
+// them, and keeps readers' comments out of an article (trafilatura keeps a thread that is
+// marked up like the post).
+var chromeTokens = map[string]bool{
+	"cookie": true, "cookies": true, "cookie-banner": true, "cookie-consent": true, "consent": true,
+	"gdpr": true, "comments": true, "comment-list": true, "commentlist": true, "comments-area": true,
+	"comment-respond": true, "disqus_thread": true, "catlinks": true, "printfooter": true,
+	// Sharing, liking and related-post widgets of the common publishing platforms (WordPress
+	// and Jetpack, Blogger, share-button plugins), author boxes and newsletter boxes.
+	"sharedaddy": true, "sd-sharing-enabled": true, "jp-relatedposts": true, "wpl-likebox": true,
+	"yarpp-related": true, "related-posts": true, "relatedposts": true, "social-share": true,
+	"share-buttons": true, "sharing-buttons": true, "shariff": true, "addtoany_share_save_container": true,
+	"author-box": true, "about-author": true, "author-bio": true, "newsletter-signup": true,
+	"breadcrumb": true, "breadcrumbs": true,
+}
+
+var chromeRoles = map[string]bool{"dialog": true, "alertdialog": true}
+
+// preclean removes the chrome zones from the document, in place.
+func preclean(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode && isChrome(c) {
+			n.RemoveChild(c)
+		} else {
+			preclean(c)
+		}
+		c = next
+	}
+}
+
+func isChrome(n *html.Node) bool {
+	if n.DataAtom == atom.Body || n.DataAtom == atom.Html || n.DataAtom == atom.Main || n.DataAtom == atom.Article {
+		return false
+	}
+	if chromeRoles[attr(n, "role")] || attr(n, "aria-modal") == "true" {
+		return true
+	}
+	if chromeTokens[strings.ToLower(attr(n, "id"))] {
+		return true
+	}
+	for _, c := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+		if chromeTokens[c] {
+			return true
+		}
+	}
+	return false
+}
+
+// restorePre puts back the original preformatted blocks that an extractor flattened
+// (trafilatura writes a <pre> as one line of inline code), so code keeps its lines.
+func restorePre(content, doc *html.Node) {
+	originals := map[string]*html.Node{}
+	for _, p := range findAll(doc, func(n *html.Node) bool { return n.DataAtom == atom.Pre }, nil) {
+		originals[collapse(textOf(p))] = p
+	}
+	if len(originals) == 0 {
+		return
+	}
+	for _, c := range findAll(content, func(n *html.Node) bool {
+		return n.DataAtom == atom.Pre || n.DataAtom == atom.Code
+	}, nil) {
+		if o, ok := originals[collapse(textOf(c))]; ok && c.Parent != nil && o != c {
+			c.Parent.InsertBefore(dom.Clone(o, true), c)
+			c.Parent.RemoveChild(c)
+		}
+	}
+}
