@@ -5,8 +5,10 @@ package apitest
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"testing"
 
@@ -94,4 +96,37 @@ func (g *RecordingGate) Counts() (charged, waived int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return len(g.Charged), len(g.Waived)
+}
+
+// Family is a route family: it binds its handlers to a catalog.
+type Family interface {
+	Bind(*catalog.Catalog) error
+}
+
+// StartFamily serves the default catalog, with the route names given, with fam bound.
+func StartFamily(t testing.TB, names catalog.Names, fam Family, opt Options) *Harness {
+	t.Helper()
+	cat, err := catalog.Default(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fam.Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	return Start(t, cat, opt)
+}
+
+// Get requests path with the query q and returns the status and the body.
+func (h *Harness) Get(t testing.TB, path string, q url.Values) (int, []byte) {
+	t.Helper()
+	resp, err := h.Client.Get(h.BaseURL + path + "?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
 }

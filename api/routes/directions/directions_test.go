@@ -54,25 +54,12 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	return &env{srv: srv, h: apitest.Start(t, cat, apitest.Options{Gate: gate})}
+	return &env{srv: srv, h: apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate})}
 }
 
 func (e *env) get(t *testing.T, q url.Values) (int, []byte) {
 	t.Helper()
-	resp, err := http.Get(e.h.BaseURL + "/v1/route/directions?" + q.Encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return e.h.Get(t, "/v1/route/directions", q)
 }
 
 func decode(t *testing.T, b []byte) map[string]any {

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"path/filepath"
 	"testing"
@@ -47,25 +46,12 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	return &env{srv: srv, h: apitest.Start(t, cat, apitest.Options{Gate: gate})}
+	return &env{srv: srv, h: apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate})}
 }
 
 func (e *env) get(t *testing.T, q url.Values) (int, []byte) {
 	t.Helper()
-	resp, err := http.Get(e.h.BaseURL + "/v1/eu/mica-check?" + q.Encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return e.h.Get(t, "/v1/eu/mica-check", q)
 }
 
 func TestCheckAgainstRecordedRegisters(t *testing.T) {

@@ -53,25 +53,12 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	return &env{srv: srv, h: apitest.Start(t, cat, apitest.Options{Gate: gate})}
+	return &env{srv: srv, h: apitest.StartFamily(t, names, r, apitest.Options{Gate: gate})}
 }
 
 func (e *env) get(t *testing.T, actor string) (int, []byte) {
 	t.Helper()
-	resp, err := http.Get(e.h.BaseURL + "/v1/actor-store/preflight?" + url.Values{"actor": {actor}}.Encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return e.h.Get(t, "/v1/actor-store/preflight", url.Values{"actor": {actor}})
 }
 
 func TestPreflightAgainstRecordedAnswers(t *testing.T) {
