@@ -273,19 +273,14 @@ func (a *app) addProxyMetrics(px *proxyd.Server) {
 // bindFamilies attaches each route family whose collaborators are present. A family left
 // unbound keeps its routes listed with available:false (503 before any 402).
 func bindFamilies(a *app, d deps) error {
+	b := binder{cat: a.cat}
 	if d.store != nil {
-		if err := infra.New(d.store, time.Now).Bind(a.cat); err != nil {
-			return err
-		}
+		b.add(infra.New(d.store, time.Now), nil)
 		a.addHealth("state", func() error { return nil })
 	}
 	if d.egress != nil {
-		if err := util.New(d.egress).Bind(a.cat); err != nil {
-			return err
-		}
-		if err := readiness.New(d.egress, nil).Bind(a.cat); err != nil {
-			return err
-		}
+		b.add(util.New(d.egress), nil)
+		b.add(readiness.New(d.egress, nil), nil)
 		checkPublicURL(d.egress)
 	}
 	// Without a usable resolver the DNS and mail routes stay listed, unavailable (503).
@@ -293,9 +288,7 @@ func bindFamilies(a *app, d deps) error {
 	if resErr != nil {
 		a.log.Warn("no DNS resolver; the DNS and mail routes are unavailable", slog.String(obs.KeyErr, resErr.Error()))
 	}
-	if err := domain.New(domain.Deps{Resolver: res, ResolverErr: resErr, Egress: d.egress}).Bind(a.cat); err != nil {
-		return err
-	}
+	b.add(domain.New(domain.Deps{Resolver: res, ResolverErr: resErr, Egress: d.egress}), nil)
 	specs, err := upstream.Resolve(a.cfg.Upstream)
 	if err != nil {
 		return err
@@ -329,93 +322,35 @@ func bindFamilies(a *app, d deps) error {
 	if d.egress != nil { // EIP-3668 gateways are chosen by resolver owners: through the guard
 		chainDeps.ENS.Gateway = &http.Client{Transport: d.egress.Transport(), Timeout: 5 * time.Second}
 	}
-	if err := chainroutes.New(chainDeps).Bind(a.cat); err != nil {
-		return err
-	}
+	b.add(chainroutes.New(chainDeps), nil)
 	frDeps := fr.Deps{Pool: pool, Upstreams: specs}
 	if d.cache != nil {
 		frDeps.Cache = d.cache // the company reports share upstream answers through it
 	}
-	french, err := fr.New(frDeps)
-	if err != nil {
-		return err
-	}
-	if err := french.Bind(a.cat); err != nil {
-		return err
-	}
-	ukRoutes, err := uk.New(uk.Deps{Pool: pool})
-	if err != nil {
-		return err
-	}
-	if err := ukRoutes.Bind(a.cat); err != nil {
-		return err
-	}
+	b.add(fr.New(frDeps))
+	b.add(uk.New(uk.Deps{Pool: pool}))
 	llmHTTP, err := pool.Client(llmclient.Name)
 	if err != nil {
 		return err
 	}
 	model := llmclient.New(llmHTTP, a.cfg.LLM)
-	usRoutes, err := us.New(us.Deps{Pool: pool, Model: model})
-	if err != nil {
-		return err
-	}
-	if err := usRoutes.Bind(a.cat); err != nil {
-		return err
-	}
-	directionRoutes, err := directions.New(directions.Deps{Pool: pool})
-	if err != nil {
-		return err
-	}
-	if err := directionRoutes.Bind(a.cat); err != nil {
-		return err
-	}
-	vinRoutes, err := vin.New(vin.Deps{Pool: pool})
-	if err != nil {
-		return err
-	}
-	if err := vinRoutes.Bind(a.cat); err != nil {
-		return err
-	}
-	wikiRoutes, err := wiki.New(wiki.Deps{Pool: pool})
-	if err != nil {
-		return err
-	}
-	if err := wikiRoutes.Bind(a.cat); err != nil {
-		return err
-	}
-	micaRoutes, err := mica.New(mica.Deps{Pool: pool, Dir: filepath.Join(a.cfg.StateDir, "esma")})
-	if err != nil {
-		return err
-	}
-	if err := micaRoutes.Bind(a.cat); err != nil {
-		return err
-	}
-	preflightRoutes, err := preflight.New(preflight.Deps{Pool: pool, Names: a.cfg.Routes})
-	if err != nil {
-		return err
-	}
-	if err := preflightRoutes.Bind(a.cat); err != nil {
-		return err
-	}
+	b.add(us.New(us.Deps{Pool: pool, Model: model}))
+	b.add(directions.New(directions.Deps{Pool: pool}))
+	b.add(vin.New(vin.Deps{Pool: pool}))
+	b.add(wiki.New(wiki.Deps{Pool: pool}))
+	b.add(mica.New(mica.Deps{Pool: pool, Dir: filepath.Join(a.cfg.StateDir, "esma")}))
+	b.add(preflight.New(preflight.Deps{Pool: pool, Names: a.cfg.Routes}))
 	cryptoDeps := cryptoroutes.Deps{Pool: pool}
 	if d.store != nil {
 		cryptoDeps.Results = d.store // a verdict's requestKey survives restarts
 	}
-	cryptoRoutes, err := cryptoroutes.New(cryptoDeps)
-	if err != nil {
-		return err
-	}
-	if err := cryptoRoutes.Bind(a.cat); err != nil {
-		return err
-	}
+	b.add(cryptoroutes.New(cryptoDeps))
 	// Web search: Serper and/or SearXNG by config; neither leaves the routes listed, 503.
 	searchChain, err := search.FromPool(pool, specs)
 	if err != nil {
 		return err
 	}
-	if err := websearch.New(searchChain).Bind(a.cat); err != nil {
-		return err
-	}
+	b.add(websearch.New(searchChain), nil)
 	if err := bindSocial(a, pool, specs); err != nil {
 		return err
 	}
@@ -426,14 +361,10 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	if d.payments != nil {
-		if err := payments.New(d.payments).Bind(a.cat); err != nil {
-			return err
-		}
+		b.add(payments.New(d.payments), nil)
 	}
 	if d.proxy != nil {
-		if err := proxyroutes.New(d.proxy, a.log).Bind(a.cat); err != nil {
-			return err
-		}
+		b.add(proxyroutes.New(d.proxy, a.log), nil)
 	}
 	var pages llmroutes.Pages // nil without the browser farm: the page-reading model routes stay 503
 	if d.farm != nil {
@@ -447,26 +378,34 @@ func bindFamilies(a *app, d deps) error {
 				return st.Exit.Country, nil
 			}
 		}
-		if err := webRoutes.Bind(a.cat); err != nil {
-			return err
-		}
+		b.add(webRoutes, nil)
 		pages = webRoutes
-		shop, err := marketplace.New(marketplace.Deps{Farm: d.farm, Base: specs[marketplace.Name].BaseURL, Names: a.cfg.Routes})
-		if err != nil {
-			return err
-		}
-		if err := shop.Bind(a.cat); err != nil {
-			return err
-		}
+		b.add(marketplace.New(marketplace.Deps{Farm: d.farm, Base: specs[marketplace.Name].BaseURL, Names: a.cfg.Routes}))
 		a.metrics.GaugeFunc("peage_browserfarm", "Browser farm health: browsers up, jobs, queue, restarts, memory.", d.farm.Gauges, "stat")
 		a.addHealth("browserfarm", d.farm.Ready)
 	}
 	// The language-model routes: 503 until upstream.override.llm has a key; guard's rules and
 	// the router's recognisers serve without it.
-	if err := llmroutes.New(llmroutes.Deps{Model: model, Pages: pages}).Bind(a.cat); err != nil {
-		return err
+	b.add(llmroutes.New(llmroutes.Deps{Model: model, Pages: pages}), nil)
+	return b.err
+}
+
+// binder binds route families to the catalog and keeps the first error, so that composing a
+// family is one line.
+type binder struct {
+	cat *catalog.Catalog
+	err error
+}
+
+// add binds f unless an earlier family failed or f's constructor did (err).
+func (b *binder) add(f interface{ Bind(*catalog.Catalog) error }, err error) {
+	if b.err != nil {
+		return
 	}
-	return nil
+	if err == nil {
+		err = f.Bind(b.cat)
+	}
+	b.err = err
 }
 
 var publicURLOnce sync.Once
