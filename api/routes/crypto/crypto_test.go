@@ -133,35 +133,9 @@ func (e *env) post(t *testing.T, path string, body map[string]string) (int, map[
 
 func (e *env) get(t *testing.T, path string, q url.Values) (int, map[string]any) {
 	t.Helper()
-	resp, err := http.Get(e.h.BaseURL + path + "?" + q.Encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var v map[string]any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("%s: %d %s", path, resp.StatusCode, b)
-	}
-	return resp.StatusCode, v
-}
-
-// at walks a decoded JSON value by keys and indexes.
-func at(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			l, _ := v.([]any)
-			if k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		}
-	}
-	return v
+	st, b := e.h.Get(t, path, q)
+	v, _ := apitest.Decode(t, b).(map[string]any)
+	return st, v
 }
 
 func wantStatus(t *testing.T, got, want int, body map[string]any) {
@@ -200,7 +174,7 @@ func TestBadParamsBeforePayment(t *testing.T) {
 		{"/v1/perps/stock-gaps", url.Values{"tickers": {"A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z"}}, "tickers"},
 	} {
 		code, body := e.get(t, c.path, c.q)
-		if code != 400 || at(body, "error", "param") != c.param {
+		if code != 400 || apitest.At(body, "error", "param") != c.param {
 			t.Errorf("%s?%s: %d %v, want 400 naming %s", c.path, c.q.Encode(), code, body, c.param)
 		}
 	}
@@ -230,7 +204,7 @@ func TestPrice(t *testing.T) {
 		{[]any{"prices", "bitcoin", "last_updated_at"}, time.Unix(1779092258, 0).UTC().Format(time.RFC3339)},
 		{[]any{"not_found", 0}, nil},
 	} {
-		if got := at(body, c.path...); got != c.want {
+		if got := apitest.At(body, c.path...); got != c.want {
 			t.Errorf("%v = %v, want %v", c.path, got, c.want)
 		}
 	}
@@ -243,7 +217,7 @@ func TestPriceUpstreamDown(t *testing.T) {
 	e := start(t, &apitest.RecordingGate{})
 	e.gecko.Handle(upstreamtest.ServerError())
 	code, body := e.get(t, "/v1/crypto/price", url.Values{"ids": {"bitcoin"}})
-	if code != 502 || at(body, "error", "upstream") != coingecko.Name {
+	if code != 502 || apitest.At(body, "error", "upstream") != coingecko.Name {
 		t.Fatalf("%d %v, want 502 naming coingecko", code, body)
 	}
 	if charged, waived := e.gate.Counts(); charged != 0 || waived != 1 {
@@ -346,14 +320,14 @@ func TestPriceHistory(t *testing.T) {
 		{[]any{"points"}, 2.0}, {[]any{"prices", 0, "t"}, time.UnixMilli(1779027899041).UTC().Format(time.RFC3339)},
 		{[]any{"prices", 1, "price_usd"}, 78052.87543398788},
 	} {
-		if got := at(body, c.path...); got != c.want {
+		if got := apitest.At(body, c.path...); got != c.want {
 			t.Errorf("bitcoin %v = %v, want %v", c.path, got, c.want)
 		}
 	}
 
 	code, body = e.get(t, "/v1/token/price-history", url.Values{"coin": {"base:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"}, "days": {"120"}, "period": {"daily"}})
 	wantStatus(t, code, 200, body)
-	if body["symbol"] != nil || body["period"] != "daily" || at(body, "prices", 0, "price_usd") != 0.9997624087636037 {
+	if body["symbol"] != nil || body["period"] != "daily" || apitest.At(body, "prices", 0, "price_usd") != 0.9997624087636037 {
 		t.Errorf("contract history: %v", body)
 	}
 
@@ -409,7 +383,7 @@ func TestFundingRate(t *testing.T) {
 		{[]any{"rates", 0, "oracle_price"}, 28445.0},
 		{[]any{"not_found", 0}, "NOPE"},
 	} {
-		if got := at(body, c.path...); got != c.want {
+		if got := apitest.At(body, c.path...); got != c.want {
 			t.Errorf("%v = %v, want %v", c.path, got, c.want)
 		}
 	}
@@ -467,7 +441,7 @@ func TestPredictionOneSourceAnswering(t *testing.T) {
 		{[]any{"markets", 0, "link"}, "https://kalshi.com/markets/kxcolonizemars-50"},
 		{[]any{"markets", 1, "question"}, "Will Elon Musk visit Mars before Aug 1, 2099?"},
 	} {
-		if got := at(body, c.path...); got != c.want {
+		if got := apitest.At(body, c.path...); got != c.want {
 			t.Errorf("%v = %v, want %v", c.path, got, c.want)
 		}
 	}
@@ -481,7 +455,7 @@ func TestPredictionQueryAndSources(t *testing.T) {
 	expectKalshi(t, e)
 	code, body := e.get(t, "/v1/markets/prediction", url.Values{"q": {"Elon Mars"}, "sources": {"kalshi"}})
 	wantStatus(t, code, 200, body)
-	if body["count"] != 1.0 || at(body, "markets", 0, "question") != "Will Elon Musk visit Mars before Aug 1, 2099?" {
+	if body["count"] != 1.0 || apitest.At(body, "markets", 0, "question") != "Will Elon Musk visit Mars before Aug 1, 2099?" {
 		t.Errorf("q=Elon Mars: %v", body)
 	}
 	if n := len(e.poly.Requests()) + len(e.manifold.Requests()); n != 0 {
@@ -532,13 +506,13 @@ func TestNewsOneNewsroomAnswering(t *testing.T) {
 		{[]any{"articles", 1, "published"}, "2026-09-25T14:37:32Z"},
 		{[]any{"articles", 2, "title"}, "Tether confirms minimal EQIBank exposure following $89M US asset seizure"},
 	} {
-		if got := at(body, c.path...); got != c.want {
+		if got := apitest.At(body, c.path...); got != c.want {
 			t.Errorf("%v = %v, want %v", c.path, got, c.want)
 		}
 	}
 	code, body = e.get(t, "/v1/crypto/news", url.Values{"q": {"tether"}, "limit": {"1"}})
 	wantStatus(t, code, 200, body)
-	if body["count"] != 1.0 || at(body, "articles", 0, "published") != "2026-09-25T14:41:53Z" {
+	if body["count"] != 1.0 || apitest.At(body, "articles", 0, "published") != "2026-09-25T14:41:53Z" {
 		t.Errorf("q=tether limit=1: %v", body)
 	}
 }
@@ -632,14 +606,14 @@ func TestVerdictFromGoPlusAlone(t *testing.T) {
 		{[]any{"sources_answered", 0}, "goplus"}, {[]any{"sources_failed", 0}, "honeypot-is"},
 		{[]any{"replayed"}, false},
 	} {
-		if got := at(body, c.path...); got != c.want {
+		if got := apitest.At(body, c.path...); got != c.want {
 			t.Errorf("%v = %v, want %v", c.path, got, c.want)
 		}
 	}
-	if got := at(body, "holders", "top10_share_pct").(float64); got-top > 1e-9 || top-got > 1e-9 {
+	if got := apitest.At(body, "holders", "top10_share_pct").(float64); got-top > 1e-9 || top-got > 1e-9 {
 		t.Errorf("top10_share_pct %v, want %v", got, top)
 	}
-	if got := at(body, "holders", "lp_locked_pct").(float64); got < 99.99 {
+	if got := apitest.At(body, "holders", "lp_locked_pct").(float64); got < 99.99 {
 		t.Errorf("lp_locked_pct %v: the LP is burnt to 0x…dead", got)
 	}
 }
@@ -665,7 +639,7 @@ func TestVerdictFromSimulationAloneAndReplay(t *testing.T) {
 		{[]any{"market", "sell_tax_pct"}, 0.0}, {[]any{"holders", "count"}, 3332314.0}, {[]any{"token", "symbol"}, "WETH"},
 		{[]any{"request_key"}, "retry-me"},
 	} {
-		if got := at(body, c.path...); got != c.want {
+		if got := apitest.At(body, c.path...); got != c.want {
 			t.Errorf("%v = %v, want %v", c.path, got, c.want)
 		}
 	}
@@ -709,7 +683,7 @@ func TestVerdictAllDownAndBadInput(t *testing.T) {
 		{map[string]string{}, "tokenAddress"},
 	} {
 		code, body := paid.post(t, "/v1/token/verdict", c.body)
-		if code != 400 || at(body, "error", "param") != c.param {
+		if code != 400 || apitest.At(body, "error", "param") != c.param {
 			t.Errorf("%v: %d %v, want 400 naming %s", c.body, code, body, c.param)
 		}
 	}
@@ -741,7 +715,7 @@ func TestStockGapsVenueDown(t *testing.T) {
 	// The stock dex is asked by name; the venue failing fails the call, charging nothing.
 	e.hl.Handle(info(t, `{"type":"metaAndAssetCtxs","dex":"xyz"}`, upstreamtest.ServerError()))
 	code, body := e.get(t, "/v1/perps/stock-gaps", url.Values{"tickers": {"TSLA"}})
-	if code != 502 || at(body, "error", "upstream") != hyperliquid.Name {
+	if code != 502 || apitest.At(body, "error", "upstream") != hyperliquid.Name {
 		t.Fatalf("%d %v, want 502 naming hyperliquid", code, body)
 	}
 	if n := len(e.hl.Requests()); n != 1 {

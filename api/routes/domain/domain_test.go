@@ -3,9 +3,7 @@ package domain_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -73,35 +71,9 @@ func start(t *testing.T, s setup) *apitest.Harness {
 
 func call(t *testing.T, h *apitest.Harness, path string, q url.Values) (int, map[string]any) {
 	t.Helper()
-	resp, err := http.Get(h.BaseURL + path + "?" + q.Encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("%s: %d %s", path, resp.StatusCode, b)
-	}
-	return resp.StatusCode, out
-}
-
-// get walks a decoded JSON value: get(v, "spf", "mechanisms", 0, "type").
-func get(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			l, _ := v.([]any)
-			if k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		}
-	}
-	return v
+	st, b := h.Get(t, path, q)
+	out, _ := apitest.Decode(t, b).(map[string]any)
+	return st, out
 }
 
 func length(v any) int { l, _ := v.([]any); return len(l) }
@@ -116,40 +88,40 @@ func TestDNS(t *testing.T) {
 		check  func(map[string]any) bool
 	}{
 		{"corp.test", 200, func(o map[string]any) bool {
-			return get(o, "domain") == "corp.test" && get(o, "a", 0, "ip") == "192.0.2.10" && get(o, "a", 0, "ttl") == 300.0 &&
-				get(o, "aaaa", 0, "ip") == "2001:db8::10" && length(o["mx"]) == 5 && get(o, "mx", 0, "exchange") == "mx1.corp.test" &&
-				length(o["ns"]) == 2 && length(o["txt"]) == 16 && get(o, "soa", "serial") == 2026112201.0 &&
-				get(o, "caa", 0, "tag") == "issue" && length(o["cname"]) == 0 &&
-				get(o, "spf", "all") == "softfail" && get(o, "spf", "mechanisms", 2, "type") == "include" &&
-				get(o, "spf", "mechanisms", 6, "qualifier") == "fail" && get(o, "spf", "lookups") == 6.0 &&
-				get(o, "dmarc", "p") == "reject" && get(o, "dmarc", "sp") == "quarantine" && get(o, "dmarc", "pct") == 50.0 &&
-				length(get(o, "dmarc", "rua")) == 2 && get(o, "dmarc", "source") == "_dmarc.corp.test" &&
-				get(o, "dnssec_validated") == false && get(o, "resolver") == srv.Addr
+			return apitest.At(o, "domain") == "corp.test" && apitest.At(o, "a", 0, "ip") == "192.0.2.10" && apitest.At(o, "a", 0, "ttl") == 300.0 &&
+				apitest.At(o, "aaaa", 0, "ip") == "2001:db8::10" && length(o["mx"]) == 5 && apitest.At(o, "mx", 0, "exchange") == "mx1.corp.test" &&
+				length(o["ns"]) == 2 && length(o["txt"]) == 16 && apitest.At(o, "soa", "serial") == 2026112201.0 &&
+				apitest.At(o, "caa", 0, "tag") == "issue" && length(o["cname"]) == 0 &&
+				apitest.At(o, "spf", "all") == "softfail" && apitest.At(o, "spf", "mechanisms", 2, "type") == "include" &&
+				apitest.At(o, "spf", "mechanisms", 6, "qualifier") == "fail" && apitest.At(o, "spf", "lookups") == 6.0 &&
+				apitest.At(o, "dmarc", "p") == "reject" && apitest.At(o, "dmarc", "sp") == "quarantine" && apitest.At(o, "dmarc", "pct") == 50.0 &&
+				length(apitest.At(o, "dmarc", "rua")) == 2 && apitest.At(o, "dmarc", "source") == "_dmarc.corp.test" &&
+				apitest.At(o, "dnssec_validated") == false && apitest.At(o, "resolver") == srv.Addr
 		}},
 		{"www.chain.test", 200, func(o map[string]any) bool {
-			return length(o["cname"]) == 2 && get(o, "cname", 0, "target") == "www.chain.test.cdn.test" &&
-				get(o, "cname", 1, "target") == "edge.cdn.test" && length(o["a"]) == 2 && length(o["aaaa"]) == 1 &&
-				get(o, "soa") == nil && get(o, "spf", "present") == false
+			return length(o["cname"]) == 2 && apitest.At(o, "cname", 0, "target") == "www.chain.test.cdn.test" &&
+				apitest.At(o, "cname", 1, "target") == "edge.cdn.test" && length(o["a"]) == 2 && length(o["aaaa"]) == 1 &&
+				apitest.At(o, "soa") == nil && apitest.At(o, "spf", "present") == false
 		}},
 		{"shop.corp.test", 200, func(o map[string]any) bool { // no DMARC of its own: the organisational domain's
-			return get(o, "dmarc", "source") == "_dmarc.corp.test" && get(o, "dmarc", "p") == "reject"
+			return apitest.At(o, "dmarc", "source") == "_dmarc.corp.test" && apitest.At(o, "dmarc", "p") == "reject"
 		}},
 		{"twospf.test", 200, func(o map[string]any) bool {
-			e, _ := get(o, "spf", "error").(string)
-			de, _ := get(o, "dmarc", "error").(string)
-			return strings.HasPrefix(e, "permerror: 2 SPF records") && length(get(o, "spf", "records")) == 2 &&
-				get(o, "dmarc", "p") == "none" && strings.Contains(de, "p tag")
+			e, _ := apitest.At(o, "spf", "error").(string)
+			de, _ := apitest.At(o, "dmarc", "error").(string)
+			return strings.HasPrefix(e, "permerror: 2 SPF records") && length(apitest.At(o, "spf", "records")) == 2 &&
+				apitest.At(o, "dmarc", "p") == "none" && strings.Contains(de, "p tag")
 		}},
 		{"nomail.test", 200, func(o map[string]any) bool {
-			return get(o, "mx", 0, "exchange") == "." && get(o, "spf", "all") == "fail" && get(o, "dmarc", "p") == "reject"
+			return apitest.At(o, "mx", 0, "exchange") == "." && apitest.At(o, "spf", "all") == "fail" && apitest.At(o, "dmarc", "p") == "reject"
 		}},
 		{"parked.test", 200, func(o map[string]any) bool {
-			return length(o["a"]) == 1 && length(o["mx"]) == 0 && length(o["txt"]) == 0 && get(o, "dmarc", "present") == false
+			return length(o["a"]) == 1 && length(o["mx"]) == 0 && length(o["txt"]) == 0 && apitest.At(o, "dmarc", "present") == false
 		}},
 		{"Café.fr", 200, func(o map[string]any) bool {
-			return get(o, "domain") == "xn--caf-dma.fr" && get(o, "domain_unicode") == "café.fr" && get(o, "spf", "all") == "fail"
+			return apitest.At(o, "domain") == "xn--caf-dma.fr" && apitest.At(o, "domain_unicode") == "café.fr" && apitest.At(o, "spf", "all") == "fail"
 		}},
-		{"nowhere.test", 404, func(o map[string]any) bool { return get(o, "error", "code") == "not_found" }},
+		{"nowhere.test", 404, func(o map[string]any) bool { return apitest.At(o, "error", "code") == "not_found" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.domain, func(t *testing.T) {
@@ -201,27 +173,27 @@ func TestEmail(t *testing.T) {
 		check   func(map[string]any) bool
 	}{
 		{"jean.dupont@corp.test", "LIKELY", "no risk rule fired", func(o map[string]any) bool {
-			return get(o, "checks", "mx_present") == true && get(o, "checks", "spf_present") == true &&
-				get(o, "checks", "dmarc_policy") == "reject" && get(o, "checks", "disposable_domain") == false &&
-				get(o, "role_address") == false && get(o, "mailbox_probed") == false
+			return apitest.At(o, "checks", "mx_present") == true && apitest.At(o, "checks", "spf_present") == true &&
+				apitest.At(o, "checks", "dmarc_policy") == "reject" && apitest.At(o, "checks", "disposable_domain") == false &&
+				apitest.At(o, "role_address") == false && apitest.At(o, "mailbox_probed") == false
 		}},
-		{"info@corp.test", "RISKY", "role address", func(o map[string]any) bool { return get(o, "role_address") == true }},
+		{"info@corp.test", "RISKY", "role address", func(o map[string]any) bool { return apitest.At(o, "role_address") == true }},
 		{"someone@mailinator.com", "RISKY", "disposable-mail domain (mailinator.com)", func(o map[string]any) bool {
-			return get(o, "checks", "disposable_domain") == true && get(o, "checks", "dmarc_policy") == nil
+			return apitest.At(o, "checks", "disposable_domain") == true && apitest.At(o, "checks", "dmarc_policy") == nil
 		}},
 		{"jean@gmial.com", "RISKY", "typo of gmail.com", func(o map[string]any) bool {
-			return get(o, "suggestion") == "jean@gmail.com" && get(o, "checks", "typo_of") == "gmail.com"
+			return apitest.At(o, "suggestion") == "jean@gmail.com" && apitest.At(o, "checks", "typo_of") == "gmail.com"
 		}},
 		{"x@parked.test", "RISKY", "no MX record", func(o map[string]any) bool {
-			return get(o, "checks", "a_fallback") == true && length(o["reasons"]) == 2 // and neither SPF nor DMARC
+			return apitest.At(o, "checks", "a_fallback") == true && length(o["reasons"]) == 2 // and neither SPF nor DMARC
 		}},
 		{"x@twospf.test", "LIKELY", "no risk rule fired", func(o map[string]any) bool { // DMARC usable as p=none, SPF broken
-			return get(o, "checks", "spf_present") == false && get(o, "checks", "spf_error") != nil
+			return apitest.At(o, "checks", "spf_present") == false && apitest.At(o, "checks", "spf_error") != nil
 		}},
-		{"x@nomail.test", "NO", "null MX", func(o map[string]any) bool { return get(o, "checks", "null_mx") == true }},
-		{"x@nowhere.test", "NO", "NXDOMAIN", func(o map[string]any) bool { return get(o, "checks", "domain_exists") == false }},
-		{"jean@café.fr", "LIKELY", "", func(o map[string]any) bool { return get(o, "domain") == "xn--caf-dma.fr" }},
-		{"x@shop.corp.test", "LIKELY", "", func(o map[string]any) bool { return get(o, "checks", "dmarc_policy") == "reject" }},
+		{"x@nomail.test", "NO", "null MX", func(o map[string]any) bool { return apitest.At(o, "checks", "null_mx") == true }},
+		{"x@nowhere.test", "NO", "NXDOMAIN", func(o map[string]any) bool { return apitest.At(o, "checks", "domain_exists") == false }},
+		{"jean@café.fr", "LIKELY", "", func(o map[string]any) bool { return apitest.At(o, "domain") == "xn--caf-dma.fr" }},
+		{"x@shop.corp.test", "LIKELY", "", func(o map[string]any) bool { return apitest.At(o, "checks", "dmarc_policy") == "reject" }},
 	}
 	for _, tt := range verify {
 		t.Run("verify "+tt.email, func(t *testing.T) {
@@ -261,7 +233,7 @@ func TestBadParamsBeforePayment(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.path+" "+tt.value, func(t *testing.T) {
 			code, o := call(t, h, tt.path, url.Values{tt.param: {tt.value}})
-			if code != tt.status || (code == 400 && get(o, "error", "param") != tt.param) {
+			if code != tt.status || (code == 400 && apitest.At(o, "error", "param") != tt.param) {
 				t.Fatalf("%d %v", code, o)
 			}
 		})
@@ -293,8 +265,8 @@ func TestResolverDownIsNotCharged(t *testing.T) {
 				{"/v1/email/verify", "email", "a@corp.test"}, {"/v1/domain/health", "domain", "corp.test"},
 			} {
 				code, o := call(t, h, c.path, url.Values{c.param: {c.value}})
-				msg, _ := get(o, "error", "message").(string)
-				if code != tt.status || get(o, "error", "code") != tt.code || get(o, "error", "upstream") != "dns" || !strings.Contains(msg, addr) {
+				msg, _ := apitest.At(o, "error", "message").(string)
+				if code != tt.status || apitest.At(o, "error", "code") != tt.code || apitest.At(o, "error", "upstream") != "dns" || !strings.Contains(msg, addr) {
 					t.Fatalf("%s: %d %v", c.path, code, o)
 				}
 			}
@@ -332,46 +304,46 @@ func TestHealth(t *testing.T) {
 		check  func(map[string]any) bool
 	}{
 		{"valid.site.test", 200, func(o map[string]any) bool {
-			return get(o, "tls", "authorized") == true && get(o, "tls", "days_left") == 90.0 &&
-				get(o, "tls", "issuer") == "CN=Test Root CA,O=peage tests" && get(o, "tls", "expiry") == s.validUntil.UTC().Format(time.RFC3339) &&
-				get(o, "http", "final_status") == 200.0 && get(o, "http", "https_redirect") == true &&
-				length(get(o, "http", "redirect_chain")) == 3 && get(o, "http", "redirect_chain", 0, "status") == 301.0 &&
-				get(o, "http", "redirect_chain", 1, "location") == httpsBase("valid.site.test")+"/home" &&
-				get(o, "http", "final_url") == httpsBase("valid.site.test")+"/home" &&
-				get(o, "http", "security_headers", "strict-transport-security") == "max-age=63072000; includeSubDomains" &&
-				get(o, "http", "security_headers", "x-frame-options") == nil &&
-				!contains(get(o, "http", "missing_headers"), "x-frame-options") && // CSP frame-ancestors stands for it
-				contains(get(o, "http", "missing_headers"), "permissions-policy") &&
-				get(o, "dns", "a", 0, "ip") == "127.0.0.1" && get(o, "dns", "mx", 0, "exchange") == "mx1.corp.test" &&
-				get(o, "dns", "spf_evaluation", "lookups") == 4.0 && get(o, "dns", "spf_evaluation", "within_limit") == true &&
-				get(o, "dns", "dmarc", "p") == "quarantine" && !contains(o["problems"], "no DMARC policy: anyone can send mail in the domain's name")
+			return apitest.At(o, "tls", "authorized") == true && apitest.At(o, "tls", "days_left") == 90.0 &&
+				apitest.At(o, "tls", "issuer") == "CN=Test Root CA,O=peage tests" && apitest.At(o, "tls", "expiry") == s.validUntil.UTC().Format(time.RFC3339) &&
+				apitest.At(o, "http", "final_status") == 200.0 && apitest.At(o, "http", "https_redirect") == true &&
+				length(apitest.At(o, "http", "redirect_chain")) == 3 && apitest.At(o, "http", "redirect_chain", 0, "status") == 301.0 &&
+				apitest.At(o, "http", "redirect_chain", 1, "location") == httpsBase("valid.site.test")+"/home" &&
+				apitest.At(o, "http", "final_url") == httpsBase("valid.site.test")+"/home" &&
+				apitest.At(o, "http", "security_headers", "strict-transport-security") == "max-age=63072000; includeSubDomains" &&
+				apitest.At(o, "http", "security_headers", "x-frame-options") == nil &&
+				!contains(apitest.At(o, "http", "missing_headers"), "x-frame-options") && // CSP frame-ancestors stands for it
+				contains(apitest.At(o, "http", "missing_headers"), "permissions-policy") &&
+				apitest.At(o, "dns", "a", 0, "ip") == "127.0.0.1" && apitest.At(o, "dns", "mx", 0, "exchange") == "mx1.corp.test" &&
+				apitest.At(o, "dns", "spf_evaluation", "lookups") == 4.0 && apitest.At(o, "dns", "spf_evaluation", "within_limit") == true &&
+				apitest.At(o, "dns", "dmarc", "p") == "quarantine" && !contains(o["problems"], "no DMARC policy: anyone can send mail in the domain's name")
 		}},
 		{"expired.site.test", 200, func(o map[string]any) bool {
-			e, _ := get(o, "tls", "authorization_error").(string)
-			return get(o, "tls", "reachable") == true && get(o, "tls", "authorized") == false && get(o, "tls", "days_left") == -4.0 &&
+			e, _ := apitest.At(o, "tls", "authorization_error").(string)
+			return apitest.At(o, "tls", "reachable") == true && apitest.At(o, "tls", "authorized") == false && apitest.At(o, "tls", "days_left") == -4.0 &&
 				strings.Contains(e, "expired") && contains(o["problems"], "the certificate expired 3 days ago") &&
-				get(o, "http", "redirect_chain", 1, "error") != nil && get(o, "http", "final_status") == 0.0 &&
-				get(o, "dns", "spf_evaluation", "lookups") == 12.0 && get(o, "dns", "spf_evaluation", "within_limit") == false && // the redirect, then toomany.test's 11
+				apitest.At(o, "http", "redirect_chain", 1, "error") != nil && apitest.At(o, "http", "final_status") == 0.0 &&
+				apitest.At(o, "dns", "spf_evaluation", "lookups") == 12.0 && apitest.At(o, "dns", "spf_evaluation", "within_limit") == false && // the redirect, then toomany.test's 11
 				contains(o["problems"], "SPF: permerror: the evaluation needs more than 10 DNS lookups") &&
 				contains(o["problems"], "no DMARC policy: anyone can send mail in the domain's name")
 		}},
 		{"selfsigned.site.test", 200, func(o map[string]any) bool {
-			e, _ := get(o, "tls", "authorization_error").(string)
-			return get(o, "tls", "authorized") == false && get(o, "tls", "issuer") == "CN=selfsigned.site.test" &&
-				strings.Contains(e, "unknown authority") && get(o, "tls", "days_left") == 90.0
+			e, _ := apitest.At(o, "tls", "authorization_error").(string)
+			return apitest.At(o, "tls", "authorized") == false && apitest.At(o, "tls", "issuer") == "CN=selfsigned.site.test" &&
+				strings.Contains(e, "unknown authority") && apitest.At(o, "tls", "days_left") == 90.0
 		}},
 		{"brokeninc.test", 200, func(o map[string]any) bool { // mail only: no address, so no site; an SPF include gone
-			tlsErr, _ := get(o, "tls", "error").(string)
-			return get(o, "tls", "reachable") == false && strings.HasPrefix(tlsErr, "no TLS connection") &&
-				get(o, "http", "final_status") == 0.0 && length(get(o, "http", "redirect_chain")) == 2 &&
-				get(o, "dns", "spf_evaluation", "error") == "permerror: retired-esp.test publishes no SPF record" &&
+			tlsErr, _ := apitest.At(o, "tls", "error").(string)
+			return apitest.At(o, "tls", "reachable") == false && strings.HasPrefix(tlsErr, "no TLS connection") &&
+				apitest.At(o, "http", "final_status") == 0.0 && length(apitest.At(o, "http", "redirect_chain")) == 2 &&
+				apitest.At(o, "dns", "spf_evaluation", "error") == "permerror: retired-esp.test publishes no SPF record" &&
 				contains(o["problems"], "SPF: permerror: retired-esp.test publishes no SPF record")
 		}},
 		{"private.site.test", 400, func(o map[string]any) bool {
-			m, _ := get(o, "error", "message").(string)
-			return get(o, "error", "param") == "domain" && strings.Contains(m, "private")
+			m, _ := apitest.At(o, "error", "message").(string)
+			return apitest.At(o, "error", "param") == "domain" && strings.Contains(m, "private")
 		}},
-		{"nowhere.test", 404, func(o map[string]any) bool { return get(o, "error", "code") == "not_found" }},
+		{"nowhere.test", 404, func(o map[string]any) bool { return apitest.At(o, "error", "code") == "not_found" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.domain, func(t *testing.T) {

@@ -86,31 +86,7 @@ func start(t *testing.T, key string, gate paywall.Gate) *env {
 
 func (e *env) get(t *testing.T, path string, q url.Values) (int, []byte) {
 	t.Helper()
-	resp, err := http.Get(e.h.BaseURL + path + "?" + q.Encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
-}
-
-// at walks a decoded JSON value by keys and indexes.
-func at(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			l, _ := v.([]any)
-			if k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		}
-	}
-	return v
+	return e.h.Get(t, path, q)
 }
 
 func TestRoutesAgainstRecordedAnswers(t *testing.T) {
@@ -124,35 +100,35 @@ func TestRoutesAgainstRecordedAnswers(t *testing.T) {
 	}{
 		{"company_number", "/v1/uk/company", url.Values{"number": {"00445790"}}, []string{"/company/00445790"},
 			func(d any) bool {
-				return at(d, "name") == "TESCO PLC" && at(d, "status") == "active" && at(d, "incorporation") == "1947-11-27" &&
-					at(d, "sic_codes", 0) == "47110" && at(d, "registered_office", "postal_code") == "AL7 1GA" &&
-					at(d, "accounts", "next_due") == "2026-08-26" && at(d, "confirmation_statement", "next_due") == "2027-07-02"
+				return apitest.At(d, "name") == "TESCO PLC" && apitest.At(d, "status") == "active" && apitest.At(d, "incorporation") == "1947-11-27" &&
+					apitest.At(d, "sic_codes", 0) == "47110" && apitest.At(d, "registered_office", "postal_code") == "AL7 1GA" &&
+					apitest.At(d, "accounts", "next_due") == "2026-08-26" && apitest.At(d, "confirmation_statement", "next_due") == "2027-07-02"
 			}},
 		{"company_name", "/v1/uk/company", url.Values{"q": {"ABSA UK PERMANENT ESTABLISHMENT"}}, []string{"/search/companies", "/company/FC040879"},
 			func(d any) bool {
-				return at(d, "company_number") == "FC040879" && at(d, "type") == "oversea-company" && at(d, "matches", 0, "company_number") == "FC040879"
+				return apitest.At(d, "company_number") == "FC040879" && apitest.At(d, "type") == "oversea-company" && apitest.At(d, "matches", 0, "company_number") == "FC040879"
 			}},
 		{"company_lowercase_number", "/v1/uk/company", url.Values{"number": {"fc040879"}}, []string{"/company/FC040879"},
-			func(d any) bool { return at(d, "name") == "ABSA UK PERMANENT ESTABLISHMENT" }},
+			func(d any) bool { return apitest.At(d, "name") == "ABSA UK PERMANENT ESTABLISHMENT" }},
 		{"officers", "/v1/uk/officers", url.Values{"number": {"00445790"}}, []string{"/company/00445790/officers"},
 			func(d any) bool {
-				return at(d, "total") == 74.0 && at(d, "active_count") == 11.0 && at(d, "listed") == 2.0 &&
-					at(d, "officers", 1, "name") == "BETHELL, Melissa" && at(d, "officers", 1, "role") == "director" &&
-					at(d, "officers", 1, "appointment") == "2018-09-24" && at(d, "officers", 1, "nationality") == "British" &&
-					at(d, "officers", 1, "birth") == "1974-09"
+				return apitest.At(d, "total") == 74.0 && apitest.At(d, "active_count") == 11.0 && apitest.At(d, "listed") == 2.0 &&
+					apitest.At(d, "officers", 1, "name") == "BETHELL, Melissa" && apitest.At(d, "officers", 1, "role") == "director" &&
+					apitest.At(d, "officers", 1, "appointment") == "2018-09-24" && apitest.At(d, "officers", 1, "nationality") == "British" &&
+					apitest.At(d, "officers", 1, "birth") == "1974-09"
 			}},
 		{"psc", "/v1/uk/psc", url.Values{"number": {"03977902"}}, []string{"/company/03977902/persons-with-significant-control"},
 			func(d any) bool {
-				return at(d, "total") == 1.0 && at(d, "controllers", 0, "name") == "Alphabet, Inc." &&
-					at(d, "controllers", 0, "nature_of_control", 2) == "right-to-appoint-and-remove-directors" && at(d, "controllers", 0, "active") == true
+				return apitest.At(d, "total") == 1.0 && apitest.At(d, "controllers", 0, "name") == "Alphabet, Inc." &&
+					apitest.At(d, "controllers", 0, "nature_of_control", 2) == "right-to-appoint-and-remove-directors" && apitest.At(d, "controllers", 0, "active") == true
 			}},
 		// Tesco's profile links no PSC register but an exemption: listed on a regulated market.
 		{"company_check", "/v1/uk/company-check", url.Values{"number": {"00445790"}},
 			[]string{"/company/00445790", "/company/00445790/exemptions", "/company/00445790/officers"},
 			func(d any) bool {
-				return at(d, "verdict") == "PASS" && len(at(d, "rules_fired").([]any)) == 0 && at(d, "active_officers") == 11.0 &&
-					at(d, "psc", "exemption") == "psc-exempt-as-trading-on-uk-regulated-market" &&
-					at(d, "filing_compliance", "accounts_overdue") == false && at(d, "insolvency_history") == false && at(d, "method") != ""
+				return apitest.At(d, "verdict") == "PASS" && len(apitest.At(d, "rules_fired").([]any)) == 0 && apitest.At(d, "active_officers") == 11.0 &&
+					apitest.At(d, "psc", "exemption") == "psc-exempt-as-trading-on-uk-regulated-market" &&
+					apitest.At(d, "filing_compliance", "accounts_overdue") == false && apitest.At(d, "insolvency_history") == false && apitest.At(d, "method") != ""
 			}},
 	}
 	for _, tt := range tests {
@@ -228,7 +204,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 					t.Errorf("%s = %d %s, want %d", path, status, body, tt.status)
 				}
 				if tt.status == 502 || tt.status == 504 {
-					if up := at(decode(t, body), "error", "upstream"); up != companieshouse.Name {
+					if up := apitest.At(decode(t, body), "error", "upstream"); up != companieshouse.Name {
 						t.Errorf("%s: error names %v, want %s", path, up, companieshouse.Name)
 					}
 				}
@@ -260,7 +236,7 @@ func TestBadInputBeforePayment(t *testing.T) {
 	for _, q := range []url.Values{{"number": {"445790"}}, {"number": {"0044579X"}}, {"q": {"a"}}, {}} {
 		for _, path := range []string{"/v1/uk/company", "/v1/uk/officers", "/v1/uk/psc", "/v1/uk/company-check"} {
 			status, body := e.get(t, path, q)
-			param := at(decode(t, body), "error", "param")
+			param := apitest.At(decode(t, body), "error", "param")
 			if status != 400 || (param != "number" && param != "q") {
 				t.Errorf("%s?%s = %d %s, want 400 naming number or q", path, q.Encode(), status, body)
 			}

@@ -1,14 +1,11 @@
 package us_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,56 +98,8 @@ func start(t *testing.T, who string, gate paywall.Gate, attempt time.Duration) *
 
 func (e *env) get(t *testing.T, path string, q url.Values) (int, any, []byte) {
 	t.Helper()
-	resp, err := http.Get(e.h.BaseURL + path + "?" + q.Encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var doc any
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatalf("%s: %d %s", path, resp.StatusCode, b)
-	}
-	return resp.StatusCode, doc, b
-}
-
-func at(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			l, _ := v.([]any)
-			if k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		}
-	}
-	return v
-}
-
-func golden(t *testing.T, name string, doc any) {
-	t.Helper()
-	got, _ := json.MarshalIndent(doc, "", "  ")
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("answer differs from %s:\n%s", path, got)
-	}
+	st, b := e.h.Get(t, path, q)
+	return st, apitest.Decode(t, b), b
 }
 
 // TestRoutesAgainstRecordedAnswers checks each route on Apple and NVIDIA. The financial
@@ -168,39 +117,39 @@ func TestRoutesAgainstRecordedAnswers(t *testing.T) {
 		check        func(d any) bool
 	}{
 		{"company_ticker", "/v1/us/company", url.Values{"ticker": {"aapl"}}, func(d any) bool {
-			return at(d, "cik") == "0000320193" && at(d, "name") == "Apple Inc." && at(d, "exchanges", 0) == "Nasdaq" &&
-				at(d, "tickers", 0) == "AAPL" && at(d, "sic") == "3571" && at(d, "state_of_incorporation") == "CA" &&
-				at(d, "fiscal_year_end") == "0926" && at(d, "latest_filing", "document_url") != nil &&
-				at(d, "latest_annual_report", "document_url") == "https://www.sec.gov/Archives/edgar/data/320193/000032019325000079/aapl-20250927.htm"
+			return apitest.At(d, "cik") == "0000320193" && apitest.At(d, "name") == "Apple Inc." && apitest.At(d, "exchanges", 0) == "Nasdaq" &&
+				apitest.At(d, "tickers", 0) == "AAPL" && apitest.At(d, "sic") == "3571" && apitest.At(d, "state_of_incorporation") == "CA" &&
+				apitest.At(d, "fiscal_year_end") == "0926" && apitest.At(d, "latest_filing", "document_url") != nil &&
+				apitest.At(d, "latest_annual_report", "document_url") == "https://www.sec.gov/Archives/edgar/data/320193/000032019325000079/aapl-20250927.htm"
 		}},
 		{"company_cik", "/v1/us/company", url.Values{"cik": {"1045810"}}, func(d any) bool {
-			return at(d, "name") == "NVIDIA CORP" && at(d, "fiscal_year_end") == "0131" && at(d, "state_of_incorporation") == "DE"
+			return apitest.At(d, "name") == "NVIDIA CORP" && apitest.At(d, "fiscal_year_end") == "0131" && apitest.At(d, "state_of_incorporation") == "DE"
 		}},
 		{"filings_10k", "/v1/us/filings", url.Values{"ticker": {"NVDA"}, "type": {"10-k"}}, func(d any) bool {
-			return at(d, "total") == 7.0 && at(d, "filings", 0, "form") == "10-K" && at(d, "filings", 0, "filed") == "2026-02-25" &&
-				at(d, "filings", 0, "document_url") == "https://www.sec.gov/Archives/edgar/data/1045810/000104581026000021/nvda-20260125.htm"
+			return apitest.At(d, "total") == 7.0 && apitest.At(d, "filings", 0, "form") == "10-K" && apitest.At(d, "filings", 0, "filed") == "2026-02-25" &&
+				apitest.At(d, "filings", 0, "document_url") == "https://www.sec.gov/Archives/edgar/data/1045810/000104581026000021/nvda-20260125.htm"
 		}},
 		{"financials_apple", "/v1/us/financials", url.Values{"ticker": {"AAPL"}}, func(d any) bool {
-			return at(d, "concepts", "revenue") == "RevenueFromContractWithCustomerExcludingAssessedTax" &&
-				at(d, "revenue", 0, "value") == 416161e6 && at(d, "revenue", 1, "value") == 391035e6 && at(d, "revenue", 2, "value") == 383285e6 &&
-				at(d, "net_income", 0, "value") == 112010e6 && at(d, "equity", 0, "value") == 73733e6 && at(d, "cash", 0, "value") == 35934e6 &&
-				at(d, "assets", 0, "value") == 359241e6 && at(d, "liabilities", 0, "value") == 285508e6 && at(d, "method") != ""
+			return apitest.At(d, "concepts", "revenue") == "RevenueFromContractWithCustomerExcludingAssessedTax" &&
+				apitest.At(d, "revenue", 0, "value") == 416161e6 && apitest.At(d, "revenue", 1, "value") == 391035e6 && apitest.At(d, "revenue", 2, "value") == 383285e6 &&
+				apitest.At(d, "net_income", 0, "value") == 112010e6 && apitest.At(d, "equity", 0, "value") == 73733e6 && apitest.At(d, "cash", 0, "value") == 35934e6 &&
+				apitest.At(d, "assets", 0, "value") == 359241e6 && apitest.At(d, "liabilities", 0, "value") == 285508e6 && apitest.At(d, "method") != ""
 		}},
 		{"financials_nvidia", "/v1/us/financials", url.Values{"cik": {"0001045810"}}, func(d any) bool {
-			return at(d, "concepts", "revenue") == "Revenues" && at(d, "ticker") == "NVDA" &&
-				at(d, "revenue", 0, "value") == 215938e6 && at(d, "revenue", 1, "value") == 130497e6 && at(d, "revenue", 2, "value") == 60922e6 &&
-				at(d, "net_income", 0, "value") == 120067e6 && at(d, "net_income", 0, "end") == "2026-01-25"
+			return apitest.At(d, "concepts", "revenue") == "Revenues" && apitest.At(d, "ticker") == "NVDA" &&
+				apitest.At(d, "revenue", 0, "value") == 215938e6 && apitest.At(d, "revenue", 1, "value") == 130497e6 && apitest.At(d, "revenue", 2, "value") == 60922e6 &&
+				apitest.At(d, "net_income", 0, "value") == 120067e6 && apitest.At(d, "net_income", 0, "end") == "2026-01-25"
 		}},
 		// Apple: growth (416,161 - 391,035) / 391,035 = 6.43 %, margin 112,010 / 416,161 = 26.92 %,
 		// ROE 112,010 / ((73,733 + 56,950) / 2) = 171.42 %.
 		{"snapshot_apple", "/v1/us/snapshot", url.Values{"ticker": {"AAPL"}}, func(d any) bool {
-			return at(d, "revenue_growth_pct") == 6.43 && at(d, "net_margin_pct") == 26.92 && at(d, "roe_pct") == 171.42 &&
-				at(d, "roe_basis") == "average equity" && at(d, "revenue") == 416161e6 && at(d, "net_income") == 112010e6
+			return apitest.At(d, "revenue_growth_pct") == 6.43 && apitest.At(d, "net_margin_pct") == 26.92 && apitest.At(d, "roe_pct") == 171.42 &&
+				apitest.At(d, "roe_basis") == "average equity" && apitest.At(d, "revenue") == 416161e6 && apitest.At(d, "net_income") == 112010e6
 		}},
 		// NVIDIA: growth (215,938 - 130,497) / 130,497 = 65.47 %, margin 120,067 / 215,938 = 55.60 %,
 		// ROE 120,067 / ((157,293 + 79,327) / 2) = 101.49 %.
 		{"snapshot_nvidia", "/v1/us/snapshot", url.Values{"ticker": {"NVDA"}}, func(d any) bool {
-			return at(d, "revenue_growth_pct") == 65.47 && at(d, "net_margin_pct") == 55.6 && at(d, "roe_pct") == 101.49
+			return apitest.At(d, "revenue_growth_pct") == 65.47 && apitest.At(d, "net_margin_pct") == 55.6 && apitest.At(d, "roe_pct") == 101.49
 		}},
 	}
 	for _, tt := range tests {
@@ -212,7 +161,7 @@ func TestRoutesAgainstRecordedAnswers(t *testing.T) {
 			if !tt.check(doc) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			golden(t, tt.golden, doc)
+			apitest.Golden(t, tt.golden, doc, *update)
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {
@@ -261,14 +210,14 @@ func TestFailuresAreNotCharged(t *testing.T) {
 			gate := &apitest.RecordingGate{}
 			e := start(t, contact, gate, 0)
 			e.files.Handle(tt.handler)
-			if status, doc, body := e.get(t, "/v1/us/company", url.Values{"ticker": {"AAPL"}}); status != tt.status || at(doc, "error", "upstream") != secedgar.FilesName {
+			if status, doc, body := e.get(t, "/v1/us/company", url.Values{"ticker": {"AAPL"}}); status != tt.status || apitest.At(doc, "error", "upstream") != secedgar.FilesName {
 				t.Errorf("ticker file failing = %d %s, want %d naming %s", status, body, tt.status, secedgar.FilesName)
 			}
 			// A call by CIK does without the ticker file; it fails on data.sec.gov alone.
 			e.data.Handle(tt.handler)
 			for _, path := range []string{"/v1/us/company", "/v1/us/filings", "/v1/us/financials", "/v1/us/snapshot"} {
 				status, doc, body := e.get(t, path, url.Values{"cik": {"320193"}})
-				if status != tt.status || at(doc, "error", "upstream") != secedgar.Name {
+				if status != tt.status || apitest.At(doc, "error", "upstream") != secedgar.Name {
 					t.Errorf("%s = %d %s, want %d naming %s", path, status, body, tt.status, secedgar.Name)
 				}
 			}
@@ -290,7 +239,7 @@ func TestBadInputBeforePayment(t *testing.T) {
 	for _, q := range []url.Values{{"ticker": {"AAPL;DROP"}}, {"ticker": {"1ABC"}}, {"cik": {"CIK320193"}}, {"cik": {"12345678901"}}, {}} {
 		for _, path := range []string{"/v1/us/company", "/v1/us/filings", "/v1/us/financials", "/v1/us/snapshot"} {
 			status, doc, body := e.get(t, path, q)
-			if p := at(doc, "error", "param"); status != 400 || (p != "ticker" && p != "cik") {
+			if p := apitest.At(doc, "error", "param"); status != 400 || (p != "ticker" && p != "cik") {
 				t.Errorf("%s?%s = %d %s, want 400 naming ticker or cik", path, q.Encode(), status, body)
 			}
 		}
