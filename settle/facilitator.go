@@ -609,6 +609,9 @@ func alreadyKnown(err error) bool {
 
 func (f *Facilitator) final(id string, receipt *types.Receipt) (ledger.Record, error) {
 	return f.ledger.Update(id, func(r *ledger.Record) error {
+		if receipt.EffectiveGasPrice != nil {
+			r.GasWei = new(big.Int).Mul(new(big.Int).SetUint64(receipt.GasUsed), receipt.EffectiveGasPrice).String()
+		}
 		if receipt.Status == types.ReceiptStatusSuccessful {
 			r.Status, r.Tx, r.Reason = ledger.Settled, receipt.TxHash.Hex(), ""
 		} else {
@@ -726,6 +729,9 @@ const compactAbove = 64 << 20
 
 // Revenue is the ledger's settled revenue by day and route.
 func (f *Facilitator) Revenue() []ledger.RevenueRow { return f.ledger.Revenue() }
+
+// Stats is the settlement queue and the gas spent, for the operator.
+func (f *Facilitator) Stats() ledger.Stats { return f.ledger.Stats() }
 
 func callMsg(to common.Address, data []byte) ethereum.CallMsg {
 	return ethereum.CallMsg{To: &to, Data: data}

@@ -28,6 +28,7 @@ const maxBody = 64 << 10
 //	GET  /supported                standard
 //	POST /reserve  /release  /complete  /abort   hold a payment while the paid work runs
 //	GET  /revenue                  settled revenue by UTC day and route
+//	GET  /stats                    payments by status, the oldest owed, gas spent by UTC day
 //	GET  /payments?limit=N         the most recently updated payments
 //	GET  /payment?payer=&nonce=    one payment's status
 //
@@ -37,6 +38,7 @@ func (f *Facilitator) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /supported", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, f.Supported()) })
 	mux.HandleFunc("GET /revenue", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, f.Revenue()) })
+	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, f.Stats()) })
 	mux.HandleFunc("GET /payments", func(w http.ResponseWriter, r *http.Request) {
 		n, err := strconv.Atoi(r.URL.Query().Get("limit"))
 		if err != nil || n <= 0 || n > maxListed {

@@ -51,6 +51,39 @@ type Registry struct {
 type metric interface {
 	write(w io.Writer)
 	name() string
+	samples() []Sample
+}
+
+// Sample is one series of a metric as /metrics shows it: its label values by label name and
+// its value (a histogram's series give their observation count).
+type Sample struct {
+	Labels map[string]string
+	Value  float64
+}
+
+// Samples reads the series of the metric registered under name (none when there is no such
+// metric), so in-process views such as the operator's dashboard show the figures /metrics does.
+func (r *Registry) Samples(name string) []Sample {
+	r.mu.Lock()
+	ms := slices.Clone(r.metrics)
+	r.mu.Unlock()
+	var out []Sample
+	for _, m := range ms {
+		if m.name() == name {
+			out = append(out, m.samples()...)
+		}
+	}
+	return out
+}
+
+func labelMap(names, values []string) map[string]string {
+	m := make(map[string]string, len(names))
+	for i, n := range names {
+		if i < len(values) {
+			m[n] = values[i]
+		}
+	}
+	return m
 }
 
 // Counter is a monotonically increasing counter family with fixed label names.
@@ -88,6 +121,15 @@ func (c *Counter) Inc(values ...string) { c.Add(1, values...) }
 
 func (c *Counter) name() string { return c.n }
 
+func (c *Counter) samples() []Sample {
+	var out []Sample
+	c.vals.Range(func(k, v any) bool {
+		out = append(out, Sample{Labels: labelMap(c.labels, strings.Split(k.(string), "\x00")), Value: float64(v.(*atomic.Uint64).Load())})
+		return true
+	})
+	return out
+}
+
 func (c *Counter) write(w io.Writer) {
 	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", c.n, c.help, c.n)
 	vals := map[string]uint64{}
@@ -116,6 +158,18 @@ func (r *Registry) GaugeFunc(name, help string, read func() map[string]float64, 
 }
 
 func (g *Gauge) name() string { return g.n }
+
+func (g *Gauge) samples() []Sample {
+	var out []Sample
+	for k, v := range g.read() {
+		labels := map[string]string{}
+		if len(g.labels) == 1 {
+			labels[g.labels[0]] = k
+		}
+		out = append(out, Sample{Labels: labels, Value: v})
+	}
+	return out
+}
 
 func (g *Gauge) write(w io.Writer) {
 	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n", g.n, g.help, g.n)
@@ -172,6 +226,15 @@ func (h *Histogram) Observe(v float64, labelValue string) {
 }
 
 func (h *Histogram) name() string { return h.n }
+
+func (h *Histogram) samples() []Sample {
+	var out []Sample
+	h.series.Range(func(k, v any) bool {
+		out = append(out, Sample{Labels: map[string]string{h.label: k.(string)}, Value: float64(v.(*histSeries).count.Load())})
+		return true
+	})
+	return out
+}
 
 func (h *Histogram) write(w io.Writer) {
 	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s histogram\n", h.n, h.help, h.n)

@@ -165,3 +165,9 @@ func (c *Client) Revenue(ctx context.Context) ([]ledger.RevenueRow, error) {
 	var out []ledger.RevenueRow
 	return out, c.do(ctx, http.MethodGet, "/revenue", nil, &out)
 }
+
+// Stats reads the payments by status, the oldest owed and the gas spent.
+func (c *Client) Stats(ctx context.Context) (ledger.Stats, error) {
+	var out ledger.Stats
+	return out, c.do(ctx, http.MethodGet, "/stats", nil, &out)
+}

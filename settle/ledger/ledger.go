@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math/big"
 	"slices"
 	"sort"
 	"strings"
@@ -69,6 +70,10 @@ type Record struct {
 	// Undelivered: the API could not learn the settlement's outcome in time and did not deliver
 	// the result; if the payment settles anyway, the operator owes the payer a refund.
 	Undelivered bool `json:"undelivered,omitempty"`
+	// GasWei is what the mined transaction cost the hot key (gas used × effective gas price,
+	// decimal wei), set with its receipt whether it settled or reverted; a rollup's L1 data
+	// fee is not in it (go-ethereum's receipt does not carry it).
+	GasWei string `json:"gas_wei,omitempty"`
 	// Request is what is needed to settle later (the queue) or after a restart.
 	Request x402.FacilitatorRequest `json:"request"`
 }
@@ -422,6 +427,68 @@ func (l *Ledger) Revenue() []RevenueRow {
 		return out[i].Route < out[j].Route
 	})
 	return out
+}
+
+// StatusFigures is how many payments stand in one status and what they amount to.
+type StatusFigures struct {
+	Payments int    `json:"payments"`
+	Amount   uint64 `json:"amount"` // atomic units
+}
+
+// GasDay is the gas the hot key spent on one UTC day (of the transaction's outcome).
+type GasDay struct {
+	Day          string `json:"day"`
+	Transactions int    `json:"transactions"`
+	Wei          string `json:"wei"` // decimal
+}
+
+// Stats is the settlement's state for the operator: payments by status (reserved while the
+// work runs; queued and broadcast are the settlement queue), the oldest payment still owed,
+// and the gas spent.
+type Stats struct {
+	ByStatus map[Status]StatusFigures `json:"by_status"`
+	// OldestOwed is the reservation time of the oldest queued or broadcast payment (zero: none).
+	OldestOwed time.Time `json:"oldest_owed,omitzero"`
+	GasWei     string    `json:"gas_wei"` // decimal, every mined transaction
+	GasByDay   []GasDay  `json:"gas_by_day"`
+}
+
+// Stats sums the ledger's payments by status and its mined transactions' gas by UTC day, days
+// ascending.
+func (l *Ledger) Stats() Stats {
+	st := Stats{ByStatus: map[Status]StatusFigures{}, GasByDay: []GasDay{}}
+	total := new(big.Int)
+	days := map[string]*big.Int{}
+	txs := map[string]int{}
+	for _, r := range l.List() { // oldest reservation first
+		f := st.ByStatus[r.Status]
+		f.Payments++
+		f.Amount += r.Amount
+		st.ByStatus[r.Status] = f
+		if (r.Status == Queued || r.Status == Broadcast) && st.OldestOwed.IsZero() {
+			st.OldestOwed = r.Reserved
+		}
+		wei, ok := new(big.Int).SetString(r.GasWei, 10)
+		if !ok {
+			continue
+		}
+		at := r.Settled
+		if at.IsZero() {
+			at = r.Updated
+		}
+		day := at.UTC().Format(time.DateOnly)
+		if days[day] == nil {
+			days[day] = new(big.Int)
+		}
+		days[day].Add(days[day], wei)
+		txs[day]++
+		total.Add(total, wei)
+	}
+	for _, day := range slices.Sorted(maps.Keys(days)) {
+		st.GasByDay = append(st.GasByDay, GasDay{Day: day, Transactions: txs[day], Wei: days[day].String()})
+	}
+	st.GasWei = total.String()
+	return st
 }
 
 // Summary is what a payment's record may show outside the facilitator: its facts and status,
