@@ -93,26 +93,9 @@ type stats struct {
 	bytesUp, bytesDown, bytesKernel                                                          atomic.Int64
 }
 
-// Stats is the counter set for /metrics.
-type Stats struct {
-	TunnelsOpen   int64 `json:"tunnels_open"`
-	TunnelsTotal  int64 `json:"tunnels_total"`
-	RefusedAuth   int64 `json:"refused_auth"`
-	RefusedPolicy int64 `json:"refused_policy"`
-	RefusedPort   int64 `json:"refused_port"`
-	RefusedBusy   int64 `json:"refused_busy"`
-	RefusedEnded  int64 `json:"refused_ended"`
-	DialFailed    int64 `json:"dial_failed"`
-	BytesUp       int64 `json:"bytes_up"`
-	BytesDown     int64 `json:"bytes_down"`
-	// BytesKernel is the part of BytesUp+BytesDown copied by splice (zero-copy) windows.
-	BytesKernel    int64 `json:"bytes_kernel"`
-	Packages       int   `json:"packages"`
-	PackagesActive int   `json:"packages_active"`
-	// CopyPath is "splice" or "buffered"; CopyPathWhy is the measurement (or config) behind it.
-	CopyPath    string `json:"copy_path"`
-	CopyPathWhy string `json:"copy_path_why"`
-}
+// Stats are the proxy's counters; the type is proxyd/client's, so the API reads them over the
+// admin socket without linking the proxy.
+type Stats = client.Stats
 
 type failWindow struct {
 	start time.Time

@@ -100,6 +100,28 @@ type Status struct {
 	CheckedAt     time.Time `json:"checked_at"`
 }
 
+// Stats are the proxy's counters, for /metrics and the operator's dashboard (GET /stats of the
+// admin API).
+type Stats struct {
+	TunnelsOpen   int64 `json:"tunnels_open"`
+	TunnelsTotal  int64 `json:"tunnels_total"`
+	RefusedAuth   int64 `json:"refused_auth"`
+	RefusedPolicy int64 `json:"refused_policy"`
+	RefusedPort   int64 `json:"refused_port"`
+	RefusedBusy   int64 `json:"refused_busy"`
+	RefusedEnded  int64 `json:"refused_ended"`
+	DialFailed    int64 `json:"dial_failed"`
+	BytesUp       int64 `json:"bytes_up"`
+	BytesDown     int64 `json:"bytes_down"`
+	// BytesKernel is the part of BytesUp+BytesDown copied by splice (zero-copy) windows.
+	BytesKernel    int64 `json:"bytes_kernel"`
+	Packages       int   `json:"packages"`
+	PackagesActive int   `json:"packages_active"`
+	// CopyPath is "splice" or "buffered"; CopyPathWhy is the measurement (or config) behind it.
+	CopyPath    string `json:"copy_path"`
+	CopyPathWhy string `json:"copy_path_why"`
+}
+
 // Code classifies admin API failures.
 type Code string
 
@@ -179,6 +201,12 @@ func (c *Client) Usage(ctx context.Context, key string) (*Usage, error) {
 func (c *Client) Status(ctx context.Context) (*Status, error) {
 	var s Status
 	return &s, c.do(ctx, http.MethodGet, "/status", nil, "", &s)
+}
+
+// Stats reads the proxy's counters (GET /stats): tunnels, refusals, bytes, packages.
+func (c *Client) Stats(ctx context.Context) (*Stats, error) {
+	var s Stats
+	return &s, c.do(ctx, http.MethodGet, "/stats", nil, "", &s)
 }
 
 func (c *Client) do(ctx context.Context, method, path string, in any, key string, out any) error {

@@ -1,0 +1,191 @@
+package operator
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math/big"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// textRoutes bounds the routes listed in the terminal (the JSON has them all).
+const textRoutes = 10
+
+// WriteText prints the snapshot at a glance for a terminal: what `appliance status` shows.
+func WriteText(out io.Writer, s Snapshot) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	at := s.GeneratedAt
+	fmt.Fprintf(w, "péage %s\thealth %s · up %s · %d of %d routes available · %s UTC\n", s.Version, s.Health.Status,
+		age(at.Sub(s.StartedAt)), s.Health.Available, s.Health.Routes, at.Format("2006-01-02 15:04:05"))
+	var bad []string
+	for _, k := range slices.Sorted(maps.Keys(s.Health.Components)) {
+		if v := s.Health.Components[k]; v != "ok" {
+			bad = append(bad, k+": "+v)
+		}
+	}
+	if len(bad) > 0 {
+		fmt.Fprintf(w, "problems\t%s\n", strings.Join(bad, "; "))
+	}
+	r := s.Revenue
+	if r.Error != "" {
+		fmt.Fprintf(w, "revenue\t%s\n", r.Error)
+	} else {
+		var month uint64
+		var free int
+		for _, d := range r.ByDay {
+			month += d.Amount
+			free += d.FreeCalls
+		}
+		fmt.Fprintf(w, "revenue\ttoday %s · %d days %s · all time %s USDC over %d paid calls · %d free calls in %d days\n",
+			usdc(r.Today), len(r.ByDay), usdc(month), usdc(r.Total), r.Calls, free, len(r.ByDay))
+		if n := min(7, len(r.ByDay)); n > 0 {
+			last := r.ByDay[len(r.ByDay)-n:]
+			var max uint64
+			for _, d := range last {
+				max = maxU(max, d.Amount)
+			}
+			var days []string
+			for _, d := range last {
+				days = append(days, d.Day[5:]+" "+spark(d.Amount, max)+" "+usdc(d.Amount))
+			}
+			fmt.Fprintf(w, "  last %d days\t%s\n", n, strings.Join(days, "  "))
+		}
+		for i, rr := range r.ByRoute {
+			if i == 5 {
+				fmt.Fprintf(w, "\t… %d more routes\n", len(r.ByRoute)-5)
+				break
+			}
+			label := ""
+			if i == 0 {
+				label = "  by route"
+			}
+			fmt.Fprintf(w, "%s\t%s %s USDC (%s)\n", label, rr.Route, usdc(rr.Amount), plural(rr.Calls, "call"))
+		}
+	}
+	t := s.Routes.Total
+	fmt.Fprintf(w, "calls\t%d since start · %d delivered · %d payment asked · %d refused · %d failed\n", t.Calls, t.OK, t.PaymentAsked, t.Refused, t.Failed)
+	for i, rc := range s.Routes.By {
+		if i == textRoutes {
+			fmt.Fprintf(w, "\t… %d more routes\n", len(s.Routes.By)-textRoutes)
+			break
+		}
+		fmt.Fprintf(w, "\t%s %d: %d ok, %d 402, %d 4xx, %d 5xx\n", rc.Route, rc.Calls, rc.OK, rc.PaymentAsked, rc.Refused, rc.Failed)
+	}
+	f := s.Farm
+	if f.Error != "" {
+		fmt.Fprintf(w, "browser farm\t%s\n", f.Error)
+	} else {
+		fmt.Fprintf(w, "browser farm\t%d of %d up · %d busy · queue %d of %d (free %d) · %d done, %d failed, %d turned away · %d page crashes, %d restarts · %d MB\n",
+			f.BrowsersUp, f.Size, f.Busy, f.Queue, f.QueueCap, f.FreeQueued, f.JobsDone, f.JobsFailed, f.Rejected, f.PageCrashes, f.Restarts, f.MemoryMB)
+	}
+	p := s.Proxy
+	if p.Error != "" {
+		fmt.Fprintf(w, "proxy\t%s\n", p.Error)
+	} else {
+		fmt.Fprintf(w, "proxy\t%d packages (%d active) · %d tunnels open, %d since start · up %s down %s · %d refused, %d dials failed\n",
+			p.Packages, p.PackagesActive, p.TunnelsOpen, p.TunnelsTotal, bytesText(p.BytesUp), bytesText(p.BytesDown), p.Refused, p.DialFailed)
+	}
+	e := s.Exit
+	switch {
+	case e.Error != "":
+		fmt.Fprintf(w, "exit\t%s\n", e.Error)
+	default:
+		state := "down"
+		if e.Live {
+			state = "live"
+		}
+		if e.Problem != "" {
+			state += ": " + e.Problem
+		}
+		where := strings.Join(nonEmpty(e.IP, e.Country, e.ASN, e.Carrier), " ")
+		checked := "never checked"
+		if !e.CheckedAt.IsZero() {
+			checked = "checked " + age(at.Sub(e.CheckedAt)) + " ago"
+		}
+		fmt.Fprintf(w, "exit\t%s · %s · reachable %s · %s\n", state, where, e.Reachable, checked)
+	}
+	st := s.Settlement
+	if st.Error != "" {
+		fmt.Fprintf(w, "settlement\t%s\n", st.Error)
+	} else {
+		oldest := "none owed"
+		if !st.OldestOwed.IsZero() {
+			oldest = "oldest owed " + age(at.Sub(st.OldestOwed))
+		}
+		fmt.Fprintf(w, "settlement\tqueue %d (%s USDC) · broadcast %d (%s USDC) · running %d · failed %d (%s USDC) · %s\n",
+			st.Queued.Payments, usdc(st.Queued.Amount), st.Broadcast.Payments, usdc(st.Broadcast.Amount), st.Running.Payments,
+			st.Failed.Payments, usdc(st.Failed.Amount), oldest)
+		var txs int
+		for _, d := range st.GasByDay {
+			txs += d.Transactions
+		}
+		fmt.Fprintf(w, "gas\t%s spent in all · %s mined in the last %d days\n", ethText(st.GasWei), plural(txs, "transaction"), len(st.GasByDay))
+	}
+	return w.Flush()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func maxU(a, b uint64) uint64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+func nonEmpty(vals ...string) []string {
+	var out []string
+	for _, v := range vals {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"no address yet"}
+	}
+	return out
+}
+
+// spark is one bar character for v against max.
+func spark(v, max uint64) string {
+	bars := []rune("▁▂▃▄▅▆▇█")
+	if max == 0 || v == 0 {
+		return "·"
+	}
+	return string(bars[int(v*uint64(len(bars)-1)/max)])
+}
+
+func bytesText(n int64) string {
+	units := []string{"B", "KB", "MB", "GB", "TB"}
+	v, i := float64(n), 0
+	for v >= 1000 && i < len(units)-1 {
+		v /= 1000
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
+}
+
+// ethText writes decimal wei as ETH, exactly.
+func ethText(wei string) string {
+	w, ok := new(big.Int).SetString(wei, 10)
+	if !ok {
+		return "? ETH"
+	}
+	unit := new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
+	q, r := new(big.Int).QuoRem(w, unit, new(big.Int))
+	frac := strings.TrimRight(fmt.Sprintf("%018s", r.String()), "0")
+	if frac == "" {
+		return q.String() + " ETH"
+	}
+	return q.String() + "." + frac + " ETH"
+}
