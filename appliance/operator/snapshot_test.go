@@ -97,6 +97,13 @@ type proxyFigures struct {
 func (p proxyFigures) Stats(context.Context) (*proxyclient.Stats, error)   { return p.stats, p.err }
 func (p proxyFigures) Status(context.Context) (*proxyclient.Status, error) { return p.status, p.err }
 
+var (
+	proxyFiguresStats = proxyclient.Stats{TunnelsOpen: 2, TunnelsTotal: 17, RefusedAuth: 3, RefusedPort: 1, DialFailed: 1,
+		BytesUp: 1_250_000, BytesDown: 98_000_000, Packages: 4, PackagesActive: 3}
+	proxyFiguresStatus = proxyclient.Status{Live: true, Reachable: proxyclient.Reachable, CheckedAt: day(22, 18),
+		Exit: &proxyclient.Exit{IP: "203.0.113.7", Country: "FR", ASN: "AS3215", Carrier: "Orange"}}
+)
+
 func seededMetrics(withFarm bool) *obs.Registry {
 	m := &obs.Registry{}
 	c := m.Counter(MetricRequests, "API requests by route and status.", "route", "status")
@@ -135,11 +142,7 @@ var seededPayments = []payment{
 }
 
 func TestSnapshot(t *testing.T) {
-	liveProxy := proxyFigures{
-		stats: &proxyclient.Stats{TunnelsOpen: 2, TunnelsTotal: 17, RefusedAuth: 3, RefusedPort: 1, DialFailed: 1, BytesUp: 1_250_000, BytesDown: 98_000_000, Packages: 4, PackagesActive: 3},
-		status: &proxyclient.Status{Live: true, Reachable: proxyclient.Reachable, CheckedAt: day(22, 18),
-			Exit: &proxyclient.Exit{IP: "203.0.113.7", Country: "FR", ASN: "AS3215", Carrier: "Orange"}},
-	}
+	liveProxy := proxyFigures{stats: &proxyFiguresStats, status: &proxyFiguresStatus}
 	health := func() Health {
 		return Health{Status: "ok", Components: map[string]string{"browserfarm": "ok", "state": "ok"}, Routes: 152, Available: 140}
 	}

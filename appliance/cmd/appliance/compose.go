@@ -63,6 +63,7 @@ import (
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/appliance/operator"
 	"github.com/peage/appliance/appliance/state"
 	"github.com/peage/appliance/appliance/version"
 	"github.com/peage/appliance/browserfarm"
@@ -91,6 +92,9 @@ type app struct {
 	metrics *obs.Registry
 	cat     *catalog.Catalog
 	srv     *server.Server
+
+	// operator are the sources of the operator's dashboard and `appliance status`.
+	operator operator.Sources
 
 	mu     sync.Mutex
 	health map[string]func() error // component → nil when healthy
@@ -235,6 +239,7 @@ func assemble(cfg config.Config, log *slog.Logger, d deps) (*app, error) {
 	if err := mcp.New(cat, r, a.srv, a.srv, version.String()).Bind(cat); err != nil {
 		return nil, err
 	}
+	a.operator = operatorSources(a, d)
 	a.metrics.GaugeFunc("peage_routes", "Catalog routes by availability.", func() map[string]float64 {
 		m := map[string]float64{"available": 0, "unavailable": 0}
 		for _, e := range cat.Entries() {
@@ -499,37 +504,85 @@ func (a *app) serve(ctx context.Context) error {
 	return g.Wait()
 }
 
-// adminMux is the operator listener: health and metrics, never on the public listener.
+// healthReport runs the components' checks and counts the available routes.
+func (a *app) healthReport() operator.Health {
+	a.mu.Lock()
+	checks := make(map[string]func() error, len(a.health))
+	for k, v := range a.health {
+		checks[k] = v
+	}
+	a.mu.Unlock()
+	h := operator.Health{Status: "ok", Components: map[string]string{}, Routes: len(a.cat.Entries())}
+	for name, check := range checks {
+		if err := check(); err != nil {
+			h.Components[name], h.Status = err.Error(), "degraded"
+		} else {
+			h.Components[name] = "ok"
+		}
+	}
+	for _, e := range a.cat.Entries() {
+		if e.Available() {
+			h.Available++
+		}
+	}
+	return h
+}
+
+// operatorSources are what the dashboard reads: the settle daemon's ledger (unless a remote
+// facilitator keeps it), the state store's free calls, this process's metrics (calls, browser
+// farm) and proxyd's counters and exit check.
+func operatorSources(a *app, d deps) operator.Sources {
+	src := operator.Sources{Metrics: a.metrics, Health: a.healthReport, Version: version.String(), Started: time.Now()}
+	if l, ok := d.payments.(operator.Ledger); ok {
+		src.Ledger = l
+	} else if f := a.cfg.Settlement.Facilitator; f != "" {
+		src.NoLedger = "payments are settled by the remote facilitator " + f + "; its ledger is not on this box"
+	}
+	if d.store != nil {
+		src.Free = d.store
+	}
+	src.Proxy = proxyFigures(d.proxy)
+	return src
+}
+
+// proxyFigures gives the dashboard proxyd's counters beside its exit check: read in process
+// in dev, over the admin socket in production. Status goes through p itself, so the exit the
+// dashboard shows is learned as everywhere else.
+func proxyFigures(p proxyclient.Service) operator.Proxy {
+	inner := p
+	if lp, ok := p.(learningProxy); ok {
+		inner = lp.Service
+	}
+	switch v := inner.(type) {
+	case *proxyd.Server:
+		return proxyWithStats{p, func(context.Context) (*proxyclient.Stats, error) { st := v.Stats(); return &st, nil }}
+	case *proxyclient.Client:
+		return proxyWithStats{p, v.Stats}
+	}
+	return nil
+}
+
+type proxyWithStats struct {
+	proxyclient.Service
+	stats func(context.Context) (*proxyclient.Stats, error)
+}
+
+func (p proxyWithStats) Stats(ctx context.Context) (*proxyclient.Stats, error) { return p.stats(ctx) }
+
+// adminMux is the operator listener: health, metrics and the dashboard, never on the public
+// listener.
 func (a *app) adminMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		a.mu.Lock()
-		checks := make(map[string]func() error, len(a.health))
-		for k, v := range a.health {
-			checks[k] = v
-		}
-		a.mu.Unlock()
-		status, components := "ok", map[string]string{}
-		for name, check := range checks {
-			if err := check(); err != nil {
-				components[name], status = err.Error(), "degraded"
-			} else {
-				components[name] = "ok"
-			}
-		}
-		available := 0
-		for _, e := range a.cat.Entries() {
-			if e.Available() {
-				available++
-			}
-		}
+		h := a.healthReport()
 		w.Header().Set("Content-Type", "application/json")
-		if status != "ok" {
+		if h.Status != "ok" {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"status": status, "version": version.String(),
-			"components": components, "routes": len(a.cat.Entries()), "routes_available": available})
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": h.Status, "version": version.String(),
+			"components": h.Components, "routes": h.Routes, "routes_available": h.Available})
 	})
+	operator.Register(mux, func(ctx context.Context) operator.Snapshot { return operator.Build(ctx, a.operator) })
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {

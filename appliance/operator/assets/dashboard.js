@@ -18,6 +18,7 @@
     const frac = String(w % unit).padStart(18, "0").replace(/0+$/, "");
     return String(w / unit) + (frac ? "." + frac : "") + " ETH";
   }
+  function ethShort(wei) { return (Number(BigInt(wei || "0") / 1000000000n) / 1e9).toPrecision(3) + " ETH"; }
   function gwei(wei) { return Number(BigInt(wei || "0") / 1000000000n); }
   function bytes(n) {
     const units = ["B", "KB", "MB", "GB", "TB"];
@@ -55,7 +56,7 @@
   // Vertical bars, one per item {label, value, title}; fmt writes axis values.
   function columns(box, items, fmt, emptyMsg) {
     if (!items.some(i => i.value > 0)) return empty(box, emptyMsg);
-    const W = 900, H = 220, L = 64, B = 26, T = 10, R = 8;
+    const W = 1200, H = 220, L = 64, B = 26, T = 10, R = 8;
     const s = svg(W, H), max = niceMax(Math.max(...items.map(i => i.value)));
     for (let g = 0; g <= 4; g++) {
       const y = T + (H - T - B) * (1 - g / 4);
@@ -143,7 +144,7 @@
       [rev.error ? "—" : usdc(rev.total), "USDC all time, " + rev.calls + " paid calls", ""],
       [String(s.routes.total.calls), "calls since start, " + s.routes.total.server_errors + " failed", s.routes.total.server_errors ? "problem" : ""],
       [st.error ? "—" : String(queue), "payments in the settlement queue", queue ? "" : "good"],
-      [st.error ? "—" : eth(st.gas_wei), "gas spent", ""],
+      [st.error ? "—" : ethShort(st.gas_wei), "gas spent", ""],
       [farm.error ? "down" : farm.busy + "/" + farm.browsers_up, "browsers busy/up, queue " + farm.queue, farm.running ? "" : "problem"],
       [ex.error ? "unknown" : (ex.live ? "live" : "down"), "exit " + [ex.country, ex.asn].filter(Boolean).join(" "), ex.live ? "good" : "problem"],
     ]);
@@ -193,7 +194,7 @@
 
   async function load() {
     try {
-      const r = await fetch("/status.json", { cache: "no-store" });
+      const r = await fetch("status.json", { cache: "no-store" });
       if (!r.ok) throw new Error("/status.json answered " + r.status);
       draw(await r.json());
     } catch (e) {
