@@ -197,6 +197,10 @@ func TestAdminOverUnixSocket(t *testing.T) {
 	if u, _ := svc.Usage(ctx, sale.Key); u.State != "revoked" {
 		t.Fatalf("after revoke: %+v", u)
 	}
+	// The operator's dashboard reads the counters over the same socket.
+	if st, err := c.Stats(ctx); err != nil || st.Packages != 1 || st.PackagesActive != 0 || *st != e.s.Stats() {
+		t.Fatalf("stats over the socket %+v %v, in process %+v", st, err, e.s.Stats())
+	}
 	if _, err := svc.Sell(ctx, 0); !client.IsCode(err, client.CodeBadRequest) {
 		t.Fatalf("gb 0: %v", err)
 	}

@@ -124,6 +124,11 @@ func TestSettleMovesExactlyThePrice(t *testing.T) {
 	if len(rev) != 1 || rev[0].Amount != price || rev[0].Calls != 1 || rev[0].Route != "chain.gas" {
 		t.Fatalf("revenue %+v", rev)
 	}
+	// The gas the hot key spent is the receipt's, for the operator's dashboard.
+	gas := new(big.Int).Mul(new(big.Int).SetUint64(rcpt.GasUsed), rcpt.EffectiveGasPrice)
+	if st := e.f.Stats(); rec.GasWei != gas.String() || gas.Sign() <= 0 || st.GasWei != gas.String() || st.ByStatus[ledger.Settled].Payments != 1 {
+		t.Fatalf("gas %s recorded %q, stats %+v", gas, rec.GasWei, st)
+	}
 	// The same payment, identifier and request replays its receipt; the identifier with another
 	// request is a conflict; the payment without its identifier is a reused nonce, for any request.
 	again, err := reserve("k1", ident)
