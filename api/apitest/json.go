@@ -48,8 +48,14 @@ func Golden(t testing.TB, name string, v any, update bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", name+".json")
+	GoldenFile(t, name+".json", append(got, '\n'), update)
+}
+
+// GoldenFile compares bytes (a text rendering, a page) with testdata/golden/<file>; update
+// rewrites the file first (go test -update).
+func GoldenFile(t testing.TB, file string, got []byte, update bool) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", file)
 	if update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@
 package operator
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -306,15 +307,7 @@ func revenue(ctx context.Context, src Sources, days []string) Revenue {
 	for _, rr := range byRoute {
 		r.ByRoute = append(r.ByRoute, *rr)
 	}
-	slices.SortFunc(r.ByRoute, func(a, b RouteRevenue) int {
-		if a.Amount != b.Amount {
-			if a.Amount > b.Amount {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Route, b.Route)
-	})
+	slices.SortFunc(r.ByRoute, func(a, b RouteRevenue) int { return largestFirst(a.Amount, b.Amount, a.Route, b.Route) })
 	return r
 }
 
@@ -417,16 +410,16 @@ func routes(m *obs.Registry) Routes {
 	for _, rc := range by {
 		out.By = append(out.By, *rc)
 	}
-	slices.SortFunc(out.By, func(a, b RouteCalls) int {
-		if a.Calls != b.Calls {
-			if a.Calls > b.Calls {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Route, b.Route)
-	})
+	slices.SortFunc(out.By, func(a, b RouteCalls) int { return largestFirst(a.Calls, b.Calls, a.Route, b.Route) })
 	return out
+}
+
+// largestFirst orders routes by a figure, largest first, then by name.
+func largestFirst(a, b uint64, nameA, nameB string) int {
+	if c := cmp.Compare(b, a); c != 0 {
+		return c
+	}
+	return strings.Compare(nameA, nameB)
 }
 
 // farm reads the browser farm's gauge (the peage_browserfarm series of /metrics).

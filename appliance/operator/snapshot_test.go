@@ -6,8 +6,6 @@ import (
 	"errors"
 	"flag"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -179,7 +177,7 @@ func TestSnapshot(t *testing.T) {
 			if err := WriteText(&text, s); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, c.name+".txt", text.Bytes())
+			apitest.GoldenFile(t, c.name+".txt", text.Bytes(), *update)
 		})
 	}
 }
@@ -218,22 +216,5 @@ func TestSeededFigures(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("%s: got %+v, want %+v", c.name, c.got, c.want)
 		}
-	}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("differs from %s:\n%s", path, got)
 	}
 }

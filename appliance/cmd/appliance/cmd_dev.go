@@ -110,7 +110,7 @@ func runDev(ctx context.Context, args []string) error {
 	}
 	a.addProxyMetrics(px)
 	fmt.Fprintln(os.Stderr, chain.HowToPay(cfg.API.BaseURL))
-	fmt.Fprintf(os.Stderr, "péage dev: API on %s (catalog %s/, OpenAPI %s/openapi.json), operator on http://%s (/healthz, /metrics), proxy on %s, state in %s\n",
+	fmt.Fprintf(os.Stderr, "péage dev: API on %s (catalog %s/, OpenAPI %s/openapi.json), operator on http://%s (dashboard at /, /status.json, /healthz, /metrics), proxy on %s, state in %s\n",
 		cfg.API.BaseURL, cfg.API.BaseURL, cfg.API.BaseURL, cfg.Admin.Addr, *proxyAddr, cfg.StateDir)
 	return a.serve(ctx)
 }
