@@ -37,6 +37,11 @@ func TestDashboardInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Everything it loaded came from the box: a request elsewhere would be listed as blocked
+	// (the farm's policy allows only the test site).
+	if len(res.Blocked) != 0 || res.Header["content-security-policy"] != pageCSP {
+		t.Fatalf("blocked requests %+v, CSP %q", res.Blocked, res.Header["content-security-policy"])
+	}
 	page, err := operatortest.Read(res.HTML)
 	if err != nil {
 		t.Fatal(err)
