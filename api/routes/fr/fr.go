@@ -149,6 +149,8 @@ func (r *Routes) bindings() []binding {
 		{"fr.reseau-dirigeant", r.reseauDirigeant, r.entreprises.Ready},
 		{"fr.concurrents", r.concurrents, r.entreprises.Ready},
 		{"fr.qualified-leads", r.qualifiedLeads, r.entreprises.Ready},
+		{"fr.estimation-immo", r.estimationImmo, r.immoReady},
+		{"free.estimation-immo", r.freeEstimation, r.immoReady},
 		{"fr.etablissements", r.etablissements, r.entreprises.Ready},
 		{"fr.association", r.association, r.entreprises.Ready},
 		{"fr.bodacc", r.annonces, r.bodacc.Ready},

@@ -1,0 +1,165 @@
+package fr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/upstream/upstreamtest"
+)
+
+// The property routes' fixtures. The geocoder's answers are recordings (ban/testdata/
+// PROVENANCE); the sales are the recorded lines of Boulogne-Billancourt's 2025 file
+// (dvf/testdata/92012_2025.csv). No recording of the geocoder for an address of a commune
+// whose DVF lines are recorded exists, so the full estimates are computed at the place of
+// one of those sales (its own address and coordinates), and the routes' geocoding is tested
+// on the recorded addresses. A DVF year without a recording answers 500 (DERIVED: a failing
+// source), which the answers must declare.
+
+// immoGoldenIDs are the routes whose golden answers this file checks.
+var immoGoldenIDs = []string{"fr.estimation-immo", "free.estimation-immo"}
+
+const dvfPath = "/geo-dvf/latest/csv/%d/communes/%s/%s.csv"
+
+// dvfFiles serves the recorded files of insee by year, and fallback for every other year of
+// 2021 to 2026 (the years the routes may read at the test clock).
+func dvfFiles(e *env, dep, insee string, recorded map[int]string, fallback http.Handler) http.Handler {
+	var routes []upstreamtest.Route
+	for y := now.Year() - 5; y <= now.Year(); y++ {
+		h := fallback
+		if f, ok := recorded[y]; ok {
+			h = e.file("dvf", f)
+		}
+		routes = append(routes, upstreamtest.Route{Path: fmt.Sprintf(dvfPath, y, dep, insee), H: h})
+	}
+	return upstreamtest.Match(e.t, routes...)
+}
+
+// belleFeuille is the place of the recorded sale 2025-1193201, as its DVF line gives it.
+var belleFeuille = ImmoPlace{Label: "14 RUE DE LA BELLE FEUILLE 92100 Boulogne-Billancourt", Insee: "92012", Commune: "Boulogne-Billancourt",
+	Postcode: "92100", Lat: 48.838368, Lon: 2.242039}
+
+// Two recorded flats (425 200 € for 44 m², 500 000 € for 52 m², each sale on several lines):
+// by hand, 9663.64 and 9615.38 €/m², median 9639.51, Q1 9627.45, Q3 9651.57; for 60 m²
+// 578 370.6 → 578 400 €, range 577 600 to 579 100. Two sales are under the sample floor, so
+// 2021-2023 are asked too; the five unrecorded years fail and are declared.
+func TestEstimationRecordedSales(t *testing.T) {
+	e := setup(t, 0)
+	e.serve("dvf", dvfFiles(e, "92", "92012", map[int]string{2025: "92012_2025.csv"}, upstreamtest.ServerError()))
+	out, err := e.routes.estimate(context.Background(), belleFeuille, e.routes.source("ban", nil), 60, "appartement")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.SampleSize != 2 || out.PrixM2.Median != 9640 || out.PrixM2.Q1 != 9627 || out.PrixM2.Q3 != 9652 ||
+		out.Estimation.ValeurEstimee != 578400 || out.Estimation.Basse != 577600 || out.Estimation.Haute != 579100 {
+		t.Errorf("estimate = %+v %+v %+v", out.SampleSize, out.PrixM2, out.Estimation)
+	}
+	ech := out.Echantillon
+	if ech.Fiabilite != "faible" || ech.Note == nil || fmt.Sprint(ech.Annees) != "[2025]" || fmt.Sprint(ech.AnneesEnEchec) != "[2021 2022 2023 2024 2026]" || ech.Perimetre != "commune" {
+		t.Errorf("echantillon = %+v", ech)
+	}
+	if len(out.Sources) != 7 || out.Confidence != 0.29 {
+		t.Errorf("%d sources, confidence %v; want the geocoder and six DVF years, 2 of 7 answering", len(out.Sources), out.Confidence)
+	}
+	checkGolden(t, "estimation_immo_recorded", out, map[string]string{"ville": "string", "prix_m2.median": "number", "prix_m2.range.1": "number",
+		"estimation.valeur_estimee": "number", "sample_size": "number", "method_version": "string", "sources.1.status": "string"})
+	if got := len(e.servers["dvf"].Requests()); got != 6 {
+		t.Errorf("%d DVF requests, want 6 (three years, then three earlier ones)", got)
+	}
+
+	houses, err := e.routes.estimate(context.Background(), belleFeuille, e.routes.source("ban", nil), 90, "maison")
+	var ae *apierr.Error
+	if !errors.As(err, &ae) || ae.Status() != 404 || !strings.Contains(ae.Message, "no recorded sale of a single maison") {
+		t.Errorf("houses = %+v, %v; want 404: no house sold", houses, err)
+	}
+}
+
+// The free trial reads the last three years only and gives each type's median.
+func TestFreeEstimationRecordedSales(t *testing.T) {
+	e := setup(t, 0)
+	e.serve("dvf", dvfFiles(e, "92", "92012", map[int]string{2025: "92012_2025.csv"}, upstreamtest.ServerError()))
+	out, err := e.routes.communeMedian(context.Background(), belleFeuille, e.routes.source("ban", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := out.PrixM2Median["appartement"]; m == nil || *m != 9640 || out.PrixM2Median["maison"] != nil || out.Ventes["appartement"] != 2 {
+		t.Errorf("free = %+v", out)
+	}
+	checkGolden(t, "free_estimation_immo_recorded", out, map[string]string{"prix_m2_median.appartement": "number", "prix_m2_median.maison": "null"})
+	if got := len(e.servers["dvf"].Requests()); got != 3 {
+		t.Errorf("%d DVF requests, want 3 (no widening)", got)
+	}
+}
+
+// A Paris address is estimated on its arrondissement's files (75119), not the city's twenty.
+// Every DVF file failing is a 502 naming DVF (not charged).
+func TestEstimationArrondissement(t *testing.T) {
+	e := setup(t, 0)
+	e.serve("ban", upstreamtest.Want(t, "/geocodage/search", upstreamtest.Query("q", "21 rue des ardennes, Paris", "limit", "5"), e.file("ban", "search_paris_ardennes.json")))
+	e.serve("dvf", dvfFiles(e, "75", "75119", nil, upstreamtest.ServerError()))
+	_, err := e.call("fr.estimation-immo", map[string]any{"adresse": "21 rue des ardennes, Paris", "surface": 40})
+	var ae *apierr.Error
+	if !errors.As(err, &ae) || ae.Status() != 502 || ae.Upstream != "dvf" {
+		t.Fatalf("err = %v, want 502 naming dvf", err)
+	}
+	for _, r := range e.servers["dvf"].Requests() {
+		if !strings.HasSuffix(r.URL.Path, "/communes/75/75119.csv") {
+			t.Errorf("read %s, want the 19th arrondissement's file", r.URL.Path)
+		}
+	}
+	if n := len(e.servers["dvf"].Requests()); n != 3 {
+		t.Errorf("%d DVF requests, want the window's three years", n)
+	}
+}
+
+// A commune without any DVF file over the years read is a 404 naming the years, for the
+// estimate (six years) and the free trial (three). DERIVED: 404 is DVF's answer for a file
+// it does not publish.
+func TestEstimationWithoutFiles(t *testing.T) {
+	for _, tt := range []struct {
+		id       string
+		args     map[string]any
+		requests int
+	}{
+		{"fr.estimation-immo", map[string]any{"adresse": "rue jules ferry 64110 mazeres-lezons", "surface": 80, "type": "maison"}, 6},
+		{"free.estimation-immo", map[string]any{"adresse": "rue jules ferry 64110 mazeres-lezons"}, 3},
+	} {
+		t.Run(tt.id, func(t *testing.T) {
+			e := setup(t, 0)
+			e.serve("ban", upstreamtest.Want(t, "/geocodage/search", upstreamtest.Query("q", "rue jules ferry 64110 mazeres-lezons", "limit", "5"), e.file("ban", "search_mazeres.json")))
+			e.serve("dvf", dvfFiles(e, "64", "64373", nil, http.NotFoundHandler()))
+			_, err := e.call(tt.id, tt.args)
+			var ae *apierr.Error
+			if !errors.As(err, &ae) || ae.Status() != 404 || !strings.Contains(ae.Message, "Mazères-Lezons (64373)") {
+				t.Fatalf("err = %v, want 404 naming the commune", err)
+			}
+			if n := len(e.servers["dvf"].Requests()); n != tt.requests {
+				t.Errorf("%d DVF requests, want %d", n, tt.requests)
+			}
+		})
+	}
+}
+
+// An address the geocoder does not know is a 404 before any sale is read.
+func TestEstimationUnknownAddress(t *testing.T) {
+	e := setup(t, 0)
+	e.serve("ban", upstreamtest.Want(t, "/geocodage/search", upstreamtest.Query("q", "nowhere at all", "limit", "5"), e.file("ban", "empty.json")))
+	e.serve("dvf", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Errorf("DVF asked %s", r.URL) }))
+	_, err := e.call("fr.estimation-immo", map[string]any{"adresse": "nowhere at all", "surface": 40})
+	var ae *apierr.Error
+	if !errors.As(err, &ae) || ae.Status() != 404 {
+		t.Fatalf("err = %v, want 404", err)
+	}
+}
+
+func TestNotCovered(t *testing.T) {
+	for code, want := range map[string]bool{"57463": true, "67482": true, "68224": true, "97611": true, "97411": false, "92012": false, "75119": false} {
+		if notCovered(code) != want {
+			t.Errorf("notCovered(%s) = %v", code, !want)
+		}
+	}
+}
