@@ -312,7 +312,7 @@ func TestEveryRouteIsBound(t *testing.T) {
 		"fr.entreprise-360", "fr.entreprise-360.partial", "free.entreprise-360", "fr.kyb", "fr.kyb.partial", "free.kyb",
 		"fr.score-entreprise", "fr.score-entreprise.partial", "free.score-entreprise",
 		"fr.due-diligence", "fr.enrich", "fr.verif-artisan", "fr.valorisation", "fr.reseau-dirigeant", "fr.concurrents", "fr.qualified-leads",
-		"fr.estimation-immo", "free.estimation-immo"}
+		"fr.estimation-immo", "free.estimation-immo", "fr.analyse-immo", "fr.analyse-immo.partial"}
 	for _, id := range want {
 		ent := e.cat.Entry(id)
 		if ent == nil || ent.Handler == nil || !ent.Available() {
@@ -463,6 +463,8 @@ var upstreamCases = []struct {
 	{"fr.irve", map[string]any{"insee": "44109"}, "data-gouv-tabular"},
 	{"fr.estimation-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": 60}, "ban"},
 	{"free.estimation-immo", map[string]any{"adresse": "8 bd du port amiens"}, "ban"},
+	{"fr.analyse-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": 60}, "ban"},
+	{"fr.analyse-immo.partial", map[string]any{"adresse": "8 bd du port amiens", "surface": 60}, "ban"},
 }
 
 // TestUpstreamFailures: 429 and 500 become 502 naming the upstream, a hang becomes 504.
@@ -569,6 +571,9 @@ func TestBadParams(t *testing.T) {
 		{"fr.estimation-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": 60, "type": "studio"}, "type"},
 		{"fr.estimation-immo", map[string]any{"adresse": "ab", "surface": 60}, "adresse"},
 		{"free.estimation-immo", map[string]any{}, "adresse"},
+		{"fr.analyse-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": -3}, "surface"},
+		{"fr.analyse-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": 60, "type": "loft"}, "type"},
+		{"fr.analyse-immo.partial", map[string]any{"surface": 60}, "adresse"},
 		{"fr.association", map[string]any{}, "q"},
 	}
 	for _, tt := range tests {

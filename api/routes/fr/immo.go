@@ -289,6 +289,10 @@ func noFile(p ImmoPlace, years []int) error {
 	return apierr.NotFound("DVF publishes no sale file for %s (%s) in %d-%d: no recorded sale to compare with", p.Commune, p.Insee, years[0], years[len(years)-1])
 }
 
+func noSale(p ImmoPlace, typ, periode string) error {
+	return apierr.NotFound("no recorded sale of a single %s in %s (%s) over %s: no price per m² to estimate from", typ, p.Commune, p.Insee, periode)
+}
+
 // echantillon describes s for the answer.
 func (s *sample) echantillon(p ImmoPlace, got prixm2.Sample) Echantillon {
 	e := Echantillon{Ventes: got.Stats.N, Ecartees: got.Out, Annees: []int{}, AnneesSansFichier: []int{}, AnneesEnEchec: slices.Clone(s.failed),
@@ -372,7 +376,7 @@ func (r *Routes) estimate(ctx context.Context, p ImmoPlace, geo Source, surface 
 		return nil, err
 	}
 	if got.Stats.N == 0 {
-		return nil, apierr.NotFound("no recorded sale of a single %s in %s (%s) over %s: no price per m² to estimate from", typ, p.Commune, p.Insee, s.echantillon(p, got).Periode)
+		return nil, noSale(p, typ, s.echantillon(p, got).Periode)
 	}
 	pm := prixM2Of(got.Stats)
 	sources := append([]Source{geo}, s.sources...)

@@ -21,7 +21,7 @@ import (
 // source), which the answers must declare.
 
 // immoGoldenIDs are the routes whose golden answers this file checks.
-var immoGoldenIDs = []string{"fr.estimation-immo", "free.estimation-immo"}
+var immoGoldenIDs = []string{"fr.estimation-immo", "free.estimation-immo", "fr.analyse-immo", "fr.analyse-immo.partial"}
 
 const dvfPath = "/geo-dvf/latest/csv/%d/communes/%s/%s.csv"
 
@@ -161,5 +161,92 @@ func TestNotCovered(t *testing.T) {
 		if notCovered(code) != want {
 			t.Errorf("notCovered(%s) = %v", code, !want)
 		}
+	}
+}
+
+// loyersTable serves the recorded apartment table of the rent map.
+func loyersTable(e *env) http.Handler {
+	return upstreamtest.Want(e.t, "/resources/carte-des-loyers-indicateurs-de-loyers-dannonce-par-commune-en-2025/20251211-145010/pred-app-mef-dhup.csv",
+		nil, e.file("loyers", "pred-app-mef-dhup.csv"))
+}
+
+// The analysis at the recorded Boulogne-Billancourt sales with the recorded rent (29.73 €/m²
+// a month): gross yield 29.7322 × 12 / 9639.51 = 3.70 %, sub-score (3.70 − 3) / 6 = 0.117,
+// 40 × 0.117 = 4.7 → 5 points. Géorisques, ADEME and geo.api have no recording for the commune
+// and fail (DERIVED): their factors earn 40 % of their weight (6 + 4 + 8), the momentum has
+// no year with 5 sales (6): 29 points, grade D.
+func TestAnalyseRecorded(t *testing.T) {
+	e := setup(t, 0)
+	e.serve("dvf", dvfFiles(e, "92", "92012", map[int]string{2025: "92012_2025.csv"}, upstreamtest.ServerError()))
+	e.serve("carte-loyers", loyersTable(e))
+	for _, name := range []string{"georisques", "ademe", "geo-api"} {
+		e.serve(name, upstreamtest.ServerError())
+	}
+	out, err := e.routes.analyse(context.Background(), belleFeuille, e.routes.source("ban", nil), 60, "appartement")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := out.Rendement
+	if rd == nil || rd.RendementBrutPct != 3.70 || rd.LoyerMensuel != 1784 || rd.RendementNetPct != 2.52 {
+		t.Errorf("rendement = %+v", rd)
+	}
+	sc := out.ScoreInvestissement
+	points := map[string]int{}
+	for _, f := range sc.Facteurs {
+		points[f.Facteur+"/"+f.Resultat] = f.Points
+	}
+	want := map[string]int{"rendement_brut_pct/ok": 5, "ventes_pour_1000_hab/manquant": 8, "evolution_prix_pct/manquant": 6, "risques_recenses/manquant": 6, "part_dpe_fg_pct/manquant": 4}
+	if fmt.Sprint(points) != fmt.Sprint(want) || sc.Score != 29 || sc.Note != "D" {
+		t.Errorf("score %d %s, factors %v; want 29 D %v", sc.Score, sc.Note, points, want)
+	}
+	if out.Energie != nil || out.Risques != nil || out.Demographie != nil || out.Estimation.PrixM2Median != 9640 {
+		t.Errorf("analysis = %+v", out)
+	}
+	checkGolden(t, "analyse_immo_recorded", out, map[string]string{"ville": "string", "estimation.prix_m2_median": "number",
+		"score_investissement.score": "number", "score_investissement.facteurs.0.points": "number", "rendement.rendement_brut_pct": "number",
+		"energie": "null", "risques": "null", "demographie": "null"})
+}
+
+// The partial variant reads the geocoder, three DVF years and the rent map, nothing else.
+func TestAnalysePartialRecorded(t *testing.T) {
+	e := setup(t, 0)
+	e.serve("dvf", dvfFiles(e, "92", "92012", map[int]string{2025: "92012_2025.csv"}, upstreamtest.ServerError()))
+	e.serve("carte-loyers", loyersTable(e))
+	for _, name := range []string{"georisques", "ademe", "geo-api"} {
+		e.serve(name, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Errorf("the partial asked %s", name) }))
+	}
+	out, err := e.routes.analysePartial(context.Background(), belleFeuille, e.routes.source("ban", nil), 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Partial || out.PrixM2Median != 9640 || out.ValeurEstimee != 578400 || out.RendementBrutPct == nil || *out.RendementBrutPct != 3.70 || out.ScoreInvestissement.Score != 29 {
+		t.Errorf("partial = %+v", out)
+	}
+	for _, f := range out.ScoreInvestissement.Facteurs[1:] {
+		if f.Resultat != FactorNotRead {
+			t.Errorf("%s = %s, want non_evaluee", f.Facteur, f.Resultat)
+		}
+	}
+	if n := len(e.servers["dvf"].Requests()); n != 3 {
+		t.Errorf("%d DVF requests, want 3 (no widening)", n)
+	}
+	checkGolden(t, "analyse_immo_partial_recorded", out, map[string]string{"_partial": "boolean", "prix_m2_median": "number", "valeur_estimee": "number"})
+}
+
+// The investment score's factors, worked out by hand.
+func TestScoreInvest(t *testing.T) {
+	pop := 10000
+	rd := &Rendement{RendementBrutPct: 6}                     // (6 − 3) / 6 = 0.5 → 20 of 40
+	dm := &Demographie{Population: &pop, VentesAn: 150}       // 15 per 1000 → 20 of 20
+	ri := &RisquesCommune{Total: 4}                           // 1 − 4/8 = 0.5 → 7.5 → 8 of 15
+	en := &Energie{Diagnostics: 10, PartFGPct: 50}            // 1 − min(50/40, 1) = 0 → 0 of 10
+	medians := map[string]float64{"2024": 2000, "2025": 2100} // +5 % → (5 + 5) / 10 = 1 → 15 of 15
+	sc := scoreInvest(analyseInputs{full: true}, rd, en, ri, dm, medians)
+	got := []int{}
+	for _, f := range sc.Facteurs {
+		got = append(got, f.Points)
+	}
+	if fmt.Sprint(got) != "[20 20 15 8 0]" || sc.Score != 63 || sc.Note != "B" {
+		t.Errorf("points %v, score %d %s; want [20 20 15 8 0] 63 B", got, sc.Score, sc.Note)
 	}
 }
