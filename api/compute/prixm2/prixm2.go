@@ -41,13 +41,18 @@ const (
 	OutOutlier    = "outlier"    // outside the Tukey fences of the sample
 )
 
-// Eligible says whether s is a sale of one dwelling of type typ (Maison or Appartement) with
-// a usable price and surface, and if not, why.
+// Commerce is the DVF type of business premises.
+const Commerce = "Local industriel. commercial ou assimilé"
+
+// Eligible says whether s is a sale of one dwelling of type typ (Maison or Appartement), or of
+// business premises without dwelling (typ Commerce), with a usable price and surface, and if
+// not, why.
 func Eligible(s Sale, typ string) (bool, string) {
+	business := typ == Commerce && s.Dwellings == 0
 	switch {
 	case s.Nature != "Vente" && s.Nature != "Vente en l'état futur d'achèvement":
 		return false, OutNature
-	case s.Dwellings > 1 || s.Commercial || s.Type == "Mixte":
+	case s.Dwellings > 1 || (s.Commercial && !business) || s.Type == "Mixte":
 		return false, OutMultiple
 	case s.Type != typ:
 		return false, OutType

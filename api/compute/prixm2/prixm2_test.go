@@ -43,6 +43,10 @@ func TestEligible(t *testing.T) {
 		{"house and flat", func(s *Sale) { s.Type = "Mixte" }, "Appartement", false, OutMultiple},
 		{"no surface", func(s *Sale) { s.Surface = 0 }, "Appartement", false, OutIncomplete},
 		{"symbolic price", func(s *Sale) { s.Price = 1 }, "Appartement", false, OutIncomplete},
+		{"a shop", func(s *Sale) { s.Type, s.Dwellings, s.Commercial = Commerce, 0, true }, Commerce, true, ""},
+		{"a shop asked as a flat", func(s *Sale) { s.Type, s.Dwellings, s.Commercial = Commerce, 0, true }, "Appartement", false, OutMultiple},
+		{"a flat asked as a shop", func(*Sale) {}, Commerce, false, OutType},
+		{"a shop with a flat", func(s *Sale) { s.Commercial = true; s.Type = "Mixte" }, Commerce, false, OutMultiple},
 	} {
 		s := flat
 		tt.edit(&s)

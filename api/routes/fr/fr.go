@@ -156,6 +156,7 @@ func (r *Routes) bindings() []binding {
 		{"free.estimation-immo", r.freeEstimation, r.immoReady},
 		{"fr.analyse-immo", r.analyseImmo, r.immoReady},
 		{"fr.analyse-immo.partial", r.analyseImmoPartial, r.immoReady},
+		{"fr.etude-implantation", r.etudeImplantation, r.entreprises.Ready},
 		{"fr.etablissements", r.etablissements, r.entreprises.Ready},
 		{"fr.association", r.association, r.entreprises.Ready},
 		{"fr.bodacc", r.annonces, r.bodacc.Ready},

@@ -312,7 +312,7 @@ func TestEveryRouteIsBound(t *testing.T) {
 		"fr.entreprise-360", "fr.entreprise-360.partial", "free.entreprise-360", "fr.kyb", "fr.kyb.partial", "free.kyb",
 		"fr.score-entreprise", "fr.score-entreprise.partial", "free.score-entreprise",
 		"fr.due-diligence", "fr.enrich", "fr.verif-artisan", "fr.valorisation", "fr.reseau-dirigeant", "fr.concurrents", "fr.qualified-leads",
-		"fr.estimation-immo", "free.estimation-immo", "fr.analyse-immo", "fr.analyse-immo.partial"}
+		"fr.estimation-immo", "free.estimation-immo", "fr.analyse-immo", "fr.analyse-immo.partial", "fr.etude-implantation"}
 	for _, id := range want {
 		ent := e.cat.Entry(id)
 		if ent == nil || ent.Handler == nil || !ent.Available() {
@@ -465,6 +465,7 @@ var upstreamCases = []struct {
 	{"free.estimation-immo", map[string]any{"adresse": "8 bd du port amiens"}, "ban"},
 	{"fr.analyse-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": 60}, "ban"},
 	{"fr.analyse-immo.partial", map[string]any{"adresse": "8 bd du port amiens", "surface": 60}, "ban"},
+	{"fr.etude-implantation", map[string]any{"activite": "10.71C", "commune": "80021"}, "recherche-entreprises"},
 }
 
 // TestUpstreamFailures: 429 and 500 become 502 naming the upstream, a hang becomes 504.
@@ -574,6 +575,8 @@ func TestBadParams(t *testing.T) {
 		{"fr.analyse-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": -3}, "surface"},
 		{"fr.analyse-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": 60, "type": "loft"}, "type"},
 		{"fr.analyse-immo.partial", map[string]any{"surface": 60}, "adresse"},
+		{"fr.etude-implantation", map[string]any{"commune": "Amiens"}, "activite"},
+		{"fr.etude-implantation", map[string]any{"activite": "boulangerie", "commune": "A"}, "commune"},
 		{"fr.association", map[string]any{}, "q"},
 	}
 	for _, tt := range tests {

@@ -21,7 +21,7 @@ import (
 // source), which the answers must declare.
 
 // immoGoldenIDs are the routes whose golden answers this file checks.
-var immoGoldenIDs = []string{"fr.estimation-immo", "free.estimation-immo", "fr.analyse-immo", "fr.analyse-immo.partial"}
+var immoGoldenIDs = []string{"fr.estimation-immo", "free.estimation-immo", "fr.analyse-immo", "fr.analyse-immo.partial", "fr.etude-implantation"}
 
 const dvfPath = "/geo-dvf/latest/csv/%d/communes/%s/%s.csv"
 
@@ -71,6 +71,9 @@ func TestEstimationRecordedSales(t *testing.T) {
 		t.Errorf("%d DVF requests, want 6 (three years, then three earlier ones)", got)
 	}
 
+	// A fresh client: the five failing years above opened DVF's circuit breaker.
+	e = setup(t, 0)
+	e.serve("dvf", dvfFiles(e, "92", "92012", map[int]string{2025: "92012_2025.csv"}, upstreamtest.ServerError()))
 	houses, err := e.routes.estimate(context.Background(), belleFeuille, e.routes.source("ban", nil), 90, "maison")
 	var ae *apierr.Error
 	if !errors.As(err, &ae) || ae.Status() != 404 || !strings.Contains(ae.Message, "no recorded sale of a single maison") {
@@ -248,5 +251,44 @@ func TestScoreInvest(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[20 20 15 8 0]" || sc.Score != 63 || sc.Note != "B" {
 		t.Errorf("points %v, score %d %s; want [20 20 15 8 0] 63 B", got, sc.Score, sc.Note)
+	}
+}
+
+// The location study for Rennes (35238) and "conseil": the register's recorded answer for
+// companies in 35000 (DERIVED, as for the leads: served to the words search, whose modal NAF
+// is 70.22Z, 3 of 10, and to the commune count, total 37). No recording exists for the
+// département count, the populations nor Rennes's DVF files: they fail (DERIVED) and are
+// declared; each of the three factors earns 40 % of its weight (20 + 12 + 8 = 40, D).
+func TestEtudeImplantation(t *testing.T) {
+	e := setup(t, 0)
+	recorded := e.file("rechercheentreprises", "search_ag_cp_35000.json")
+	e.serve("recherche-entreprises", upstreamtest.Match(t,
+		upstreamtest.Route{Path: "/search", Query: searchQuery("q", "conseil", "etat_administratif", "A", "code_commune", "35238"), H: recorded},
+		upstreamtest.Route{Path: "/search", Query: upstreamtest.Query("page", "1", "per_page", "1", "activite_principale", "70.22Z", "etat_administratif", "A", "code_commune", "35238"), H: recorded},
+		upstreamtest.Route{Path: "/search", Query: upstreamtest.Query("page", "1", "per_page", "1", "activite_principale", "70.22Z", "etat_administratif", "A", "departement", "35"), H: upstreamtest.ServerError()}))
+	e.serve("geo-api", upstreamtest.ServerError())
+	e.serve("dvf", dvfFiles(e, "35", "35238", nil, upstreamtest.ServerError()))
+	got, err := e.call("fr.etude-implantation", map[string]any{"activite": "conseil", "commune": "35238"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := got.(EtudeImplantation)
+	if out.NAF != "70.22Z" || out.ConcurrentsActifs != 37 || out.HabitantsParConcurrent != nil || out.Departement != nil || out.PrixLocauxCommerciaux != nil ||
+		out.ScoreOpportunite.Score != 40 || out.ScoreOpportunite.Note != "D" || out.Confidence != 0.25 {
+		t.Errorf("study = %+v", out)
+	}
+	checkGolden(t, "etude_implantation_recorded", out, map[string]string{"commune.insee": "string", "concurrents_actifs": "number",
+		"habitants_par_concurrent": "null", "score_opportunite.score": "number", "score_opportunite.facteurs.0.points": "number"})
+}
+
+// The opportunity score, worked out by hand: 500 inhabitants per competitor against 250 in
+// the département is a ratio of 2 → 50; 100 000 inhabitants → 30; 1 000 per km² → 10.
+func TestScoreOpportunite(t *testing.T) {
+	pop, hpc, depHPC, dens := 100000, 500.0, 250.0, 1000.0
+	e := EtudeImplantation{ConcurrentsActifs: 200, HabitantsParConcurrent: &hpc, Commune: ImplantationCommune{Population: &pop, DensiteHabKm2: &dens},
+		Departement: &ZoneConcurrence{HabitantsParConcurrent: &depHPC}}
+	sc := scoreOpportunite(e)
+	if sc.Score != 90 || sc.Note != "A" {
+		t.Errorf("score = %+v", sc)
 	}
 }
