@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 )
 
@@ -290,5 +292,30 @@ func TestScoreOpportunite(t *testing.T) {
 	sc := scoreOpportunite(e)
 	if sc.Score != 90 || sc.Note != "A" {
 		t.Errorf("score = %+v", sc)
+	}
+}
+
+// Through the real server: a bad surface is a 400 that never reaches the gate nor an
+// upstream; DVF failing on every year is a 502 naming DVF, and nothing is charged.
+func TestEstimationThroughTheServer(t *testing.T) {
+	e := setup(t, 0)
+	gate := &apitest.RecordingGate{}
+	h := apitest.Start(t, e.cat, apitest.Options{Gate: gate})
+	e.serve("ban", upstreamtest.Want(t, "/geocodage/search", upstreamtest.Query("q", "21 rue des ardennes, Paris", "limit", "5"), e.file("ban", "search_paris_ardennes.json")))
+	e.serve("dvf", dvfFiles(e, "75", "75119", nil, upstreamtest.ServerError()))
+
+	status, doc := get(t, h, "/v1/fr/estimation-immo", url.Values{"adresse": {"21 rue des ardennes, Paris"}, "surface": {"0"}})
+	if status != 400 || doc["error"].(map[string]any)["param"] != "surface" {
+		t.Errorf("surface 0 = %d %v, want 400 naming surface", status, doc)
+	}
+	if len(e.servers["ban"].Requests()) != 0 {
+		t.Error("a bad parameter reached the geocoder")
+	}
+	status, doc = get(t, h, "/v1/fr/estimation-immo", url.Values{"adresse": {"21 rue des ardennes, Paris"}, "surface": {"40"}})
+	if status != 502 || doc["error"].(map[string]any)["upstream"] != "dvf" {
+		t.Errorf("DVF down = %d %v, want 502 naming dvf", status, doc)
+	}
+	if charged, _ := gate.Counts(); charged != 0 {
+		t.Errorf("charged %d calls, want none", charged)
 	}
 }
