@@ -243,8 +243,8 @@ func (r *Routes) estimateSample(ctx context.Context, p ImmoPlace, typ string, wi
 	if err := r.read(ctx, s, years); err != nil {
 		return s, prixm2.Sample{}, err
 	}
-	if len(s.files) > 0 && allAbsent(s.files) && !widen {
-		return s, prixm2.Sample{}, noFile(p, years)
+	if allAbsent(s.files) && !widen {
+		return s, prixm2.Sample{}, s.nothing(p)
 	}
 	got := prixm2.Compute(s.sales(), typ)
 	if !widen || got.Stats.N >= prixm2.Enough {
@@ -256,9 +256,9 @@ func (r *Routes) estimateSample(ctx context.Context, p ImmoPlace, typ string, wi
 		got = prixm2.Compute(s.sales(), typ)
 	}
 	if city := plm.Commune(p.Insee); got.Stats.N < prixm2.Enough && city != p.Insee {
+		// The city over the window only: twenty files a year for Paris.
 		c := &sample{insee: city}
-		all := append(slices.Clone(years), back...)
-		if r.read(ctx, c, all) == nil {
+		if r.read(ctx, c, years) == nil {
 			wider := prixm2.Compute(c.sales(), typ)
 			if wider.Stats.N > got.Stats.N {
 				c.sources = slices.Concat(s.sources, c.sources)
@@ -270,7 +270,7 @@ func (r *Routes) estimateSample(ctx context.Context, p ImmoPlace, typ string, wi
 		}
 	}
 	if allAbsent(s.files) {
-		return s, got, noFile(p, append(years, back...))
+		return s, got, s.nothing(p)
 	}
 	return s, got, nil
 }
@@ -284,8 +284,18 @@ func allAbsent(fs []*dvfYear) bool {
 	return true
 }
 
-func noFile(p ImmoPlace, years []int) error {
+// nothing is the error of a sample without any file read: a 404 when DVF publishes none for
+// the years asked, but a 502 when some of them failed (they may hold the sales).
+func (s *sample) nothing(p ImmoPlace) error {
+	var years []int
+	for _, f := range s.files {
+		years = append(years, f.Year)
+	}
+	years = append(years, s.failed...)
 	slices.Sort(years)
+	if len(s.failed) > 0 {
+		return apierr.Upstream(dvf.Name, nil, "DVF has no file for %s (%s) in the years it answered, and failed on %v: no sample", p.Commune, p.Insee, s.failed)
+	}
 	return apierr.NotFound("DVF publishes no sale file for %s (%s) in %d-%d: no recorded sale to compare with", p.Commune, p.Insee, years[0], years[len(years)-1])
 }
 

@@ -319,3 +319,18 @@ func TestEstimationThroughTheServer(t *testing.T) {
 		t.Errorf("charged %d calls, want none", charged)
 	}
 }
+
+// No file in the years that answered while another failed is not "no sale": 502 naming DVF.
+func TestNoFileButAYearFailed(t *testing.T) {
+	e := setup(t, 0)
+	e.serve("ban", upstreamtest.Want(t, "/geocodage/search", upstreamtest.Query("q", "rue jules ferry 64110 mazeres-lezons", "limit", "5"), e.file("ban", "search_mazeres.json")))
+	e.serve("dvf", upstreamtest.Match(t,
+		upstreamtest.Route{Path: fmt.Sprintf(dvfPath, 2024, "64", "64373"), H: http.NotFoundHandler()},
+		upstreamtest.Route{Path: fmt.Sprintf(dvfPath, 2025, "64", "64373"), H: upstreamtest.ServerError()},
+		upstreamtest.Route{Path: fmt.Sprintf(dvfPath, 2026, "64", "64373"), H: http.NotFoundHandler()}))
+	_, err := e.call("free.estimation-immo", map[string]any{"adresse": "rue jules ferry 64110 mazeres-lezons"})
+	var ae *apierr.Error
+	if !errors.As(err, &ae) || ae.Status() != 502 || ae.Upstream != "dvf" {
+		t.Fatalf("err = %v, want 502 naming dvf", err)
+	}
+}
