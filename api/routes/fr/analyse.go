@@ -377,15 +377,7 @@ func momentum(m map[string]float64) *float64 {
 func scoreInvest(in analyseInputs, rd *Rendement, en *Energie, ri *RisquesCommune, dm *Demographie, medians map[string]float64) ScoreInvest {
 	out := ScoreInvest{KnockOuts: []string{}, MethodVersion: investMethod, Methode: analyseDoc}
 	add := func(name string, weight int, value *float64, sub func(float64) float64, bareme string, read bool) {
-		f := Facteur{Facteur: name, Valeur: value, Poids: weight, Bareme: bareme}
-		switch {
-		case !read:
-			f.Resultat, f.Points = FactorNotRead, int(math.Round(0.4*float64(weight)))
-		case value == nil:
-			f.Resultat, f.Points = FactorMissing, int(math.Round(0.4*float64(weight)))
-		default:
-			f.Resultat, f.Points = FactorOK, int(math.Round(float64(weight)*clamp01(sub(*value))))
-		}
+		f := factor(name, weight, value, sub, bareme, read)
 		out.Facteurs = append(out.Facteurs, f)
 		out.Score += f.Points
 	}
@@ -409,17 +401,37 @@ func scoreInvest(in analyseInputs, rd *Rendement, en *Energie, ri *RisquesCommun
 	add("evolution_prix_pct", 15, momentum(medians), func(v float64) float64 { return (v + 5) / 10 }, "(évolution annuelle de la médiane + 5) / 10", in.full)
 	add("risques_recenses", 15, risk, func(v float64) float64 { return 1 - math.Min(v/8, 1) }, "1 − risques / 8", in.full)
 	add("part_dpe_fg_pct", 10, fg, func(v float64) float64 { return 1 - math.Min(v/40, 1) }, "1 − part F et G / 40 %", in.full)
-	switch {
-	case out.Score >= 75:
-		out.Note = "A"
-	case out.Score >= 60:
-		out.Note = "B"
-	case out.Score >= 45:
-		out.Note = "C"
-	default:
-		out.Note = "D"
-	}
+	out.Note = gradeAD(out.Score)
 	return out
+}
+
+// factor scores one factor of the property and location scores: round(weight × sub(value))
+// points with sub clamped to [0, 1]; without a value, or unread by the variant, 40 % of the
+// weight.
+func factor(name string, weight int, value *float64, sub func(float64) float64, bareme string, read bool) Facteur {
+	f := Facteur{Facteur: name, Valeur: value, Poids: weight, Bareme: bareme}
+	switch {
+	case !read:
+		f.Resultat, f.Points = FactorNotRead, int(math.Round(0.4*float64(weight)))
+	case value == nil:
+		f.Resultat, f.Points = FactorMissing, int(math.Round(0.4*float64(weight)))
+	default:
+		f.Resultat, f.Points = FactorOK, int(math.Round(float64(weight)*clamp01(sub(*value))))
+	}
+	return f
+}
+
+// gradeAD is the grade of a property or location score: A from 75, B from 60, C from 45, D.
+func gradeAD(score int) string {
+	switch {
+	case score >= 75:
+		return "A"
+	case score >= 60:
+		return "B"
+	case score >= 45:
+		return "C"
+	}
+	return "D"
 }
 
 func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }

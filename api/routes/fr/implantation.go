@@ -216,12 +216,7 @@ func perCompetitor(pop *int, n int) *float64 {
 func scoreOpportunite(e EtudeImplantation) ScoreOpportunite {
 	out := ScoreOpportunite{KnockOuts: []string{}, MethodVersion: implantationMethod, Methode: implantationDoc}
 	add := func(name string, weight int, value *float64, sub func(float64) float64, bareme string) {
-		f := Facteur{Facteur: name, Valeur: value, Poids: weight, Bareme: bareme}
-		if value == nil {
-			f.Resultat, f.Points = FactorMissing, int(math.Round(0.4*float64(weight)))
-		} else {
-			f.Resultat, f.Points = FactorOK, int(math.Round(float64(weight)*clamp01(sub(*value))))
-		}
+		f := factor(name, weight, value, sub, bareme, true)
 		out.Facteurs = append(out.Facteurs, f)
 		out.Score += f.Points
 	}
@@ -241,15 +236,6 @@ func scoreOpportunite(e EtudeImplantation) ScoreOpportunite {
 	add("habitants_par_concurrent_vs_departement", 50, ratio, func(v float64) float64 { return (v - 0.5) / 1.5 }, "(ratio − 0,5) / 1,5 : moitié du département → 0, double → 1")
 	add("population", 30, pop, func(v float64) float64 { return math.Log10(math.Max(v, 1)/1000) / 2 }, "log10(population / 1 000) / 2 : 1 000 → 0, 100 000 → 1")
 	add("densite_hab_km2", 20, e.Commune.DensiteHabKm2, func(v float64) float64 { return math.Log10(math.Max(v, 1)/100) / 2 }, "log10(densité / 100) / 2 : 100 → 0, 10 000 → 1")
-	switch {
-	case out.Score >= 75:
-		out.Note = "A"
-	case out.Score >= 60:
-		out.Note = "B"
-	case out.Score >= 45:
-		out.Note = "C"
-	default:
-		out.Note = "D"
-	}
+	out.Note = gradeAD(out.Score)
 	return out
 }
