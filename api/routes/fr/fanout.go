@@ -21,6 +21,9 @@ type Source struct {
 	Status    string  `json:"status"` // ok, not_found, failed, timeout
 	Error     *string `json:"error"`
 	Cached    bool    `json:"cached"` // answered from the answer a previous report fetched
+	// Detail names what was asked when a report asks one upstream several things (a DVF
+	// file: commune and year).
+	Detail string `json:"detail,omitempty"`
 }
 
 // Source statuses.

@@ -37,6 +37,7 @@ import (
 	"github.com/peage/appliance/api/upstream/geoapi"
 	"github.com/peage/appliance/api/upstream/georisques"
 	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/loyers"
 	"github.com/peage/appliance/api/upstream/openmeteo"
 	"github.com/peage/appliance/api/upstream/rechercheentreprises"
 	"github.com/peage/appliance/api/upstream/tabular"
@@ -76,6 +77,7 @@ type Routes struct {
 	transport   *transport.Client
 	tabular     *tabular.Client
 	cadastre    *apicarto.Client
+	loyers      *loyers.Client
 	now         func() time.Time
 	cache       Cache
 }
@@ -113,6 +115,7 @@ func New(d Deps) (*Routes, error) {
 		transport:   transport.New(h(transport.Name)),
 		tabular:     tabular.New(h(tabular.Name)),
 		cadastre:    apicarto.New(h(apicarto.Name)),
+		loyers:      loyers.New(h(loyers.Name)),
 		now:         d.Now,
 		cache:       d.Cache,
 	}
@@ -149,6 +152,11 @@ func (r *Routes) bindings() []binding {
 		{"fr.reseau-dirigeant", r.reseauDirigeant, r.entreprises.Ready},
 		{"fr.concurrents", r.concurrents, r.entreprises.Ready},
 		{"fr.qualified-leads", r.qualifiedLeads, r.entreprises.Ready},
+		{"fr.estimation-immo", r.estimationImmo, r.immoReady},
+		{"free.estimation-immo", r.freeEstimation, r.immoReady},
+		{"fr.analyse-immo", r.analyseImmo, r.immoReady},
+		{"fr.analyse-immo.partial", r.analyseImmoPartial, r.immoReady},
+		{"fr.etude-implantation", r.etudeImplantation, r.entreprises.Ready},
 		{"fr.etablissements", r.etablissements, r.entreprises.Ready},
 		{"fr.association", r.association, r.entreprises.Ready},
 		{"fr.bodacc", r.annonces, r.bodacc.Ready},

@@ -311,7 +311,8 @@ func TestEveryRouteIsBound(t *testing.T) {
 		"geo.forward", "geo.reverse", "weather", "free.entreprise",
 		"fr.entreprise-360", "fr.entreprise-360.partial", "free.entreprise-360", "fr.kyb", "fr.kyb.partial", "free.kyb",
 		"fr.score-entreprise", "fr.score-entreprise.partial", "free.score-entreprise",
-		"fr.due-diligence", "fr.enrich", "fr.verif-artisan", "fr.valorisation", "fr.reseau-dirigeant", "fr.concurrents", "fr.qualified-leads"}
+		"fr.due-diligence", "fr.enrich", "fr.verif-artisan", "fr.valorisation", "fr.reseau-dirigeant", "fr.concurrents", "fr.qualified-leads",
+		"fr.estimation-immo", "free.estimation-immo", "fr.analyse-immo", "fr.analyse-immo.partial", "fr.etude-implantation"}
 	for _, id := range want {
 		ent := e.cat.Entry(id)
 		if ent == nil || ent.Handler == nil || !ent.Available() {
@@ -334,6 +335,9 @@ func TestEveryRouteIsBound(t *testing.T) {
 	}
 	for _, c := range compositeCases() {
 		covered[c.id] = true
+	}
+	for _, id := range immoGoldenIDs {
+		covered[id] = true
 	}
 	for _, id := range want {
 		if !covered[id] {
@@ -457,6 +461,11 @@ var upstreamCases = []struct {
 	{"weather", map[string]any{"lat": 47.2, "lon": -1.5}, "open-meteo"},
 	{"fr.transport", map[string]any{"q": "nantes"}, "transport-data-gouv"},
 	{"fr.irve", map[string]any{"insee": "44109"}, "data-gouv-tabular"},
+	{"fr.estimation-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": 60}, "ban"},
+	{"free.estimation-immo", map[string]any{"adresse": "8 bd du port amiens"}, "ban"},
+	{"fr.analyse-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": 60}, "ban"},
+	{"fr.analyse-immo.partial", map[string]any{"adresse": "8 bd du port amiens", "surface": 60}, "ban"},
+	{"fr.etude-implantation", map[string]any{"activite": "10.71C", "commune": "80021"}, "recherche-entreprises"},
 }
 
 // TestUpstreamFailures: 429 and 500 become 502 naming the upstream, a hang becomes 504.
@@ -558,6 +567,16 @@ func TestBadParams(t *testing.T) {
 		{"fr.transport", map[string]any{"q": "x"}, "q"},
 		{"fr.irve", map[string]any{"insee": "ABCDE"}, "insee"},
 		{"free.entreprise", map[string]any{}, "q"},
+		{"fr.estimation-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": 0}, "surface"},
+		{"fr.estimation-immo", map[string]any{"adresse": "8 bd du port amiens"}, "surface"},
+		{"fr.estimation-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": 60, "type": "studio"}, "type"},
+		{"fr.estimation-immo", map[string]any{"adresse": "ab", "surface": 60}, "adresse"},
+		{"free.estimation-immo", map[string]any{}, "adresse"},
+		{"fr.analyse-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": -3}, "surface"},
+		{"fr.analyse-immo", map[string]any{"adresse": "8 bd du port amiens", "surface": 60, "type": "loft"}, "type"},
+		{"fr.analyse-immo.partial", map[string]any{"surface": 60}, "adresse"},
+		{"fr.etude-implantation", map[string]any{"commune": "Amiens"}, "activite"},
+		{"fr.etude-implantation", map[string]any{"activite": "boulangerie", "commune": "A"}, "commune"},
 		{"fr.association", map[string]any{}, "q"},
 	}
 	for _, tt := range tests {

@@ -39,6 +39,8 @@ type Mutation struct {
 	SurfaceBati    int      // m² of the premises, each counted once
 	Pieces         int
 	SurfaceTerrain int
+	Dwellings      int  // distinct houses and flats, each counted once
+	Commercial     bool // a "Local industriel. commercial ou assimilé" is part of the sale
 	Adresse        string
 	CodeCommune    string
 	Parcelles      []string
@@ -182,12 +184,19 @@ func Parse(b []byte) ([]Mutation, error) {
 		}
 		if t := get(rec, "type_local"); t != "" {
 			kinds[id][t] = true
-			// A premises line repeats once per crop of its parcel: count it once.
-			k := seenKey{id, get(rec, "id_parcelle"), t, get(rec, "surface_reelle_bati"), get(rec, "lot1_numero") + "/" + get(rec, "nombre_pieces_principales")}
+			// A premises line repeats once per parcel and per crop of the sale: count it once
+			// (same type, surface, rooms and first lot, the rule of data.gouv's DVF statistics).
+			k := seenKey{id, "", t, get(rec, "surface_reelle_bati"), get(rec, "lot1_numero") + "/" + get(rec, "nombre_pieces_principales")}
 			if !premises[k] && t != "Dépendance" {
 				premises[k] = true
 				m.SurfaceBati += atoi(get(rec, "surface_reelle_bati"))
 				m.Pieces += atoi(get(rec, "nombre_pieces_principales"))
+				if t == "Maison" || t == "Appartement" {
+					m.Dwellings++
+				}
+			}
+			if strings.HasPrefix(t, "Local") {
+				m.Commercial = true
 			}
 		}
 		if s := get(rec, "surface_terrain"); s != "" {

@@ -92,3 +92,46 @@ func TestNoFileIsNotNoSale(t *testing.T) {
 		t.Fatalf("err = %v, want ErrNoFile", err)
 	}
 }
+
+// Recorded lines of Boulogne-Billancourt's 2025 file: each sale spans several lines (a flat
+// and its cellars; the flat of 2025-1193201 is also on two lots), its price is counted once,
+// its flat once, and the cellars are no dwelling.
+func TestRecordedMultiLineSales(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Expect("/geo-dvf/latest/csv/2025/communes/92/92012.csv", nil, upstreamtest.File(t, "testdata/92012_2025.csv"))
+	ms, err := New(s.Client(t, Name)).Mutations(context.Background(), 2025, "92012")
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("mutations = %+v, %v; want 2 sales from 5 lines", ms, err)
+	}
+	want := map[string]struct {
+		valeur          float64
+		bati, dwellings int
+		parcelles       int
+	}{
+		"2025-1193189": {425200, 44, 1, 1},
+		"2025-1193201": {500000, 52, 1, 1},
+	}
+	for _, m := range ms {
+		w := want[m.ID]
+		if *m.Valeur != w.valeur || m.Type != "Appartement" || m.SurfaceBati != w.bati || m.Dwellings != w.dwellings || len(m.Parcelles) != w.parcelles || m.Commercial {
+			t.Errorf("%s = %+v, want %+v", m.ID, m, w)
+		}
+	}
+	if ms[0].ID != "2025-1193201" {
+		t.Errorf("not newest first: %s", ms[0].ID)
+	}
+}
+
+// The recorded head of the 2020 file of the Ain: a sale of land on three parcels is one sale
+// whose land is the sum of its parcels.
+func TestRecordedLandOnSeveralParcels(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Expect("/geo-dvf/latest/csv/2020/communes/01/01125.csv", nil, upstreamtest.File(t, "testdata/01125_2020.csv"))
+	ms, err := New(s.Client(t, Name)).Mutations(context.Background(), 2020, "01125")
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("mutations = %+v, %v", ms, err)
+	}
+	if m := ms[0]; *m.Valeur != 278000 || m.Type != "Terrain" || m.SurfaceTerrain != 10092+4570+5750 || len(m.Parcelles) != 3 || m.Dwellings != 0 {
+		t.Errorf("mutation = %+v", m)
+	}
+}

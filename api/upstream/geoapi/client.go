@@ -65,3 +65,11 @@ func (c *Client) ByCode(ctx context.Context, code string) (*Commune, error) {
 	}
 	return &out, nil
 }
+
+// InDepartement lists the communes of a département with their population only, for the
+// département's total.
+func (c *Client) InDepartement(ctx context.Context, dep string) ([]Commune, error) {
+	var out []Commune
+	err := c.h.GetJSON(ctx, "/departements/"+url.PathEscape(dep)+"/communes", url.Values{"fields": {"population"}}, &out)
+	return out, err
+}

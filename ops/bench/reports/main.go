@@ -4,9 +4,12 @@
 //  1. upstream calls per report: each report once without the answer cache, then the same
 //     report twice with it (what the second one saved), then every report one after another
 //     on the same company with one shared cache (what the earlier reports saved the later);
-//  2. latency of entreprise-360 and kyb through the real server, every upstream answering
-//     after a random 50-300 ms, against the same upstream calls made one after another
-//     through the same connectors (the sum a report without fan-out would take).
+//  2. latency of entreprise-360, kyb and analyse-immo through the real server, every upstream
+//     answering after a random 50-300 ms, against the same upstream calls made one after
+//     another through the same connectors (the sum a report without fan-out would take).
+//     analyse-immo reads a recorded address (BAN), the recorded Boulogne-Billancourt DVF lines
+//     for every year asked (two sales a year: the window, then three earlier years), the rent
+//     map (read once and kept by the route, as in production), risks, diagnoses and commune.
 //
 // Usage: go run ./ops/bench/reports [-n 40] [-min 50ms] [-max 300ms]
 package main
@@ -24,6 +27,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,27 +38,38 @@ import (
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/ademe"
+	"github.com/peage/appliance/api/upstream/ban"
 	"github.com/peage/appliance/api/upstream/bodacc"
+	"github.com/peage/appliance/api/upstream/dvf"
 	"github.com/peage/appliance/api/upstream/economie"
+	"github.com/peage/appliance/api/upstream/geoapi"
+	"github.com/peage/appliance/api/upstream/georisques"
 	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/loyers"
 	re "github.com/peage/appliance/api/upstream/rechercheentreprises"
 	"github.com/peage/appliance/api/upstream/vies"
 )
 
-// fixture is one upstream: the recorded answer it serves to every request.
+// fixture is one upstream: the recorded answer it serves to every request (or, with paths,
+// the answer of the first path prefix a request matches).
 type fixture struct {
 	name, prefix, file string
+	paths              [][2]string // path prefix, file
 }
 
 var fixtures = []fixture{
-	{re.Name, "", "api/upstream/rechercheentreprises/testdata/search_552032534.json"},
-	{bodacc.Name, "", "api/upstream/bodacc/testdata/empty.json"},
-	{vies.Name, "/taxation_customs/vies/rest-api", "api/upstream/vies/testdata/get_valid.json"},
-	{economie.Name, "", "api/upstream/economie/testdata/ratios.json"},
-	{ademe.Name, "/data-fair/api/v1", "api/upstream/ademe/testdata/empty.json"},
-	{"boamp", "", "api/upstream/bodacc/testdata/empty.json"},
-	{"agence-bio", "/api/gouv", "api/upstream/agencebio/testdata/operateurs_siret.json"},
-	{"geo-api", "", "api/upstream/geoapi/testdata/communes.json"},
+	{re.Name, "", "api/upstream/rechercheentreprises/testdata/search_552032534.json", nil},
+	{bodacc.Name, "", "api/upstream/bodacc/testdata/empty.json", nil},
+	{vies.Name, "/taxation_customs/vies/rest-api", "api/upstream/vies/testdata/get_valid.json", nil},
+	{economie.Name, "", "api/upstream/economie/testdata/ratios.json", nil},
+	{ademe.Name, "/data-fair/api/v1", "api/upstream/ademe/testdata/empty.json", nil},
+	{"boamp", "", "api/upstream/bodacc/testdata/empty.json", nil},
+	{"agence-bio", "/api/gouv", "api/upstream/agencebio/testdata/operateurs_siret.json", nil},
+	{"geo-api", "", "api/upstream/geoapi/testdata/communes.json", [][2]string{{"/communes/", "api/upstream/geoapi/testdata/commune.json"}}},
+	{ban.Name, "/geocodage", "api/upstream/ban/testdata/search_mazeres.json", nil},
+	{dvf.Name, "/geo-dvf/latest/csv", "api/upstream/dvf/testdata/92012_2025.csv", nil},
+	{loyers.Name, "/resources/carte-loyers", "api/upstream/loyers/testdata/pred-app-mef-dhup.csv", nil},
+	{georisques.Name, "/api/v1", "api/upstream/georisques/testdata/risques.json", nil},
 }
 
 // reports are one call of each report on the same company (DANONE, 552032534).
@@ -96,6 +111,12 @@ func main() {
 	for _, f := range fixtures {
 		body, err := os.ReadFile(f.file)
 		check(err)
+		byPath := map[string][]byte{}
+		for _, p := range f.paths {
+			b, err := os.ReadFile(p[1])
+			check(err)
+			byPath[f.prefix+p[0]] = b
+		}
 		var c atomic.Int64
 		counts[f.name] = &c
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -108,6 +129,12 @@ func main() {
 				}
 			}
 			w.Header().Set("Content-Type", "application/json")
+			for p, b := range byPath {
+				if strings.HasPrefix(r.URL.Path, p) {
+					_, _ = w.Write(b)
+					return
+				}
+			}
 			_, _ = w.Write(body)
 		}))
 		defer srv.Close()
@@ -193,7 +220,23 @@ func main() {
 	}
 	reg, bod, vat, rat, rge := re.New(conn(re.Name)), bodacc.New(conn(bodacc.Name)), vies.New(conn(vies.Name)), economie.New(conn(economie.Name)), ademe.New(conn(ademe.Name))
 	ctx := context.Background()
+	geocoder, sales, risks, communes := ban.New(conn(ban.Name)), dvf.New(conn(dvf.Name)), georisques.New(conn(georisques.Name)), geoapi.New(conn(geoapi.Name))
+	year := time.Now().Year()
 	sequential := map[string]func(){
+		"fr.analyse-immo": func() {
+			_, err := geocoder.Search(ctx, "rue jules ferry 64110 mazeres-lezons", 5)
+			check(err)
+			for y := year - 5; y <= year; y++ {
+				_, err = sales.Mutations(ctx, y, "64373")
+				check(err)
+			}
+			_, err = risks.Risques(ctx, "64373")
+			check(err)
+			_, err = rge.DPE(ctx, ademe.DPEQuery{INSEE: []string{"64373"}, Size: 100})
+			check(err)
+			_, err = communes.ByCode(ctx, "64373")
+			check(err)
+		},
 		"fr.entreprise-360": func() {
 			_, err := reg.Find(ctx, "552032534", 1)
 			check(err)
@@ -218,9 +261,16 @@ func main() {
 		},
 	}
 	fmt.Printf("\n2. latency, every upstream answering after %s-%s (uniform), %d reports each, one client\n   %-44s %10s %10s %10s\n", *lo, *hi, *n, "path", "p50", "p99", "calls")
-	for _, id := range []string{"fr.entreprise-360", "fr.kyb"} {
+	query := map[string]func(i int) string{
+		"fr.entreprise-360": func(i int) string { return "q=DANONE+" + strconv.Itoa(i) },
+		"fr.kyb":            func(i int) string { return "q=DANONE+" + strconv.Itoa(i) },
+		"fr.analyse-immo": func(i int) string {
+			return "adresse=rue+jules+ferry+64110+mazeres-lezons&surface=" + strconv.Itoa(40+i)
+		},
+	}
+	for _, id := range []string{"fr.entreprise-360", "fr.kyb", "fr.analyse-immo"} {
 		b := total()
-		fanP50, fanP99 := measure(*n, func(i int) { get(base, id, "q=DANONE+"+strconv.Itoa(i)) })
+		fanP50, fanP99 := measure(*n, func(i int) { get(base, id, query[id](i)) })
 		fanCalls := total() - b
 		b = total()
 		seqP50, seqP99 := measure(*n, func(int) { sequential[id]() })
