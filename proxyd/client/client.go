@@ -181,6 +181,13 @@ func (c *Client) Status(ctx context.Context) (*Status, error) {
 	return &s, c.do(ctx, http.MethodGet, "/status", nil, "", &s)
 }
 
+// Alive reports whether the daemon answers its admin socket (GET /stats takes the meters'
+// and packages' locks, and checks nothing over the network): the unit's liveness check.
+func (c *Client) Alive(ctx context.Context) error {
+	var stats map[string]any
+	return c.do(ctx, http.MethodGet, "/stats", nil, "", &stats)
+}
+
 func (c *Client) do(ctx context.Context, method, path string, in any, key string, out any) error {
 	var body io.Reader
 	if in != nil {
