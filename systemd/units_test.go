@@ -157,14 +157,14 @@ func TestUnitsMatchTheCode(t *testing.T) {
 			"Type": "notify", "NotifyAccess": "main", "WatchdogSec": "30s", "Slice": "peage-browsers.slice",
 			"User": "peage-api", "Group": "peage", "StateDirectory": "peage-api", "Environment": "PEAGE_STATE_DIR=/var/lib/peage-api",
 			"LoadCredential": cfg.Admin.TokenFile + ":" + credential.Dir + "/" + credential.OperatorToken,
-			"Requires": "peage-firstboot.service", "EnvironmentFile": "-/etc/peage/setup.env",
+			"Requires":       "peage-firstboot.service", "EnvironmentFile": "-/etc/peage/setup.env",
 		}},
 		{"peage-settle.service", map[string]string{
 			"Type": "notify", "NotifyAccess": "main", "WatchdogSec": "30s",
 			"User": "peage-settle", "Group": "peage", "StateDirectory": "peage-settle", "Environment": "PEAGE_STATE_DIR=/var/lib/peage-settle",
 			"RuntimeDirectory": strings.TrimPrefix(filepath.Dir(settleSock), "/run/"), "RuntimeDirectoryMode": "0750",
 			"LoadCredential": settle.DefaultConfig().HotKeyFile + ":" + credential.Dir + "/" + credential.SettleHotKey,
-			"Requires": "peage-firstboot.service", "EnvironmentFile": "-/etc/peage/setup.env",
+			"Requires":       "peage-firstboot.service", "EnvironmentFile": "-/etc/peage/setup.env",
 		}},
 		{"peage-proxyd.service", map[string]string{
 			"Type": "notify", "NotifyAccess": "main", "WatchdogSec": "30s",
