@@ -200,7 +200,7 @@ func tcpListeners(t *testing.T, pid int) []string {
 	inodes := map[string]bool{}
 	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	if err != nil {
-		t.Fatal(err)
+		return nil // the process is gone (a Chromium helper that ended)
 	}
 	for _, fd := range fds {
 		l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
@@ -226,6 +226,43 @@ func tcpListeners(t *testing.T, pid int) []string {
 		f.Close()
 	}
 	slices.Sort(out)
+	return out
+}
+
+// descendants lists the processes below pid (Chromium and its helpers under the API).
+func descendants(t *testing.T, pid int) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after its last ')'.
+		rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
+		if f := strings.Fields(rest); len(f) > 1 {
+			ppid, _ := strconv.Atoi(f[1])
+			children[ppid] = append(children[ppid], p)
+		}
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
 	return out
 }
 
@@ -296,7 +333,7 @@ public_port = %s
 echo_urls = ["%s/json"]
 expected_country = "FR"
 [browserfarm]
-chromium = "/nonexistent/chromium"
+size = 1
 `, apiAddr, apiAddr, adminAddr, devchain.Network, ch.USDC.Hex(), payTo, strings.TrimPrefix(echo.URL, "http://"), target,
 		ch.RPCURL, settleSock, proxyAddr, proxydSock, proxyPort, echo.URL)
 	if err := os.WriteFile(config, []byte(toml), 0o600); err != nil {
@@ -315,16 +352,42 @@ chromium = "/nonexistent/chromium"
 	}
 
 	// Nothing listens but the API, the proxy and the operator port (on loopback here as by
-	// default); settle has no TCP listener at all, only its Unix socket.
+	// default); settle has no TCP listener at all, only its Unix socket. The browser pool's
+	// filtering proxy and Chromium's DevTools port are on loopback, whatever api.addr is.
 	for _, c := range []struct {
 		d    *daemon
 		want []string
 	}{{apiD, []string{apiAddr, adminAddr}}, {proxydD, []string{proxyAddr}}, {settleD, nil}} {
 		want := slices.Clone(c.want)
 		slices.Sort(want)
-		if got := tcpListeners(t, c.d.cmd.Process.Pid); !slices.Equal(got, want) {
-			t.Errorf("%s listens on %v, want exactly %v", c.d.name, got, want)
+		got := tcpListeners(t, c.d.cmd.Process.Pid)
+		var own, local []string
+		for _, a := range got {
+			if slices.Contains(want, a) {
+				own = append(own, a)
+			} else {
+				local = append(local, a)
+			}
 		}
+		if !slices.Equal(own, want) {
+			t.Errorf("%s listens on %v, want %v", c.d.name, got, want)
+		}
+		if c.d != apiD && len(local) > 0 {
+			t.Errorf("%s also listens on %v", c.d.name, local)
+		}
+		for _, pid := range append(descendants(t, c.d.cmd.Process.Pid), c.d.cmd.Process.Pid) {
+			for _, a := range tcpListeners(t, pid) {
+				if host, _, _ := net.SplitHostPort(a); !slices.Contains(want, a) && !net.ParseIP(host).IsLoopback() {
+					t.Errorf("%s (pid %d) listens beyond loopback on %s", c.d.name, pid, a)
+				}
+			}
+		}
+	}
+	if code, body := get(t, "http://"+adminAddr+"/healthz"); code != 200 || !strings.Contains(body, `"browserfarm":"ok"`) {
+		t.Errorf("/healthz with the browser pool: %d %s", code, body)
+	}
+	if n := len(descendants(t, apiD.cmd.Process.Pid)); n == 0 {
+		t.Error("the API started no Chromium process")
 	}
 
 	base := "http://" + apiAddr
