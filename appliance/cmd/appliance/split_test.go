@@ -22,10 +22,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/crypto"
-
 	"github.com/peage/appliance/appliance/credential"
 	"github.com/peage/appliance/proxyd"
+	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/devchain"
 	"github.com/peage/appliance/settle/pay"
@@ -304,8 +303,10 @@ func TestSplitDaemons(t *testing.T) {
 	dir := t.TempDir()
 	apiAddr, adminAddr, proxyAddr := freeAddr(t), freeAddr(t), freeAddr(t)
 	_, proxyPort, _ := net.SplitHostPort(proxyAddr)
-	payToKey, _ := crypto.GenerateKey()
-	payTo := crypto.PubkeyToAddress(payToKey.PublicKey).Hex()
+	_, payTo, err := settle.NewHotKey() // a fresh address whose key nobody keeps
+	if err != nil {
+		t.Fatal(err)
+	}
 	settleSock, proxydSock := filepath.Join(dir, "run", "settle.sock"), filepath.Join(dir, "run", "proxyd.sock")
 	config := filepath.Join(dir, "appliance.toml")
 	toml := fmt.Sprintf(`[log]
@@ -340,7 +341,7 @@ size = 1
 		t.Fatal(err)
 	}
 
-	hot := hex.EncodeToString(crypto.FromECDSA(ch.Hot))
+	hot := fmt.Sprintf("%064x", ch.Hot.D) // the chain's funded gas key, as firstboot writes one
 	settleD := startDaemon(t, bin, "settle", config, dir, map[string]string{credential.SettleHotKey: hot})
 	proxydD := startDaemon(t, bin, "proxyd", config, dir, nil)
 	settleD.await(t, "READY=1", time.Minute)
