@@ -36,6 +36,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binary applianceBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		_ = os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
+
 // applianceBinary builds this command once per test run, as the units run it.
 func applianceBinary(t *testing.T) string {
 	t.Helper()
