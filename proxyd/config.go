@@ -85,7 +85,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Listen:                "0.0.0.0:8118",
-		AdminSocket:           "/run/peage/proxyd.sock",
+		AdminSocket:           "/run/peage-proxyd/proxyd.sock",
 		PublicPort:            8118,
 		Ports:                 []int{443, 80},
 		Realm:                 "peage proxy",

@@ -1,6 +1,7 @@
 package proxyd
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -26,7 +27,11 @@ func TestSaleThroughTheAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := proxyroutes.New(e.s, nil).Bind(cat); err != nil {
+	routes := proxyroutes.New(e.s, nil)
+	if err := routes.Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	if err := routes.CheckExit(context.Background()); err != nil { // nothing is sold before it
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}

@@ -82,7 +82,11 @@ func proxySale(t *testing.T, shop *keyShop) catalog.Entry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := proxyroutes.New(shop, nil).Bind(c); err != nil {
+	routes := proxyroutes.New(shop, nil)
+	if err := routes.Bind(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := routes.CheckExit(context.Background()); err != nil { // nothing is sold before it
 		t.Fatal(err)
 	}
 	return *c.Entry("proxy.1gb")

@@ -3,10 +3,13 @@ package settle
 import (
 	"context"
 	"crypto/ecdsa"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +19,10 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
+	"github.com/peage/appliance/appliance/credential"
 	"github.com/peage/appliance/appliance/journal"
 	"github.com/peage/appliance/settle/chain"
+	"github.com/peage/appliance/settle/x402"
 )
 
 // Config is the settle daemon's part of the appliance configuration. What is paid, where and
@@ -46,7 +51,7 @@ type Config struct {
 // DefaultConfig is Base mainnet USDC; PayTo, RPCURL and the hot key must be configured.
 func DefaultConfig() Config {
 	return Config{
-		HotKeyFile: "settle-hot-key", Socket: "/run/peage/settle.sock", StateDir: "/var/lib/peage/settle",
+		HotKeyFile: "settle-hot-key", Socket: "/run/peage-settle/settle.sock", StateDir: "/var/lib/peage/settle",
 		ExposureCap: 1_000_000, TotalExposureCap: 20_000_000, SettleMargin: DefaultSettleMargin,
 		ReceiptTimeoutSeconds: 90, ReplaceAfterSeconds: 30,
 	}
@@ -73,11 +78,7 @@ func (c Config) Validate() error {
 
 // LoadKey reads a hex private key from path (a bare name is looked up in $CREDENTIALS_DIRECTORY).
 func LoadKey(path string) (*ecdsa.PrivateKey, error) {
-	if !strings.ContainsRune(path, os.PathSeparator) {
-		if dir := os.Getenv("CREDENTIALS_DIRECTORY"); dir != "" {
-			path = filepath.Join(dir, path)
-		}
-	}
+	path = credential.Path(path)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -89,8 +90,64 @@ func LoadKey(path string) (*ecdsa.PrivateKey, error) {
 	return k, nil
 }
 
+// NewHotKey makes a fresh gas-paying key on the box (first start): its hex for the credential
+// file, and its address, which the operator funds with a little ETH for gas.
+func NewHotKey() (keyHex, address string, err error) {
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		return "", "", err
+	}
+	return hex.EncodeToString(crypto.FromECDSA(k)), crypto.PubkeyToAddress(k.PublicKey).Hex(), nil
+}
+
+// KeyAddress is the address of the key in a credential file.
+func KeyAddress(path string) (string, error) {
+	k, err := LoadKey(path)
+	if err != nil {
+		return "", err
+	}
+	return crypto.PubkeyToAddress(k.PublicKey).Hex(), nil
+}
+
+// Missing lists what first-boot setup has not provided yet: the payout address, the RPC
+// endpoint, the hot key's credential. A box lacking them still starts (see Run); a value that
+// is present but wrong is a configuration error instead.
+func (c Config) Missing() []string {
+	var m []string
+	if p := c.Payment.PayTo; p == "" || (common.IsHexAddress(p) && common.HexToAddress(p) == (common.Address{})) {
+		m = append(m, "the payout address (config key payment.pay_to)")
+	}
+	if c.RPCURL == "" {
+		m = append(m, "the payment network's JSON-RPC endpoint (config key settle.rpc_url)")
+	}
+	if _, err := os.Stat(credential.Path(c.HotKeyFile)); errors.Is(err, fs.ErrNotExist) {
+		m = append(m, "the gas-paying hot key (credential "+c.HotKeyFile+", made by `appliance firstboot`)")
+	}
+	return m
+}
+
 // Run is the standalone daemon (`appliance settle`): it serves the facilitator until ctx ends.
-func Run(ctx context.Context, c Config, log *slog.Logger) error {
+// ready, when not nil, is called once every listener is open (the unit's sd_notify READY).
+// Until first-boot setup is complete (Missing) it still opens its socket, so the box comes
+// up, and answers every facilitator call 503 naming what is missing.
+func Run(ctx context.Context, c Config, log *slog.Logger, ready func()) error {
+	if ready == nil {
+		ready = func() {}
+	}
+	if missing := c.Missing(); len(missing) > 0 {
+		probe := c // what is present must still be valid
+		probe.Payment.PayTo, probe.RPCURL = "0x0000000000000000000000000000000000000001", "http://setup.invalid"
+		if err := probe.Validate(); err != nil {
+			return err
+		}
+		ls, err := c.listen()
+		if err != nil {
+			return err
+		}
+		log.Warn("first-boot setup incomplete; the facilitator answers 503 until it is done", "missing", strings.Join(missing, "; "))
+		ready()
+		return Serve(ctx, SetupHandler(missing), log, ls...)
+	}
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -118,26 +175,56 @@ func Run(ctx context.Context, c Config, log *slog.Logger) error {
 		return err
 	}
 	defer f.Close()
+	ls, err := c.listen()
+	if err != nil {
+		return err
+	}
+	log.Info("facilitator serving", "network", p.Network, "signer", f.Signer().Hex(), "pay_to", p.PayTo)
+	ready()
+	return Serve(ctx, f.Handler(), log, ls...)
+}
+
+// listen opens the Unix socket and the optional loopback TCP listener.
+func (c Config) listen() ([]net.Listener, error) {
 	var ls []net.Listener
+	closeAll := func() {
+		for _, l := range ls {
+			_ = l.Close()
+		}
+	}
 	if c.Socket != "" {
 		if err := os.MkdirAll(filepath.Dir(c.Socket), 0o750); err != nil {
-			return err
+			return nil, err
 		}
 		l, err := ListenUnix(c.Socket)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ls = append(ls, l)
 	}
 	if c.Listen != "" {
 		l, err := net.Listen("tcp", c.Listen)
 		if err != nil {
-			return err
+			closeAll()
+			return nil, err
 		}
 		ls = append(ls, l)
 	}
-	log.Info("facilitator serving", "network", p.Network, "signer", f.Signer().Hex(), "pay_to", p.PayTo)
-	return Serve(ctx, f.Handler(), log, ls...)
+	return ls, nil
+}
+
+// SetupHandler is the facilitator of a box whose first-boot setup is incomplete: /supported
+// lists no kind (true: it can settle nothing yet), every other call is 503 naming what is
+// missing.
+func SetupHandler(missing []string) http.Handler {
+	msg := "first-boot setup incomplete, missing: " + strings.Join(missing, "; ")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/supported" {
+			writeJSON(w, 200, x402.SupportedResponse{Kinds: []x402.SupportedKind{}})
+			return
+		}
+		writeJSON(w, http.StatusServiceUnavailable, errorBody{msg})
+	})
 }
 
 // Payment is what is paid, where and to whom: the [payment] section of the configuration.

@@ -60,7 +60,7 @@ func TestRunStandalone(t *testing.T) {
 
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- Run(rctx, cfg, slog.New(slog.DiscardHandler)) }()
+	go func() { done <- Run(rctx, cfg, slog.New(slog.DiscardHandler), nil) }()
 	c, err := client.New("unix:" + cfg.Socket)
 	if err != nil {
 		t.Fatal(err)

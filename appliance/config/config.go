@@ -46,6 +46,9 @@ type Log struct {
 // Admin is the operator listener (/healthz, /metrics); it must stay on loopback or a LAN.
 type Admin struct {
 	Addr string `toml:"addr"`
+	// TokenFile is the credential the operator port demands when Addr is not loopback (a bare
+	// name is read from $CREDENTIALS_DIRECTORY: systemd's LoadCredential=).
+	TokenFile string `toml:"token_file" doc:"credential the operator port demands when admin.addr is not loopback (bearer token, or Basic password); a bare name is read from $CREDENTIALS_DIRECTORY"`
 }
 
 // Egress is the outbound policy for user-chosen targets.
@@ -73,7 +76,7 @@ func Default() Config {
 		StateDir: "/var/lib/peage",
 		Log:      Log{Level: "info", Format: "auto"},
 		API:      server.DefaultConfig(),
-		Admin:    Admin{Addr: "127.0.0.1:8403"},
+		Admin:    Admin{Addr: "127.0.0.1:8403", TokenFile: "operator-token"},
 		Payment:  paywall.DefaultConfig(),
 		Routes:   catalog.DefaultNames(),
 		Egress:   Egress{InterfaceRefresh: 30 * time.Second},

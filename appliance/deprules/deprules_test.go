@@ -20,6 +20,7 @@ var rules = []struct {
 	{lib: "github.com/go-rod/rod", allowed: []string{"browserfarm"}},
 	{lib: "github.com/elazarl/goproxy", allowed: []string{"proxyd"}, denied: []string{"proxyd/client"}},
 	{lib: "github.com/valyala/fasthttp", allowed: []string{"api/server", "ops/bench"}},
+	{lib: "github.com/coreos/go-systemd", allowed: []string{"appliance/sdnotify"}},
 }
 
 // pure packages may depend (even transitively) on nothing outside the standard library and

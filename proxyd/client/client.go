@@ -209,6 +209,13 @@ func (c *Client) Stats(ctx context.Context) (*Stats, error) {
 	return &s, c.do(ctx, http.MethodGet, "/stats", nil, "", &s)
 }
 
+// Alive reports whether the daemon answers its admin socket (GET /stats takes the meters'
+// and packages' locks, and checks nothing over the network): the unit's liveness check.
+func (c *Client) Alive(ctx context.Context) error {
+	_, err := c.Stats(ctx)
+	return err
+}
+
 func (c *Client) do(ctx context.Context, method, path string, in any, key string, out any) error {
 	var body io.Reader
 	if in != nil {

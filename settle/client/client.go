@@ -26,7 +26,7 @@ type Client struct {
 	hc   *http.Client
 }
 
-// New makes a client for addr: "unix:/run/peage/settle.sock" (or a bare absolute socket path),
+// New makes a client for addr: "unix:/run/peage-settle/settle.sock" (or a bare absolute socket path),
 // or an http(s) URL of a facilitator.
 func New(addr string) (*Client, error) {
 	path, isUnix := strings.CutPrefix(addr, "unix:")

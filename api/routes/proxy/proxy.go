@@ -60,6 +60,7 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 			return err
 		}
 	}
+	r.ready() // the first exit check starts with the daemon, not with the first buyer
 	if err := c.Bind("free.proxy.status", r.Status, nil); err != nil {
 		return err
 	}
@@ -68,7 +69,8 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 
 // ready answers from the last known exit status and refreshes it in the background when it
 // is stale, so the catalog and the 402 path never wait on an exit check. Before the first
-// answer it lets the sale decide (the sale checks the exit itself).
+// answer the routes are unavailable: on a box just set up, nothing is sold (no 402 offered)
+// before the exit has shown its country, ASN and reachability once.
 func (r *Routes) ready() error {
 	h := r.health.Load()
 	if h == nil || time.Since(h.at) > healthTTL {
@@ -77,23 +79,41 @@ func (r *Routes) ready() error {
 				defer r.refreshing.Unlock()
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
-				st, err := r.svc.Status(ctx)
-				nh := &health{at: time.Now()}
-				switch {
-				case err != nil:
-					nh.err = apierr.Unavailable("the proxy daemon does not answer; no package can be sold now")
-				case !st.Live:
-					nh.err = apierr.Unavailable("the proxy exit is not live (%s); no package can be sold now", st.Problem)
-				}
-				r.health.Store(nh)
+				r.check(ctx)
 			}()
 		}
 	}
-	if h == nil {
-		return nil
+	if h == nil { // first start: nothing is sold before the exit has been checked once
+		return errExitUnchecked
 	}
 	return h.err
 }
+
+// CheckExit asks proxyd for the exit's status now and returns what the sales' readiness
+// becomes (nil: packages can be sold). The routes do it themselves in the background; a
+// caller that must not race the first check (a test, a start-up probe) calls it.
+func (r *Routes) CheckExit(ctx context.Context) error {
+	r.refreshing.Lock()
+	defer r.refreshing.Unlock()
+	return r.check(ctx)
+}
+
+func (r *Routes) check(ctx context.Context) error {
+	st, err := r.svc.Status(ctx)
+	nh := &health{at: time.Now()}
+	switch {
+	case err != nil:
+		nh.err = apierr.Unavailable("the proxy daemon does not answer; no package can be sold now")
+	case !st.Live:
+		nh.err = apierr.Unavailable("the proxy exit is not live (%s); no package can be sold now", st.Problem)
+	case st.Reachable == client.Unreachable:
+		nh.err = apierr.Unavailable("the proxy port does not answer from the internet (%s); no package can be sold now", st.ReachableNote)
+	}
+	r.health.Store(nh)
+	return nh.err
+}
+
+var errExitUnchecked = apierr.Unavailable("the proxy exit has not been checked yet (country, ASN, reachability); it is being checked now")
 
 // Exit is the exit object of the spec's proxy package.
 type Exit struct {

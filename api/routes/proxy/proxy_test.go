@@ -53,6 +53,8 @@ func (f *fakeProxyd) Usage(_ context.Context, key string) (*client.Usage, error)
 }
 
 func (f *fakeProxyd) Status(context.Context) (*client.Status, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.status == nil {
 		return nil, &client.Error{Code: client.CodeUnavailable, Message: "down"}
 	}
@@ -185,11 +187,52 @@ func TestStatus(t *testing.T) {
 	if _, err := call(t, c, "free.proxy.status", nil); apierr.From(err).Status() != 503 {
 		t.Fatalf("proxyd down: %v", err)
 	}
+	f.mu.Lock() // Bind started the first exit check in the background
 	f.status = &client.Status{Live: true, Reachable: client.Unknown, ReachableNote: "no outside probe is configured",
 		ProxyHost: "203.0.113.9", ProxyPort: 8118, Exit: &client.Exit{Carrier: "Orange", ASN: "AS3215", Country: "FR"}}
+	f.mu.Unlock()
 	out, err := call(t, c, "free.proxy.status", nil)
 	st, ok := out.(*StatusResult)
 	if err != nil || !ok || st.Carrier != "Orange" || st.Reachable != "unknown" || st.Exit.ASN != "AS3215" || st.Proxy != "http://203.0.113.9:8118" {
 		t.Fatalf("%+v %v", out, err)
+	}
+}
+
+// TestNotSoldBeforeTheExitIsChecked: on a box just started, the packages are unavailable until
+// the exit has been checked once, and stay so while the check fails: the daemon does not
+// answer, the exit is not live, or the port is unreachable from the internet. Unknown
+// reachability (no outside probe configured) does not block a sale.
+func TestNotSoldBeforeTheExitIsChecked(t *testing.T) {
+	live := client.Exit{IP: "90.1.2.3", Country: "FR", ASN: "AS3215"}
+	cases := []struct {
+		name   string
+		status *client.Status
+		want   string // in the readiness error; "" for ready
+	}{
+		{"daemon down", nil, "does not answer"},
+		{"exit not live", &client.Status{Live: false, Problem: "country DE, want FR"}, "country DE, want FR"},
+		{"port unreachable", &client.Status{Live: true, Exit: &live, Reachable: client.Unreachable, ReachableNote: "probe saw a timeout"}, "probe saw a timeout"},
+		{"reachability unknown", &client.Status{Live: true, Exit: &live, Reachable: client.Unknown}, ""},
+		{"reachable", &client.Status{Live: true, Exit: &live, Reachable: client.Reachable}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := New(&fakeProxyd{status: tc.status}, nil)
+			if err := r.ready(); err != errExitUnchecked {
+				t.Fatalf("before any check: %v, want %v", err, errExitUnchecked)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			err := r.ready()
+			for err == errExitUnchecked && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+				err = r.ready()
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("ready: %v, want nil", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("ready: %v, want an error naming %q", err, tc.want)
+			}
+		})
 	}
 }

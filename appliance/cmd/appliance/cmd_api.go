@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"flag"
+	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/peage/appliance/appliance/config"
 	proxyclient "github.com/peage/appliance/proxyd/client"
@@ -20,10 +22,16 @@ func init() {
 		if err != nil {
 			return err
 		}
-		if err := cfg.SettlePayment().Validate(); err != nil {
-			return err // an API taking payments for nobody must not start
-		}
 		log := newLogger(cfg.Log)
+		// A box not set up yet still starts and says what it lacks; it takes no payment.
+		missing := setupMissing(cfg)
+		if len(missing) == 0 {
+			if err := cfg.SettlePayment().Validate(); err != nil {
+				return err
+			}
+		} else {
+			log.Warn("first-boot setup incomplete; paid routes answer 503 until it is done", slog.String("missing", strings.Join(missing, "; ")))
+		}
 		d, closeDeps, err := openCommon(cfg, log)
 		if err != nil {
 			return err
@@ -42,6 +50,7 @@ func init() {
 		if err != nil {
 			return err
 		}
+		a.gateSetup(missing)
 		return a.serve(ctx)
 	})
 }

@@ -109,6 +109,10 @@ func runDev(ctx context.Context, args []string) error {
 		return err
 	}
 	a.addProxyMetrics(px)
+	// The dev exit is a loopback echo: check it now, so a package is for sale from the start.
+	if err := a.proxyRoutes.CheckExit(ctx); err != nil {
+		log.Warn("the dev exit check failed; proxy packages are unavailable", slog.String(obs.KeyErr, err.Error()))
+	}
 	fmt.Fprintln(os.Stderr, chain.HowToPay(cfg.API.BaseURL))
 	fmt.Fprintf(os.Stderr, "péage dev: API on %s (catalog %s/, OpenAPI %s/openapi.json), operator on http://%s (dashboard at /, /status.json, /healthz, /metrics), proxy on %s, state in %s\n",
 		cfg.API.BaseURL, cfg.API.BaseURL, cfg.API.BaseURL, cfg.Admin.Addr, *proxyAddr, cfg.StateDir)

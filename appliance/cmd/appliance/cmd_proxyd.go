@@ -8,6 +8,7 @@ import (
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/proxyd"
+	proxyclient "github.com/peage/appliance/proxyd/client"
 )
 
 func init() {
@@ -32,5 +33,12 @@ func runProxyd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return proxyd.RunDaemon(ctx, px, cfg.StateDir, pol, newLogger(cfg.Log))
+	log := newLogger(cfg.Log)
+	// Alive means the admin socket answers /stats, which takes the meters' and packages' locks:
+	// a wedged store or a dead admin loop misses the watchdog. (Not /status: that checks the
+	// exit over the internet, which says nothing about this process.)
+	self := proxyclient.New(px.AdminSocket)
+	n := newNotifier(ctx, log, func(ctx context.Context) error { return self.Alive(ctx) })
+	defer n.stop()
+	return proxyd.RunDaemon(ctx, px, cfg.StateDir, pol, log, func(*proxyd.Server) { n.ready() })
 }

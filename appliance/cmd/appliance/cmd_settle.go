@@ -9,6 +9,7 @@ import (
 
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/settle"
+	settleclient "github.com/peage/appliance/settle/client"
 )
 
 func init() {
@@ -30,8 +31,18 @@ func runSettle(ctx context.Context, args []string) error {
 	}
 	cfg.Settle.Payment = cfg.SettlePayment()
 	cfg.Settle.SettleMargin = time.Duration(cfg.Settlement.SettleMarginSeconds) * time.Second
-	if err := cfg.Settle.Validate(); err != nil {
+	log := newLogger(cfg.Log)
+	addr := "unix:" + cfg.Settle.Socket
+	if cfg.Settle.Socket == "" {
+		addr = "http://" + cfg.Settle.Listen
+	}
+	self, err := settleclient.New(addr)
+	if err != nil {
 		return err
 	}
-	return settle.Run(ctx, cfg.Settle, newLogger(cfg.Log))
+	// Alive means the facilitator answers its own socket (handler, ledger lock, listener).
+	live := func(ctx context.Context) error { _, err := self.Supported(ctx); return err }
+	n := newNotifier(ctx, log, live)
+	defer n.stop()
+	return settle.Run(ctx, cfg.Settle, log, n.ready)
 }

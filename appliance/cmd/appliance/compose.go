@@ -64,6 +64,7 @@ import (
 	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/appliance/operator"
+	"github.com/peage/appliance/appliance/sdnotify"
 	"github.com/peage/appliance/appliance/state"
 	"github.com/peage/appliance/appliance/version"
 	"github.com/peage/appliance/browserfarm"
@@ -100,6 +101,9 @@ type app struct {
 	health map[string]func() error // component → nil when healthy
 	// background runs with the server (the SMS reaper), until its context ends.
 	background []func(context.Context)
+	// setupMissing is what first-boot setup lacks (paid routes answer 503 until it is done).
+	setupMissing []string
+	proxyRoutes  *proxyroutes.Routes // nil without proxyd
 }
 
 // deps are the collaborators the composition provides to the route families.
@@ -369,7 +373,8 @@ func bindFamilies(a *app, d deps) error {
 		b.add(payments.New(d.payments), nil)
 	}
 	if d.proxy != nil {
-		b.add(proxyroutes.New(d.proxy, a.log), nil)
+		a.proxyRoutes = proxyroutes.New(d.proxy, a.log)
+		b.add(a.proxyRoutes, nil)
 	}
 	var pages llmroutes.Pages // nil without the browser farm: the page-reading model routes stay 503
 	if d.farm != nil {
@@ -469,8 +474,13 @@ func startFarm(ctx context.Context, cfg config.Config, pol *egress.Policy, log *
 	return farm
 }
 
-// serve runs the public API and the operator listener until ctx ends.
+// serve runs the public API and the operator listener until ctx ends. Once both listen it
+// tells systemd READY, then pings the watchdog while both still answer (sdnotify).
 func (a *app) serve(ctx context.Context) error {
+	token, err := operatorToken(a.cfg.Admin)
+	if err != nil {
+		return err
+	}
 	apiLn, err := net.Listen("tcp", a.cfg.API.Addr)
 	if err != nil {
 		return fmt.Errorf("api listener: %w", err)
@@ -487,7 +497,7 @@ func (a *app) serve(ctx context.Context) error {
 	for _, run := range a.background {
 		g.Go(func() error { run(ctx); return nil })
 	}
-	admin := &http.Server{Handler: a.adminMux(), ReadHeaderTimeout: 5 * time.Second}
+	admin := &http.Server{Handler: requireToken(token, a.adminMux()), ReadHeaderTimeout: 5 * time.Second}
 	g.Go(func() error {
 		err := admin.Serve(adminLn)
 		if errors.Is(err, http.ErrServerClosed) {
@@ -501,6 +511,12 @@ func (a *app) serve(ctx context.Context) error {
 		defer cancel()
 		return admin.Shutdown(shut)
 	})
+	n := newNotifier(ctx, a.log, a.liveness(apiLn.Addr().String(), adminLn.Addr().String(), token))
+	defer n.stop()
+	if len(a.setupMissing) > 0 {
+		sdnotify.Status(a.log, "first-boot setup incomplete, missing: "+strings.Join(a.setupMissing, "; "))
+	}
+	n.ready()
 	return g.Wait()
 }
 
@@ -569,8 +585,37 @@ type proxyWithStats struct {
 
 func (p proxyWithStats) Stats(ctx context.Context) (*proxyclient.Stats, error) { return p.stats(ctx) }
 
-// adminMux is the operator listener: health, metrics and the dashboard, never on the public
-// listener.
+// liveness is the API daemon's watchdog check: the public listener still accepts, and the
+// operator listener answers /livez (its handler goroutines and mux are running).
+func (a *app) liveness(apiAddr, adminAddr, token string) func(context.Context) error {
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	return func(ctx context.Context) error {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "tcp", apiAddr)
+		if err != nil {
+			return fmt.Errorf("public listener: %w", err)
+		}
+		c.Close()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+adminAddr+"/livez", nil)
+		if err != nil {
+			return err
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return fmt.Errorf("operator listener: %w", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("operator listener: /livez answered %d", resp.StatusCode)
+		}
+		return nil
+	}
+}
+
+// adminMux is the operator listener: health and metrics, never on the public listener.
 func (a *app) adminMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -579,9 +624,14 @@ func (a *app) adminMux() *http.ServeMux {
 		if h.Status != "ok" {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"status": h.Status, "version": version.String(),
-			"components": h.Components, "routes": h.Routes, "routes_available": h.Available})
+		body := map[string]any{"status": h.Status, "version": version.String(),
+			"components": h.Components, "routes": h.Routes, "routes_available": h.Available}
+		if len(a.setupMissing) > 0 { // the process is healthy; the box is not set up yet
+			body["setup_missing"] = a.setupMissing
+		}
+		_ = json.NewEncoder(w).Encode(body)
 	})
+	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("alive\n")) })
 	operator.Register(mux, func(ctx context.Context) operator.Snapshot { return operator.Build(ctx, a.operator) })
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/peage/appliance/appliance/credential"
+	"github.com/peage/appliance/settle"
+)
+
+func init() {
+	register("firstboot", "make the box's secrets on the box (operator token, settle's hot key) and record the payout address; idempotent", runFirstboot)
+}
+
+// setupEnv is the environment file every unit reads (EnvironmentFile=-), where firstboot
+// records what the operator sets: the payout address as PEAGE_PAYMENT_PAY_TO.
+const setupEnv = "/etc/peage/setup.env"
+
+var payToRe = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+
+func runFirstboot(_ context.Context, args []string) error {
+	return firstbootTo(os.Stdout, args)
+}
+
+// firstbootTo is `appliance firstboot`, run by peage-firstboot.service before the daemons at
+// every boot: it creates each secret that does not exist yet (never replacing one, never
+// printing one) and, with --pay-to, records the payout address.
+func firstbootTo(out io.Writer, args []string) error {
+	fset := flag.NewFlagSet("firstboot", flag.ContinueOnError)
+	dir := fset.String("credentials", credential.Dir, "directory of the box's secrets (the units load them with LoadCredential=)")
+	env := fset.String("setup-env", setupEnv, "environment file the units read, where the payout address is recorded")
+	payTo := fset.String("pay-to", "", "payout `ADDRESS` (0x…, an address only: the payout key never lives on the box)")
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	if *payTo != "" && (!payToRe.MatchString(*payTo) || strings.EqualFold(*payTo, zeroAddress)) {
+		return fmt.Errorf("--pay-to %q is not a non-zero 0x address", *payTo)
+	}
+	made, err := credential.Create(*dir, credential.OperatorToken, credential.Token)
+	if err != nil {
+		return fmt.Errorf("operator token: %w", err)
+	}
+	say(out, made, "operator token", filepath.Join(*dir, credential.OperatorToken))
+	var hotAddr string
+	made, err = credential.Create(*dir, credential.SettleHotKey, func() (string, error) {
+		k, addr, err := settle.NewHotKey()
+		hotAddr = addr
+		return k, err
+	})
+	if err != nil {
+		return fmt.Errorf("settle hot key: %w", err)
+	}
+	say(out, made, "settle hot key", filepath.Join(*dir, credential.SettleHotKey))
+	if hotAddr == "" {
+		if hotAddr, err = settle.KeyAddress(filepath.Join(*dir, credential.SettleHotKey)); err != nil {
+			return fmt.Errorf("settle hot key: %w", err)
+		}
+	}
+	fmt.Fprintf(out, "settle pays gas from %s: fund it with a little ETH on the payment network\n", hotAddr)
+	if *payTo != "" {
+		if err := setEnvLine(*env, "PEAGE_PAYMENT_PAY_TO", *payTo); err != nil {
+			return fmt.Errorf("recording the payout address: %w", err)
+		}
+		fmt.Fprintf(out, "payout address %s recorded in %s; restart the daemons: systemctl restart peage.target\n", *payTo, *env)
+	}
+	return nil
+}
+
+func say(out io.Writer, made bool, what, path string) {
+	if made {
+		fmt.Fprintf(out, "%s created: %s\n", what, path)
+	} else {
+		fmt.Fprintf(out, "%s kept: %s\n", what, path)
+	}
+}
+
+// setEnvLine sets KEY=value in an environment file, keeping its other lines; written to a
+// temporary file and renamed, so the units never read half of it.
+func setEnvLine(path, key, value string) error {
+	var lines []string
+	f, err := os.Open(path)
+	switch {
+	case err == nil:
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if !strings.HasPrefix(sc.Text(), key+"=") {
+				lines = append(lines, sc.Text())
+			}
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			return err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	lines = append(lines, key+"="+value)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
