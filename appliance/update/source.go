@@ -14,7 +14,10 @@ import (
 
 // LatestName is the manifest a release channel publishes for this platform; the binary is
 // the manifest's File beside it.
-func LatestName() string { return "latest-" + runtime.GOOS + "-" + runtime.GOARCH + ".manifest" }
+func LatestName() string { return LatestNameFor(runtime.GOOS, runtime.GOARCH) }
+
+// LatestNameFor is the channel's latest manifest for a platform.
+func LatestNameFor(goos, goarch string) string { return "latest-" + goos + "-" + goarch + ".manifest" }
 
 // Fetch reads the channel's latest manifest from source (an https URL or a directory, e.g. a
 // USB stick), verifies it, and returns the release with its binary: beside the manifest for
