@@ -2,6 +2,7 @@ package nftables
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/peage/appliance/appliance/firewall"
 )
 
 // The users of the test box, added to a private copy of /etc/passwd that only the box's
@@ -29,6 +32,14 @@ func TestMain(m *testing.M) {
 		os.Exit(helperListen(os.Args[1:]))
 	case "dial":
 		os.Exit(helperDial(os.Args[1], os.Args[2]))
+	case "sync":
+		v4, v6, err := firewall.Sync(context.Background(), "nft")
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		fmt.Println(v4, v6)
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -291,5 +302,52 @@ func TestInputPolicy(t *testing.T) {
 				t.Errorf("%s → %s: %s, want %s", tc.src, tc.addr, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestLANPrefixFollowed: the home LAN's global IPv6 prefix is no fixed range, so before
+// `appliance firewall sync` a confined user reaches a LAN host by its global address; after
+// it, not (and the internet still), and the operator port opens to that prefix.
+func TestLANPrefixFollowed(t *testing.T) {
+	l := newLab(t)
+	run(t, "ip", "netns", "exec", l.box, "ip", "addr", "add", "2001:db8:1::50/64", "dev", "veth-b", "nodad")
+	run(t, "ip", "netns", "exec", l.world, "ip", "addr", "add", "2001:db8:1::20/64", "dev", "veth-w", "nodad")
+	l.listen(l.inWorld(l.probe, "[::]:8080"))
+	l.listen(l.inBox(l.probe, "[::]:8403"))
+	if out, err := l.inBox("nft", "-f", "peage.nft").CombinedOutput(); err != nil {
+		t.Fatalf("nft -f: %v\n%s", err, out)
+	}
+	const lanHost, internet = "[2001:db8:1::20]:8080", "[2001:db8:ff::10]:8080"
+	if got := l.dialFromBox(uidProxyd, lanHost); got != "ok" {
+		t.Fatalf("before the sync peage-proxyd → LAN host by its global address: %s (the gap the sync closes)", got)
+	}
+	for i := range 2 { // twice: the sync replaces the sets, it never fails on what is there
+		sync := l.inBox(l.probe)
+		sync.Env = append(os.Environ(), "NFT_TEST_HELPER=sync")
+		out, err := sync.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "2001:db8:1::/64") {
+			t.Fatalf("sync %d: %v: %s", i+1, err, out)
+		}
+	}
+	for _, c := range []struct {
+		who  string
+		uid  int
+		addr string
+		want string
+	}{
+		{"peage-proxyd", uidProxyd, lanHost, "refused"},
+		{"peage-api", uidAPI, lanHost, "refused"},
+		{"someone-else", uidOther, lanHost, "ok"},
+		{"peage-proxyd", uidProxyd, internet, "ok"},
+	} {
+		if got := l.dialFromBox(c.uid, c.addr); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s → %s: %s, want %s", c.who, c.addr, got, c.want)
+		}
+	}
+	if got := l.dial(l.inWorld(l.probe, "2001:db8:1::20", "[2001:db8:1::50]:8403")); got != "ok" {
+		t.Errorf("operator port from the LAN's global prefix: %s", got)
+	}
+	if got := l.dial(l.inWorld(l.probe, "2001:db8:ff::10", "[2001:db8:1::50]:8403")); got != "timeout" {
+		t.Errorf("operator port from the internet: %s", got)
 	}
 }
