@@ -8,6 +8,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/peage/appliance/appliance/update"
+	"github.com/peage/appliance/appliance/version"
 )
 
 // TestUpdateReleaseSide: keygen, sign and verify as a release manager runs them, and verify
@@ -86,5 +89,18 @@ func TestUpdateStatusOfFreshBox(t *testing.T) {
 	}
 	if want := "current:   /usr/lib/peage/appliance (factory binary)\n"; out.String() != want {
 		t.Fatalf("status: %q, want %q", out.String(), want)
+	}
+}
+
+// TestUpdateGateReadsTheRealHealthz: the gate's health reader understands the operator
+// listener's /healthz of the real daemon (status, and the version the binary was linked with).
+func TestUpdateGateReadsTheRealHealthz(t *testing.T) {
+	d := startDev(t)
+	r, err := update.HTTPHealth{URL: "http://" + d.admin + "/healthz"}.Check(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != "ok" || !r.Runs(version.Version) || r.Runs(version.Version+"-other") {
+		t.Fatalf("report %+v (binary version %q)", r, version.Version)
 	}
 }
