@@ -14,6 +14,8 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+
+	"github.com/peage/appliance/appliance/egress"
 )
 
 // Table is the ruleset's table; the sets lan4 and lan6 are in it.
@@ -34,34 +36,16 @@ var fixed = func() []netip.Prefix {
 	return out
 }()
 
-// LANNetworks are the on-link networks of addrs (an interface's addresses with their masks)
-// that the fixed ranges do not cover, IPv4 and IPv6 apart, without duplicates or networks
-// nested in another. Host routes (/32, /128) and implausibly short prefixes (shorter than /8,
-// or /48 for IPv6, as the egress guard takes them) name no LAN and are left out; the box's
-// own addresses are refused by the ruleset already (fib daddr type local).
+// LANNetworks are the on-link networks of addrs (an interface's addresses with their masks),
+// as the egress guard takes them, that the fixed ranges do not cover, IPv4 and IPv6 apart,
+// without duplicates or networks nested in another. The box's own addresses are refused by
+// the ruleset already (fib daddr type local).
 func LANNetworks(addrs []net.Addr) (v4, v6 []netip.Prefix) {
-	for _, a := range addrs {
-		n, ok := a.(*net.IPNet)
-		if !ok {
-			continue
+	for _, pf := range egress.InterfacePrefixes(addrs) {
+		if pf.Bits() == pf.Addr().BitLen() || coveredBy(pf, fixed) {
+			continue // a host address, or inside a fixed range
 		}
-		ip, ok := netip.AddrFromSlice(n.IP)
-		if !ok {
-			continue
-		}
-		ip = ip.Unmap()
-		ones, bits := n.Mask.Size()
-		if bits == 128 && ip.Is4() {
-			ones -= 96
-		}
-		if bits == 0 || ones < 8 || ones >= ip.BitLen() || (ip.Is6() && ones < 48) {
-			continue
-		}
-		pf, err := ip.Prefix(ones)
-		if err != nil || coveredBy(pf, fixed) {
-			continue
-		}
-		if ip.Is4() {
+		if pf.Addr().Is4() {
 			v4 = append(v4, pf)
 		} else {
 			v6 = append(v6, pf)
