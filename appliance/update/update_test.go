@@ -415,3 +415,32 @@ func TestKill9AtEachStep(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstInstallWithoutCurrent: a root with no `current` yet (the image's tmpfiles link is
+// missing) takes a healthy release; a broken one stays, since there is nothing to go back to,
+// but is remembered as bad and leaves no update pending.
+func TestFirstInstallWithoutCurrent(t *testing.T) {
+	cases := []struct {
+		version string
+		result  Result
+	}{{"2", ResultInstalled}, {"9-exits", ResultRolledBack}}
+	for _, tc := range cases {
+		t.Run(tc.version, func(t *testing.T) {
+			b := newBox(t)
+			out, err := b.apply(tc.version)
+			if out.Result != tc.result {
+				t.Fatalf("apply: %+v, %v", out, err)
+			}
+			if got := b.currentVersion(); got != tc.version {
+				t.Errorf("current names %q", got)
+			}
+			rec, err := b.store.Load()
+			if err != nil || rec.Pending != nil {
+				t.Fatalf("update.json %+v, %v", rec, err)
+			}
+			if bad := slices.Contains(rec.Bad, tc.version); bad != (tc.result == ResultRolledBack) {
+				t.Errorf("bad list %v", rec.Bad)
+			}
+		})
+	}
+}

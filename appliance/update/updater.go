@@ -217,18 +217,22 @@ func (u *Updater) rollback(ctx context.Context, p Pending, reason string) (Outco
 
 func (u *Updater) finishRollback(ctx context.Context, p Pending) (Outcome, error) {
 	if p.From == "" {
-		return Outcome{}, fmt.Errorf("version %s failed (%s) and there is no previous version to return to", p.Version, p.Reason)
-	}
-	if err := u.Store.Flip(p.From); err != nil {
-		return Outcome{}, err
-	}
-	// The context may be the one that expired; the rollback must still restart the units.
-	rctx := context.WithoutCancel(ctx)
-	if err := u.Gate.Services.Restart(rctx); err != nil {
-		u.log().Error("restarting the previous version", obs.KeyErr, err)
-	} else if old := u.Store.VersionOf(p.From); old != "" {
-		if err := u.Gate.Wait(rctx, old, Baseline{}); err != nil {
-			u.log().Error("the previous version is not healthy either", "version", old, obs.KeyErr, err)
+		// Nothing ran before (no `current` at all): there is nothing to go back to, so the
+		// failed version stays, remembered as bad, and the update is no longer pending.
+		u.log().Error("no previous version to return to", "version", p.Version)
+		p.Reason += " (no previous version to return to)"
+	} else {
+		if err := u.Store.Flip(p.From); err != nil {
+			return Outcome{}, err
+		}
+		// The context may be the one that expired; the rollback must still restart the units.
+		rctx := context.WithoutCancel(ctx)
+		if err := u.Gate.Services.Restart(rctx); err != nil {
+			u.log().Error("restarting the previous version", obs.KeyErr, err)
+		} else if old := u.Store.VersionOf(p.From); old != "" {
+			if err := u.Gate.Wait(rctx, old, Baseline{}); err != nil {
+				u.log().Error("the previous version is not healthy either", "version", old, obs.KeyErr, err)
+			}
 		}
 	}
 	rec, err := u.Store.Load()
