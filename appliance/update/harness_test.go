@@ -62,6 +62,8 @@ func TestMain(m *testing.M) {
 // after a burst of restarts (StartLimitBurst), and count restarts since the last Restart.
 type supervisor struct {
 	current, addr, state string
+	args                 []string // the unit's arguments; the test app's when nil
+	env                  []string
 
 	mu       sync.Mutex
 	cmd      *exec.Cmd
@@ -74,7 +76,12 @@ type supervisor struct {
 const startLimitBurst = 5
 
 func (s *supervisor) start() {
-	cmd := exec.Command(s.current, "-addr", s.addr, "-state", s.state)
+	args := s.args
+	if args == nil {
+		args = []string{"-addr", s.addr, "-state", s.state}
+	}
+	cmd := exec.Command(s.current, args...)
+	cmd.Env = append(os.Environ(), s.env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stderr = io.Discard
 	done := make(chan struct{})
