@@ -40,11 +40,13 @@ func staged(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The image's two paths of the binary: the updater's current symlink and the factory copy.
+	binaries := strings.NewReplacer("/usr/bin/appliance", self, "/usr/lib/peage/appliance", self)
 	units, _ := filepath.Glob("peage*")
 	dir := t.TempDir()
 	out := map[string]string{}
 	for _, u := range units {
-		if strings.HasSuffix(u, ".go") || strings.HasSuffix(u, ".sysusers") {
+		if strings.HasSuffix(u, ".go") {
 			continue
 		}
 		b, err := os.ReadFile(u)
@@ -52,7 +54,7 @@ func staged(t *testing.T) map[string]string {
 			t.Fatal(err)
 		}
 		p := filepath.Join(dir, u)
-		if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "/usr/bin/appliance", self)), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(binaries.Replace(string(b))), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		out[u] = p
@@ -186,13 +188,13 @@ func TestUnitsMatchTheCode(t *testing.T) {
 			}
 		}
 	}
-	sysusers, err := os.ReadFile("peage.sysusers")
+	sysusers, err := os.ReadFile("sysusers.d/peage.conf")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, u := range []string{"peage-api", "peage-settle", "peage-proxyd"} {
 		if !regexp.MustCompile(`(?m)^u ` + u + `\s+-:peage\s`).Match(sysusers) {
-			t.Errorf("peage.sysusers does not make %s in group peage", u)
+			t.Errorf("sysusers.d/peage.conf does not make %s in group peage", u)
 		}
 	}
 }

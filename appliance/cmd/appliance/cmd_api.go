@@ -14,7 +14,7 @@ import (
 func init() {
 	register("api", "run the public API daemon (production: its own unit, settle over a Unix socket)", func(ctx context.Context, args []string) error {
 		fs := flag.NewFlagSet("api", flag.ContinueOnError)
-		path := fs.String("config", "/etc/peage/appliance.toml", "configuration file")
+		path := fs.String("config", defaultConfigPath, "configuration file")
 		if err := fs.Parse(args); err != nil {
 			return err
 		}

@@ -17,7 +17,7 @@ func init() {
 
 func runProxyd(ctx context.Context, args []string) error {
 	fset := flag.NewFlagSet("proxyd", flag.ContinueOnError)
-	path := fset.String("config", "/etc/peage/appliance.toml", "configuration file")
+	path := fset.String("config", defaultConfigPath, "configuration file")
 	if err := fset.Parse(args); err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ func init() {
 
 func runSettle(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("settle", flag.ContinueOnError)
-	path := fs.String("config", "/etc/peage/appliance.toml", "configuration file (its [settle] table)")
+	path := fs.String("config", defaultConfigPath, "configuration file (its [settle] table)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -19,9 +19,6 @@ func init() {
 	register("status", "print the running box's figures at a glance (revenue, calls, browser farm, proxy, exit, settlement): its dashboard's JSON", runStatus)
 }
 
-// defaultConfigPath is the production configuration, read for the operator address when present.
-const defaultConfigPath = "/etc/peage/appliance.toml"
-
 func runStatus(ctx context.Context, args []string) error { return statusTo(ctx, os.Stdout, args) }
 
 // statusTo is the status command writing to out. A box whose health is not ok exits 1 after

@@ -28,7 +28,6 @@ func init() {
 const (
 	defaultUpdateRoot = "/var/lib/peage-update"
 	defaultUpdateKeys = "/usr/share/peage/update-keys"
-	defaultConfigPath = "/etc/peage/appliance.toml"
 )
 
 const updateUsage = `usage: appliance update <action> [flags]

@@ -14,6 +14,9 @@ import (
 	"syscall"
 )
 
+// defaultConfigPath is where the image puts the production configuration.
+const defaultConfigPath = "/etc/peage/appliance.toml"
+
 // command is one sub-command. Each lives in its own cmd_<name>.go file and registers itself.
 type command struct {
 	name, summary string
