@@ -159,3 +159,42 @@ func TestSearchFailures(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchSearXNG serves a recorded SearXNG answer (api/upstream/search/testdata/PROVENANCE)
+// through the route, SearXNG being the only provider configured.
+func TestSearchSearXNG(t *testing.T) {
+	srv := upstreamtest.New(t)
+	srv.Expect("/search", upstreamtest.Query("q", "openclaw latest features", "format", "json", "categories", "general", "language", "en-US", "pageno", "1"),
+		upstreamtest.File(t, fixture("searxng_openclaw_latest_features.json")))
+	specs := map[string]upstream.Spec{search.SearXNGName: srv.Spec(t, search.SearXNGName)}
+	chain, err := search.FromPool(httpc.NewPool(specs, httpc.Options{Contact: "test@example.org", Logger: quiet}), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := websearch.New(chain).Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	gate := &apitest.RecordingGate{}
+	h := apitest.Start(t, cat, apitest.Options{Gate: gate})
+	status, m := get(t, h, "/v1/search?"+url.Values{"q": {"openclaw latest features"}, "gl": {"us"}, "hl": {"en"}}.Encode())
+	if status != 200 {
+		t.Fatalf("status %d: %v", status, m)
+	}
+	if m["provider"] != "searxng" || apitest.At(m, "results", 0, "url") != "https://openclaw.ai/" ||
+		apitest.At(m, "results", 0, "title") != "OpenClaw — Personal AI Assistant" || apitest.At(m, "results", 0, "position") != 1.0 {
+		t.Errorf("answer %v", m)
+	}
+	if n := len(m["results"].([]any)); n != 1 {
+		t.Errorf("%d results", n)
+	}
+	if rel, _ := m["related_searches"].([]any); len(rel) != 8 {
+		t.Errorf("related %v", m["related_searches"])
+	}
+	if c, w := gate.Counts(); c != 1 || w != 0 {
+		t.Errorf("charged %d waived %d", c, w)
+	}
+}
