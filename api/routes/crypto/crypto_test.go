@@ -771,3 +771,31 @@ func TestStockGapsFromTheRecordedStockDex(t *testing.T) {
 		t.Errorf("charged %d waived %d, want 1 and 0", charged, waived)
 	}
 }
+
+// TestPredictionManifoldAnsweringDropsResolved serves Manifold's documented LiteMarket (a
+// resolved market, api/upstream/manifold/testdata/PROVENANCE) next to Kalshi's recording:
+// Manifold answered, and its resolved market is not listed.
+func TestPredictionManifoldAnsweringDropsResolved(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	expectKalshi(t, e)
+	e.manifold.Expect("/v0/search-markets", upstreamtest.Query("term", "", "sort", "24-hour-vol", "filter", "open", "contractType", "BINARY", "limit", "20"),
+		fixture(t, "manifold", "markets_doc_example.json"))
+	code, body := e.get(t, "/v1/markets/prediction", url.Values{"sources": {"kalshi,manifold"}})
+	wantStatus(t, code, 200, body)
+	answered, _ := json.Marshal(body["sources_answered"])
+	failed, _ := json.Marshal(body["sources_failed"])
+	if string(answered) != `["kalshi","manifold"]` || string(failed) != `[]` {
+		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
+	}
+	if body["count"] != 2.0 {
+		t.Errorf("count %v, want Kalshi's 2 only", body["count"])
+	}
+	for i := 0; i < 2; i++ {
+		if src := apitest.At(body, "markets", i, "source"); src != "kalshi" {
+			t.Errorf("market %d from %v", i, src)
+		}
+	}
+	if n := len(e.manifold.Requests()); n != 1 {
+		t.Errorf("%d requests to Manifold", n)
+	}
+}
