@@ -71,6 +71,11 @@ func recorded(t *testing.T, srv *upstreamtest.Server, caption http.Handler) {
 }
 
 func start(t *testing.T, srv *upstreamtest.Server, asr transcribe.Recogniser) (*apitest.Harness, *apitest.RecordingGate) {
+	return startWith(t, srv, asr, nil)
+}
+
+// startWith is start with a downloader of the audio (nil: none, as without yt-dlp).
+func startWith(t *testing.T, srv *upstreamtest.Server, asr transcribe.Recogniser, down transcribe.Downloader) (*apitest.Harness, *apitest.RecordingGate) {
 	t.Helper()
 	h, err := httpc.NewPool(map[string]upstream.Spec{youtube.Name: srv.Spec(t, youtube.Name)}, httpc.Options{Logger: quiet}).Client(youtube.Name)
 	if err != nil {
@@ -80,7 +85,7 @@ func start(t *testing.T, srv *upstreamtest.Server, asr transcribe.Recogniser) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := transcribe.New(youtube.New(h), asr, nil).Bind(cat); err != nil {
+	if err := transcribe.New(youtube.New(h), asr, down).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}
@@ -216,20 +221,7 @@ func TestEmptyCaptionBodyFallsBackToSpeechRecognition(t *testing.T) {
 	}))
 	spec := asrSrv.Spec(t, speech.Name)
 	spec.Key = "sk-test"
-	asr := speech.New(asrSrv.Client(t, speech.Name), spec)
-	h, err := httpc.NewPool(map[string]upstream.Spec{youtube.Name: srv.Spec(t, youtube.Name)}, httpc.Options{Logger: quiet}).Client(youtube.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := transcribe.New(youtube.New(h), asr, down).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	gate := &apitest.RecordingGate{}
-	hs := apitest.Start(t, cat, apitest.Options{Gate: gate})
+	hs, gate := startWith(t, srv, speech.New(asrSrv.Client(t, speech.Name), spec), down)
 
 	status, m := get(t, hs, "https://www.youtube.com/watch?v="+video)
 	if status != 200 {

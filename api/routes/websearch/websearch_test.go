@@ -32,6 +32,12 @@ func start(t *testing.T, srv *upstreamtest.Server, gate paywall.Gate) *apitest.H
 	if srv != nil {
 		specs[search.SerperName] = srv.Spec(t, search.SerperName)
 	}
+	return startSpecs(t, specs, gate)
+}
+
+// startSpecs serves the family with the providers of specs configured.
+func startSpecs(t *testing.T, specs map[string]upstream.Spec, gate paywall.Gate) *apitest.Harness {
+	t.Helper()
 	chain, err := search.FromPool(httpc.NewPool(specs, httpc.Options{Contact: "test@example.org", Logger: quiet}), specs)
 	if err != nil {
 		t.Fatal(err)
@@ -166,20 +172,8 @@ func TestSearchSearXNG(t *testing.T) {
 	srv := upstreamtest.New(t)
 	srv.Expect("/search", upstreamtest.Query("q", "openclaw latest features", "format", "json", "categories", "general", "language", "en-US", "pageno", "1"),
 		upstreamtest.File(t, fixture("searxng_openclaw_latest_features.json")))
-	specs := map[string]upstream.Spec{search.SearXNGName: srv.Spec(t, search.SearXNGName)}
-	chain, err := search.FromPool(httpc.NewPool(specs, httpc.Options{Contact: "test@example.org", Logger: quiet}), specs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := websearch.New(chain).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
 	gate := &apitest.RecordingGate{}
-	h := apitest.Start(t, cat, apitest.Options{Gate: gate})
+	h := startSpecs(t, map[string]upstream.Spec{search.SearXNGName: srv.Spec(t, search.SearXNGName)}, gate)
 	status, m := get(t, h, "/v1/search?"+url.Values{"q": {"openclaw latest features"}, "gl": {"us"}, "hl": {"en"}}.Encode())
 	if status != 200 {
 		t.Fatalf("status %d: %v", status, m)
