@@ -725,3 +725,77 @@ func TestStockGapsVenueDown(t *testing.T) {
 		t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
 	}
 }
+
+// TestStockGapsFromTheRecordedStockDex replays Hyperliquid's documented answer of the xyz dex
+// (XYZ100, TSLA, NVDA) and Jupiter's documented price answer, which prices none of the
+// xStock mints (an unpriced token is left out); no recording of Yahoo's chart for TSLA or
+// NVDA exists, so Yahoo is down here and is declared failed.
+func TestStockGapsFromTheRecordedStockDex(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	e.hl.Expect("/info", nil, info(t, `{"type":"metaAndAssetCtxs","dex":"xyz"}`, fixture(t, "hyperliquid", "meta_and_asset_ctxs_xyz.json")))
+	e.jupiter.Expect("/price/v3", upstreamtest.Query("ids", "XsDoVfqeBukxuZHWhdvWHBhgEHjGNst4MLodqsJHzoB,Xsc9qvGR1efVDFGLrVsmkzv3qi45LTBjeUKSPmx9qEh"),
+		fixture(t, "jupiter", "price_v3_jup_sol.json"))
+	e.yahoo.Handle(upstreamtest.ServerError())
+	code, body := e.get(t, "/v1/perps/stock-gaps", url.Values{"tickers": {"TSLA,NVDA,AAPL"}})
+	wantStatus(t, code, 200, body)
+	bps := func(a, b float64) float64 { return (a/b - 1) * 10_000 }
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"dex"}, "xyz"}, {[]any{"count"}, 2.0},
+		{[]any{"not_found", 0}, "AAPL"},
+		{[]any{"sources_answered", 0}, "hyperliquid"}, {[]any{"sources_answered", 1}, "jupiter"},
+		{[]any{"sources_failed", 0}, "yahoo-finance"},
+		{[]any{"gaps", 0, "ticker"}, "TSLA"}, {[]any{"gaps", 0, "perp_mark"}, 465.13}, {[]any{"gaps", 0, "perp_oracle"}, 450.78},
+		{[]any{"gaps", 0, "mark_vs_oracle_bps"}, bps(465.13, 450.78)}, {[]any{"gaps", 0, "funding_annualized_pct"}, 0.0},
+		{[]any{"gaps", 0, "day_volume_usd"}, 0.0},
+		{[]any{"gaps", 0, "reference_stock_price"}, nil}, {[]any{"gaps", 0, "xstock_price"}, nil},
+		{[]any{"gaps", 0, "perp_vs_reference_bps"}, nil}, {[]any{"gaps", 0, "perp_vs_xstock_bps"}, nil},
+		{[]any{"gaps", 1, "ticker"}, "NVDA"}, {[]any{"gaps", 1, "perp_mark"}, 177.06}, {[]any{"gaps", 1, "perp_oracle"}, 188.15},
+		{[]any{"gaps", 1, "mark_vs_oracle_bps"}, bps(177.06, 188.15)}, {[]any{"gaps", 1, "day_volume_usd"}, 2192.853},
+	} {
+		got := apitest.At(body, c.path...)
+		if f, ok := c.want.(float64); ok {
+			if g, ok := got.(float64); !ok || math.Abs(g-f) > 1e-9 {
+				t.Errorf("%v = %v, want %v", c.path, got, c.want)
+			}
+		} else if got != c.want {
+			t.Errorf("%v = %v, want %v", c.path, got, c.want)
+		}
+	}
+	if n := len(e.yahoo.Requests()); n != 2 {
+		t.Errorf("%d requests to Yahoo, want one per stock (2)", n)
+	}
+	if charged, waived := e.gate.Counts(); charged != 1 || waived != 0 {
+		t.Errorf("charged %d waived %d, want 1 and 0", charged, waived)
+	}
+}
+
+// TestPredictionManifoldAnsweringDropsResolved serves Manifold's documented LiteMarket (a
+// resolved market, api/upstream/manifold/testdata/PROVENANCE) next to Kalshi's recording:
+// Manifold answered, and its resolved market is not listed.
+func TestPredictionManifoldAnsweringDropsResolved(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	expectKalshi(t, e)
+	e.manifold.Expect("/v0/search-markets", upstreamtest.Query("term", "", "sort", "24-hour-vol", "filter", "open", "contractType", "BINARY", "limit", "20"),
+		fixture(t, "manifold", "markets_doc_example.json"))
+	code, body := e.get(t, "/v1/markets/prediction", url.Values{"sources": {"kalshi,manifold"}})
+	wantStatus(t, code, 200, body)
+	answered, _ := json.Marshal(body["sources_answered"])
+	failed, _ := json.Marshal(body["sources_failed"])
+	if string(answered) != `["kalshi","manifold"]` || string(failed) != `[]` {
+		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
+	}
+	if body["count"] != 2.0 {
+		t.Errorf("count %v, want Kalshi's 2 only", body["count"])
+	}
+	for i := 0; i < 2; i++ {
+		if src := apitest.At(body, "markets", i, "source"); src != "kalshi" {
+			t.Errorf("market %d from %v", i, src)
+		}
+	}
+	if n := len(e.manifold.Requests()); n != 1 {
+		t.Errorf("%d requests to Manifold", n)
+	}
+}

@@ -1,6 +1,7 @@
 package transcribe_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -70,6 +71,11 @@ func recorded(t *testing.T, srv *upstreamtest.Server, caption http.Handler) {
 }
 
 func start(t *testing.T, srv *upstreamtest.Server, asr transcribe.Recogniser) (*apitest.Harness, *apitest.RecordingGate) {
+	return startWith(t, srv, asr, nil)
+}
+
+// startWith is start with a downloader of the audio (nil: none, as without yt-dlp).
+func startWith(t *testing.T, srv *upstreamtest.Server, asr transcribe.Recogniser, down transcribe.Downloader) (*apitest.Harness, *apitest.RecordingGate) {
 	t.Helper()
 	h, err := httpc.NewPool(map[string]upstream.Spec{youtube.Name: srv.Spec(t, youtube.Name)}, httpc.Options{Logger: quiet}).Client(youtube.Name)
 	if err != nil {
@@ -79,7 +85,7 @@ func start(t *testing.T, srv *upstreamtest.Server, asr transcribe.Recogniser) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := transcribe.New(youtube.New(h), asr, nil).Bind(cat); err != nil {
+	if err := transcribe.New(youtube.New(h), asr, down).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}
@@ -178,4 +184,81 @@ func mustRead(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// audioFile stands in for yt-dlp (a local binary, not an upstream): it hands over fixed bytes
+// and records which video was asked for.
+type audioFile struct {
+	asked []string
+	audio []byte
+}
+
+func (a *audioFile) Audio(_ context.Context, id string) (string, []byte, error) {
+	a.asked = append(a.asked, id)
+	return id + ".mp3", a.audio, nil
+}
+
+// TestEmptyCaptionBodyFallsBackToSpeechRecognition replays the PO-token failure (200, empty
+// caption body), then the recorded verbose_json answer of api.openai.com
+// (api/upstream/speech/testdata/PROVENANCE) to the multipart upload of the downloaded audio.
+func TestEmptyCaptionBodyFallsBackToSpeechRecognition(t *testing.T) {
+	srv := upstreamtest.New(t)
+	recorded(t, srv, upstreamtest.Body(200, "text/xml", nil))
+	asrSrv := upstreamtest.New(t)
+	down := &audioFile{audio: []byte("recorded audio bytes")}
+	rec := upstreamtest.File(t, filepath.Join("..", "..", "upstream", "speech", "testdata", "transcription_verbose_json.json"))
+	asrSrv.Expect("/v1/audio/transcriptions", nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(speech.MaxAudioBytes); err != nil {
+			t.Errorf("multipart: %v", err)
+		}
+		if r.Method != http.MethodPost || r.FormValue("response_format") != "verbose_json" || r.FormValue("model") != speech.Model {
+			t.Errorf("request %s %v", r.Method, r.MultipartForm.Value)
+		}
+		if _, fh, err := r.FormFile("file"); err != nil || fh.Filename != video+".mp3" || fh.Size != int64(len(down.audio)) {
+			t.Errorf("file %v %v", fh, err)
+		}
+		rec.ServeHTTP(w, r)
+	}))
+	spec := asrSrv.Spec(t, speech.Name)
+	spec.Key = "sk-test"
+	hs, gate := startWith(t, srv, speech.New(asrSrv.Client(t, speech.Name), spec), down)
+
+	status, m := get(t, hs, "https://www.youtube.com/watch?v="+video)
+	if status != 200 {
+		t.Fatalf("status %d %v", status, m)
+	}
+	if m["source"] != "speech_recognition" || m["language"] != "english" || m["duration_seconds"] != 10.039999961853027 {
+		t.Errorf("answer %v", m)
+	}
+	if p, _ := m["captions_problem"].(string); !strings.Contains(p, "empty") {
+		t.Errorf("captions_problem %q", p)
+	}
+	wantText := "My thought, I have nobody by a beauty and will as you t'ward. Mr. Rochester is sub, and that so don't find simpus, And devoted abode, to hath might in a"
+	if m["transcript"] != wantText {
+		t.Errorf("transcript %q", m["transcript"])
+	}
+	// Whisper's three segments become two sentences: the first ends with a full stop, the
+	// other two are one unfinished sentence.
+	segs, _ := m["segments"].([]any)
+	want := []map[string]any{
+		{"start": 0.0, "end": 4.08, "text": "My thought, I have nobody by a beauty and will as you t'ward."},
+		{"start": 4.08, "end": 9.96, "text": "Mr. Rochester is sub, and that so don't find simpus, And devoted abode, to hath might in a"},
+	}
+	if len(segs) != len(want) {
+		t.Fatalf("segments %v", segs)
+	}
+	for i, w := range want {
+		s := segs[i].(map[string]any)
+		for k, v := range w {
+			if s[k] != v {
+				t.Errorf("segment %d %s = %v, want %v", i, k, s[k], v)
+			}
+		}
+	}
+	if len(down.asked) != 1 || down.asked[0] != video {
+		t.Errorf("audio asked for %v", down.asked)
+	}
+	if c, w := gate.Counts(); c != 1 || w != 0 {
+		t.Errorf("charged %d waived %d", c, w)
+	}
 }

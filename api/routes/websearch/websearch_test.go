@@ -32,6 +32,12 @@ func start(t *testing.T, srv *upstreamtest.Server, gate paywall.Gate) *apitest.H
 	if srv != nil {
 		specs[search.SerperName] = srv.Spec(t, search.SerperName)
 	}
+	return startSpecs(t, specs, gate)
+}
+
+// startSpecs serves the family with the providers of specs configured.
+func startSpecs(t *testing.T, specs map[string]upstream.Spec, gate paywall.Gate) *apitest.Harness {
+	t.Helper()
 	chain, err := search.FromPool(httpc.NewPool(specs, httpc.Options{Contact: "test@example.org", Logger: quiet}), specs)
 	if err != nil {
 		t.Fatal(err)
@@ -158,4 +164,31 @@ func TestSearchFailures(t *testing.T) {
 			t.Errorf("status %d", status)
 		}
 	})
+}
+
+// TestSearchSearXNG serves a recorded SearXNG answer (api/upstream/search/testdata/PROVENANCE)
+// through the route, SearXNG being the only provider configured.
+func TestSearchSearXNG(t *testing.T) {
+	srv := upstreamtest.New(t)
+	srv.Expect("/search", upstreamtest.Query("q", "openclaw latest features", "format", "json", "categories", "general", "language", "en-US", "pageno", "1"),
+		upstreamtest.File(t, fixture("searxng_openclaw_latest_features.json")))
+	gate := &apitest.RecordingGate{}
+	h := startSpecs(t, map[string]upstream.Spec{search.SearXNGName: srv.Spec(t, search.SearXNGName)}, gate)
+	status, m := get(t, h, "/v1/search?"+url.Values{"q": {"openclaw latest features"}, "gl": {"us"}, "hl": {"en"}}.Encode())
+	if status != 200 {
+		t.Fatalf("status %d: %v", status, m)
+	}
+	if m["provider"] != "searxng" || apitest.At(m, "results", 0, "url") != "https://openclaw.ai/" ||
+		apitest.At(m, "results", 0, "title") != "OpenClaw — Personal AI Assistant" || apitest.At(m, "results", 0, "position") != 1.0 {
+		t.Errorf("answer %v", m)
+	}
+	if n := len(m["results"].([]any)); n != 1 {
+		t.Errorf("%d results", n)
+	}
+	if rel, _ := m["related_searches"].([]any); len(rel) != 8 {
+		t.Errorf("related %v", m["related_searches"])
+	}
+	if c, w := gate.Counts(); c != 1 || w != 0 {
+		t.Errorf("charged %d waived %d", c, w)
+	}
 }

@@ -1,0 +1,69 @@
+package hyperliquid_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/peage/appliance/api/upstream/hyperliquid"
+	"github.com/peage/appliance/api/upstream/upstreamtest"
+)
+
+// answer serves file to POST /info when the body is exactly wantBody.
+func answer(t *testing.T, srv *upstreamtest.Server, wantBody, file string) {
+	t.Helper()
+	rec := upstreamtest.File(t, filepath.Join("testdata", file))
+	srv.Expect("/info", nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if r.Method != http.MethodPost || string(b) != wantBody {
+			t.Errorf("request %s %s, want POST %s", r.Method, b, wantBody)
+			http.Error(w, "unexpected body", http.StatusTeapot)
+			return
+		}
+		rec.ServeHTTP(w, r)
+	}))
+}
+
+func TestMetaAndAssetCtxsOfTheStockDex(t *testing.T) {
+	srv := upstreamtest.New(t)
+	answer(t, srv, `{"type":"metaAndAssetCtxs","dex":"xyz"}`, "meta_and_asset_ctxs_xyz.json")
+	got, err := hyperliquid.New(srv.Client(t, hyperliquid.Name)).MetaAndAssetCtxs(context.Background(), "xyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		name                      string
+		maxLev                    int64
+		mark, oracle, funding, vl float64
+		mid, premium              bool // valid
+	}
+	want := []row{
+		{"xyz:XYZ100", 20, 25451.0, 25372.0, 0.0002110251, 462.9758, true, true},
+		{"xyz:TSLA", 10, 465.13, 450.78, 0, 0, true, false},         // premium null
+		{"xyz:NVDA", 10, 177.06, 188.15, 0, 2192.853, false, false}, // midPx and premium null
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d assets: %+v", len(got), got)
+	}
+	for i, w := range want {
+		a := got[i]
+		if a.Name != w.name || a.MaxLeverage != w.maxLev || a.MarkPx.V != w.mark || a.OraclePx.V != w.oracle ||
+			a.Funding.V != w.funding || !a.Funding.Valid || a.DayNtlVlm.V != w.vl || a.MidPx.Valid != w.mid || a.Premium.Valid != w.premium {
+			t.Errorf("asset %d: %+v, want %+v", i, a, w)
+		}
+	}
+}
+
+func TestMetaAndAssetCtxsOfTheMainDex(t *testing.T) {
+	srv := upstreamtest.New(t)
+	answer(t, srv, `{"type":"metaAndAssetCtxs"}`, "meta_and_asset_ctxs.json")
+	got, err := hyperliquid.New(srv.Client(t, hyperliquid.Name)).MetaAndAssetCtxs(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || got[0].Name == "" || !got[0].MarkPx.Valid {
+		t.Fatalf("assets %+v", got)
+	}
+}
