@@ -21,6 +21,7 @@ import (
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/geoapi"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 )
@@ -179,12 +180,16 @@ func goldenCases(e *env) []golden {
 			map[string]string{"best.lat": "number", "best.lon": "number", "best.postcode": "string", "best.city": "string", "best.insee_code": "string", "best.score": "number", "best.source": "string"}},
 		{"geo_reverse", "geo.reverse", map[string]any{"lat": 48.357, "lon": 2.37}, map[string]http.Handler{"ban": f("ban", "reverse.json")},
 			map[string]string{"address.label": "string", "address.postcode": "string", "address.city": "string", "address.insee_code": "string", "address.source": "string"}},
-		{"commune", "fr.commune", map[string]any{"q": "nant"}, map[string]http.Handler{"geo-api": f("geoapi", "communes.json")},
-			map[string]string{"results.0.nom": "string", "results.0.insee": "string", "results.0.population": "number", "results.0.region": "object",
-				"results.0.codes_postaux": "array", "results.0.epci": "object", "results.0.departement": "object", "results.0.lat": "number"}},
-		{"insee_commune", "fr.insee-commune", map[string]any{"insee": "44109"}, map[string]http.Handler{"geo-api": f("geoapi", "commune.json")},
-			map[string]string{"insee": "string", "nom": "string", "population": "number", "densite_hab_km2": "number", "surface_km2": "number", "departement": "object", "region": "object", "epci": "object"}},
-		{"codes_postaux", "fr.codes-postaux", map[string]any{"cp": "44000"}, map[string]http.Handler{"geo-api": f("geoapi", "communes.json")},
+		{"commune", "fr.commune", map[string]any{"q": "versailles"}, map[string]http.Handler{"geo-api": upstreamtest.Want(e.t, "/communes",
+			upstreamtest.Query("nom", "versailles", "boost", "population", "limit", "10", "fields", geoapi.Fields), f("geoapi", "communes_versailles.json"))},
+			// The recording was asked without departement, region and epci: they are null here.
+			map[string]string{"results.0.nom": "string", "results.0.insee": "string", "results.0.population": "number", "results.0.region": "null",
+				"results.0.codes_postaux": "array", "results.0.epci": "null", "results.0.departement": "null", "results.0.lat": "number"}},
+		{"insee_commune", "fr.insee-commune", map[string]any{"insee": "78646"}, map[string]http.Handler{"geo-api": upstreamtest.Want(e.t, "/communes/78646",
+			upstreamtest.Query("fields", geoapi.Fields), f("geoapi", "commune_78646.json"))},
+			map[string]string{"insee": "string", "nom": "string", "population": "number", "densite_hab_km2": "number", "surface_km2": "number", "departement": "null", "region": "null", "epci": "null"}},
+		{"codes_postaux", "fr.codes-postaux", map[string]any{"cp": "78000"}, map[string]http.Handler{"geo-api": upstreamtest.Want(e.t, "/communes",
+			upstreamtest.Query("codePostal", "78000", "fields", geoapi.Fields), f("geoapi", "communes_cp_78000.json"))},
 			map[string]string{"cp": "string", "communes.0.nom": "string", "communes.0.insee": "string"}},
 		{"jours_feries_alsace", "fr.jours-feries", map[string]any{"annee": 2026, "zone": "alsace-moselle"}, nil,
 			map[string]string{"annee": "number", "jours.0.date": "string", "jours.0.nom": "string"}},
