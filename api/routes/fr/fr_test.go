@@ -164,7 +164,7 @@ func goldenCases(e *env) []golden {
 		{"iban_bad", "fr.iban", map[string]any{"iban": "DE89370400440532013001"}, nil, map[string]string{"valid": "boolean", "error": "string"}},
 		{"rge", "fr.rge", map[string]any{"cp": "69007", "domaine": "isolation"}, map[string]http.Handler{"ademe": upstreamtest.Want(e.t, "/data-fair/api/v1/datasets/liste-des-entreprises-rge-2/lines", upstreamtest.Query("qs", "code_postal:\"69007\"", "size", "1000", "sort", "nom_entreprise"), f("ademe", "rge.json"))},
 			map[string]string{"cp": "string", "artisans.0.nom": "string", "artisans.0.domaine": "string", "artisans.0.telephone": "string", "artisans.0.email": "string"}},
-		{"rge_check", "fr.rge-check", map[string]any{"siret": "81234567600017"}, map[string]http.Handler{"ademe": upstreamtest.Want(e.t, "/data-fair/api/v1/datasets/liste-des-entreprises-rge-2/lines", upstreamtest.Query("siret_eq", "81234567600017", "size", "100"), f("ademe", "rge.json"))},
+		{"rge_check", "fr.rge-check", map[string]any{"siret": "84370107900017"}, map[string]http.Handler{"ademe": upstreamtest.Want(e.t, "/data-fair/api/v1/datasets/liste-des-entreprises-rge-2/lines", upstreamtest.Query("siret_eq", "84370107900017", "size", "100"), f("ademe", "rge_siret.json"))},
 			map[string]string{"siret": "string", "rge": "boolean", "qualifications.0.domaine": "string"}},
 		{"bio", "fr.bio", map[string]any{"departement": "93", "q": "naturalia saint ouen"}, map[string]http.Handler{"agence-bio": f("agencebio", "operateurs_siret.json")},
 			map[string]string{"total": "number", "operateurs.0.nom": "string", "operateurs.0.numeroBio": "string", "operateurs.0.activites": "array"}},
