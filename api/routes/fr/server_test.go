@@ -54,9 +54,9 @@ func TestThroughTheServer(t *testing.T) {
 	gate := &apitest.RecordingGate{}
 	h := apitest.Start(t, e.cat, apitest.Options{Gate: gate, Cache: &mapCache{m: map[string][]byte{}}})
 
-	e.serve("ban", e.file("ban", "search.json"))
+	e.serve("ban", upstreamtest.Want(t, "/geocodage/search", upstreamtest.Query("q", "21 rue des ardennes, Paris", "limit", "5"), e.file("ban", "search_paris_ardennes.json")))
 	for range 2 {
-		status, doc := get(t, h, "/v1/fr/geocode", url.Values{"q": {"8 bd du port amiens"}})
+		status, doc := get(t, h, "/v1/fr/geocode", url.Values{"q": {"21 rue des ardennes, Paris"}})
 		if status != 200 || typeAt(doc, "results.0.lat") != "number" {
 			t.Fatalf("geocode = %d %v", status, doc)
 		}

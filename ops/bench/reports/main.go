@@ -65,7 +65,7 @@ var fixtures = []fixture{
 	{ademe.Name, "/data-fair/api/v1", "api/upstream/ademe/testdata/empty.json", nil},
 	{"boamp", "", "api/upstream/bodacc/testdata/empty.json", nil},
 	{"agence-bio", "/api/gouv", "api/upstream/agencebio/testdata/operateurs_siret.json", nil},
-	{"geo-api", "", "api/upstream/geoapi/testdata/communes.json", [][2]string{{"/communes/", "api/upstream/geoapi/testdata/commune.json"}}},
+	{"geo-api", "", "api/upstream/geoapi/testdata/communes_versailles.json", [][2]string{{"/communes/", "api/upstream/geoapi/testdata/commune_78646.json"}}},
 	{ban.Name, "/geocodage", "api/upstream/ban/testdata/search_mazeres.json", nil},
 	{dvf.Name, "/geo-dvf/latest/csv", "api/upstream/dvf/testdata/92012_2025.csv", nil},
 	{loyers.Name, "/resources/carte-loyers", "api/upstream/loyers/testdata/pred-app-mef-dhup.csv", nil},

@@ -42,7 +42,7 @@ import (
 func main() {
 	n := flag.Int("n", 500, "calls per measurement")
 	delays := flag.String("delays", "0s,20ms", "simulated upstream latencies, comma-separated (the real BAN answers in tens of ms)")
-	fixture := flag.String("fixture", "api/upstream/ban/testdata/search.json", "BAN answer served by the fixture upstream")
+	fixture := flag.String("fixture", "api/upstream/ban/testdata/search_mazeres.json", "BAN answer served by the fixture upstream")
 	flag.Parse()
 	body, err := os.ReadFile(*fixture)
 	check(err)
