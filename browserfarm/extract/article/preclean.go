@@ -42,6 +42,11 @@ func preclean(n *html.Node) {
 }
 
 func isChrome(n *html.Node) bool {
+	// A ruby annotation (<rt>, and the <rp> parentheses around it) is a reading aid printed
+	// over the base text, not text: kept, it splits every annotated word in two.
+	if n.DataAtom == atom.Rt || n.DataAtom == atom.Rp {
+		return true
+	}
 	if n.DataAtom == atom.Body || n.DataAtom == atom.Html || n.DataAtom == atom.Main || n.DataAtom == atom.Article {
 		return false
 	}
