@@ -32,6 +32,9 @@ var cases = []struct {
 	// every annotated word in two.
 	{"news-ja", []string{"# 港の北の岸壁がまた使えるようになる", "二年間の工事が終わって、月曜日からまた使えるようになります。", "浮き桟橋も早く開けてほしい"},
 		[]string{"みなと</", "(にねんかん)", "にねんかん", "Most read", "Legal notice"}},
+	// Captions and credit lines describe pictures the markdown does not carry.
+	{"news-photos", []string{"# The lighthouse gets its lens back", "six cracked ones were cast again", "first Saturday of April", "temporary beacon on a mast"},
+		[]string{"lifted into the lantern room on Tuesday morning", "Harbour Press Agency", "Prisms drying on racks", "M. Ortega", "Most read", "Legal notice"}},
 	{"news-jsonld", []string{"every Friday and Saturday from June", "four-berth compartments", "between 39 and 89 pounds"},
 		[]string{"Five stations worth the detour", "Timetable changes in May", "Most read"}},
 	{"blog-personal", []string{"south-facing balcony", "Second, water in the morning", "'Sungold' gave fruit"},
