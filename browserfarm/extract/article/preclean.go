@@ -54,6 +54,9 @@ func isChrome(n *html.Node) bool {
 	if isCaption(n) {
 		return true
 	}
+	if isAside(n) {
+		return true
+	}
 	if chromeRoles[attr(n, "role")] || attr(n, "aria-modal") == "true" {
 		return true
 	}
@@ -107,6 +110,29 @@ func isCaption(n *html.Node) bool {
 	for _, w := range captionWords {
 		if strings.Contains(names, w) {
 			return utf8.RuneCountInString(collapse(textOf(n))) <= maxCaption
+		}
+	}
+	return false
+}
+
+// asideWords name, inside a class or id, boxes that templates put inside the article's own
+// container, where an extractor takes them for text: the author's box and byline, rating
+// widgets, embedded posts from other sites, subscription boxes, affiliate and sponsorship
+// disclosures, and WordPress's sidebar widgets ("widget_text", "widget_categories"). Most
+// are in trafilatura's own discard list (contains(@class, "author"), "rating", "embed",
+// "widget", "newsletter"), which go-trafilatura does not apply to the readability candidate
+// it may choose instead of its own.
+var asideWords = []string{"author", "rating", "embed", "subscribe", "disclos", "disclaim", "affiliate", "widget_"}
+
+// maxAside is the most text such a box may hold and still be dropped: past it the class
+// names a wrapper of the text ("author-content", "post-with-rating").
+const maxAside = 1000
+
+func isAside(n *html.Node) bool {
+	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
+	for _, w := range asideWords {
+		if strings.Contains(names, w) {
+			return utf8.RuneCountInString(collapse(textOf(n))) <= maxAside
 		}
 	}
 	return false
