@@ -103,16 +103,7 @@ var captionWords = []string{"caption", "credit", "copyright"}
 const maxCaption = 400
 
 func isCaption(n *html.Node) bool {
-	if n.DataAtom == atom.Figcaption {
-		return utf8.RuneCountInString(collapse(textOf(n))) <= maxCaption
-	}
-	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
-	for _, w := range captionWords {
-		if strings.Contains(names, w) {
-			return utf8.RuneCountInString(collapse(textOf(n))) <= maxCaption
-		}
-	}
-	return false
+	return (n.DataAtom == atom.Figcaption || namedWith(n, captionWords)) && shorterThan(n, maxCaption)
 }
 
 // asideWords name, inside a class or id, boxes that templates put inside the article's own
@@ -128,12 +119,19 @@ var asideWords = []string{"author", "rating", "embed", "subscribe", "disclos", "
 // names a wrapper of the text ("author-content", "post-with-rating").
 const maxAside = 1000
 
-func isAside(n *html.Node) bool {
+func isAside(n *html.Node) bool { return namedWith(n, asideWords) && shorterThan(n, maxAside) }
+
+// namedWith reports whether n's class or id contains one of the words.
+func namedWith(n *html.Node, words []string) bool {
 	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
-	for _, w := range asideWords {
+	for _, w := range words {
 		if strings.Contains(names, w) {
-			return utf8.RuneCountInString(collapse(textOf(n))) <= maxAside
+			return true
 		}
 	}
 	return false
+}
+
+func shorterThan(n *html.Node, most int) bool {
+	return utf8.RuneCountInString(collapse(textOf(n))) <= most
 }
