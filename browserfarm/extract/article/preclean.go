@@ -2,6 +2,7 @@ package article
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-shiori/dom"
 	"golang.org/x/net/html"
@@ -42,8 +43,19 @@ func preclean(n *html.Node) {
 }
 
 func isChrome(n *html.Node) bool {
+	// A ruby annotation (<rt>, and the <rp> parentheses around it) is a reading aid printed
+	// over the base text, not text: kept, it splits every annotated word in two.
+	if n.DataAtom == atom.Rt || n.DataAtom == atom.Rp {
+		return true
+	}
 	if n.DataAtom == atom.Body || n.DataAtom == atom.Html || n.DataAtom == atom.Main || n.DataAtom == atom.Article {
 		return false
+	}
+	if isCaption(n) {
+		return true
+	}
+	if isAside(n) {
+		return true
 	}
 	if chromeRoles[attr(n, "role")] || attr(n, "aria-modal") == "true" {
 		return true
@@ -77,4 +89,49 @@ func restorePre(content, doc *html.Node) {
 			c.Parent.RemoveChild(c)
 		}
 	}
+}
+
+// captionWords name, inside a class or id, the text that goes with an image rather than with
+// the article: its caption and its credit line ("wp-caption-text", "image-credit",
+// "photo-copyright"). A caption describes a picture the markdown does not carry, and credit
+// lines are agency names; trafilatura's evaluation set lists them as text to leave out far
+// more often than as text to keep.
+var captionWords = []string{"caption", "credit", "copyright"}
+
+// maxCaption is the longest caption dropped: past it the block is text that a template
+// happens to mark up as a caption.
+const maxCaption = 400
+
+func isCaption(n *html.Node) bool {
+	return (n.DataAtom == atom.Figcaption || namedWith(n, captionWords)) && shorterThan(n, maxCaption)
+}
+
+// asideWords name, inside a class or id, boxes that templates put inside the article's own
+// container, where an extractor takes them for text: the author's box and byline, rating
+// widgets, embedded posts from other sites, subscription boxes, affiliate and sponsorship
+// disclosures, and WordPress's sidebar widgets ("widget_text", "widget_categories"). Most
+// are in trafilatura's own discard list (contains(@class, "author"), "rating", "embed",
+// "widget", "newsletter"), which go-trafilatura does not apply to the readability candidate
+// it may choose instead of its own.
+var asideWords = []string{"author", "rating", "embed", "subscribe", "disclos", "disclaim", "affiliate", "widget_"}
+
+// maxAside is the most text such a box may hold and still be dropped: past it the class
+// names a wrapper of the text ("author-content", "post-with-rating").
+const maxAside = 1000
+
+func isAside(n *html.Node) bool { return namedWith(n, asideWords) && shorterThan(n, maxAside) }
+
+// namedWith reports whether n's class or id contains one of the words.
+func namedWith(n *html.Node, words []string) bool {
+	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
+	for _, w := range words {
+		if strings.Contains(names, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func shorterThan(n *html.Node, most int) bool {
+	return utf8.RuneCountInString(collapse(textOf(n))) <= most
 }
