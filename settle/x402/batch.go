@@ -156,3 +156,67 @@ const (
 	ReasonBatchMissingEIP712Domain  = "invalid_batch_settlement_evm_missing_eip712_domain"
 	ReasonBatchChannelStateReadFail = "invalid_batch_settlement_evm_channel_state_read_failed"
 )
+
+// BatchRequirements is a batch-settlement requirement (its extra differs from exact's).
+type BatchRequirements struct {
+	Scheme            string      `json:"scheme"`
+	Network           string      `json:"network"`
+	Amount            string      `json:"amount"`
+	Asset             string      `json:"asset"`
+	PayTo             string      `json:"payTo"`
+	MaxTimeoutSeconds int         `json:"maxTimeoutSeconds"`
+	Extra             *BatchExtra `json:"extra,omitempty"`
+}
+
+// BatchPaymentPayload is a client's batch-settlement payment (v2 only).
+type BatchPaymentPayload struct {
+	X402Version int                `json:"x402Version"`
+	Resource    *ResourceInfo      `json:"resource,omitempty"`
+	Accepted    *BatchRequirements `json:"accepted,omitempty"`
+	Payload     BatchPayload       `json:"payload"`
+	Extensions  map[string]any     `json:"extensions,omitempty"`
+}
+
+// BatchRequest is the body of POST /verify and POST /settle for the batch-settlement scheme.
+type BatchRequest struct {
+	X402Version         int                 `json:"x402Version"`
+	PaymentPayload      BatchPaymentPayload `json:"paymentPayload"`
+	PaymentRequirements BatchRequirements   `json:"paymentRequirements"`
+}
+
+// BatchVerifyResponse is /verify's answer: the on-chain channel snapshot in extra.
+type BatchVerifyResponse struct {
+	IsValid        bool          `json:"isValid"`
+	InvalidReason  string        `json:"invalidReason,omitempty"`
+	InvalidMessage string        `json:"invalidMessage,omitempty"`
+	Payer          string        `json:"payer,omitempty"`
+	Extra          *ChannelState `json:"extra,omitempty"`
+}
+
+// BatchSettleResponse is /settle's answer and the payment response of a batch-settlement call.
+// Transaction and Amount are "" for a voucher (nothing moved on chain).
+type BatchSettleResponse struct {
+	Success     bool                `json:"success"`
+	ErrorReason string              `json:"errorReason,omitempty"`
+	Payer       string              `json:"payer,omitempty"`
+	Transaction string              `json:"transaction"`
+	Network     string              `json:"network"`
+	Amount      string              `json:"amount"`
+	Asset       string              `json:"asset,omitempty"`
+	Extra       *BatchResponseExtra `json:"extra,omitempty"`
+}
+
+// Reasons of failed batch-settlement transactions.
+const (
+	ReasonBatchDepositFailed     = "invalid_batch_settlement_evm_deposit_transaction_failed"
+	ReasonBatchClaimFailed       = "invalid_batch_settlement_evm_claim_transaction_failed"
+	ReasonBatchSettleFailed      = "invalid_batch_settlement_evm_settle_transaction_failed"
+	ReasonBatchRefundFailed      = "invalid_batch_settlement_evm_refund_transaction_failed"
+	ReasonBatchClaimPayload      = "invalid_batch_settlement_evm_claim_payload"
+	ReasonBatchSettlePayload     = "invalid_batch_settlement_evm_settle_payload"
+	ReasonBatchUnknownAction     = "invalid_batch_settlement_evm_unknown_settle_action"
+	ReasonBatchDepositSimulation = "invalid_batch_settlement_evm_deposit_simulation_failed"
+	ReasonBatchClaimSimulation   = "invalid_batch_settlement_evm_claim_simulation_failed"
+	ReasonBatchRefundSimulation  = "invalid_batch_settlement_evm_refund_simulation_failed"
+	ReasonBatchSettleSimulation  = "invalid_batch_settlement_evm_settle_simulation_failed"
+)

@@ -1,0 +1,202 @@
+package settle
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/settle/batch"
+	"github.com/peage/appliance/settle/chain"
+	"github.com/peage/appliance/settle/devchain"
+	"github.com/peage/appliance/settle/x402"
+)
+
+type batchEnv struct {
+	*env
+	auth *ecdsa.PrivateKey
+	cfg  batch.ChannelConfig
+	id   common.Hash
+}
+
+func newBatchEnv(t *testing.T) *batchEnv {
+	t.Helper()
+	ctx := context.Background()
+	ch, err := devchain.Start(ctx, devchain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ch.Close() })
+	k, _ := crypto.GenerateKey()
+	auth, _ := crypto.GenerateKey()
+	e := &batchEnv{env: &env{ch: ch, payTo: crypto.PubkeyToAddress(k.PublicKey), dir: t.TempDir()}, auth: auth}
+	o := Options{Network: devchain.Network, Asset: ch.USDC, TokenName: devchain.TokenName, TokenVersion: devchain.TokenVersion,
+		PayTo: e.payTo, Backend: ch.Client(), HotKey: ch.Hot, LedgerDir: e.dir, LedgerSync: journal.SyncNever,
+		ExposureCap: 3 * price, ReceiverAuthorizer: auth, Sender: chain.SenderOptions{PollInterval: 5 * time.Millisecond, ReceiptTimeout: time.Minute}}
+	if e.f, err = New(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.f.Close() })
+	e.cfg = batch.ChannelConfig{Payer: ch.PayerAddress(), PayerAuthorizer: ch.PayerAddress(), Receiver: e.payTo,
+		ReceiverAuthorizer: crypto.PubkeyToAddress(auth.PublicKey), Token: ch.USDC, WithdrawDelay: batch.MinWithdrawDelay, Salt: common.Hash{31: 9}}
+	e.id = batch.ChannelID(devchain.ChainID, &e.cfg)
+	return e
+}
+
+func (e *batchEnv) requirements() x402.BatchRequirements {
+	return x402.BatchRequirements{Scheme: x402.SchemeBatchSettlement, Network: devchain.Network, Amount: strconv.Itoa(price),
+		Asset: e.ch.USDC.Hex(), PayTo: e.payTo.Hex(), MaxTimeoutSeconds: 3600,
+		Extra: &x402.BatchExtra{ReceiverAuthorizer: e.cfg.ReceiverAuthorizer.Hex(), WithdrawDelay: batch.MinWithdrawDelay, Name: devchain.TokenName, Version: devchain.TokenVersion}}
+}
+
+// request builds a payload of type typ whose voucher is for max, signed by signer.
+func (e *batchEnv) request(t *testing.T, typ string, max uint64, signer *ecdsa.PrivateKey) *x402.BatchRequest {
+	t.Helper()
+	sig, err := batch.SignVoucher(signer, devchain.ChainID, e.id, new(big.Int).SetUint64(max))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wire := e.cfg.Wire()
+	r := e.requirements()
+	return &x402.BatchRequest{X402Version: 2, PaymentRequirements: r, PaymentPayload: x402.BatchPaymentPayload{X402Version: 2, Accepted: &r,
+		Payload: x402.BatchPayload{Type: typ, ChannelConfig: &wire,
+			Voucher: &x402.SignedVoucher{ChannelID: e.id.Hex(), MaxClaimableAmount: strconv.FormatUint(max, 10), Signature: hexBytes(sig)}}}}
+}
+
+func (e *batchEnv) deposit(t *testing.T, amount, max uint64, salt int64) *x402.BatchRequest {
+	t.Helper()
+	req := e.request(t, x402.BatchDeposit, max, e.ch.Payer)
+	auth := batch.ReceiveAuthorization{From: e.cfg.Payer, To: batch.ERC3009CollectorAddress, Value: new(big.Int).SetUint64(amount),
+		ValidAfter: big.NewInt(0), ValidBefore: big.NewInt(time.Now().Add(time.Hour).Unix()), Nonce: batch.DepositNonce(e.id, big.NewInt(salt))}
+	sig, err := batch.SignReceive(e.ch.Payer, e.f.domain(), &auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.PaymentPayload.Payload.Deposit = &x402.Deposit{Amount: strconv.FormatUint(amount, 10), Authorization: x402.DepositAuthorization{
+		ERC3009: &x402.ERC3009Deposit{ValidAfter: "0", ValidBefore: auth.ValidBefore.String(), Salt: hexBytes(common.BigToHash(big.NewInt(salt)).Bytes()), Signature: hexBytes(sig)}}}
+	return req
+}
+
+func hexBytes(b []byte) string { return "0x" + common.Bytes2Hex(b) }
+
+// post sends req to the facilitator's HTTP API (so the scheme dispatch is exercised) and
+// decodes the answer into out.
+func post(t *testing.T, h http.Handler, path string, req any, out any) {
+	t.Helper()
+	b, _ := json.Marshal(req)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("POST", path, bytes.NewReader(b)))
+	if w.Code != 200 {
+		t.Fatalf("%s: %d %s", path, w.Code, w.Body)
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBatchDepositVoucherClaimSweepRefund runs a channel's life through the facilitator: the
+// deposit is verified and executed, vouchers verify against the chain, one claim and one sweep
+// pay payTo exactly what was claimed, and a cooperative refund returns the rest.
+func TestBatchDepositVoucherClaimSweepRefund(t *testing.T) {
+	e := newBatchEnv(t)
+	ctx := context.Background()
+	h := e.f.Handler()
+	payer := e.ch.PayerAddress()
+	start := e.balance(t, payer)
+
+	sup := e.f.Supported()
+	if k := sup.Kinds[len(sup.Kinds)-1]; k.Scheme != x402.SchemeBatchSettlement || k.Extra["receiverAuthorizer"] != e.cfg.ReceiverAuthorizer.Hex() {
+		t.Fatalf("/supported does not list batch-settlement with its authorizer: %+v", sup.Kinds)
+	}
+
+	var v x402.BatchVerifyResponse
+	post(t, h, "/verify", e.deposit(t, 100*price, price, 1), &v)
+	if !v.IsValid || v.Extra == nil || v.Extra.Balance != "0" || v.Payer != payer.Hex() {
+		t.Fatalf("deposit verify: %+v", v)
+	}
+	var s x402.BatchSettleResponse
+	post(t, h, "/settle", e.deposit(t, 100*price, price, 1), &s)
+	if !s.Success || s.Transaction == "" || s.Amount != strconv.Itoa(100*price) || s.Extra == nil || s.Extra.ChannelState.Balance != strconv.Itoa(100*price) {
+		t.Fatalf("deposit settle: %+v", s)
+	}
+	if got := e.balance(t, payer); got != start-100*price {
+		t.Fatalf("payer holds %d after the deposit, want %d", got, start-100*price)
+	}
+	// The same deposit authorization again is refused before any transaction.
+	post(t, h, "/settle", e.deposit(t, 100*price, price, 1), &s)
+	if s.Success || s.ErrorReason != x402.ReasonBatchDepositPayload {
+		t.Fatalf("replayed deposit: %+v", s)
+	}
+
+	stranger, _ := crypto.GenerateKey()
+	for _, tc := range []struct {
+		name   string
+		req    *x402.BatchRequest
+		reason string
+	}{
+		{"voucher", e.request(t, x402.BatchVoucher, 2*price, e.ch.Payer), ""},
+		{"signed by another key", e.request(t, x402.BatchVoucher, 2*price, stranger), x402.ReasonBatchVoucherSignature},
+		{"above the balance", e.request(t, x402.BatchVoucher, 100*price+1, e.ch.Payer), x402.ReasonBatchExceedsBalance},
+		{"unknown type", e.request(t, "topup", price, e.ch.Payer), x402.ReasonBatchPayloadType},
+		{"another receiver", func() *x402.BatchRequest {
+			r := e.request(t, x402.BatchVoucher, 2*price, e.ch.Payer)
+			r.PaymentPayload.Payload.ChannelConfig.Receiver = e.cfg.Payer.Hex()
+			return r
+		}(), x402.ReasonBatchReceiverMismatch},
+		{"config not matching the id", func() *x402.BatchRequest {
+			r := e.request(t, x402.BatchVoucher, 2*price, e.ch.Payer)
+			r.PaymentPayload.Payload.ChannelConfig.Salt = common.Hash{31: 10}.Hex()
+			return r
+		}(), x402.ReasonBatchChannelIDMismatch},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var v x402.BatchVerifyResponse
+			post(t, h, "/verify", tc.req, &v)
+			if v.IsValid != (tc.reason == "") || v.InvalidReason != tc.reason {
+				t.Fatalf("got %+v, want reason %q", v, tc.reason)
+			}
+		})
+	}
+
+	// One claim of the latest voucher, one sweep: payTo gets exactly the claimed sum.
+	latest := e.request(t, x402.BatchVoucher, 7*price, e.ch.Payer)
+	sig := common.FromHex(latest.PaymentPayload.Payload.Voucher.Signature)
+	r, err := e.f.Claim(ctx, []ClaimRow{{Config: e.cfg, Max: big.NewInt(7 * price), Signature: sig, Claim: big.NewInt(7 * price)}})
+	if err != nil || r.Status != 1 {
+		t.Fatalf("claim: %v %+v", err, r)
+	}
+	post(t, h, "/settle", &x402.BatchRequest{X402Version: 2, PaymentRequirements: e.requirements(),
+		PaymentPayload: x402.BatchPaymentPayload{X402Version: 2, Payload: x402.BatchPayload{Type: x402.BatchSettle}}}, &s)
+	if !s.Success || s.Amount != strconv.Itoa(7*price) || s.Transaction == "" {
+		t.Fatalf("sweep: %+v", s)
+	}
+	if got := e.balance(t, e.payTo); got != 7*price {
+		t.Fatalf("payTo holds %d, want %d", got, 7*price)
+	}
+	// A voucher at or below what is claimed is refused (replay of an old voucher).
+	post(t, h, "/verify", e.request(t, x402.BatchVoucher, 7*price, e.ch.Payer), &v)
+	if v.IsValid || v.InvalidReason != x402.ReasonBatchCumulativeBelow {
+		t.Fatalf("voucher at the claimed total: %+v", v)
+	}
+
+	// A cooperative refund with a zero-charge voucher at 9 × price: the 2 × price charged
+	// beyond the claim are claimed first, the rest goes back to the payer.
+	post(t, h, "/settle", e.request(t, x402.BatchRefund, 9*price, e.ch.Payer), &s)
+	if !s.Success || s.Amount != strconv.Itoa(91*price) || s.Extra.ChannelState.Balance != strconv.Itoa(9*price) ||
+		s.Extra.ChannelState.TotalClaimed != strconv.Itoa(9*price) || s.Extra.ChannelState.RefundNonce != "1" {
+		t.Fatalf("refund: %+v %+v", s, s.Extra)
+	}
+	if got := e.balance(t, payer); got != start-9*price {
+		t.Fatalf("payer holds %d after the refund, want %d", got, start-9*price)
+	}
+}
