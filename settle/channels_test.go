@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 
 type batchEnv struct {
 	*env
+	opts Options
 	auth *ecdsa.PrivateKey
 	cfg  batch.ChannelConfig
 	id   common.Hash
@@ -43,6 +45,7 @@ func newBatchEnv(t *testing.T) *batchEnv {
 	o := Options{Network: devchain.Network, Asset: ch.USDC, TokenName: devchain.TokenName, TokenVersion: devchain.TokenVersion,
 		PayTo: e.payTo, Backend: ch.Client(), HotKey: ch.Hot, LedgerDir: e.dir, LedgerSync: journal.SyncNever,
 		ExposureCap: 3 * price, ReceiverAuthorizer: auth, Sender: chain.SenderOptions{PollInterval: 5 * time.Millisecond, ReceiptTimeout: time.Minute}}
+	e.opts = o
 	if e.f, err = New(ctx, o); err != nil {
 		t.Fatal(err)
 	}
@@ -198,5 +201,107 @@ func TestBatchDepositVoucherClaimSweepRefund(t *testing.T) {
 	}
 	if got := e.balance(t, payer); got != start-9*price {
 		t.Fatalf("payer holds %d after the refund, want %d", got, start-9*price)
+	}
+}
+
+// TestBatchSessionsCommitOnlyAfterSuccess: the server side of a channel. A deposit and then
+// vouchers are held per channel, committed only on success (a release changes nothing and the
+// same voucher can be sent again), a voucher below or above the expected cumulative amount gets
+// the corrective mismatch with the last voucher the server holds, the state is exact across a
+// restart, and a refund returns the unclaimed rest.
+func TestBatchSessionsCommitOnlyAfterSuccess(t *testing.T) {
+	e := newBatchEnv(t)
+	ctx := context.Background()
+	reserve := func(req *x402.BatchRequest) x402.BatchReserveResponse {
+		t.Helper()
+		res, err := e.f.BatchReserve(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	complete := func(id string, charged uint64) x402.BatchSettleResponse {
+		t.Helper()
+		res, err := e.f.BatchComplete(ctx, &x402.BatchCompleteRequest{ID: id, Charged: charged})
+		if err != nil || !res.Success {
+			t.Fatalf("complete: %+v %v", res, err)
+		}
+		return res
+	}
+
+	dep := reserve(e.deposit(t, 100*price, price, 1))
+	if !dep.IsValid || dep.ID != strings.ToLower(e.id.Hex()) {
+		t.Fatalf("deposit reserve: %+v", dep)
+	}
+	if busy := reserve(e.request(t, x402.BatchVoucher, 2*price, e.ch.Payer)); busy.InvalidReason != x402.ReasonBatchChannelBusy {
+		t.Fatalf("second request on a held channel: %+v", busy)
+	}
+	res := complete(dep.ID, price)
+	if res.Transaction == "" || res.Amount != strconv.Itoa(100*price) || res.Extra.ChargedAmount != strconv.Itoa(price) ||
+		res.Extra.ChannelState.ChargedCumulativeAmount != strconv.Itoa(price) || res.Extra.ChannelState.Balance != strconv.Itoa(100*price) {
+		t.Fatalf("deposit response: %+v %+v", res, res.Extra.ChannelState)
+	}
+
+	// The work fails: nothing changes and the same voucher is accepted on retry.
+	v2 := e.request(t, x402.BatchVoucher, 2*price, e.ch.Payer)
+	if r := reserve(v2); !r.IsValid {
+		t.Fatalf("voucher reserve: %+v", r)
+	}
+	if err := e.f.BatchRelease(ctx, dep.ID); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := e.f.Channels().Get(dep.ID); c.Charged != price || c.SignedMax != price {
+		t.Fatalf("a released request changed the channel: %+v", c)
+	}
+	if r := reserve(v2); !r.IsValid {
+		t.Fatalf("retried voucher: %+v", r)
+	}
+	res = complete(dep.ID, price)
+	if res.Transaction != "" || res.Amount != "" || res.Extra.ChargedAmount != strconv.Itoa(price) || res.Extra.ChannelState.ChargedCumulativeAmount != strconv.Itoa(2*price) {
+		t.Fatalf("voucher response: %+v %+v", res, res.Extra.ChannelState)
+	}
+
+	// Below (a replay of the last voucher) and above: the corrective mismatch, carrying the
+	// server's charged amount and the last voucher the payer signed.
+	for _, max := range []uint64{2 * price, 4 * price} {
+		r := reserve(e.request(t, x402.BatchVoucher, max, e.ch.Payer))
+		if r.IsValid || r.InvalidReason != x402.ReasonBatchCumulativeMismatch || r.Corrective == nil ||
+			r.Corrective.ChannelState.ChargedCumulativeAmount != strconv.Itoa(2*price) ||
+			r.Corrective.VoucherState == nil || r.Corrective.VoucherState.SignedMaxClaimable != strconv.Itoa(2*price) ||
+			r.Corrective.VoucherState.Signature != v2.PaymentPayload.Payload.Voucher.Signature {
+			t.Fatalf("voucher for %d: %+v %+v", max, r, r.Corrective)
+		}
+	}
+
+	// Restart: the channel comes back exactly.
+	if err := e.f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(ctx, e.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.f = f
+	if c, ok := e.f.Channels().Get(dep.ID); !ok || c.Charged != 2*price || c.Calls != 2 || c.Balance != 100*price {
+		t.Fatalf("after restart: %+v", c)
+	}
+	if r := reserve(e.request(t, x402.BatchVoucher, 3*price, e.ch.Payer)); !r.IsValid {
+		t.Fatalf("voucher after restart: %+v", r)
+	}
+	complete(dep.ID, price)
+
+	// A refund with the zero-charge voucher: the 3 calls are claimed, the rest goes back.
+	if r := reserve(e.request(t, x402.BatchRefund, 3*price, e.ch.Payer)); !r.IsValid {
+		t.Fatalf("refund reserve: %+v", r)
+	}
+	res = complete(dep.ID, 0)
+	if res.Amount != strconv.Itoa(97*price) || res.Extra.ChargedAmount != "" || res.Extra.ChannelState.TotalClaimed != strconv.Itoa(3*price) {
+		t.Fatalf("refund response: %+v %+v", res, res.Extra.ChannelState)
+	}
+	if _, _, err := e.f.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.balance(t, e.payTo); got != 3*price {
+		t.Fatalf("payTo holds %d, want %d", got, 3*price)
 	}
 }

@@ -84,6 +84,7 @@ type Facilitator struct {
 	sender   *chain.Sender
 	ledger   *ledger.Ledger
 	channels *ledger.Channels
+	held     sessions // batch-settlement requests between BatchReserve and BatchComplete/Release
 
 	locks sync.Map // payment id → *sync.Mutex: one settlement per payment at a time
 	kick  chan struct{}

@@ -27,6 +27,7 @@ const maxBody = 64 << 10
 //	POST /verify   /settle         standard x402 facilitator bodies (exact and batch-settlement)
 //	GET  /supported                standard
 //	POST /reserve  /release  /complete  /abort   hold a payment while the paid work runs
+//	POST /batch/reserve  /batch/release  /batch/complete   the same for a batch-settlement channel
 //	GET  /revenue                  settled revenue by UTC day and route
 //	GET  /payments?limit=N         the most recently updated payments
 //	GET  /payment?payer=&nonce=    one payment's status
@@ -91,6 +92,29 @@ func (f *Facilitator) Handler() http.Handler {
 			res, err := f.Settle(r.Context(), &req)
 			f.reply(w, res, err)
 		}
+	})
+	mux.HandleFunc("POST /batch/reserve", func(w http.ResponseWriter, r *http.Request) {
+		var req x402.BatchRequest
+		if !readJSON(w, r, &req) {
+			return
+		}
+		res, err := f.BatchReserve(r.Context(), &req)
+		f.reply(w, res, err)
+	})
+	mux.HandleFunc("POST /batch/release", func(w http.ResponseWriter, r *http.Request) {
+		var req x402.ReleaseRequest
+		if !readJSON(w, r, &req) {
+			return
+		}
+		f.reply(w, struct{}{}, f.BatchRelease(r.Context(), req.ID))
+	})
+	mux.HandleFunc("POST /batch/complete", func(w http.ResponseWriter, r *http.Request) {
+		var req x402.BatchCompleteRequest
+		if !readJSON(w, r, &req) {
+			return
+		}
+		res, err := f.BatchComplete(context.WithoutCancel(r.Context()), &req)
+		f.reply(w, res, err)
 	})
 	mux.HandleFunc("POST /reserve", func(w http.ResponseWriter, r *http.Request) {
 		var req x402.ReserveRequest

@@ -220,3 +220,20 @@ const (
 	ReasonBatchRefundSimulation  = "invalid_batch_settlement_evm_refund_simulation_failed"
 	ReasonBatchSettleSimulation  = "invalid_batch_settlement_evm_settle_simulation_failed"
 )
+
+// BatchReserveResponse answers POST /batch/reserve: the payment is verified and its channel is
+// held for this request (ID is the channel id), or it is refused; on a cumulative-amount
+// mismatch Corrective carries what the corrective 402's extra needs.
+type BatchReserveResponse struct {
+	BatchVerifyResponse
+	ID         string      `json:"id,omitempty"`
+	Corrective *BatchExtra `json:"corrective,omitempty"`
+}
+
+// BatchCompleteRequest commits a reserved batch-settlement request after its work succeeded:
+// Charged (atomic units, at most the requirement's amount) is added to the channel's charged
+// cumulative amount. A refund has no work and ignores Charged.
+type BatchCompleteRequest struct {
+	ID      string `json:"id"`
+	Charged uint64 `json:"charged"`
+}
