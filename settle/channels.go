@@ -253,6 +253,12 @@ var errSimulation = errors.New("simulation failed")
 // transact sends one call to the settlement contract from the hot key and waits for its
 // receipt; a revert at estimation or in the receipt is errSimulation / a failed receipt.
 func (f *Facilitator) transact(ctx context.Context, data []byte) (*types.Receipt, error) {
+	return f.transactRecorded(ctx, data, func(*types.Transaction) error { return nil })
+}
+
+// transactRecorded is transact with record called with each signed transaction before it is
+// broadcast (the claimer journals its claim there).
+func (f *Facilitator) transactRecorded(ctx context.Context, data []byte, record chain.Recorder) (*types.Receipt, error) {
 	c := chain.Call{To: batch.SettlementAddress, Data: data}
 	gas, err := f.sender.Estimate(ctx, c)
 	if err != nil {
@@ -262,12 +268,11 @@ func (f *Facilitator) transact(ctx context.Context, data []byte) (*types.Receipt
 		}
 		return nil, err
 	}
-	none := func(*types.Transaction) error { return nil }
-	tx, err := f.sender.Send(ctx, c, gas, none)
+	tx, err := f.sender.Send(ctx, c, gas, record)
 	if err != nil {
 		return nil, err
 	}
-	return f.sender.Wait(ctx, tx, none)
+	return f.sender.Wait(ctx, tx, record)
 }
 
 // ClaimRow is one channel's latest voucher for a claim.
@@ -281,6 +286,10 @@ type ClaimRow struct {
 // Claim claims many channels' vouchers in one claimWithSignature, signed by the receiver
 // authorizer. It returns the receipt (gas used included).
 func (f *Facilitator) Claim(ctx context.Context, rows []ClaimRow) (*types.Receipt, error) {
+	return f.claimRecorded(ctx, rows, func(*types.Transaction) error { return nil })
+}
+
+func (f *Facilitator) claimRecorded(ctx context.Context, rows []ClaimRow, record chain.Recorder) (*types.Receipt, error) {
 	if len(rows) == 0 {
 		return nil, errors.New("claim: no rows")
 	}
@@ -297,7 +306,7 @@ func (f *Facilitator) Claim(ctx context.Context, rows []ClaimRow) (*types.Receip
 	if err != nil {
 		return nil, err
 	}
-	return f.transact(ctx, settlementABI.PackClaimWithSignature(claims, sig))
+	return f.transactRecorded(ctx, settlementABI.PackClaimWithSignature(claims, sig), record)
 }
 
 // Sweep transfers everything claimed and unsettled for payTo in one transfer; it returns the

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/chain"
 	"github.com/peage/appliance/settle/devchain"
+	"github.com/peage/appliance/settle/usdc"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -303,5 +305,73 @@ func TestBatchSessionsCommitOnlyAfterSuccess(t *testing.T) {
 	}
 	if got := e.balance(t, e.payTo); got != 3*price {
 		t.Fatalf("payTo holds %d, want %d", got, 3*price)
+	}
+}
+
+func (e *batchEnv) useSalt(n byte) {
+	e.cfg.Salt = common.Hash{31: n}
+	e.id = batch.ChannelID(devchain.ChainID, &e.cfg)
+}
+
+// pay serves one paid call on the current channel: reserve then complete at the price.
+func (e *batchEnv) pay(t *testing.T, req *x402.BatchRequest) {
+	t.Helper()
+	r, err := e.f.BatchReserve(context.Background(), req)
+	if err != nil || !r.IsValid {
+		t.Fatalf("reserve: %+v %v", r, err)
+	}
+	if res, err := e.f.BatchComplete(context.Background(), &x402.BatchCompleteRequest{ID: r.ID, Charged: price}); err != nil || !res.Success {
+		t.Fatalf("complete: %+v %v", res, err)
+	}
+}
+
+// TestClaimerOneClaimForManyChannels: below the policy's minimum nothing is claimed; a payer's
+// timed withdrawal makes the claim urgent; then every channel's charges are claimed in one
+// transaction and swept in one transfer, payTo receiving exactly the sum; a second round has
+// nothing to do.
+func TestClaimerOneClaimForManyChannels(t *testing.T) {
+	e := newBatchEnv(t)
+	ctx := context.Background()
+	e.useSalt(9)
+	first := e.cfg
+	e.pay(t, e.deposit(t, 50*price, price, 1))
+	e.pay(t, e.request(t, x402.BatchVoucher, 2*price, e.ch.Payer))
+	e.useSalt(11)
+	second := e.cfg
+	e.pay(t, e.deposit(t, 50*price, price, 2))
+
+	policy := ClaimPolicy{MinClaimable: 100 * price}
+	rep, err := e.f.ClaimOnce(ctx, policy)
+	if err != nil || rep.Channels != 0 || rep.Swept.Sign() != 0 {
+		t.Fatalf("below the minimum: %+v %v", rep, err)
+	}
+
+	// The payer of the second channel starts a timed withdrawal of its unclaimed escrow.
+	sc := usdc.NewX402BatchSettlement()
+	opts := bind.NewKeyedTransactor(e.ch.Payer, big.NewInt(devchain.ChainID))
+	tx, err := bind.Transact(sc.Instance(e.ch.Client(), batch.SettlementAddress), opts, sc.PackInitiateWithdraw(boundConfig(&second), big.NewInt(50*price)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bind.WaitMined(ctx, e.ch.Client(), tx.Hash()); err != nil {
+		t.Fatal(err)
+	}
+
+	rep, err = e.f.ClaimOnce(ctx, policy)
+	if err != nil || rep.Channels != 2 || rep.Claimed.Uint64() != 3*price || rep.Swept.Uint64() != 3*price || rep.ClaimGas == 0 || rep.SweepGas == 0 {
+		t.Fatalf("urgent claim: %+v %v", rep, err)
+	}
+	if got := e.balance(t, e.payTo); got != 3*price {
+		t.Fatalf("payTo holds %d, want %d", got, 3*price)
+	}
+	for _, cfg := range []batch.ChannelConfig{first, second} {
+		c, _ := e.f.Channels().Get(batch.ChannelID(devchain.ChainID, &cfg).Hex())
+		if c.TotalClaimed != c.Charged || c.ClaimTx != "" || c.ClaimGas == 0 || c.Unclaimed() != 0 {
+			t.Fatalf("channel after the claim: %+v", c)
+		}
+	}
+	rep, err = e.f.ClaimOnce(ctx, ClaimPolicy{})
+	if err != nil || rep.Channels != 0 || rep.Swept.Sign() != 0 {
+		t.Fatalf("second round: %+v %v", rep, err)
 	}
 }

@@ -70,6 +70,8 @@ type Options struct {
 	Logger            *slog.Logger
 	// ReceiverAuthorizer signs batch-settlement claims and refunds; nil leaves the scheme off.
 	ReceiverAuthorizer *ecdsa.PrivateKey
+	// Claim is the batch-settlement claimer's policy (claimer.go).
+	Claim ClaimPolicy
 	// OnBroadcast, when set, is told each transaction hash right after it was broadcast
 	// (observability; the crash tests use it to kill the process at that point).
 	OnBroadcast func(id string, tx common.Hash)
@@ -152,6 +154,13 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 	qctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	f.stop = cancel
 	go f.queue(qctx)
+	if o.Claim.Interval > 0 && f.BatchEnabled() {
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			f.claimLoop(qctx, o.Claim)
+		}()
+	}
 	f.wake()
 	return f, nil
 }

@@ -36,6 +36,9 @@ type Channel struct {
 	// ClaimTx is the claim transaction in flight for this channel (written before broadcast,
 	// cleared at its receipt), so a restart finds it instead of claiming twice.
 	ClaimTx string `json:"claim_tx,omitempty"`
+	// ClaimGas is this channel's share of the gas of the claims that covered it (a claim's gas
+	// divided among its rows), for the operator's gas per paid call.
+	ClaimGas uint64 `json:"claim_gas,omitempty"`
 }
 
 // Unclaimed is what the payer has been charged and the chain has not yet recorded as claimed.
@@ -188,7 +191,7 @@ func (s *Channels) Commit(c Channel) error {
 	if cur, ok := s.recs[c.ID]; ok {
 		// The claimer may have written meanwhile: its claim in flight and a fresher reading
 		// of the chain survive the request's commit.
-		c.ClaimTx = cur.ClaimTx
+		c.ClaimTx, c.ClaimGas = cur.ClaimTx, cur.ClaimGas
 		if cur.SyncedAt.After(c.SyncedAt) {
 			c.Balance, c.TotalClaimed, c.WithdrawRequestedAt, c.RefundNonce, c.SyncedAt =
 				cur.Balance, cur.TotalClaimed, cur.WithdrawRequestedAt, cur.RefundNonce, cur.SyncedAt
