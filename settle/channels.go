@@ -272,6 +272,9 @@ func (f *Facilitator) transactRecorded(ctx context.Context, data []byte, record 
 	if err != nil {
 		return nil, err
 	}
+	if f.o.OnBroadcast != nil {
+		f.o.OnBroadcast("batch", tx.Hash())
+	}
 	return f.sender.Wait(ctx, tx, record)
 }
 

@@ -33,10 +33,12 @@ type batchEnv struct {
 	id   common.Hash
 }
 
-func newBatchEnv(t *testing.T) *batchEnv {
+func newBatchEnv(t *testing.T) *batchEnv { return newBatchEnvOn(t, devchain.Options{}) }
+
+func newBatchEnvOn(t *testing.T, co devchain.Options) *batchEnv {
 	t.Helper()
 	ctx := context.Background()
-	ch, err := devchain.Start(ctx, devchain.Options{})
+	ch, err := devchain.Start(ctx, co)
 	if err != nil {
 		t.Fatal(err)
 	}
