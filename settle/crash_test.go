@@ -170,3 +170,153 @@ func crashChild(specFile string) {
 	_, _ = f.Complete(ctx, res.ID, x402.ModeSync)
 	select {} // the parent kills us
 }
+
+// claimChildEnv names the environment of the claim crash test's child process.
+const claimChildEnv = "PEAGE_SETTLE_CLAIM_CRASH_CHILD"
+
+type claimChildSpec struct {
+	RPC, HotKey, AuthKey, USDC, PayTo, Ledger string
+}
+
+// TestCrashBetweenClaimBroadcastAndReceipt: the claimer runs in a child process that is killed
+// with SIGKILL right after its claim transaction is broadcast; the facilitator restarted on the
+// same channel journal ends with every channel claimed once and payTo paid exactly the charges,
+// whether the claim was mined before the restart or after.
+func TestCrashBetweenClaimBroadcastAndReceipt(t *testing.T) {
+	if spec := os.Getenv(claimChildEnv); spec != "" {
+		claimCrashChild(spec)
+		return
+	}
+	for _, mineBeforeRestart := range []bool{true, false} {
+		t.Run(fmt.Sprintf("mined before restart=%v", mineBeforeRestart), func(t *testing.T) {
+			claimCrashAndRecover(t, mineBeforeRestart)
+		})
+	}
+}
+
+// mining seals blocks until the returned stop is called (the chain mines by hand here).
+func mining(ch *devchain.Chain) (stop func()) {
+	done, quit := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-time.After(5 * time.Millisecond):
+				ch.Commit()
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
+}
+
+func claimCrashAndRecover(t *testing.T, mineBeforeRestart bool) {
+	ctx := context.Background()
+	e := newBatchEnvOn(t, devchain.Options{ManualMine: true, HTTP: true})
+	stop := mining(e.ch)
+	e.pay(t, e.deposit(t, 50*price, price, 1))
+	e.pay(t, e.request(t, x402.BatchVoucher, 2*price, e.ch.Payer))
+	stop()
+	if err := e.f.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	spec := claimChildSpec{RPC: e.ch.RPCURL, HotKey: hex.EncodeToString(crypto.FromECDSA(e.ch.Hot)), AuthKey: hex.EncodeToString(crypto.FromECDSA(e.auth)),
+		USDC: e.ch.USDC.Hex(), PayTo: e.payTo.Hex(), Ledger: e.dir}
+	b, _ := json.Marshal(spec)
+	specFile := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(specFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashBetweenClaimBroadcastAndReceipt$")
+	cmd.Env = append(os.Environ(), claimChildEnv+"="+specFile)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	broadcast := false
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "BROADCAST ") {
+			broadcast = true
+			break
+		}
+	}
+	if !broadcast {
+		_ = cmd.Process.Kill()
+		t.Fatal("child ended without broadcasting its claim")
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if mineBeforeRestart {
+		e.ch.Commit()
+	}
+
+	f, err := New(ctx, e.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.f = f
+	defer mining(e.ch)()
+	if c, _ := f.Channels().Get(e.id.Hex()); c.ClaimTx == "" {
+		t.Fatal("the claim in flight was not journaled before its broadcast")
+	}
+	if _, err := f.ClaimOnce(ctx, ClaimPolicy{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.balance(t, e.payTo); got != 2*price {
+		t.Fatalf("payTo received %d, want %d", got, 2*price)
+	}
+	c, _ := f.Channels().Get(e.id.Hex())
+	if c.TotalClaimed != 2*price || c.Charged != 2*price || c.ClaimTx != "" {
+		t.Fatalf("channel after recovery: %+v", c)
+	}
+	rep, err := f.ClaimOnce(ctx, ClaimPolicy{})
+	if err != nil || rep.Channels != 0 || rep.Swept.Sign() != 0 {
+		t.Fatalf("a claim round after recovery did something: %+v %v", rep, err)
+	}
+}
+
+// claimCrashChild runs one claim round, announces the claim's broadcast, and waits for a receipt
+// that never comes (nobody mines) until it is killed.
+func claimCrashChild(specFile string) {
+	b, err := os.ReadFile(specFile)
+	if err != nil {
+		panic(err)
+	}
+	var spec claimChildSpec
+	if err := json.Unmarshal(b, &spec); err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	rpc, err := ethclient.DialContext(ctx, spec.RPC)
+	if err != nil {
+		panic(err)
+	}
+	hot, err := crypto.HexToECDSA(spec.HotKey)
+	if err != nil {
+		panic(err)
+	}
+	auth, err := crypto.HexToECDSA(spec.AuthKey)
+	if err != nil {
+		panic(err)
+	}
+	f, err := New(ctx, Options{Network: devchain.Network, Asset: common.HexToAddress(spec.USDC), TokenName: devchain.TokenName,
+		TokenVersion: devchain.TokenVersion, PayTo: common.HexToAddress(spec.PayTo), Backend: rpc, HotKey: hot,
+		LedgerDir: spec.Ledger, LedgerSync: journal.SyncAlways, ExposureCap: price, ReceiverAuthorizer: auth,
+		Sender:      chain.SenderOptions{PollInterval: 10 * time.Millisecond, ReceiptTimeout: time.Hour, ReplaceAfter: time.Hour},
+		OnBroadcast: func(_ string, tx common.Hash) { fmt.Printf("BROADCAST %s\n", tx.Hex()) },
+	})
+	if err != nil {
+		panic(err)
+	}
+	_, _ = f.ClaimOnce(ctx, ClaimPolicy{})
+	select {} // the parent kills us
+}

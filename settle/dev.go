@@ -65,13 +65,19 @@ func StartDev(ctx context.Context, stateDir string, log *slog.Logger) (*Dev, err
 		return nil, err
 	}
 	payTo := crypto.PubkeyToAddress(payToKey.PublicKey)
+	// The batch-settlement receiver authorizer of the dev chain, as fresh as the chain.
+	authorizer, err := crypto.GenerateKey()
+	if err != nil {
+		_ = ch.Close()
+		return nil, err
+	}
 	// A fresh chain means fresh nonces: an old ledger would describe payments that do not exist.
 	ledgerDir := filepath.Join(stateDir, "dev-ledger")
 	_ = os.RemoveAll(ledgerDir)
 	f, err := New(ctx, Options{
 		Network: devchain.Network, Asset: ch.USDC, TokenName: devchain.TokenName, TokenVersion: devchain.TokenVersion,
 		PayTo: payTo, Backend: ch.Client(), HotKey: ch.Hot, LedgerDir: ledgerDir, LedgerSync: journal.SyncAlways,
-		ExposureCap: 10_000_000, Logger: log,
+		ExposureCap: 10_000_000, Logger: log, ReceiverAuthorizer: authorizer,
 		Sender: chain.SenderOptions{PollInterval: 10 * time.Millisecond, ReceiptTimeout: 20 * time.Second, ReplaceAfter: 5 * time.Second},
 	})
 	if err != nil {

@@ -68,6 +68,10 @@ type Options struct {
 	SettleConcurrency int
 	Now               func() time.Time
 	Logger            *slog.Logger
+	// ReceiverAuthorizer signs batch-settlement claims and refunds; nil leaves the scheme off.
+	ReceiverAuthorizer *ecdsa.PrivateKey
+	// Claim is the batch-settlement claimer's policy (claimer.go).
+	Claim ClaimPolicy
 	// OnBroadcast, when set, is told each transaction hash right after it was broadcast
 	// (observability; the crash tests use it to kill the process at that point).
 	OnBroadcast func(id string, tx common.Hash)
@@ -81,6 +85,8 @@ type Facilitator struct {
 	reader   chain.Reader
 	sender   *chain.Sender
 	ledger   *ledger.Ledger
+	channels *ledger.Channels
+	held     sessions // batch-settlement requests between BatchReserve and BatchComplete/Release
 
 	locks sync.Map // payment id → *sync.Mutex: one settlement per payment at a time
 	kick  chan struct{}
@@ -129,11 +135,17 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 	if err != nil {
 		return nil, err
 	}
+	f.channels, err = ledger.OpenChannels(ledger.ChannelOptions{Dir: o.LedgerDir, Sync: o.LedgerSync, Now: o.Now, Logger: o.Logger})
+	if err != nil {
+		_ = f.ledger.Close()
+		return nil, err
+	}
 	f.verifier = &exact.Verifier{Reader: f.reader, Now: o.Now, ValidBeforeMargin: 6 * time.Second, Skew: 5 * time.Second}
 	// Reservations whose work was running when the process died never produced an answer:
 	// give their nonces back so the payer is not charged.
 	for _, r := range f.ledger.List(ledger.Reserved) {
 		if _, err := f.ledger.Update(r.ID, func(r *ledger.Record) error { r.Status = ledger.Released; return nil }); err != nil {
+			_ = f.channels.Close()
 			_ = f.ledger.Close()
 			return nil, err
 		}
@@ -142,6 +154,13 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 	qctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	f.stop = cancel
 	go f.queue(qctx)
+	if o.Claim.Interval > 0 && f.BatchEnabled() {
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			f.claimLoop(qctx, o.Claim)
+		}()
+	}
 	f.wake()
 	return f, nil
 }
@@ -175,8 +194,11 @@ func (f *Facilitator) Close() error {
 	f.stop()
 	<-f.done
 	f.wg.Wait()
-	return f.ledger.Close()
+	return errors.Join(f.channels.Close(), f.ledger.Close())
 }
+
+// Channels is the journaled batch-settlement channel store.
+func (f *Facilitator) Channels() *ledger.Channels { return f.channels }
 
 // Ledger exposes the ledger for reporting.
 func (f *Facilitator) Ledger() *ledger.Ledger { return f.ledger }
@@ -189,6 +211,10 @@ func (f *Facilitator) Supported() x402.SupportedResponse {
 	kinds := []x402.SupportedKind{{X402Version: 2, Scheme: x402.SchemeExact, Network: f.o.Network}}
 	if v1 := x402.V1Network(f.o.Network); v1 != f.o.Network {
 		kinds = append(kinds, x402.SupportedKind{X402Version: 1, Scheme: x402.SchemeExact, Network: v1})
+	}
+	if f.BatchEnabled() {
+		kinds = append(kinds, x402.SupportedKind{X402Version: 2, Scheme: x402.SchemeBatchSettlement, Network: f.o.Network,
+			Extra: map[string]any{"receiverAuthorizer": f.ReceiverAuthorizer().Hex()}})
 	}
 	return x402.SupportedResponse{Kinds: kinds, Extensions: []string{}, Signers: map[string][]string{"eip155:*": {f.sender.Address().Hex()}}}
 }

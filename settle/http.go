@@ -24,9 +24,10 @@ const maxBody = 64 << 10
 
 // Handler serves the facilitator API:
 //
-//	POST /verify   /settle         standard x402 facilitator bodies
+//	POST /verify   /settle         standard x402 facilitator bodies (exact and batch-settlement)
 //	GET  /supported                standard
 //	POST /reserve  /release  /complete  /abort   hold a payment while the paid work runs
+//	POST /batch/reserve  /batch/release  /batch/complete   the same for a batch-settlement channel
 //	GET  /revenue                  settled revenue by UTC day and route
 //	GET  /stats                    payments by status, the oldest owed, gas spent by UTC day
 //	GET  /payments?limit=N         the most recently updated payments
@@ -56,19 +57,65 @@ func (f *Facilitator) Handler() http.Handler {
 		writeJSON(w, 200, rec.Summary())
 	})
 	mux.HandleFunc("POST /verify", func(w http.ResponseWriter, r *http.Request) {
-		var req x402.FacilitatorRequest
-		if !readJSON(w, r, &req) {
+		body, batch, ok := readScheme(w, r)
+		if !ok {
 			return
 		}
-		res, err := f.Verify(r.Context(), &req)
-		f.reply(w, res, err)
+		if batch {
+			var req x402.BatchRequest
+			if decodeJSON(w, body, &req) {
+				res, err := f.BatchVerify(r.Context(), &req)
+				f.reply(w, res, err)
+			}
+			return
+		}
+		var req x402.FacilitatorRequest
+		if decodeJSON(w, body, &req) {
+			res, err := f.Verify(r.Context(), &req)
+			f.reply(w, res, err)
+		}
 	})
 	mux.HandleFunc("POST /settle", func(w http.ResponseWriter, r *http.Request) {
+		body, batch, ok := readScheme(w, r)
+		if !ok {
+			return
+		}
+		if batch {
+			var req x402.BatchRequest
+			if decodeJSON(w, body, &req) {
+				// A transaction outlives a client that hangs up.
+				res, err := f.BatchSettle(context.WithoutCancel(r.Context()), &req)
+				f.reply(w, res, err)
+			}
+			return
+		}
 		var req x402.FacilitatorRequest
+		if decodeJSON(w, body, &req) {
+			res, err := f.Settle(r.Context(), &req)
+			f.reply(w, res, err)
+		}
+	})
+	mux.HandleFunc("POST /batch/reserve", func(w http.ResponseWriter, r *http.Request) {
+		var req x402.BatchRequest
 		if !readJSON(w, r, &req) {
 			return
 		}
-		res, err := f.Settle(r.Context(), &req)
+		res, err := f.BatchReserve(r.Context(), &req)
+		f.reply(w, res, err)
+	})
+	mux.HandleFunc("POST /batch/release", func(w http.ResponseWriter, r *http.Request) {
+		var req x402.ReleaseRequest
+		if !readJSON(w, r, &req) {
+			return
+		}
+		f.reply(w, struct{}{}, f.BatchRelease(r.Context(), req.ID))
+	})
+	mux.HandleFunc("POST /batch/complete", func(w http.ResponseWriter, r *http.Request) {
+		var req x402.BatchCompleteRequest
+		if !readJSON(w, r, &req) {
+			return
+		}
+		res, err := f.BatchComplete(context.WithoutCancel(r.Context()), &req)
 		f.reply(w, res, err)
 	})
 	mux.HandleFunc("POST /reserve", func(w http.ResponseWriter, r *http.Request) {
@@ -127,6 +174,31 @@ func (f *Facilitator) reply(w http.ResponseWriter, v any, err error) {
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxBody))
 	if err := dec.Decode(v); err != nil {
+		writeJSON(w, 400, errorBody{"request body is not the expected JSON: " + err.Error()})
+		return false
+	}
+	return true
+}
+
+// readScheme reads a /verify or /settle body and tells whether it is for the batch-settlement
+// scheme (its requirements name it), whose payload has another shape than exact's.
+func readScheme(w http.ResponseWriter, r *http.Request) ([]byte, bool, bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		writeJSON(w, 400, errorBody{"request body could not be read: " + err.Error()})
+		return nil, false, false
+	}
+	var peek struct {
+		PaymentRequirements struct {
+			Scheme string `json:"scheme"`
+		} `json:"paymentRequirements"`
+	}
+	_ = json.Unmarshal(body, &peek) // a malformed body is refused by the decode that follows
+	return body, peek.PaymentRequirements.Scheme == x402.SchemeBatchSettlement, true
+}
+
+func decodeJSON(w http.ResponseWriter, body []byte, v any) bool {
+	if err := json.Unmarshal(body, v); err != nil {
 		writeJSON(w, 400, errorBody{"request body is not the expected JSON: " + err.Error()})
 		return false
 	}

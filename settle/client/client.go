@@ -129,6 +129,24 @@ func (c *Client) Reserve(ctx context.Context, req *x402.ReserveRequest) (x402.Re
 }
 
 // Release gives a reservation back (the work failed; nothing is charged).
+// BatchReserve verifies a batch-settlement payment and holds its channel for one request.
+func (c *Client) BatchReserve(ctx context.Context, req *x402.BatchRequest) (x402.BatchReserveResponse, error) {
+	var out x402.BatchReserveResponse
+	return out, c.do(ctx, http.MethodPost, "/batch/reserve", req, &out)
+}
+
+// BatchRelease frees a held channel unchanged (the work failed).
+func (c *Client) BatchRelease(ctx context.Context, id string) error {
+	var out struct{}
+	return c.do(ctx, http.MethodPost, "/batch/release", x402.ReleaseRequest{ID: id}, &out)
+}
+
+// BatchComplete commits the charge of a held request after its work succeeded.
+func (c *Client) BatchComplete(ctx context.Context, id string, charged uint64) (x402.BatchSettleResponse, error) {
+	var out x402.BatchSettleResponse
+	return out, c.do(ctx, http.MethodPost, "/batch/complete", x402.BatchCompleteRequest{ID: id, Charged: charged}, &out)
+}
+
 func (c *Client) Release(ctx context.Context, id string) error {
 	var out struct{}
 	return c.do(ctx, http.MethodPost, "/release", x402.ReleaseRequest{ID: id}, &out)

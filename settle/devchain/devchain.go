@@ -1,5 +1,6 @@
 // Package devchain runs the embedded EVM chain of `appliance dev` and of the tests: go-ethereum's
-// simulated backend with the test USDC deployed, a funded demo payer, a gas-paying hot key, and
+// simulated backend with the test USDC deployed, the batch-settlement contracts at their
+// canonical addresses, a funded demo payer, a gas-paying hot key, and
 // a dev-only faucet. Transactions are mined as they arrive (automine) unless the caller asks to
 // mine by hand, which tests use to hold a transaction between broadcast and receipt.
 package devchain
@@ -13,6 +14,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum"
@@ -24,6 +26,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
 
+	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/chain"
 	"github.com/peage/appliance/settle/usdc"
 )
@@ -84,6 +87,10 @@ func Start(ctx context.Context, o Options) (*Chain, error) {
 	for _, k := range keys {
 		alloc[crypto.PubkeyToAddress(k.PublicKey)] = types.Account{Balance: eth}
 	}
+	// The batch-settlement contracts sit at the scheme's canonical addresses, as on Base, so
+	// the official client works unchanged.
+	alloc[batch.SettlementAddress] = types.Account{Code: common.FromHex(strings.TrimSpace(usdc.BatchSettlementRuntime)), Balance: new(big.Int)}
+	alloc[batch.ERC3009CollectorAddress] = types.Account{Code: common.FromHex(strings.TrimSpace(usdc.DepositCollectorRuntime)), Balance: new(big.Int)}
 	var opts []func(*node.Config, *ethconfig.Config)
 	rpcURL := ""
 	if o.HTTP {
@@ -131,6 +138,18 @@ func (c *Chain) Client() simulated.Client { return c.client }
 
 // Commit seals a block with the pending transactions.
 func (c *Chain) Commit() { c.sim.Commit() }
+
+// AdjustTime moves chain time forward by d and seals a block (tests of timed withdrawals);
+// automine then paces blocks against the wall clock shifted by the same amount.
+func (c *Chain) AdjustTime(d time.Duration) error {
+	if err := c.sim.AdjustTime(d); err != nil {
+		return err
+	}
+	if c.auto != nil {
+		c.auto.skew.Add(int64(d / time.Second))
+	}
+	return nil
+}
 
 // Close stops the chain.
 func (c *Chain) Close() error {
@@ -253,6 +272,7 @@ const maxAhead = 3
 type automine struct {
 	simulated.Client
 	commit func() uint64 // seals a block, returns its timestamp
+	skew   atomic.Int64  // seconds AdjustTime moved chain time ahead of the wall clock
 	kick   chan struct{}
 	stop   chan struct{}
 	done   chan struct{}
@@ -292,7 +312,7 @@ func (a *automine) loop() {
 				continue
 			}
 		}
-		if wait := time.Until(time.Unix(last-maxAhead+1, 0)); wait > 0 {
+		if wait := time.Until(time.Unix(last-a.skew.Load()-maxAhead+1, 0)); wait > 0 {
 			select {
 			case <-a.stop:
 				return

@@ -66,12 +66,17 @@ type Authorization struct {
 
 // Digest is the EIP-712 digest the payer signed: keccak256(0x1901 ‖ domainSeparator ‖ structHash).
 func Digest(d Domain, a *Authorization) common.Hash {
+	return TypedDigest(d, structHash(a))
+}
+
+// TypedDigest is the EIP-712 digest of any struct hash under domain d (the separator is
+// cached); the batch-settlement scheme's vouchers, refunds and claim batches use it too.
+func TypedDigest(d Domain, structHash common.Hash) common.Hash {
 	buf := make([]byte, 0, 2+32+32)
 	buf = append(buf, 0x19, 0x01)
 	sep := separatorOf(d)
 	buf = append(buf, sep[:]...)
-	sh := structHash(a)
-	buf = append(buf, sh[:]...)
+	buf = append(buf, structHash[:]...)
 	return crypto.Keccak256Hash(buf)
 }
 

@@ -211,28 +211,35 @@ func (v *Verifier) Verify(ctx context.Context, p *x402.PaymentPayload, r *x402.F
 
 // recovers reports whether sig is a canonical ECDSA signature of digest by from.
 func recovers(digest common.Hash, sig []byte, from common.Address) bool {
+	signer, ok := Signer(digest, sig)
+	return ok && signer == from
+}
+
+// Signer recovers the address whose key made sig over digest: one ECDSA recovery. Only the
+// canonical form counts, as on chain: 65 bytes, v in {0,1,27,28}, low s.
+func Signer(digest common.Hash, sig []byte) (common.Address, bool) {
 	if len(sig) != 65 {
-		return false
+		return common.Address{}, false
 	}
 	v := sig[64]
 	if v >= 27 {
 		v -= 27
 	}
 	if v > 1 {
-		return false
+		return common.Address{}, false
 	}
 	s := new(big.Int).SetBytes(sig[32:64])
 	if s.Cmp(halfN) > 0 {
-		return false
+		return common.Address{}, false
 	}
 	var norm [65]byte
 	copy(norm[:], sig)
 	norm[64] = v
 	pub, err := crypto.SigToPub(digest[:], norm[:])
 	if err != nil {
-		return false
+		return common.Address{}, false
 	}
-	return crypto.PubkeyToAddress(*pub) == from
+	return crypto.PubkeyToAddress(*pub), true
 }
 
 // parse reads the all-text authorization strictly: addresses must be 20-byte hex, numbers

@@ -27,6 +27,9 @@ func TestGeneratedIsFresh(t *testing.T) {
 	if err != nil {
 		t.Fatalf("compile: %v\n%s", err, out)
 	}
+	for _, c := range bindings.Genesis {
+		same(t, c+".runtime.bin", filepath.Join(dir, c+".runtime.bin"))
+	}
 	for _, c := range bindings.Contracts {
 		for _, f := range []string{c + ".abi.json", c + ".bin"} {
 			same(t, f, filepath.Join(dir, f))

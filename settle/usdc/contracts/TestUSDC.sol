@@ -9,8 +9,8 @@ interface IERC1271 {
 /// @title TestUSDC
 /// @notice A 6-decimal token with the EIP-3009 surface of USDC (FiatToken v2.2) that x402's exact
 /// scheme uses: transferWithAuthorization (v,r,s and bytes overloads, the latter accepting ERC-1271
-/// signatures from contract wallets), authorizationState, cancelAuthorization, the
-/// AuthorizationUsed event, and an EIP-712 domain (name, version, chainId, verifyingContract)
+/// signatures from contract wallets), receiveWithAuthorization (batch-settlement deposits),
+/// authorizationState, cancelAuthorization, the AuthorizationUsed event, and an EIP-712 domain (name, version, chainId, verifyingContract)
 /// fixed at deployment. The deployer is the only minter: the dev faucet mints through it.
 /// It exists for the embedded development chain and tests; it is never deployed to a real network.
 contract TestUSDC {
@@ -27,6 +27,8 @@ contract TestUSDC {
 
     bytes32 public constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH =
         keccak256("TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)");
+    bytes32 public constant RECEIVE_WITH_AUTHORIZATION_TYPEHASH =
+        keccak256("ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)");
     bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH =
         keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
     bytes32 public immutable DOMAIN_SEPARATOR;
@@ -113,6 +115,22 @@ contract TestUSDC {
         _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature);
     }
 
+    /// @notice EIP-3009 receiveWithAuthorization: like transferWithAuthorization, but only the payee
+    /// may submit it, so a front-runner cannot redirect the pull (the batch-settlement deposit
+    /// collector relies on this).
+    function receiveWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes memory signature
+    ) external {
+        require(to == msg.sender, "FiatTokenV2: caller must be the payee");
+        _useAuthorization(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature);
+    }
+
     function cancelAuthorization(address authorizer, bytes32 nonce, bytes memory signature) external {
         require(!_authorizationStates[authorizer][nonce], "FiatTokenV2: authorization is used or canceled");
         bytes32 structHash = keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce));
@@ -130,12 +148,23 @@ contract TestUSDC {
         bytes32 nonce,
         bytes memory signature
     ) internal {
+        _useAuthorization(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature);
+    }
+
+    function _useAuthorization(
+        bytes32 typeHash,
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes memory signature
+    ) internal {
         require(block.timestamp > validAfter, "FiatTokenV2: authorization is not yet valid");
         require(block.timestamp < validBefore, "FiatTokenV2: authorization is expired");
         require(!_authorizationStates[from][nonce], "FiatTokenV2: authorization is used or canceled");
-        bytes32 structHash = keccak256(
-            abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce)
-        );
+        bytes32 structHash = keccak256(abi.encode(typeHash, from, to, value, validAfter, validBefore, nonce));
         require(_isValidSignature(from, _digest(structHash), signature), "FiatTokenV2: invalid signature");
         _authorizationStates[from][nonce] = true;
         emit AuthorizationUsed(from, nonce);

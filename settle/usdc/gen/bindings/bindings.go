@@ -12,7 +12,11 @@ import (
 )
 
 // Contracts are the compiled contracts that get bindings.
-var Contracts = []string{"TestUSDC", "TestWallet"}
+var Contracts = []string{"TestUSDC", "TestWallet", "x402BatchSettlement", "ERC3009DepositCollector"}
+
+// Genesis are the contracts whose runtime code (<c>.runtime.bin) the embedded chain places at
+// their canonical addresses in the genesis.
+var Genesis = []string{"x402BatchSettlement", "ERC3009DepositCollector"}
 
 // FileName is the checked-in binding file of contract c.
 func FileName(c string) string { return strings.ToLower(c) + "_bind.go" }

@@ -1,0 +1,456 @@
+package settle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/peage/appliance/settle/batch"
+	"github.com/peage/appliance/settle/chain"
+	"github.com/peage/appliance/settle/usdc"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// The facilitator side of x402's batch-settlement scheme (settle/batch has the hashing): verify
+// deposit, voucher and refund payloads against the on-chain channel, and settle deposits,
+// claims, sweeps and cooperative refunds through the x402BatchSettlement contract at its
+// canonical address, from the hot key. The receiver authorizer key (Options.ReceiverAuthorizer)
+// signs claim batches and refunds; without it the scheme is off.
+
+var settlementABI = usdc.NewX402BatchSettlement()
+
+// BatchEnabled reports whether this facilitator handles batch-settlement.
+func (f *Facilitator) BatchEnabled() bool { return f.o.ReceiverAuthorizer != nil }
+
+// ReceiverAuthorizer is the address that signs claims and refunds (zero when the scheme is off).
+func (f *Facilitator) ReceiverAuthorizer() common.Address {
+	if f.o.ReceiverAuthorizer == nil {
+		return common.Address{}
+	}
+	return crypto.PubkeyToAddress(f.o.ReceiverAuthorizer.PublicKey)
+}
+
+func (f *Facilitator) chainID() uint64 {
+	id, _ := x402.ChainID(f.o.Network)
+	return id
+}
+
+// Onchain is a channel as the contract holds it.
+type Onchain struct {
+	Balance, TotalClaimed, RefundNonce *big.Int
+	WithdrawRequestedAt                uint64
+}
+
+// State renders the snapshot the scheme's verify and settle answers carry.
+func (o *Onchain) State(id common.Hash) *x402.ChannelState {
+	return &x402.ChannelState{ChannelID: strings.ToLower(id.Hex()), Balance: o.Balance.String(), TotalClaimed: o.TotalClaimed.String(),
+		WithdrawRequestedAt: o.WithdrawRequestedAt, RefundNonce: o.RefundNonce.String()}
+}
+
+// ReadChannel reads a channel's balance, totalClaimed, pending withdrawal and refund nonce.
+func (f *Facilitator) ReadChannel(ctx context.Context, id common.Hash) (*Onchain, error) {
+	call := func(data []byte) ([]byte, error) {
+		return f.o.Backend.CallContract(ctx, callMsg(batch.SettlementAddress, data), nil)
+	}
+	out, err := call(settlementABI.PackChannels(id))
+	if err != nil {
+		return nil, fmt.Errorf("read channel: %w", err)
+	}
+	ch, err := settlementABI.UnpackChannels(out)
+	if err != nil {
+		return nil, fmt.Errorf("read channel: %w", err)
+	}
+	if out, err = call(settlementABI.PackPendingWithdrawals(id)); err != nil {
+		return nil, fmt.Errorf("read pending withdrawal: %w", err)
+	}
+	pw, err := settlementABI.UnpackPendingWithdrawals(out)
+	if err != nil {
+		return nil, fmt.Errorf("read pending withdrawal: %w", err)
+	}
+	if out, err = call(settlementABI.PackRefundNonce(id)); err != nil {
+		return nil, fmt.Errorf("read refund nonce: %w", err)
+	}
+	nonce, err := settlementABI.UnpackRefundNonce(out)
+	if err != nil {
+		return nil, fmt.Errorf("read refund nonce: %w", err)
+	}
+	return &Onchain{Balance: ch.Balance, TotalClaimed: ch.TotalClaimed, RefundNonce: nonce, WithdrawRequestedAt: pw.InitiatedAt.Uint64()}, nil
+}
+
+// batchCall is a checked batch-settlement payment: its config, channel id and voucher.
+type batchCall struct {
+	cfg     *batch.ChannelConfig
+	id      common.Hash
+	voucher *batch.Voucher
+	deposit *batch.Deposit
+	onchain *Onchain
+}
+
+func batchInvalid(bad *batch.Invalid, payer string) x402.BatchVerifyResponse {
+	return x402.BatchVerifyResponse{InvalidReason: bad.Reason, InvalidMessage: bad.Detail, Payer: payer}
+}
+
+func bad(reason, format string, args ...any) *batch.Invalid {
+	return &batch.Invalid{Reason: reason, Detail: fmt.Sprintf(format, args...)}
+}
+
+// ownBatch refuses requirements for another network, asset, receiver, authorizer or delay than
+// this facilitator's, and payloads whose config disagrees with the requirements.
+func (f *Facilitator) ownBatch(r *x402.BatchRequirements, cfg *batch.ChannelConfig) *batch.Invalid {
+	switch {
+	case !f.BatchEnabled():
+		return bad(x402.ReasonBatchScheme, "batch-settlement is not enabled on this facilitator")
+	case r.Scheme != x402.SchemeBatchSettlement:
+		return bad(x402.ReasonBatchScheme, "scheme %q is not batch-settlement", r.Scheme)
+	case x402.CAIP2(r.Network) != f.o.Network:
+		return bad(x402.ReasonBatchNetworkMismatch, "this facilitator settles on %s", f.o.Network)
+	case !common.IsHexAddress(r.Asset) || common.HexToAddress(r.Asset) != f.o.Asset:
+		return bad(x402.ReasonBatchTokenMismatch, "this facilitator settles %s", f.o.Asset.Hex())
+	case !common.IsHexAddress(r.PayTo) || common.HexToAddress(r.PayTo) != f.o.PayTo:
+		return bad(x402.ReasonBatchReceiverMismatch, "this facilitator pays %s", f.o.PayTo.Hex())
+	case r.Extra == nil || r.Extra.Name != f.o.TokenName || r.Extra.Version != f.o.TokenVersion:
+		return bad(x402.ReasonBatchMissingEIP712Domain, "EIP-712 domain differs from the token's")
+	case !common.IsHexAddress(r.Extra.ReceiverAuthorizer) || common.HexToAddress(r.Extra.ReceiverAuthorizer) != f.ReceiverAuthorizer():
+		return bad(x402.ReasonBatchAuthorizerMismatch, "this facilitator's receiver authorizer is %s", f.ReceiverAuthorizer().Hex())
+	case cfg.Token != f.o.Asset:
+		return bad(x402.ReasonBatchTokenMismatch, "channel token %s is not %s", cfg.Token.Hex(), f.o.Asset.Hex())
+	case cfg.Receiver != f.o.PayTo:
+		return bad(x402.ReasonBatchReceiverMismatch, "channel receiver %s is not payTo", cfg.Receiver.Hex())
+	case cfg.ReceiverAuthorizer != f.ReceiverAuthorizer():
+		return bad(x402.ReasonBatchAuthorizerMismatch, "channel receiverAuthorizer %s is not %s", cfg.ReceiverAuthorizer.Hex(), f.ReceiverAuthorizer().Hex())
+	case cfg.WithdrawDelay != r.Extra.WithdrawDelay:
+		return bad(x402.ReasonBatchDelayMismatch, "channel withdrawDelay %d is not %d", cfg.WithdrawDelay, r.Extra.WithdrawDelay)
+	case cfg.WithdrawDelay < batch.MinWithdrawDelay || cfg.WithdrawDelay > batch.MaxWithdrawDelay:
+		return bad(x402.ReasonBatchDelayOutOfRange, "withdrawDelay %d is outside 15 min – 30 days", cfg.WithdrawDelay)
+	}
+	return nil
+}
+
+// checkBatch runs the scheme's verification rules. A chain read failure is an error, never a
+// verdict.
+func (f *Facilitator) checkBatch(ctx context.Context, req *x402.BatchRequest) (*batchCall, *batch.Invalid, error) {
+	p := &req.PaymentPayload.Payload
+	reason := map[string]string{x402.BatchDeposit: x402.ReasonBatchDepositPayload, x402.BatchRefund: x402.ReasonBatchRefundPayload}[p.Type]
+	if reason == "" {
+		if p.Type != x402.BatchVoucher {
+			return nil, bad(x402.ReasonBatchPayloadType, "payload type %q is not deposit, voucher or refund", p.Type), nil
+		}
+		reason = x402.ReasonBatchVoucherPayload
+	}
+	cfg, invalid := batch.ParseConfig(p.ChannelConfig, reason)
+	if invalid != nil {
+		return nil, invalid, nil
+	}
+	if invalid := f.ownBatch(&req.PaymentRequirements, cfg); invalid != nil {
+		return nil, invalid, nil
+	}
+	v, invalid := batch.ParseVoucher(p.Voucher)
+	if invalid != nil {
+		return nil, invalid, nil
+	}
+	c := &batchCall{cfg: cfg, id: v.ChannelID, voucher: v}
+	needsWallet, invalid := batch.CheckVoucher(f.chainID(), cfg, v)
+	if invalid != nil {
+		return nil, invalid, nil
+	}
+	if needsWallet {
+		ok, err := f.reader.IsValidSignature(ctx, cfg.Payer, batch.VoucherDigest(f.chainID(), c.id, v.MaxClaimableAmount), v.Signature)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			return nil, bad(x402.ReasonBatchVoucherSignature, "the payer's wallet does not accept the voucher signature"), nil
+		}
+	}
+	on, err := f.ReadChannel(ctx, c.id)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.onchain = on
+	max := v.MaxClaimableAmount
+	switch p.Type {
+	case x402.BatchDeposit:
+		d, invalid := batch.ParseDeposit(p.Deposit, cfg, c.id)
+		if invalid != nil {
+			return nil, invalid, nil
+		}
+		c.deposit = d
+		now := big.NewInt(f.o.Now().Unix())
+		if d.Auth.ValidAfter.Cmp(now) >= 0 {
+			return nil, bad(x402.ReasonBatchValidAfter, "deposit authorization is valid after %s", d.Auth.ValidAfter), nil
+		}
+		if d.Auth.ValidBefore.Cmp(new(big.Int).Add(now, big.NewInt(6))) <= 0 {
+			return nil, bad(x402.ReasonBatchValidBefore, "deposit authorization expires at %s", d.Auth.ValidBefore), nil
+		}
+		token := f.domain()
+		if signer, ok := batch.Recover(d.Digest(token), d.Signature); !ok || signer != cfg.Payer {
+			return nil, bad(x402.ReasonBatchReceiveSignature, "the deposit authorization is not signed by the payer"), nil
+		}
+		used, err := f.reader.AuthorizationState(ctx, f.o.Asset, cfg.Payer, d.Auth.Nonce)
+		if err != nil {
+			return nil, nil, err
+		}
+		if used {
+			return nil, bad(x402.ReasonBatchDepositPayload, "the deposit authorization was already used"), nil
+		}
+		bal, err := f.reader.BalanceOf(ctx, f.o.Asset, cfg.Payer)
+		if err != nil {
+			return nil, nil, err
+		}
+		if bal.Cmp(d.Amount) < 0 {
+			return nil, bad(x402.ReasonBatchInsufficientBalance, "payer holds %s, deposit is %s", bal, d.Amount), nil
+		}
+		if max.Cmp(new(big.Int).Add(on.Balance, d.Amount)) > 0 {
+			return nil, bad(x402.ReasonBatchExceedsBalance, "voucher %s exceeds balance %s plus deposit %s", max, on.Balance, d.Amount), nil
+		}
+		if max.Cmp(on.TotalClaimed) < 0 {
+			return nil, bad(x402.ReasonBatchCumulativeBelow, "voucher %s is below claimed %s", max, on.TotalClaimed), nil
+		}
+	case x402.BatchVoucher, x402.BatchRefund:
+		if on.Balance.Sign() == 0 {
+			return nil, bad(x402.ReasonBatchChannelNotFound, "channel %s has no balance", c.id.Hex()), nil
+		}
+		if max.Cmp(on.Balance) > 0 {
+			return nil, bad(x402.ReasonBatchExceedsBalance, "voucher %s exceeds balance %s", max, on.Balance), nil
+		}
+		if cmp := max.Cmp(on.TotalClaimed); cmp < 0 || (cmp == 0 && p.Type == x402.BatchVoucher) {
+			return nil, bad(x402.ReasonBatchCumulativeBelow, "voucher %s does not exceed claimed %s", max, on.TotalClaimed), nil
+		}
+	}
+	return c, nil, nil
+}
+
+// BatchVerify answers POST /verify for a batch-settlement payload, with the channel snapshot.
+func (f *Facilitator) BatchVerify(ctx context.Context, req *x402.BatchRequest) (x402.BatchVerifyResponse, error) {
+	c, invalid, err := f.checkBatch(ctx, req)
+	if err != nil {
+		return x402.BatchVerifyResponse{}, err
+	}
+	payer := ""
+	if cc := req.PaymentPayload.Payload.ChannelConfig; cc != nil {
+		payer = cc.Payer
+	}
+	if invalid != nil {
+		return batchInvalid(invalid, payer), nil
+	}
+	return x402.BatchVerifyResponse{IsValid: true, Payer: c.cfg.Payer.Hex(), Extra: c.onchain.State(c.id)}, nil
+}
+
+func boundConfig(c *batch.ChannelConfig) usdc.X402BatchSettlementChannelConfig {
+	return usdc.X402BatchSettlementChannelConfig{Payer: c.Payer, PayerAuthorizer: c.PayerAuthorizer, Receiver: c.Receiver,
+		ReceiverAuthorizer: c.ReceiverAuthorizer, Token: c.Token, WithdrawDelay: new(big.Int).SetUint64(c.WithdrawDelay), Salt: c.Salt}
+}
+
+// errSimulation marks a transaction the chain refused at estimation (it would revert).
+var errSimulation = errors.New("simulation failed")
+
+// transact sends one call to the settlement contract from the hot key and waits for its
+// receipt; a revert at estimation or in the receipt is errSimulation / a failed receipt.
+func (f *Facilitator) transact(ctx context.Context, data []byte) (*types.Receipt, error) {
+	return f.transactRecorded(ctx, data, func(*types.Transaction) error { return nil })
+}
+
+// transactRecorded is transact with record called with each signed transaction before it is
+// broadcast (the claimer journals its claim there).
+func (f *Facilitator) transactRecorded(ctx context.Context, data []byte, record chain.Recorder) (*types.Receipt, error) {
+	c := chain.Call{To: batch.SettlementAddress, Data: data}
+	gas, err := f.sender.Estimate(ctx, c)
+	if err != nil {
+		var rev *chain.RevertError
+		if errors.As(err, &rev) {
+			return nil, fmt.Errorf("%w: %s", errSimulation, rev.Reason)
+		}
+		return nil, err
+	}
+	tx, err := f.sender.Send(ctx, c, gas, record)
+	if err != nil {
+		return nil, err
+	}
+	if f.o.OnBroadcast != nil {
+		f.o.OnBroadcast("batch", tx.Hash())
+	}
+	return f.sender.Wait(ctx, tx, record)
+}
+
+// ClaimRow is one channel's latest voucher for a claim.
+type ClaimRow struct {
+	Config    batch.ChannelConfig
+	Max       *big.Int // the voucher's maxClaimableAmount
+	Signature []byte
+	Claim     *big.Int // cumulative total to claim (at most Max)
+}
+
+// Claim claims many channels' vouchers in one claimWithSignature, signed by the receiver
+// authorizer. It returns the receipt (gas used included).
+func (f *Facilitator) Claim(ctx context.Context, rows []ClaimRow) (*types.Receipt, error) {
+	return f.claimRecorded(ctx, rows, func(*types.Transaction) error { return nil })
+}
+
+func (f *Facilitator) claimRecorded(ctx context.Context, rows []ClaimRow, record chain.Recorder) (*types.Receipt, error) {
+	if len(rows) == 0 {
+		return nil, errors.New("claim: no rows")
+	}
+	claims := make([]usdc.X402BatchSettlementVoucherClaim, len(rows))
+	entries := make([]batch.ClaimEntry, len(rows))
+	for i, r := range rows {
+		claims[i] = usdc.X402BatchSettlementVoucherClaim{
+			Voucher:   usdc.X402BatchSettlementVoucher{Channel: boundConfig(&r.Config), MaxClaimableAmount: r.Max},
+			Signature: r.Signature, TotalClaimed: r.Claim,
+		}
+		entries[i] = batch.ClaimEntry{ChannelID: batch.ChannelID(f.chainID(), &r.Config), MaxClaimableAmount: r.Max, TotalClaimed: r.Claim}
+	}
+	sig, err := batch.SignClaimBatch(f.o.ReceiverAuthorizer, f.chainID(), entries)
+	if err != nil {
+		return nil, err
+	}
+	return f.transactRecorded(ctx, settlementABI.PackClaimWithSignature(claims, sig), record)
+}
+
+// Sweep transfers everything claimed and unsettled for payTo in one transfer; it returns the
+// amount moved (0 when there was nothing, and then no transaction is sent).
+func (f *Facilitator) Sweep(ctx context.Context) (*big.Int, *types.Receipt, error) {
+	out, err := f.o.Backend.CallContract(ctx, callMsg(batch.SettlementAddress, settlementABI.PackReceivers(f.o.PayTo, f.o.Asset)), nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read receiver totals: %w", err)
+	}
+	rs, err := settlementABI.UnpackReceivers(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	owed := new(big.Int).Sub(rs.TotalClaimed, rs.TotalSettled)
+	if owed.Sign() == 0 {
+		return owed, nil, nil
+	}
+	r, err := f.transact(ctx, settlementABI.PackSettle(f.o.PayTo, f.o.Asset))
+	return owed, r, err
+}
+
+// BatchSettle answers POST /settle for a batch-settlement payload: a deposit is verified and
+// executed; a refund claims the zero-charge voucher if needed and refunds (all the unclaimed
+// escrow when no amount is given); a claim or settle payload from the server claims its rows or
+// sweeps. A voucher has nothing to settle: it is stored by the resource server.
+func (f *Facilitator) BatchSettle(ctx context.Context, req *x402.BatchRequest) (x402.BatchSettleResponse, error) {
+	p := &req.PaymentPayload.Payload
+	fail := func(reason, payer string) x402.BatchSettleResponse {
+		return x402.BatchSettleResponse{ErrorReason: reason, Network: f.o.Network, Payer: payer}
+	}
+	switch p.Type {
+	case x402.BatchSettle:
+		if invalid := f.ownBatch(&req.PaymentRequirements, &batch.ChannelConfig{Token: f.o.Asset, Receiver: f.o.PayTo,
+			ReceiverAuthorizer: f.ReceiverAuthorizer(), WithdrawDelay: reqDelay(req)}); invalid != nil {
+			return fail(invalid.Reason, ""), nil
+		}
+		amount, r, err := f.Sweep(ctx)
+		if err != nil {
+			return f.txFailure(err, x402.ReasonBatchSettleSimulation, "")
+		}
+		res := x402.BatchSettleResponse{Success: true, Network: f.o.Network, Amount: amount.String()}
+		if r != nil {
+			if r.Status != types.ReceiptStatusSuccessful {
+				return fail(x402.ReasonBatchSettleFailed, ""), nil
+			}
+			res.Transaction = r.TxHash.Hex()
+		}
+		return res, nil
+	case x402.BatchDeposit, x402.BatchRefund:
+	case x402.BatchVoucher:
+		return fail(x402.ReasonBatchPayloadType, ""), nil
+	default:
+		return fail(x402.ReasonBatchUnknownAction, ""), nil
+	}
+	c, invalid, err := f.checkBatch(ctx, req)
+	if err != nil {
+		return x402.BatchSettleResponse{}, err
+	}
+	if invalid != nil {
+		payer := ""
+		if p.ChannelConfig != nil {
+			payer = p.ChannelConfig.Payer
+		}
+		return fail(invalid.Reason, payer), nil
+	}
+	payer := c.cfg.Payer.Hex()
+	var r *types.Receipt
+	var amount *big.Int
+	if p.Type == x402.BatchDeposit {
+		amount = c.deposit.Amount
+		r, err = f.transact(ctx, settlementABI.PackDeposit(boundConfig(c.cfg), amount, batch.ERC3009CollectorAddress, c.deposit.CollectorData()))
+		if err != nil {
+			return f.txFailure(err, x402.ReasonBatchDepositSimulation, payer)
+		}
+	} else {
+		if r, amount, err = f.refund(ctx, c, p.Amount); err != nil {
+			var invalid *batch.Invalid
+			if errors.As(err, &invalid) {
+				return fail(invalid.Reason, payer), nil
+			}
+			return f.txFailure(err, x402.ReasonBatchRefundSimulation, payer)
+		}
+	}
+	if r.Status != types.ReceiptStatusSuccessful {
+		return fail(map[string]string{x402.BatchDeposit: x402.ReasonBatchDepositFailed, x402.BatchRefund: x402.ReasonBatchRefundFailed}[p.Type], payer), nil
+	}
+	on, err := f.ReadChannel(ctx, c.id)
+	if err != nil {
+		return x402.BatchSettleResponse{}, err
+	}
+	return x402.BatchSettleResponse{Success: true, Payer: payer, Transaction: r.TxHash.Hex(), Network: f.o.Network,
+		Amount: amount.String(), Asset: f.o.Asset.Hex(), Extra: &x402.BatchResponseExtra{ChannelState: on.State(c.id)}}, nil
+}
+
+func reqDelay(req *x402.BatchRequest) uint64 {
+	if req.PaymentRequirements.Extra == nil {
+		return 0
+	}
+	return req.PaymentRequirements.Extra.WithdrawDelay
+}
+
+// refund claims the zero-charge voucher when it is above what the chain has claimed (so the
+// charges it covers are kept), then refunds amount (all the unclaimed escrow when empty) with
+// the receiver authorizer's signature at the current refund nonce.
+func (f *Facilitator) refund(ctx context.Context, c *batchCall, text string) (*types.Receipt, *big.Int, error) {
+	max := c.voucher.MaxClaimableAmount
+	if max.Cmp(c.onchain.TotalClaimed) > 0 {
+		r, err := f.Claim(ctx, []ClaimRow{{Config: *c.cfg, Max: max, Signature: c.voucher.Signature, Claim: max}})
+		if err != nil {
+			return nil, nil, err
+		}
+		if r.Status != types.ReceiptStatusSuccessful {
+			return r, nil, nil
+		}
+	}
+	available := new(big.Int).Sub(c.onchain.Balance, max)
+	amount := available
+	if text != "" {
+		a, err := batch.ParseAmount(text, available)
+		if err != nil || a.Sign() == 0 {
+			return nil, nil, bad(x402.ReasonBatchRefundAmountInvalid, "refund amount %q is not in 1..%s", text, available)
+		}
+		amount = a
+	}
+	if amount.Sign() == 0 {
+		return nil, nil, bad(x402.ReasonBatchRefundNoBalance, "nothing is left to refund")
+	}
+	sig, err := batch.SignRefund(f.o.ReceiverAuthorizer, f.chainID(), c.id, c.onchain.RefundNonce, amount)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := f.transact(ctx, settlementABI.PackRefundWithSignature(boundConfig(c.cfg), amount, c.onchain.RefundNonce, sig))
+	return r, amount, err
+}
+
+// txFailure turns a transaction error into the scheme's answer: a revert at simulation is a
+// payment-level failure; anything else (RPC down, receipt not seen) is an error for a 503.
+func (f *Facilitator) txFailure(err error, simulation, payer string) (x402.BatchSettleResponse, error) {
+	if errors.Is(err, errSimulation) {
+		f.log.Info("batch-settlement transaction refused at simulation", keyErr, err)
+		return x402.BatchSettleResponse{ErrorReason: simulation, Network: f.o.Network, Payer: payer}, nil
+	}
+	return x402.BatchSettleResponse{}, err
+}

@@ -1,0 +1,164 @@
+package settle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/peage/appliance/settle/batch"
+	"github.com/peage/appliance/settle/ledger"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// ClaimPolicy says when the claimer turns the vouchers it holds into on-chain claims.
+type ClaimPolicy struct {
+	// Interval between looks at the channels; 0 disables the background claimer (ClaimOnce
+	// still works).
+	Interval time.Duration
+	// MinClaimable: claim only once the unclaimed total over all channels reaches this (atomic
+	// units), so a claim's gas is spread over many calls. A channel whose payer has started a
+	// timed withdrawal is claimed regardless: its vouchers become worthless once it finalizes.
+	MinClaimable uint64
+}
+
+// ClaimReport is what one claim round did.
+type ClaimReport struct {
+	Channels int      // channels claimed
+	Claimed  *big.Int // value newly claimed
+	ClaimTx  string
+	ClaimGas uint64
+	Swept    *big.Int // value transferred to payTo by the sweep
+	SweepTx  string
+	SweepGas uint64
+}
+
+// ClaimOnce refreshes the mirrored chain state of every channel holding unclaimed charges,
+// claims all of them in one claimWithSignature (each at its charged cumulative amount, which
+// its latest voucher covers), and sweeps everything claimed to payTo in one transfer. The claim
+// transaction is journaled on each channel before it is broadcast; a claim is cumulative, so
+// one repeated after a crash is a no-op on chain and nothing is claimed twice.
+func (f *Facilitator) ClaimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport, error) {
+	rep := ClaimReport{Claimed: new(big.Int), Swept: new(big.Int)}
+	if !f.BatchEnabled() {
+		return rep, errors.New("claim: batch-settlement is not enabled")
+	}
+	var rows []ClaimRow
+	var ids []string
+	var unclaimed uint64
+	urgent := false
+	for _, c := range f.channels.List() {
+		if c.Charged <= c.TotalClaimed && c.ClaimTx == "" {
+			continue
+		}
+		c, err := f.refresh(ctx, c)
+		if err != nil {
+			return rep, err
+		}
+		if c.Charged <= c.TotalClaimed || c.Signature == "" {
+			continue
+		}
+		cfg, invalid := batch.ParseConfig(&c.Config, x402.ReasonBatchClaimPayload)
+		if invalid != nil {
+			f.log.Warn("channel with an unreadable config is not claimed", keyPayment, c.ID, keyErr, invalid)
+			continue
+		}
+		claim := min(c.Charged, c.SignedMax, c.Balance)
+		if claim <= c.TotalClaimed {
+			continue
+		}
+		sig, err := batch.ParseBytes(c.Signature)
+		if err != nil {
+			continue
+		}
+		rows = append(rows, ClaimRow{Config: *cfg, Max: new(big.Int).SetUint64(c.SignedMax), Signature: sig, Claim: new(big.Int).SetUint64(claim)})
+		ids = append(ids, c.ID)
+		unclaimed += claim - c.TotalClaimed
+		urgent = urgent || c.WithdrawRequestedAt != 0
+	}
+	if len(rows) > 0 && (urgent || unclaimed >= p.MinClaimable) {
+		record := func(tx *types.Transaction) error {
+			for _, id := range ids {
+				if _, err := f.channels.Update(id, func(c *ledger.Channel) error { c.ClaimTx = tx.Hash().Hex(); return nil }); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		r, err := f.claimRecorded(ctx, rows, record)
+		if err != nil {
+			return rep, fmt.Errorf("claim: %w", err)
+		}
+		if r.Status != types.ReceiptStatusSuccessful {
+			return rep, fmt.Errorf("claim: transaction %s reverted", r.TxHash.Hex())
+		}
+		share := r.GasUsed / uint64(len(rows))
+		for i, id := range ids {
+			claimed := rows[i].Claim.Uint64()
+			if _, err := f.channels.Update(id, func(c *ledger.Channel) error {
+				if claimed > c.TotalClaimed {
+					c.TotalClaimed = claimed
+				}
+				c.ClaimTx, c.ClaimGas, c.SyncedAt = "", c.ClaimGas+share, f.o.Now()
+				return nil
+			}); err != nil {
+				return rep, err
+			}
+		}
+		rep.Channels, rep.Claimed, rep.ClaimTx, rep.ClaimGas = len(rows), new(big.Int).SetUint64(unclaimed), r.TxHash.Hex(), r.GasUsed
+		f.log.Info("claimed channels", keyCount, len(rows), keyTx, r.TxHash.Hex())
+	}
+	swept, r, err := f.Sweep(ctx)
+	if err != nil {
+		return rep, fmt.Errorf("sweep: %w", err)
+	}
+	rep.Swept = swept
+	if r != nil {
+		if r.Status != types.ReceiptStatusSuccessful {
+			return rep, fmt.Errorf("sweep: transaction %s reverted", r.TxHash.Hex())
+		}
+		rep.SweepTx, rep.SweepGas = r.TxHash.Hex(), r.GasUsed
+	}
+	return rep, nil
+}
+
+// refresh mirrors a channel's on-chain state into the store (and clears a claim in flight that
+// the chain has settled one way or the other: the figures read are the truth).
+func (f *Facilitator) refresh(ctx context.Context, c ledger.Channel) (ledger.Channel, error) {
+	on, err := f.ReadChannel(ctx, common.HexToHash(c.ID))
+	if err != nil {
+		return c, err
+	}
+	return f.channels.Update(c.ID, func(c *ledger.Channel) error {
+		if c.ClaimTx != "" {
+			if r, err := f.o.Backend.TransactionReceipt(ctx, common.HexToHash(c.ClaimTx)); err == nil && r != nil {
+				c.ClaimTx = ""
+			}
+		}
+		c.Balance, c.TotalClaimed, c.RefundNonce, c.WithdrawRequestedAt = on.Balance.Uint64(), on.TotalClaimed.Uint64(), on.RefundNonce.Uint64(), on.WithdrawRequestedAt
+		c.SyncedAt = f.o.Now()
+		return nil
+	})
+}
+
+// claimLoop runs ClaimOnce every policy interval until ctx ends.
+func (f *Facilitator) claimLoop(ctx context.Context, p ClaimPolicy) {
+	t := time.NewTicker(p.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if rep, err := f.ClaimOnce(ctx, p); err != nil {
+			f.log.Warn("claim round failed", keyErr, err)
+		} else if rep.Channels > 0 {
+			f.log.Info("claim round", keyCount, rep.Channels, keyTx, rep.ClaimTx)
+		}
+	}
+}

@@ -1,0 +1,245 @@
+package ledger
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// Channel is the server's state of one batch-settlement channel, as the scheme's specification
+// lists it: the config, what was actually charged (cumulative), the latest voucher the payer
+// signed and its signature, and the mirrored on-chain balance, totalClaimed, pending
+// withdrawal and refund nonce. Amounts are atomic units; vouchers above 2^64-1 are refused
+// before they get here.
+type Channel struct {
+	ID                  string             `json:"id"` // 0x-hex, lower case
+	Config              x402.ChannelConfig `json:"config"`
+	Charged             uint64             `json:"charged"`    // chargedCumulativeAmount
+	SignedMax           uint64             `json:"signed_max"` // signedMaxClaimable of the latest voucher
+	Signature           string             `json:"signature,omitempty"`
+	Balance             uint64             `json:"balance"`
+	TotalClaimed        uint64             `json:"total_claimed"`
+	WithdrawRequestedAt uint64             `json:"withdraw_requested_at,omitempty"`
+	RefundNonce         uint64             `json:"refund_nonce"`
+	SyncedAt            time.Time          `json:"synced_at"`
+	LastRequest         time.Time          `json:"last_request,omitzero"`
+	Calls               uint64             `json:"calls"` // paid calls served on this channel
+	// ClaimTx is the claim transaction in flight for this channel (written before broadcast,
+	// cleared at its receipt), so a restart finds it instead of claiming twice.
+	ClaimTx string `json:"claim_tx,omitempty"`
+	// ClaimGas is this channel's share of the gas of the claims that covered it (a claim's gas
+	// divided among its rows), for the operator's gas per paid call.
+	ClaimGas uint64 `json:"claim_gas,omitempty"`
+}
+
+// Unclaimed is what the payer has been charged and the chain has not yet recorded as claimed.
+func (c *Channel) Unclaimed() uint64 {
+	if c.Charged < c.TotalClaimed {
+		return 0
+	}
+	return c.Charged - c.TotalClaimed
+}
+
+// State is the channel snapshot of payment responses and corrective 402s.
+func (c *Channel) State() x402.ChannelState {
+	return x402.ChannelState{
+		ChannelID: c.ID, Balance: fmt.Sprint(c.Balance), TotalClaimed: fmt.Sprint(c.TotalClaimed),
+		WithdrawRequestedAt: c.WithdrawRequestedAt, RefundNonce: fmt.Sprint(c.RefundNonce),
+		ChargedCumulativeAmount: fmt.Sprint(c.Charged),
+	}
+}
+
+// Errors of the channel store.
+var (
+	// ErrBusy: another request of the same channel is between Begin and Commit/Abort.
+	ErrBusy = errors.New("channel busy")
+	// ErrNotBegun: Commit or Abort without a matching Begin.
+	ErrNotBegun = errors.New("no request in progress on this channel")
+)
+
+// Channels is the journaled store of channel states. Requests are serialized per channel:
+// Begin takes the channel, Commit records the charge durably (only after the paid work
+// succeeded) and frees it, Abort frees it unchanged. Safe for concurrent use.
+type Channels struct {
+	j   *journal.Journal
+	now func() time.Time
+
+	mu   sync.Mutex
+	recs map[string]*Channel
+	busy map[string]bool
+}
+
+// ChannelOptions configure the store.
+type ChannelOptions struct {
+	Dir    string
+	Sync   journal.Sync
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// OpenChannels replays the channel journal (the last record of a channel wins) and compacts it.
+func OpenChannels(o ChannelOptions) (*Channels, error) {
+	j, err := journal.Open(journal.Options{Dir: o.Dir, Name: "channels", Sync: o.Sync, Logger: o.Logger})
+	if err != nil {
+		return nil, err
+	}
+	s := &Channels{j: j, now: o.Now, recs: map[string]*Channel{}, busy: map[string]bool{}}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	err = j.Replay(func(b []byte) error {
+		var c Channel
+		if err := json.Unmarshal(b, &c); err != nil {
+			return fmt.Errorf("channel record: %w", err)
+		}
+		s.recs[c.ID] = &c
+		return nil
+	})
+	if err == nil {
+		err = s.compact()
+	}
+	if err != nil {
+		_ = j.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Channels) compact() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.j.Compact(func(emit func([]byte) error) error {
+		for _, id := range slices.Sorted(maps.Keys(s.recs)) {
+			b, err := json.Marshal(s.recs[id])
+			if err != nil {
+				return err
+			}
+			if err := emit(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Close closes the journal.
+func (s *Channels) Close() error { return s.j.Close() }
+
+// Get returns a copy of a channel's state.
+func (s *Channels) Get(id string) (Channel, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.recs[strings.ToLower(id)]
+	if !ok {
+		return Channel{}, false
+	}
+	return *c, true
+}
+
+// List returns copies of every channel, by id.
+func (s *Channels) List() []Channel {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Channel, 0, len(s.recs))
+	for _, id := range slices.Sorted(maps.Keys(s.recs)) {
+		out = append(out, *s.recs[id])
+	}
+	return out
+}
+
+// Begin takes the channel for one request and returns its current state (found false for a
+// channel never seen). ErrBusy when another request holds it.
+func (s *Channels) Begin(id string) (c Channel, found bool, err error) {
+	id = strings.ToLower(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy[id] {
+		return Channel{}, false, ErrBusy
+	}
+	s.busy[id] = true
+	if r, ok := s.recs[id]; ok {
+		return *r, true, nil
+	}
+	return Channel{}, false, nil
+}
+
+// Abort frees the channel unchanged (the paid work failed, or verification refused).
+func (s *Channels) Abort(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.busy, strings.ToLower(id))
+}
+
+// Commit writes the channel's new state durably and frees it; it returns once the record is on
+// disk (under SyncAlways). The state must come from Begin's copy, updated by the caller.
+func (s *Channels) Commit(c Channel) error {
+	c.ID = strings.ToLower(c.ID)
+	s.mu.Lock()
+	if !s.busy[c.ID] {
+		s.mu.Unlock()
+		return ErrNotBegun
+	}
+	if cur, ok := s.recs[c.ID]; ok {
+		// The claimer may have written meanwhile: its claim in flight and a fresher reading
+		// of the chain survive the request's commit.
+		c.ClaimTx, c.ClaimGas = cur.ClaimTx, cur.ClaimGas
+		if cur.SyncedAt.After(c.SyncedAt) {
+			c.Balance, c.TotalClaimed, c.WithdrawRequestedAt, c.RefundNonce, c.SyncedAt =
+				cur.Balance, cur.TotalClaimed, cur.WithdrawRequestedAt, cur.RefundNonce, cur.SyncedAt
+		}
+	}
+	seq, err := s.writeLocked(&c)
+	delete(s.busy, c.ID)
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return s.j.WaitDurable(seq)
+}
+
+// Update changes a channel outside a request (the claimer's bookkeeping, mirrored chain state),
+// durably. It waits for no request: fn must only touch fields requests do not (the mirrored
+// chain figures and ClaimTx), since a request's Commit writes its own copy.
+func (s *Channels) Update(id string, fn func(c *Channel) error) (Channel, error) {
+	id = strings.ToLower(id)
+	s.mu.Lock()
+	r, ok := s.recs[id]
+	if !ok {
+		s.mu.Unlock()
+		return Channel{}, ErrUnknown
+	}
+	c := *r
+	if err := fn(&c); err != nil {
+		s.mu.Unlock()
+		return Channel{}, err
+	}
+	seq, err := s.writeLocked(&c)
+	s.mu.Unlock()
+	if err != nil {
+		return Channel{}, err
+	}
+	return c, s.j.WaitDurable(seq)
+}
+
+func (s *Channels) writeLocked(c *Channel) (uint64, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return 0, err
+	}
+	seq, err := s.j.Write(b)
+	if err != nil {
+		return 0, err
+	}
+	cp := *c
+	s.recs[c.ID] = &cp
+	return seq, nil
+}

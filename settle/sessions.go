@@ -1,0 +1,211 @@
+package settle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/peage/appliance/settle/batch"
+	"github.com/peage/appliance/settle/ledger"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// The resource server's side of batch-settlement, kept here beside the journaled channel store
+// so the API stays free of chain code: BatchReserve holds the channel for one request (requests
+// are serialized per channel) after checking the voucher's cumulative amount against the
+// channel's charged total and verifying it; BatchComplete commits the charge only after the
+// work succeeded (executing a deposit first); BatchRelease frees the channel unchanged.
+
+// session is one held request.
+type session struct {
+	req     *x402.BatchRequest
+	call    *batchCall
+	channel ledger.Channel
+	price   uint64
+	max     uint64
+}
+
+type sessions struct {
+	mu sync.Mutex
+	m  map[string]*session // channel id → the request holding it
+}
+
+func (s *sessions) put(id string, x *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]*session{}
+	}
+	s.m[id] = x
+}
+
+func (s *sessions) take(id string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x := s.m[id]
+	delete(s.m, id)
+	return x
+}
+
+func reserveInvalid(reason, detail, payer string) x402.BatchReserveResponse {
+	return x402.BatchReserveResponse{BatchVerifyResponse: x402.BatchVerifyResponse{InvalidReason: reason, InvalidMessage: detail, Payer: payer}}
+}
+
+// BatchReserve verifies a deposit, voucher or refund payload for one request and holds its
+// channel. The voucher must be for exactly the charged cumulative amount plus the price (a
+// refund's zero-charge voucher: exactly the charged amount); otherwise the answer is the
+// corrective mismatch with the channel snapshot and the last voucher the server holds.
+func (f *Facilitator) BatchReserve(ctx context.Context, req *x402.BatchRequest) (x402.BatchReserveResponse, error) {
+	p := &req.PaymentPayload.Payload
+	payer := ""
+	if p.ChannelConfig != nil {
+		payer = p.ChannelConfig.Payer
+	}
+	if p.Voucher == nil {
+		return reserveInvalid(x402.ReasonBatchVoucherPayload, "voucher is missing", payer), nil
+	}
+	idHash, err := batch.ParseHash(p.Voucher.ChannelID)
+	if err != nil {
+		return reserveInvalid(x402.ReasonBatchVoucherPayload, err.Error(), payer), nil
+	}
+	maxU, err := strconv.ParseUint(p.Voucher.MaxClaimableAmount, 10, 64)
+	if err != nil {
+		return reserveInvalid(x402.ReasonBatchVoucherPayload, "maxClaimableAmount is not an amount this server accepts", payer), nil
+	}
+	price, err := strconv.ParseUint(req.PaymentRequirements.Amount, 10, 64)
+	if err != nil {
+		return reserveInvalid(x402.ReasonInvalidRequirements, "amount is not an amount", payer), nil
+	}
+	id := strings.ToLower(idHash.Hex())
+	ch, found, err := f.channels.Begin(id)
+	if errors.Is(err, ledger.ErrBusy) {
+		return reserveInvalid(x402.ReasonBatchChannelBusy, "another request of this channel is in progress; retry shortly", payer), nil
+	}
+	if err != nil {
+		return x402.BatchReserveResponse{}, err
+	}
+	held := false
+	defer func() {
+		if !held {
+			f.channels.Abort(id)
+		}
+	}()
+	c, invalid, err := f.checkBatch(ctx, req)
+	if err != nil {
+		return x402.BatchReserveResponse{}, err
+	}
+	if !found {
+		// No local record (a new channel, or state lost): the chain's claimed total is the
+		// baseline; unclaimed vouchers lost with the state are forfeited.
+		ch = ledger.Channel{ID: id}
+		if c != nil {
+			ch.Charged, ch.TotalClaimed = c.onchain.TotalClaimed.Uint64(), c.onchain.TotalClaimed.Uint64()
+		}
+	}
+	expected := ch.Charged + price
+	if p.Type == x402.BatchRefund {
+		expected = ch.Charged
+	}
+	if maxU != expected && (invalid == nil || invalid.Reason == x402.ReasonBatchCumulativeBelow) {
+		res := reserveInvalid(x402.ReasonBatchCumulativeMismatch, fmt.Sprintf("voucher is for %d, this channel expects %d", maxU, expected), payer)
+		extra := &x402.BatchExtra{}
+		if c != nil {
+			ch.Balance, ch.TotalClaimed = c.onchain.Balance.Uint64(), c.onchain.TotalClaimed.Uint64()
+			ch.WithdrawRequestedAt, ch.RefundNonce = c.onchain.WithdrawRequestedAt, c.onchain.RefundNonce.Uint64()
+		}
+		st := ch.State()
+		extra.ChannelState = &st
+		if found && ch.Signature != "" {
+			extra.VoucherState = &x402.VoucherState{SignedMaxClaimable: strconv.FormatUint(ch.SignedMax, 10), Signature: ch.Signature}
+		}
+		res.Corrective = extra
+		return res, nil
+	}
+	if invalid != nil {
+		return reserveInvalid(invalid.Reason, invalid.Detail, payer), nil
+	}
+	held = true
+	f.held.put(id, &session{req: req, call: c, channel: ch, price: price, max: maxU})
+	return x402.BatchReserveResponse{BatchVerifyResponse: x402.BatchVerifyResponse{IsValid: true, Payer: c.cfg.Payer.Hex(), Extra: c.onchain.State(c.id)}, ID: id}, nil
+}
+
+// BatchRelease frees a held channel unchanged: the work failed, nothing is charged, and the
+// client may send the same voucher again.
+func (f *Facilitator) BatchRelease(_ context.Context, id string) error {
+	id = strings.ToLower(id)
+	if f.held.take(id) == nil {
+		return fmt.Errorf("%w: no request holds channel %s", ErrState, id)
+	}
+	f.channels.Abort(id)
+	return nil
+}
+
+// BatchComplete commits a held request after its work succeeded: a deposit is executed on
+// chain first (if it fails, nothing is committed and the result must not be delivered); the
+// charge is added to the channel and journaled before the answer. A refund is executed and
+// its channel record updated.
+func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchCompleteRequest) (x402.BatchSettleResponse, error) {
+	id := strings.ToLower(req.ID)
+	s := f.held.take(id)
+	if s == nil {
+		return x402.BatchSettleResponse{}, fmt.Errorf("%w: no request holds channel %s", ErrState, id)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			f.channels.Abort(id)
+		}
+	}()
+	p := &s.req.PaymentPayload.Payload
+	if p.Type != x402.BatchRefund && req.Charged > s.price {
+		return x402.BatchSettleResponse{ErrorReason: x402.ReasonBatchChargeExceedsSigned, Network: f.o.Network}, nil
+	}
+	res := x402.BatchSettleResponse{Success: true, Payer: s.call.cfg.Payer.Hex(), Network: f.o.Network}
+	on := s.call.onchain
+	switch p.Type {
+	case x402.BatchDeposit, x402.BatchRefund:
+		// The facilitator's own settle path (deposit transaction, or claim + refund).
+		out, err := f.BatchSettle(ctx, s.req)
+		if err != nil {
+			return x402.BatchSettleResponse{}, err
+		}
+		if !out.Success {
+			return out, nil
+		}
+		res.Transaction, res.Amount, res.Asset = out.Transaction, out.Amount, out.Asset
+		st := out.Extra.ChannelState
+		on = &Onchain{Balance: mustBig(st.Balance), TotalClaimed: mustBig(st.TotalClaimed), RefundNonce: mustBig(st.RefundNonce), WithdrawRequestedAt: st.WithdrawRequestedAt}
+	}
+	ch := s.channel
+	ch.Config = *p.ChannelConfig
+	ch.Balance, ch.TotalClaimed, ch.RefundNonce, ch.WithdrawRequestedAt = on.Balance.Uint64(), on.TotalClaimed.Uint64(), on.RefundNonce.Uint64(), on.WithdrawRequestedAt
+	ch.SyncedAt = f.o.Now()
+	if p.Type != x402.BatchRefund {
+		ch.Charged += req.Charged
+		ch.SignedMax, ch.Signature = s.max, p.Voucher.Signature
+		ch.Calls++
+		ch.LastRequest = f.o.Now()
+		res.Extra = &x402.BatchResponseExtra{ChargedAmount: strconv.FormatUint(req.Charged, 10)}
+	} else {
+		res.Extra = &x402.BatchResponseExtra{}
+	}
+	if err := f.channels.Commit(ch); err != nil {
+		return x402.BatchSettleResponse{}, err
+	}
+	committed = true
+	st := ch.State()
+	res.Extra.ChannelState = &st
+	return res, nil
+}
+
+func mustBig(s string) *big.Int {
+	v, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return new(big.Int)
+	}
+	return v
+}
