@@ -75,7 +75,7 @@ SOURCE_DATE_EPOCH="$epoch" "$here/run-in-tools.sh" mkosi \
 	--sandbox-tree "$sandbox" \
 	--extra-tree "$stage" \
 	--output-directory "$out" \
-	--package-cache-directory /var/cache/peage-image-cache/packages \
+	--package-cache-directory "/var/cache/peage-image-cache/packages-$arch" \
 	--cache-directory "/var/cache/peage-image-cache/incremental-$arch" \
 	--incremental yes \
 	--force build

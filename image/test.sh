@@ -76,7 +76,8 @@ wait "$qemu" && rc=0 || rc=$?
 qemu=""
 total=$(($(date +%s) - start))
 grep -a 'APPLIANCE-SMOKE' "$log" | sed 's/\r$//' >&2 || true
-if grep -qa '^APPLIANCE-SMOKE-OK' "$log" && ! grep -qa 'APPLIANCE-SMOKE-FAIL' "$log"; then
+# The console prefixes each line of the unit's output ("[  134.9] smoke-check[526]: ").
+if grep -qa 'APPLIANCE-SMOKE-OK$' <(tr -d '\r' <"$log") && ! grep -qa 'APPLIANCE-SMOKE-FAIL' "$log"; then
 	[ -n "$healthy" ] || healthy=$total
 	echo "test.sh: PASS $arch: healthy ${healthy}s after QEMU start, powered off after ${total}s (qemu exit $rc)" >&2
 	exit 0
