@@ -59,7 +59,9 @@ arm64)
 	timeout="${IMAGE_TEST_TIMEOUT:-3000}"
 	;;
 esac
-qemu+=(-accel tcg -smp 2 -m 2048 -no-reboot -display none -monitor none -serial "file:$log"
+# One vCPU: on a loaded host a second TCG vCPU thread gets starved and the guest stalls on it
+# (RCU stalls, hung tasks); one vCPU only runs slower.
+qemu+=(-accel tcg -smp "${IMAGE_TEST_CPUS:-1}" -m 2048 -no-reboot -display none -monitor none -serial "file:$log"
 	-drive "if=none,id=disk,format=raw,file=$img,snapshot=on" -device virtio-blk-pci,drive=disk
 	-nic user,model=virtio-net-pci "${smbios[@]}")
 
