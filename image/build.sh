@@ -75,7 +75,6 @@ SOURCE_DATE_EPOCH="$epoch" "$here/run-in-tools.sh" mkosi \
 	--sandbox-tree "$sandbox" \
 	--extra-tree "$stage" \
 	--output-directory "$out" \
-	--workspace-directory "$here/out" \
 	--package-cache-directory "/var/cache/peage-image-cache/packages-$arch" \
 	--cache-directory "/var/cache/peage-image-cache/incremental-$arch" \
 	--incremental yes \
