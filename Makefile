@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/peage/appliance/appliance/version.Version=$(VERSION)
 GOTEST_FLAGS ?= -race -timeout 30m
 
-.PHONY: help setup build run test test-short bench lint generate verify-generate fuzz clean
+.PHONY: help setup build run test test-short bench lint generate verify-generate fuzz clean image image-test image-tools
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -49,5 +49,16 @@ verify-generate: generate ## fail when generated code is stale
 fuzz: ## run the fuzz targets for FUZZTIME each (default 30s)
 	go test -run '^$$' -fuzz FuzzDecode -fuzztime $${FUZZTIME:-30s} ./api/catalog
 
+# The flashable image (image/README.md): root, a Debian archive, ~1 GB of disk per architecture.
+ARCH ?= x86-64
+image-tools: ## make the image tools tree (trixie: mkosi, systemd-repart, QEMU, OVMF/AAVMF), once
+	image/tools.sh
+
+image: ## build the bootable GPT disk image with mkosi (ARCH=x86-64 or arm64) into image/out/ARCH
+	image/build.sh $(ARCH)
+
+image-test: ## boot the built image under QEMU TCG and pass on the box's smoke marker (ARCH=...)
+	image/test.sh $(ARCH)
+
 clean: ## remove build outputs and dev state
-	rm -rf bin .state
+	rm -rf bin .state image/out

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Builds the flashable image for ARCH (x86-64 or arm64): bin/appliance cross-compiled outside
+# the image (CGO_ENABLED=0), the units of ../systemd and the docs staged as an extra tree, then
+# mkosi in the tools tree. Output: image/out/ARCH/peage_VERSION.raw (GPT: ESP with systemd-boot
+# and the UKI, root), its UKI, SHA256SUMS and the JSON package manifest.
+#
+# Usage: image/build.sh [x86-64|arm64]      (make image, make image ARCH=arm64)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+arch="${1:-${ARCH:-x86-64}}"
+case "$arch" in
+x86-64 | amd64) arch=x86-64 goarch=amd64 ;;
+arm64 | aarch64) arch=arm64 goarch=arm64 ;;
+*) echo "build.sh: ARCH must be x86-64 or arm64, not $arch" >&2; exit 2 ;;
+esac
+[ "$(id -u)" -eq 0 ] || { echo "build.sh: run as root (chroot into the tools tree, loop-free repart)" >&2; exit 1; }
+export PATH="$PATH:/usr/local/go/bin"
+start=$(date +%s)
+"$here/tools.sh" >/dev/null
+[ "$arch" = x86-64 ] || "$here/binfmt.sh" "$arch"
+
+out="$here/out/$arch"
+stage="$here/out/stage-$arch"
+sandbox="$here/out/sandbox"
+mkdir -p "$out"
+rm -rf "$stage" && mkdir -p "$stage/usr/bin" "$stage/usr/lib/systemd/system" "$stage/usr/share/doc/peage"
+
+# Reproducibility: the commit's time is the image's SOURCE_DATE_EPOCH (file times, the UKI);
+# the version is the commit's description, as for bin/appliance.
+epoch="$(git -C "$repo" log -1 --format=%ct 2>/dev/null || date +%s)"
+version="$(git -C "$repo" describe --tags --always --dirty 2>/dev/null || echo dev)"
+echo "build.sh: $arch image of $version (SOURCE_DATE_EPOCH=$epoch)" >&2
+
+(cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH="$goarch" go build -trimpath -buildvcs=false \
+	-ldflags "-X github.com/peage/appliance/appliance/version.Version=$version" \
+	-o "$stage/usr/bin/appliance" ./appliance/cmd/appliance)
+shopt -s nullglob
+units=("$repo"/systemd/*.service "$repo"/systemd/*.target "$repo"/systemd/*.slice "$repo"/systemd/*.socket "$repo"/systemd/*.timer)
+[ "${#units[@]}" -gt 0 ] || { echo "build.sh: no unit in systemd/" >&2; exit 1; }
+install -m 0644 "${units[@]}" "$stage/usr/lib/systemd/system/"
+# Home-LAN firewall rules, when the repository has them (systemd/nftables.conf).
+if [ -f "$repo/systemd/nftables.conf" ]; then
+	install -D -m 0644 "$repo/systemd/nftables.conf" "$stage/etc/nftables.conf"
+fi
+install -m 0644 "$repo/ARCHITECTURE.md" "$stage/usr/share/doc/peage/ARCHITECTURE.md"
+install -m 0644 "$here/README.md" "$stage/usr/share/doc/peage/image.md"
+find "$stage" -exec touch -h -d "@$epoch" {} +
+
+# The package sources: this machine's Debian archive (mkosi 25 would otherwise add the debug
+# archive and the security host, which a closed network does not reach).
+mirror="$("$here/mirror.sh" main)"
+security="$("$here/mirror.sh" security)"
+mkdir -p "$sandbox/etc/apt/sources.list.d"
+cat >"$sandbox/etc/apt/sources.list.d/mkosi.sources" <<SOURCES
+Types: deb
+URIs: $mirror
+Suites: trixie trixie-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: $security
+Suites: trixie-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SOURCES
+
+cd "$here"
+SOURCE_DATE_EPOCH="$epoch" "$here/run-in-tools.sh" mkosi \
+	--directory "$here" \
+	--architecture "$arch" \
+	--image-version "$version" \
+	--source-date-epoch "$epoch" \
+	--sandbox-tree "$sandbox" \
+	--extra-tree "$stage" \
+	--output-directory "$out" \
+	--package-cache-directory "/var/cache/peage-image-cache/packages-$arch" \
+	--cache-directory "/var/cache/peage-image-cache/incremental-$arch" \
+	--incremental yes \
+	--force build
+raw="$out/peage_$version.raw"
+echo "build.sh: $raw $(du -h --apparent-size "$raw" | cut -f1) (allocated $(du -h "$raw" | cut -f1)) in $(($(date +%s) - start)) s" >&2
+ln -sfn "peage_$version.raw" "$out/peage.raw"

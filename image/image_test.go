@@ -1,0 +1,237 @@
+// Package image holds the flashable image's mkosi configuration and scripts (README.md); this
+// test checks them statically, without mkosi, QEMU or root: `make test` never builds or boots
+// the image (`make image-test` does).
+package image
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/peage/appliance/appliance/config"
+)
+
+// ini reads a systemd/mkosi style file: section → key → values, in order. An indented line
+// continues the previous key's value (mkosi's multi-line Packages=).
+func ini(t *testing.T, path string) map[string]map[string][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]map[string][]string{}
+	section, last := "", ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "" || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, ";"):
+		case strings.HasPrefix(trimmed, "[") && strings.HasSuffix(trimmed, "]"):
+			section, last = strings.Trim(trimmed, "[]"), ""
+			if out[section] == nil {
+				out[section] = map[string][]string{}
+			}
+		case line[0] == ' ' || line[0] == '\t':
+			if last == "" {
+				t.Fatalf("%s: continuation line without a key: %q", path, line)
+			}
+			out[section][last] = append(out[section][last], strings.Fields(trimmed)...)
+		default:
+			k, v, ok := strings.Cut(trimmed, "=")
+			if !ok {
+				t.Fatalf("%s: not KEY=VALUE: %q", path, line)
+			}
+			last = k
+			out[section][k] = append(out[section][k], strings.Fields(v)...)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func one(t *testing.T, conf map[string]map[string][]string, section, key string) string {
+	t.Helper()
+	v := conf[section][key]
+	if len(v) == 0 {
+		t.Fatalf("[%s] %s is not set", section, key)
+	}
+	return strings.Join(v, " ")
+}
+
+func TestMkosiConfig(t *testing.T) {
+	conf := ini(t, "mkosi.conf")
+	want := []struct{ section, key, value string }{
+		{"Distribution", "Distribution", "debian"},
+		{"Distribution", "Release", "trixie"},
+		{"Output", "Format", "disk"},
+		{"Output", "ManifestFormat", "json"},
+		{"Content", "Bootable", "yes"},
+		{"Content", "Bootloader", "systemd-boot"},
+		{"Content", "UnifiedKernelImages", "yes"},
+		// mkosi 25 hashes a plain value as a password: only hashed:! locks root.
+		{"Content", "RootPassword", "hashed:!"},
+	}
+	for _, w := range want {
+		if got := one(t, conf, w.section, w.key); got != w.value {
+			t.Errorf("[%s] %s = %q, want %q", w.section, w.key, got, w.value)
+		}
+	}
+	if seed := one(t, conf, "Output", "Seed"); !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`).MatchString(seed) {
+		t.Errorf("Seed %q is not a fixed UUID (repart's partition UUIDs would change every build)", seed)
+	}
+	pkgs := conf["Content"]["Packages"]
+	for _, p := range []string{"systemd", "systemd-boot", "systemd-boot-efi", "nftables", "chromium-headless-shell", "curl", "ca-certificates", fontsPackage(t)} {
+		if !slices.Contains(pkgs, p) {
+			t.Errorf("Packages lacks %s", p)
+		}
+	}
+	if slices.Contains(pkgs, "chromium-sandbox") {
+		t.Error("chromium-sandbox is setuid, which the units' NoNewPrivileges blocks: Chromium must use user namespaces")
+	}
+}
+
+// fontsPackage is the font package ops/setup.d/fonts.sh installs for the test browsers: the box
+// renders with the same fonts.
+func fontsPackage(t *testing.T) string {
+	b, err := os.ReadFile("../ops/setup.d/fonts.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`apt-get install -y --no-install-recommends (\S+)`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("ops/setup.d/fonts.sh installs no package this test can read")
+	}
+	return string(m[1])
+}
+
+func TestArchitectures(t *testing.T) {
+	cases := []struct{ file, arch, kernel, console string }{
+		{"mkosi.conf.d/10-x86-64.conf", "x86-64", "linux-image-amd64", "console=ttyS0"},
+		{"mkosi.conf.d/10-arm64.conf", "arm64", "linux-image-arm64", "console=ttyAMA0"},
+	}
+	for _, c := range cases {
+		conf := ini(t, c.file)
+		if got := one(t, conf, "Match", "Architecture"); got != c.arch {
+			t.Errorf("%s matches %q, want %q", c.file, got, c.arch)
+		}
+		if !slices.Contains(conf["Content"]["Packages"], c.kernel) {
+			t.Errorf("%s does not install %s", c.file, c.kernel)
+		}
+		// The smoke marker reaches the serial log only if the last console= is the UART.
+		cmd := conf["Content"]["KernelCommandLine"]
+		if len(cmd) == 0 || !strings.HasPrefix(cmd[len(cmd)-1], c.console) {
+			t.Errorf("%s: the last console of %v is not %s", c.file, cmd, c.console)
+		}
+	}
+}
+
+// TestDefaultConfig loads the configuration the image ships with the appliance's own loader, and
+// checks that each daemon's socket lies in the runtime directory its unit gives it and that the
+// settle key is looked up under the name the unit loads it as.
+func TestDefaultConfig(t *testing.T) {
+	cfg, err := config.Load("mkosi.extra/etc/peage/appliance.toml", nil)
+	if err != nil {
+		t.Fatalf("the shipped config does not load: %v", err)
+	}
+	if cfg.Payment.PayTo != "" {
+		t.Errorf("payment.pay_to %q is baked into the image; the operator sets it", cfg.Payment.PayTo)
+	}
+	settle := ini(t, "../systemd/peage-settle.service")["Service"]
+	proxyd := ini(t, "../systemd/peage-proxyd.service")["Service"]
+	cases := []struct {
+		key, socket string
+		unit        map[string][]string
+	}{
+		{"settle.socket", cfg.Settle.Socket, settle},
+		{"proxyd.admin_socket", cfg.Proxyd.AdminSocket, proxyd},
+	}
+	for _, c := range cases {
+		var dirs []string
+		for _, d := range c.unit["RuntimeDirectory"] {
+			dirs = append(dirs, "/run/"+d)
+		}
+		if !slices.Contains(dirs, filepath.Dir(c.socket)) {
+			t.Errorf("%s %s is not in its unit's RuntimeDirectory %v (the rest of /run is read-only to it)", c.key, c.socket, dirs)
+		}
+	}
+	var ids []string
+	for _, lc := range settle["LoadCredential"] {
+		id, _, _ := strings.Cut(lc, ":")
+		ids = append(ids, id)
+	}
+	if !slices.Contains(ids, cfg.Settle.HotKeyFile) {
+		t.Errorf("settle.hot_key_file %q is none of peage-settle.service's credentials %v", cfg.Settle.HotKeyFile, ids)
+	}
+	// What image-test hands the box (settle/devchain/cmd/devchain's settings) completes it.
+	env := []string{"PEAGE_PAYMENT_NETWORK=eip155:1337", "PEAGE_PAYMENT_ASSET=0x5FbDB2315678afecb367f032d93F642f64180aa3",
+		"PEAGE_PAYMENT_PAY_TO=0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "PEAGE_SETTLE_RPC_URL=http://10.0.2.2:8545"}
+	cfg, err = config.Load("mkosi.extra/etc/peage/appliance.toml", env)
+	if err != nil {
+		t.Fatalf("with image-test's settings: %v", err)
+	}
+	if err := cfg.SettlePayment().Validate(); err != nil {
+		t.Errorf("with image-test's settings the API would not start: %v", err)
+	}
+}
+
+// TestNoSecretsBaked: the overlay carries no key or credential; they are made or handed to the
+// box at first boot.
+func TestNoSecretsBaked(t *testing.T) {
+	secret := regexp.MustCompile(`(?i)(^|/)(credentials|credstore[^/]*)(/|$)|\.key$|hot-key$|private`)
+	err := filepath.WalkDir("mkosi.extra", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if secret.MatchString(path) {
+			t.Errorf("%s looks like a secret baked into the image", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSmokeSwitch: the smoke check runs only when image-test's kernel command line asks for it,
+// powers the box off either way, and prints to the console the test reads.
+func TestSmokeSwitch(t *testing.T) {
+	unit := ini(t, "mkosi.extra/usr/lib/systemd/system/appliance-smoke.service")
+	checks := []struct{ section, key, want string }{
+		{"Unit", "ConditionKernelCommandLine", "appliance.smoke=1"},
+		{"Unit", "SuccessAction", "poweroff-force"},
+		{"Unit", "FailureAction", "poweroff-force"},
+		{"Service", "StandardOutput", "journal+console"},
+		{"Service", "ExecStart", "/usr/lib/peage/smoke-check"},
+	}
+	for _, c := range checks {
+		if got := one(t, unit, c.section, c.key); got != c.want {
+			t.Errorf("appliance-smoke.service [%s] %s = %q, want %q", c.section, c.key, got, c.want)
+		}
+	}
+	for _, script := range []string{"mkosi.extra/usr/lib/peage/smoke-check", "mkosi.extra/usr/lib/peage/boot-credentials", "mkosi.postinst.chroot"} {
+		st, err := os.Stat(script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode()&0o111 == 0 {
+			t.Errorf("%s is not executable", script)
+		}
+	}
+	b, err := os.ReadFile("mkosi.extra/usr/lib/peage/smoke-check")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, marker := range []string{"APPLIANCE-SMOKE-OK", "APPLIANCE-SMOKE-FAIL", "/healthz", "--failed", "MemAvailable"} {
+		if !strings.Contains(string(b), marker) {
+			t.Errorf("smoke-check never mentions %s", marker)
+		}
+	}
+}
