@@ -24,7 +24,7 @@ out="$here/out/$arch"
 stage="$here/out/stage-$arch"
 sandbox="$here/out/sandbox"
 mkdir -p "$out"
-rm -rf "$stage" && mkdir -p "$stage/usr/bin" "$stage/usr/lib/systemd/system" "$stage/usr/share/doc/peage"
+rm -rf "$stage" && mkdir -p "$stage/usr/bin" "$stage/usr/lib/peage" "$stage/usr/lib/systemd/system" "$stage/usr/share/doc/peage"
 
 # Reproducibility: the commit's time is the image's SOURCE_DATE_EPOCH (file times, the UKI);
 # the version is the commit's description, as for bin/appliance.
@@ -34,15 +34,18 @@ echo "build.sh: $arch image of $version (SOURCE_DATE_EPOCH=$epoch)" >&2
 
 (cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH="$goarch" go build -trimpath -buildvcs=false \
 	-ldflags "-X github.com/peage/appliance/appliance/version.Version=$version" \
-	-o "$stage/usr/bin/appliance" ./appliance/cmd/appliance)
+	-o "$stage/usr/lib/peage/appliance" ./appliance/cmd/appliance)
+# Every unit runs /usr/bin/appliance, the updater's current version (appliance/update); until
+# the first update that is the image's own binary (systemd/tmpfiles.d/peage-update.conf).
+ln -s /var/lib/peage-update/current "$stage/usr/bin/appliance"
 shopt -s nullglob
 units=("$repo"/systemd/*.service "$repo"/systemd/*.target "$repo"/systemd/*.slice "$repo"/systemd/*.socket "$repo"/systemd/*.timer)
 [ "${#units[@]}" -gt 0 ] || { echo "build.sh: no unit in systemd/" >&2; exit 1; }
 install -m 0644 "${units[@]}" "$stage/usr/lib/systemd/system/"
-# Home-LAN firewall rules, when the repository has them (systemd/nftables.conf).
-if [ -f "$repo/systemd/nftables.conf" ]; then
-	install -D -m 0644 "$repo/systemd/nftables.conf" "$stage/etc/nftables.conf"
-fi
+install -D -m 0644 -t "$stage/usr/lib/sysusers.d" "$repo"/systemd/sysusers.d/*.conf
+install -D -m 0644 -t "$stage/usr/lib/tmpfiles.d" "$repo"/systemd/tmpfiles.d/*.conf
+# The home-LAN firewall (nftables.service loads it at boot, after sysusers made its users).
+install -D -m 0644 "$repo/ops/nftables/peage.nft" "$stage/etc/nftables.conf"
 install -m 0644 "$repo/ARCHITECTURE.md" "$stage/usr/share/doc/peage/ARCHITECTURE.md"
 install -m 0644 "$here/README.md" "$stage/usr/share/doc/peage/image.md"
 find "$stage" -exec touch -h -d "@$epoch" {} +
