@@ -50,7 +50,7 @@
 // A meter holds used (granted, including writes in flight), delivered (written) and durable
 // (what the store has). A byte is granted before it is written, so the quota is never
 // exceeded; the grant is returned for whatever the write did not take. A meter asks to be
-// written whenever it runs 3/4 of slack ahead (Config.MeterSlackBytes, 4 MiB), and the sweeper
+// written whenever it runs slack/2 ahead (Config.MeterSlackBytes, 4 MiB), and the sweeper
 // writes every moved meter each SweepInterval; one writer takes every meter that asked while
 // the previous write was under way into one store write (one journal record, one fsync), so
 // many tunnels' meters cost what one costs. A grant that would put used more than slack ahead

@@ -13,14 +13,13 @@ var (
 	errClosed    = errors.New("tunnel closed")
 )
 
-// flushAt is how far the meter may run ahead of disk before a write starts: three quarters of
-// the slack. Each write then covers at least 3/4 of the slack (3 MiB of the default 4), so a
-// GiB costs about 340 store writes (each an fsync and about half a millisecond of CPU) instead
-// of 512 when writes started at half, and the quarter left (1 MiB) is what bytes may still move
-// while the write is under way: at a home line's 1 Gbit/s it lasts 8 ms, longer than an fsync
-// takes, so a key is not held back there. At loopback speeds a key waits for the fsync instead,
-// about 3 MiB per write latency, several times any home line.
-func (m *meter) flushAt() int64 { return m.slack - m.slack/4 }
+// flushFraction sets when a meter write starts: once the meter runs slack/flushFraction ahead
+// of disk. Starting early keeps one write in flight while bytes flow, so a key's throughput
+// is bounded by about slack×(1-1/flushFraction) per store write latency (4 MiB slack and a
+// 3 ms fsync: about 700 MB/s, several times a home line), and each write covers at least
+// slack/flushFraction bytes. Each write costs about 0.3 ms of CPU (mostly the kernel's fsync),
+// so a smaller fraction would spend more CPU per GiB for throughput no home line can use.
+const flushFraction = 2
 
 // meter is one package's live account. All byte fields are guarded by mu:
 //
@@ -106,7 +105,7 @@ func (m *meter) take(n int64, t *tunnel) (int64, error) {
 			return 0, err
 		}
 		rem, room := m.quota-m.used, m.durable+m.slack-m.used
-		if m.used+n > m.durable+m.flushAt() {
+		if m.used+n > m.durable+m.slack/flushFraction {
 			m.requestFlushLocked()
 		}
 		if g := min(n, rem, room); g > 0 {
@@ -145,7 +144,7 @@ func (m *meter) grantWindow(p *pump) (int64, bool) {
 	if w < minWindow || m.quota-m.used-w < w {
 		return 0, false
 	}
-	if m.used+w > m.durable+m.flushAt() {
+	if m.used+w > m.durable+m.slack/flushFraction {
 		m.requestFlushLocked()
 	}
 	if m.used+w > m.durable+m.slack {
@@ -172,7 +171,7 @@ func (m *meter) settle(g, n int64, p *pump) {
 		for t := range m.tunnels {
 			t.shut()
 		}
-	} else if m.delivered-m.durable >= m.flushAt() {
+	} else if m.delivered-m.durable >= m.slack/flushFraction {
 		m.requestFlushLocked()
 	}
 	// Waiters need waking only when bytes came back or the quota's end is near; a settle that
@@ -192,7 +191,7 @@ func (m *meter) preemptLocked() {
 }
 
 func (m *meter) requestFlushLocked() {
-	if m.flushQueued || m.delivered <= m.durable && m.used <= m.durable+m.flushAt() {
+	if m.flushQueued || m.delivered <= m.durable && m.used <= m.durable+m.slack/flushFraction {
 		return
 	}
 	if m.enqueue != nil && m.enqueue(m) {
