@@ -20,15 +20,18 @@
 //
 // # Copying and the kernel path
 //
-// Each direction waits for readability with a one-byte MSG_PEEK in the netpoller, holding no
-// buffer, pipe or grant, so an idle tunnel costs its two goroutines and two sockets. When
-// bytes are there it either takes a whole window (Config.SpliceWindowBytes, 256 KiB) and
-// moves it with io.CopyN between the two *net.TCPConn, which Linux does with splice (zero
-// copy), or, near the end of the quota or of the meter's durable slack, or when the copy path
-// is buffered, reads one 32 KiB chunk and writes exactly what the meter grants (after a read
-// that filled the chunk the next read goes straight in, skipping the peek). Which copy path
-// runs is measured at start (Config.CopyPath "auto", copypath.go): both move the same spans
-// between loopback sockets on one thread, timed by its CPU clock, and the cheaper is kept;
+// On the buffered copy path each direction reads inside the netpoller's callback: a read
+// that finds nothing parks the goroutine holding no buffer, pipe or grant, so an idle tunnel
+// costs its two goroutines and two sockets. Bytes that are there are read into a pooled 32 KiB
+// buffer, granted by the meter, written and settled in the same callback with raw system calls
+// (relay_linux.go), and the callback parks again at once when the kernel says (TCP_INQ) the read
+// left nothing, a FIN included. On the splice path each direction waits for readability with a
+// one-byte MSG_PEEK, then takes a whole window (Config.SpliceWindowBytes, 256 KiB) and moves it
+// with io.CopyN between the two *net.TCPConn, which Linux does with splice (zero copy), or,
+// near the end of the quota or of the meter's durable slack, or when many tunnels share the
+// slack, copies exactly what is there as the buffered path does. Which copy path runs is
+// measured at start (Config.CopyPath "auto", copypath.go): both move the same spans between
+// loopback sockets on one thread, timed by its CPU clock, and the cheaper is kept;
 // Stats says which and why. A half-close is passed on with CloseWrite; an error, the quota, a
 // revocation, an expiry or the idle sweep closes both sides at once.
 //

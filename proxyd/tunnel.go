@@ -25,21 +25,25 @@ type tunnel struct {
 	client net.Conn
 	target net.Conn
 	closed atomic.Bool
-	last   atomic.Int64 // unix nanoseconds of the last byte moved, for the idle sweep
-	once   sync.Once
+	last   atomic.Int64  // unix nanoseconds of the last byte moved, for the idle sweep
 	kernel *atomic.Int64 // bytes moved by splice windows (for Stats), may be nil
 }
 
 func (t *tunnel) touch() { t.last.Store(time.Now().UnixNano()) }
 
-// shut closes both sides; it may be called with the meter locked. A full close (not a
-// half-close) is what unblocks the other direction's read.
+// shut closes both sides; it may be called with the meter locked, and from inside a pump's
+// own socket call. A full close (not a half-close) is what unblocks the other direction's
+// read. Close waits until no call on the socket is under way, and relay meters its bytes
+// (which may end this very tunnel, or wait for the meter's lock) inside such a call, so the
+// sockets are closed by a goroutine of their own, never by the caller.
 func (t *tunnel) shut() {
-	t.once.Do(func() {
-		t.closed.Store(true)
+	if t.closed.Swap(true) {
+		return
+	}
+	go func() {
 		_ = t.client.Close()
 		_ = t.target.Close()
-	})
+	}()
 }
 
 func (t *tunnel) close() {
@@ -73,20 +77,23 @@ type pump struct {
 	src, dst  net.Conn
 	srcTCP    *net.TCPConn
 	dstTCP    *net.TCPConn
-	raw       syscall.RawConn
+	srcRaw    syscall.RawConn // both set when both ends are TCP sockets
+	dstRaw    syscall.RawConn
 	preempted atomic.Bool
 	moved     int64
 	// busy is set when the last buffered read filled the buffer: more is likely waiting, so
 	// the next read goes straight in instead of first waiting for readability.
 	busy bool
+	rs   relayState
 }
 
 func newPump(t *tunnel, src, dst net.Conn) *pump {
 	p := &pump{t: t, src: src, dst: dst}
 	p.srcTCP, _ = src.(*net.TCPConn)
 	p.dstTCP, _ = dst.(*net.TCPConn)
-	if p.srcTCP != nil {
-		p.raw, _ = p.srcTCP.SyscallConn()
+	if p.srcTCP != nil && p.dstTCP != nil {
+		p.srcRaw, _ = p.srcTCP.SyscallConn()
+		p.dstRaw, _ = p.dstTCP.SyscallConn()
 	}
 	return p
 }
@@ -106,24 +113,38 @@ func (p *pump) halfClose() error {
 
 // run returns nil when the source ended cleanly (the far side got a FIN), or why it stopped.
 func (p *pump) run() error {
+	err := p.copy()
+	if errors.Is(err, io.EOF) {
+		return p.halfClose()
+	}
+	return err
+}
+
+var timeZero time.Time
+
+func (p *pump) copy() error {
 	m := p.t.m
+	raw := p.srcRaw != nil && p.dstRaw != nil && canRelay
+	if raw && m.window == 0 {
+		return p.relay(false)
+	}
 	for {
 		if p.t.closed.Load() {
 			return errClosed
 		}
-		if p.raw != nil && !p.busy {
+		if p.srcRaw != nil && !p.busy {
 			// Wait for data without holding a buffer, a pipe or a grant: idle tunnels cost
 			// nothing but their goroutines, and grants are only taken for bytes that exist.
-			eof, err := waitReadable(p.raw)
+			eof, err := waitReadable(p.srcRaw)
 			if isTimeout(err) {
-				_ = p.src.SetReadDeadline(time.Time{})
+				_ = p.src.SetReadDeadline(timeZero)
 				continue
 			}
 			if err != nil {
 				return err
 			}
 			if eof {
-				return p.halfClose()
+				return io.EOF
 			}
 		}
 		if p.srcTCP != nil && p.dstTCP != nil {
@@ -141,20 +162,23 @@ func (p *pump) run() error {
 				switch {
 				case err == nil:
 					continue
-				case errors.Is(err, io.EOF):
-					return p.halfClose()
 				case isTimeout(err):
-					_ = p.src.SetReadDeadline(time.Time{})
+					_ = p.src.SetReadDeadline(timeZero)
 					continue
 				default:
 					return err
 				}
 			}
 		}
-		if err := p.copyChunk(); err != nil {
-			if errors.Is(err, io.EOF) {
-				return p.halfClose()
+		if raw {
+			// No window now (the key's slack is shared by many tunnels, or the quota's end is
+			// near): copy what is there exactly, then wait again.
+			if err := p.relay(true); err != nil {
+				return err
 			}
+			continue
+		}
+		if err := p.copyChunk(); err != nil {
 			return err
 		}
 	}
