@@ -231,7 +231,7 @@ func TestRulesetParses(t *testing.T) {
 func TestConfinedUsersReachOnlyTheInternet(t *testing.T) {
 	l := newLab(t)
 	l.listen(l.inWorld(l.probe, "[::]:8080"))
-	l.listen(l.inBox(l.probe, "[::]:9090", "[::]:53"))
+	l.listen(l.inBox(l.probe, "[::]:9090", "[::]:53", "[::]:8118"))
 	if out, err := l.inBox("nft", "-f", "peage.nft").CombinedOutput(); err != nil {
 		t.Fatalf("nft -f: %v\n%s", err, out)
 	}
@@ -252,6 +252,8 @@ func TestConfinedUsersReachOnlyTheInternet(t *testing.T) {
 		{"the box's LAN address", "192.168.1.50:9090", refused, ok, ok},
 		{"the box's ULA address", "[fd00:1::50]:9090", refused, ok, ok},
 		{"loopback", "127.0.0.1:9090", refused, ok, ok},
+		{"the proxy's own port on loopback", "127.0.0.1:8118", ok, ok, ok},
+		{"the proxy's own port on the LAN address", "192.168.1.50:8118", refused, ok, ok},
 		{"the resolver stub", "127.0.0.53:53", ok, ok, ok},
 		{"the internet", "203.0.113.10:8080", ok, ok, ok},
 		{"the IPv6 internet", "[2001:db8:ff::10]:8080", ok, ok, ok},
