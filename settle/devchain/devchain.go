@@ -227,8 +227,9 @@ func (c *Chain) Balance(ctx context.Context, who common.Address) (*big.Int, erro
 	return chain.Reader{B: c.client}.BalanceOf(ctx, c.USDC, who)
 }
 
-// mined waits for tx's receipt, sealing a block first when mining is manual (setup
-// transactions must land before the chain is handed out).
+// mined waits for tx's receipt and for the head to reach its block (go-ethereum indexes a
+// block's transactions just before it moves the head), sealing a block first when mining is
+// manual: setup transactions must land before the chain is handed out.
 func (c *Chain) mined(ctx context.Context, tx *types.Transaction) error {
 	if c.auto == nil {
 		c.sim.Commit()
@@ -239,9 +240,10 @@ func (c *Chain) mined(ctx context.Context, tx *types.Transaction) error {
 			if r.Status != types.ReceiptStatusSuccessful {
 				return fmt.Errorf("transaction %s reverted", tx.Hash().Hex())
 			}
-			return nil
-		}
-		if !errors.Is(err, ethereum.NotFound) && !strings.Contains(err.Error(), "indexing is in progress") {
+			if head, err := c.client.BlockNumber(ctx); err == nil && head >= r.BlockNumber.Uint64() {
+				return nil
+			}
+		} else if !errors.Is(err, ethereum.NotFound) && !strings.Contains(err.Error(), "indexing is in progress") {
 			return err
 		}
 		select {

@@ -19,6 +19,7 @@ import (
 type Backend interface {
 	bind.ContractBackend
 	bind.DeployBackend
+	BlockNumber(ctx context.Context) (uint64, error)
 }
 
 // Deployer sends the test tokens' transactions from one funded key and waits for each receipt,
@@ -106,8 +107,10 @@ func (d Deployer) transact(ctx context.Context, token common.Address, method str
 	return d.wait(ctx, tx)
 }
 
-// wait polls for the receipt: the embedded chain seals blocks as transactions arrive, so a
-// short poll beats bind.WaitMined's one-second ticker.
+// wait polls for the receipt, then for the head to reach its block: the embedded chain seals
+// blocks as transactions arrive, so a short poll beats bind.WaitMined's one-second ticker, and
+// go-ethereum indexes a block's transactions just before it moves the head, so a receipt can be
+// read while the next call's gas estimate still runs on the previous state.
 func (d Deployer) wait(ctx context.Context, tx *types.Transaction) (common.Hash, error) {
 	for {
 		r, err := d.B.TransactionReceipt(ctx, tx.Hash())
@@ -115,9 +118,10 @@ func (d Deployer) wait(ctx context.Context, tx *types.Transaction) (common.Hash,
 			if r.Status != types.ReceiptStatusSuccessful {
 				return tx.Hash(), fmt.Errorf("transaction %s reverted", tx.Hash().Hex())
 			}
-			return tx.Hash(), nil
-		}
-		if !errors.Is(err, ethereum.NotFound) && !strings.Contains(err.Error(), "indexing is in progress") {
+			if head, err := d.B.BlockNumber(ctx); err == nil && head >= r.BlockNumber.Uint64() {
+				return tx.Hash(), nil
+			}
+		} else if !errors.Is(err, ethereum.NotFound) && !strings.Contains(err.Error(), "indexing is in progress") {
 			return tx.Hash(), err
 		}
 		select {
