@@ -10,6 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// canRelay says whether relay (raw system calls on the sockets) is available here.
+const canRelay = true
+
 // relay moves bytes from src to dst through a pooled buffer until src ends, an error, or the
 // tunnel closes; with burst it returns nil instead when src has nothing more for now (the
 // splice path then waits for the next bytes itself). It is the buffered copy path, shaped by
@@ -29,10 +32,7 @@ import (
 //     monitor from waking every 20 µs to hand the processor of a "blocked" thread to another.
 //
 // Every byte is still granted by the meter before it is written and settled after, exactly as
-// in copyChunk.
-// canRelay says whether relay (raw system calls on the sockets) is available here.
-const canRelay = true
-
+// in copyChunk: both call forward.
 func (p *pump) relay(burst bool) error {
 	r := &p.rs
 	if r.readFn == nil {
@@ -144,23 +144,12 @@ func (p *pump) drained() bool {
 	return r.burst
 }
 
-// forward writes b to dst, each part granted by the meter first and settled after.
-func (p *pump) forward(b []byte) error {
-	m := p.t.m
-	for off := 0; off < len(b); {
-		g, err := m.take(int64(len(b)-off), p.t)
-		if g == 0 {
-			return err
-		}
-		w, werr := p.writeRaw(b[off : off+int(g)])
-		m.settle(g, int64(w), nil)
-		p.moved += int64(w)
-		off += w
-		if werr != nil {
-			return werr
-		}
+// write writes all of b to dst: by raw system calls when dst is a socket of a relaying pump.
+func (p *pump) write(b []byte) (int, error) {
+	if p.dstRaw == nil {
+		return p.dst.Write(b)
 	}
-	return nil
+	return p.writeRaw(b)
 }
 
 // writeRaw writes all of b to dst, waiting in the netpoller while dst's send buffer is full.

@@ -8,3 +8,5 @@ const canRelay = false
 func (p *pump) relay(bool) error { return p.copyChunk() }
 
 type relayState struct{}
+
+func (p *pump) write(b []byte) (int, error) { return p.dst.Write(b) }

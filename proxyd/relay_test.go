@@ -1,9 +1,12 @@
 package proxyd
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"testing"
 	"time"
 )
@@ -51,5 +54,44 @@ func TestRelayEndsWithTheTargetAndMetersExactly(t *testing.T) {
 			t.Fatalf("meter %d with %d tunnels open, want %d bytes and none open", u.Used, u.Tunnels, want)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The copy off sockets (copyChunk: a net.Conn that is not a *net.TCPConn, or a system without
+// relay) meters through the same forward as relay: every byte both ways counted, and the
+// tunnel cut at the quota's exact byte.
+func TestCopyChunkMetersExactlyAndCutsAtTheQuota(t *testing.T) {
+	leakCheck(t)
+	const quota = 150
+	m := newMeter(Package{ID: "pipe", Bytes: quota, ExpiresAt: time.Now().Add(time.Hour)}, 1<<20, 0, nil)
+	cProxy, cUser := net.Pipe()
+	tProxy, tTarget := net.Pipe()
+	defer cUser.Close()
+	defer tTarget.Close()
+	tun := &tunnel{m: m, client: cProxy, target: tProxy}
+	if err := m.addTunnel(tun, time.Now(), 4); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan [2]int64, 1)
+	go func() { up, down := tun.run(); m.removeTunnel(tun); done <- [2]int64{up, down} }()
+
+	up := bytes.Repeat([]byte("u"), 100)
+	go func() { _, _ = cUser.Write(up) }()
+	got := make([]byte, len(up))
+	if _, err := io.ReadFull(tTarget, got); err != nil || !bytes.Equal(got, up) {
+		t.Fatalf("up: %q %v", got, err)
+	}
+	go func() { _, _ = tTarget.Write(bytes.Repeat([]byte("d"), 100)) }()
+	_ = cUser.SetReadDeadline(time.Now().Add(10 * time.Second))
+	down, err := io.ReadAll(cUser)
+	if len(down) != quota-len(up) || (err != nil && !errors.Is(err, io.ErrClosedPipe)) {
+		t.Fatalf("down: %d bytes then %v, want %d then the end", len(down), err, quota-len(up))
+	}
+	moved := <-done
+	if moved != [2]int64{100, quota - 100} {
+		t.Fatalf("pumps moved %v", moved)
+	}
+	if used, state, _ := m.snapshot(time.Now()); used != quota || state != "exhausted" {
+		t.Fatalf("meter %d %s, want %d exhausted", used, state, quota)
 	}
 }

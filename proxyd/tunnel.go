@@ -190,28 +190,35 @@ func (p *pump) copyChunk() error {
 	defer bufPool.Put(bp)
 	buf := *bp
 	n, rerr := p.src.Read(buf)
-	p.busy = n == len(buf)
-	if isTimeout(rerr) && n == 0 {
-		_ = p.src.SetReadDeadline(time.Time{})
-		return nil
-	}
-	for off := 0; off < n; {
-		g, err := p.t.m.take(int64(n-off), p.t)
-		if g == 0 {
+	if n > 0 {
+		if err := p.forward(buf[:n]); err != nil {
 			return err
 		}
-		w, werr := p.dst.Write(buf[off : off+int(g)])
-		p.t.m.settle(g, int64(w), nil)
-		p.moved += int64(w)
-		off += w
 		p.t.touch()
-		if werr != nil {
-			return werr
-		}
 	}
 	if isTimeout(rerr) {
 		_ = p.src.SetReadDeadline(time.Time{})
 		return nil
 	}
 	return rerr
+}
+
+// forward writes b to dst, each part granted by the meter first and settled after; both copy
+// paths meter their bytes here (relay from inside src's read callback).
+func (p *pump) forward(b []byte) error {
+	m := p.t.m
+	for off := 0; off < len(b); {
+		g, err := m.take(int64(len(b)-off), p.t)
+		if g == 0 {
+			return err
+		}
+		w, werr := p.write(b[off : off+int(g)])
+		m.settle(g, int64(w), nil)
+		p.moved += int64(w)
+		off += w
+		if werr != nil {
+			return werr
+		}
+	}
+	return nil
 }
