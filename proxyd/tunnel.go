@@ -81,10 +81,7 @@ type pump struct {
 	dstRaw    syscall.RawConn
 	preempted atomic.Bool
 	moved     int64
-	// busy is set when the last buffered read filled the buffer: more is likely waiting, so
-	// the next read goes straight in instead of first waiting for readability.
-	busy bool
-	rs   relayState
+	rs        relayState
 }
 
 func newPump(t *tunnel, src, dst net.Conn) *pump {
@@ -132,7 +129,7 @@ func (p *pump) copy() error {
 		if p.t.closed.Load() {
 			return errClosed
 		}
-		if p.srcRaw != nil && !p.busy {
+		if p.srcRaw != nil {
 			// Wait for data without holding a buffer, a pipe or a grant: idle tunnels cost
 			// nothing but their goroutines, and grants are only taken for bytes that exist.
 			eof, err := waitReadable(p.srcRaw)
