@@ -111,13 +111,15 @@ func (s *Server) ServeAdmin(ctx context.Context, ln net.Listener) error {
 }
 
 // Run serves the proxy and the admin socket until ctx ends or a listener fails; then it
-// closes every tunnel and writes every meter.
-func (s *Server) Run(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+// closes every tunnel and writes every meter. ready, when not nil, is called once both
+// listeners are open.
+func (s *Server) Run(ctx context.Context, ready func()) error {
 	_, wait, err := s.Start(ctx)
 	if err != nil {
 		return err
+	}
+	if ready != nil {
+		ready()
 	}
 	return wait()
 }

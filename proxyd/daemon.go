@@ -12,9 +12,9 @@ import (
 // RunDaemon is `appliance proxyd`: it opens proxyd's own state (name "proxyd") in stateDir
 // unless cfg.StateDir overrides it, raises the descriptor limit (two per tunnel, plus splice
 // pipes while bytes move), and serves the proxy and the admin socket until ctx ends. pol is
-// the egress policy of the tunnels (nil: built from cfg). ready, when not nil, is called with
-// the server once both listeners are open (the unit's sd_notify READY).
-func RunDaemon(ctx context.Context, cfg Config, stateDir string, pol *egress.Policy, log *slog.Logger, ready func(*Server)) error {
+// the egress policy of the tunnels (nil: built from cfg). ready, when not nil, is called once
+// both listeners are open (the unit's sd_notify READY).
+func RunDaemon(ctx context.Context, cfg Config, stateDir string, pol *egress.Policy, log *slog.Logger, ready func()) error {
 	if cfg.StateDir != "" {
 		stateDir = cfg.StateDir
 	}
@@ -35,14 +35,5 @@ func RunDaemon(ctx context.Context, cfg Config, stateDir string, pol *egress.Pol
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	_, wait, err := s.Start(ctx)
-	if err != nil {
-		return err
-	}
-	if ready != nil {
-		ready(s)
-	}
-	return wait()
+	return s.Run(ctx, ready)
 }

@@ -40,5 +40,5 @@ func runProxyd(ctx context.Context, args []string) error {
 	self := proxyclient.New(px.AdminSocket)
 	n := newNotifier(ctx, log, func(ctx context.Context) error { return self.Alive(ctx) })
 	defer n.stop()
-	return proxyd.RunDaemon(ctx, px, cfg.StateDir, pol, log, func(*proxyd.Server) { n.ready() })
+	return proxyd.RunDaemon(ctx, px, cfg.StateDir, pol, log, n.ready)
 }
