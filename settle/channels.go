@@ -333,8 +333,9 @@ func (f *Facilitator) Sweep(ctx context.Context) (*big.Int, *types.Receipt, erro
 
 // BatchSettle answers POST /settle for a batch-settlement payload: a deposit is verified and
 // executed; a refund claims the zero-charge voucher if needed and refunds (all the unclaimed
-// escrow when no amount is given); a claim or settle payload from the server claims its rows or
-// sweeps. A voucher has nothing to settle: it is stored by the resource server.
+// escrow when no amount is given); a settle payload from the server sweeps. A voucher has
+// nothing to settle: it is stored by the resource server. A claim payload is refused as an
+// unknown action: claims are made by this facilitator's own claimer (claimer.go).
 func (f *Facilitator) BatchSettle(ctx context.Context, req *x402.BatchRequest) (x402.BatchSettleResponse, error) {
 	p := &req.PaymentPayload.Payload
 	fail := func(reason, payer string) x402.BatchSettleResponse {

@@ -133,11 +133,17 @@ func (f *Facilitator) refresh(ctx context.Context, c ledger.Channel) (ledger.Cha
 	if err != nil {
 		return c, err
 	}
+	// The receipt is asked before Update: a chain round trip must not hold the channel store's
+	// lock, which every batch-settlement request takes.
+	mined := ""
+	if c.ClaimTx != "" {
+		if r, err := f.o.Backend.TransactionReceipt(ctx, common.HexToHash(c.ClaimTx)); err == nil && r != nil {
+			mined = c.ClaimTx
+		}
+	}
 	return f.channels.Update(c.ID, func(c *ledger.Channel) error {
-		if c.ClaimTx != "" {
-			if r, err := f.o.Backend.TransactionReceipt(ctx, common.HexToHash(c.ClaimTx)); err == nil && r != nil {
-				c.ClaimTx = ""
-			}
+		if mined != "" && c.ClaimTx == mined {
+			c.ClaimTx = ""
 		}
 		c.Balance, c.TotalClaimed, c.RefundNonce, c.WithdrawRequestedAt = on.Balance.Uint64(), on.TotalClaimed.Uint64(), on.RefundNonce.Uint64(), on.WithdrawRequestedAt
 		c.SyncedAt = f.o.Now()

@@ -3,6 +3,7 @@ package settle
 import (
 	"bufio"
 	"context"
+	"crypto/ecdsa"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -28,13 +29,91 @@ import (
 // childEnv names the environment of the crash test's child process.
 const childEnv = "PEAGE_SETTLE_CRASH_CHILD"
 
+// childChain is what a crash test's child needs to run a facilitator on the parent's chain
+// and ledger directory.
+type childChain struct {
+	RPC    string `json:"rpc"`
+	HotKey string `json:"hot_key"`
+	USDC   string `json:"usdc"`
+	PayTo  string `json:"pay_to"`
+	Ledger string `json:"ledger"`
+}
+
 type childSpec struct {
-	RPC     string              `json:"rpc"`
-	HotKey  string              `json:"hot_key"`
-	USDC    string              `json:"usdc"`
-	PayTo   string              `json:"pay_to"`
-	Ledger  string              `json:"ledger"`
+	childChain
 	Request x402.ReserveRequest `json:"request"`
+}
+
+// facilitator starts the child's facilitator (auth nil: no batch-settlement), which prints
+// "BROADCAST <hash>" after each broadcast and never gives up waiting for a receipt.
+func (c *childChain) facilitator(ctx context.Context, auth *ecdsa.PrivateKey) *Facilitator {
+	rpc, err := ethclient.DialContext(ctx, c.RPC)
+	if err != nil {
+		panic(err)
+	}
+	hot, err := crypto.HexToECDSA(c.HotKey)
+	if err != nil {
+		panic(err)
+	}
+	f, err := New(ctx, Options{Network: devchain.Network, Asset: common.HexToAddress(c.USDC), TokenName: devchain.TokenName,
+		TokenVersion: devchain.TokenVersion, PayTo: common.HexToAddress(c.PayTo), Backend: rpc, HotKey: hot,
+		LedgerDir: c.Ledger, LedgerSync: journal.SyncAlways, ExposureCap: price, ReceiverAuthorizer: auth,
+		Sender:      chain.SenderOptions{PollInterval: 10 * time.Millisecond, ReceiptTimeout: time.Hour, ReplaceAfter: time.Hour},
+		OnBroadcast: func(_ string, tx common.Hash) { fmt.Printf("BROADCAST %s\n", tx.Hex()) },
+	})
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+func readChildSpec(specFile string, v any) {
+	b, err := os.ReadFile(specFile)
+	if err != nil {
+		panic(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		panic(err)
+	}
+}
+
+// killAfterBroadcast runs the test named test in a child process given spec through the
+// environment variable envName, SIGKILLs it once it announced a broadcast, and returns the
+// broadcast transaction's hash.
+func killAfterBroadcast(t *testing.T, test, envName string, spec any) string {
+	t.Helper()
+	b, _ := json.Marshal(spec)
+	specFile := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(specFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), envName+"="+specFile)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var txHash string
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if h, ok := strings.CutPrefix(sc.Text(), "BROADCAST "); ok {
+			txHash = h
+			break
+		}
+	}
+	if txHash == "" {
+		_ = cmd.Process.Kill()
+		t.Fatal("child ended without broadcasting")
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	return txHash
 }
 
 // TestCrashBetweenBroadcastAndReceipt runs a settlement in a child process, kills it with
@@ -64,39 +143,9 @@ func crashAndRecover(t *testing.T, mineBeforeRestart bool) {
 	e := &env{ch: ch, payTo: crypto.PubkeyToAddress(k.PublicKey), dir: t.TempDir()}
 	before := e.balance(t, ch.PayerAddress())
 	req := e.request(t, ch.Payer, nil)
-	spec := childSpec{RPC: ch.RPCURL, HotKey: hex.EncodeToString(crypto.FromECDSA(ch.Hot)), USDC: ch.USDC.Hex(), PayTo: e.payTo.Hex(),
-		Ledger: e.dir, Request: x402.ReserveRequest{FacilitatorRequest: *req, Route: "chain.gas", Key: "k"}}
-	b, _ := json.Marshal(spec)
-	specFile := filepath.Join(t.TempDir(), "spec.json")
-	if err := os.WriteFile(specFile, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashBetweenBroadcastAndReceipt$")
-	cmd.Env = append(os.Environ(), childEnv+"="+specFile)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var txHash string
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if h, ok := strings.CutPrefix(sc.Text(), "BROADCAST "); ok {
-			txHash = h
-			break
-		}
-	}
-	if txHash == "" {
-		_ = cmd.Process.Kill()
-		t.Fatal("child ended without broadcasting")
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
+	spec := childSpec{childChain: childChain{RPC: ch.RPCURL, HotKey: hex.EncodeToString(crypto.FromECDSA(ch.Hot)), USDC: ch.USDC.Hex(), PayTo: e.payTo.Hex(),
+		Ledger: e.dir}, Request: x402.ReserveRequest{FacilitatorRequest: *req, Route: "chain.gas", Key: "k"}}
+	txHash := killAfterBroadcast(t, "TestCrashBetweenBroadcastAndReceipt", childEnv, spec)
 	if mineBeforeRestart {
 		ch.Commit()
 	}
@@ -137,32 +186,10 @@ func crashAndRecover(t *testing.T, mineBeforeRestart bool) {
 // crashChild reserves and settles one payment, announces the broadcast and then waits for a
 // receipt that never comes (nobody mines) until it is killed.
 func crashChild(specFile string) {
-	b, err := os.ReadFile(specFile)
-	if err != nil {
-		panic(err)
-	}
 	var spec childSpec
-	if err := json.Unmarshal(b, &spec); err != nil {
-		panic(err)
-	}
+	readChildSpec(specFile, &spec)
 	ctx := context.Background()
-	rpc, err := ethclient.DialContext(ctx, spec.RPC)
-	if err != nil {
-		panic(err)
-	}
-	key, err := crypto.HexToECDSA(spec.HotKey)
-	if err != nil {
-		panic(err)
-	}
-	f, err := New(ctx, Options{Network: devchain.Network, Asset: common.HexToAddress(spec.USDC), TokenName: devchain.TokenName,
-		TokenVersion: devchain.TokenVersion, PayTo: common.HexToAddress(spec.PayTo), Backend: rpc, HotKey: key,
-		LedgerDir: spec.Ledger, LedgerSync: journal.SyncAlways, ExposureCap: price,
-		Sender:      chain.SenderOptions{PollInterval: 10 * time.Millisecond, ReceiptTimeout: time.Hour, ReplaceAfter: time.Hour},
-		OnBroadcast: func(_ string, tx common.Hash) { fmt.Printf("BROADCAST %s\n", tx.Hex()) },
-	})
-	if err != nil {
-		panic(err)
-	}
+	f := spec.facilitator(ctx, nil)
 	res, err := f.Reserve(ctx, &spec.Request)
 	if err != nil || !res.IsValid {
 		panic(fmt.Sprintf("reserve: %+v %v", res, err))
@@ -175,7 +202,8 @@ func crashChild(specFile string) {
 const claimChildEnv = "PEAGE_SETTLE_CLAIM_CRASH_CHILD"
 
 type claimChildSpec struct {
-	RPC, HotKey, AuthKey, USDC, PayTo, Ledger string
+	childChain
+	AuthKey string `json:"auth_key"`
 }
 
 // TestCrashBetweenClaimBroadcastAndReceipt: the claimer runs in a child process that is killed
@@ -222,39 +250,9 @@ func claimCrashAndRecover(t *testing.T, mineBeforeRestart bool) {
 		t.Fatal(err)
 	}
 
-	spec := claimChildSpec{RPC: e.ch.RPCURL, HotKey: hex.EncodeToString(crypto.FromECDSA(e.ch.Hot)), AuthKey: hex.EncodeToString(crypto.FromECDSA(e.auth)),
-		USDC: e.ch.USDC.Hex(), PayTo: e.payTo.Hex(), Ledger: e.dir}
-	b, _ := json.Marshal(spec)
-	specFile := filepath.Join(t.TempDir(), "spec.json")
-	if err := os.WriteFile(specFile, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashBetweenClaimBroadcastAndReceipt$")
-	cmd.Env = append(os.Environ(), claimChildEnv+"="+specFile)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	broadcast := false
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "BROADCAST ") {
-			broadcast = true
-			break
-		}
-	}
-	if !broadcast {
-		_ = cmd.Process.Kill()
-		t.Fatal("child ended without broadcasting its claim")
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
+	spec := claimChildSpec{childChain: childChain{RPC: e.ch.RPCURL, HotKey: hex.EncodeToString(crypto.FromECDSA(e.ch.Hot)),
+		USDC: e.ch.USDC.Hex(), PayTo: e.payTo.Hex(), Ledger: e.dir}, AuthKey: hex.EncodeToString(crypto.FromECDSA(e.auth))}
+	killAfterBroadcast(t, "TestCrashBetweenClaimBroadcastAndReceipt", claimChildEnv, spec)
 	if mineBeforeRestart {
 		e.ch.Commit()
 	}
@@ -287,36 +285,14 @@ func claimCrashAndRecover(t *testing.T, mineBeforeRestart bool) {
 // claimCrashChild runs one claim round, announces the claim's broadcast, and waits for a receipt
 // that never comes (nobody mines) until it is killed.
 func claimCrashChild(specFile string) {
-	b, err := os.ReadFile(specFile)
-	if err != nil {
-		panic(err)
-	}
 	var spec claimChildSpec
-	if err := json.Unmarshal(b, &spec); err != nil {
-		panic(err)
-	}
-	ctx := context.Background()
-	rpc, err := ethclient.DialContext(ctx, spec.RPC)
-	if err != nil {
-		panic(err)
-	}
-	hot, err := crypto.HexToECDSA(spec.HotKey)
-	if err != nil {
-		panic(err)
-	}
+	readChildSpec(specFile, &spec)
 	auth, err := crypto.HexToECDSA(spec.AuthKey)
 	if err != nil {
 		panic(err)
 	}
-	f, err := New(ctx, Options{Network: devchain.Network, Asset: common.HexToAddress(spec.USDC), TokenName: devchain.TokenName,
-		TokenVersion: devchain.TokenVersion, PayTo: common.HexToAddress(spec.PayTo), Backend: rpc, HotKey: hot,
-		LedgerDir: spec.Ledger, LedgerSync: journal.SyncAlways, ExposureCap: price, ReceiverAuthorizer: auth,
-		Sender:      chain.SenderOptions{PollInterval: 10 * time.Millisecond, ReceiptTimeout: time.Hour, ReplaceAfter: time.Hour},
-		OnBroadcast: func(_ string, tx common.Hash) { fmt.Printf("BROADCAST %s\n", tx.Hex()) },
-	})
-	if err != nil {
-		panic(err)
-	}
+	ctx := context.Background()
+	f := spec.facilitator(ctx, auth)
 	_, _ = f.ClaimOnce(ctx, ClaimPolicy{})
 	select {} // the parent kills us
 }

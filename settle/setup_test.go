@@ -1,10 +1,15 @@
 package settle
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/peage/appliance/settle/x402"
 )
 
 // TestMissing: what first-boot setup lacks is named (the daemon then starts and answers 503);
@@ -55,5 +60,24 @@ func TestMissing(t *testing.T) {
 			}
 		}
 		_ = os.Remove(filepath.Join(creds, base.HotKeyFile))
+	}
+}
+
+// TestSetupHandler: before setup, /supported offers no kind and every facilitator call is a
+// 503 that names what is missing.
+func TestSetupHandler(t *testing.T) {
+	h := SetupHandler([]string{"the payout address (config key payment.pay_to)"})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/supported", nil))
+	var sup x402.SupportedResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &sup); rec.Code != 200 || err != nil || sup.Kinds == nil || len(sup.Kinds) != 0 {
+		t.Fatalf("/supported: %d %s (%v)", rec.Code, rec.Body, err)
+	}
+	for _, path := range []string{"/verify", "/settle", "/reserve", "/batch/reserve"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader("{}")))
+		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "payment.pay_to") {
+			t.Errorf("%s: %d %s", path, rec.Code, rec.Body)
+		}
 	}
 }

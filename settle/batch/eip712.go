@@ -46,8 +46,6 @@ var (
 	RefundTypeHash        = crypto.Keccak256Hash([]byte("Refund(bytes32 channelId,uint256 nonce,uint128 amount)"))
 	ClaimEntryTypeHash    = crypto.Keccak256Hash([]byte("ClaimEntry(bytes32 channelId,uint128 maxClaimableAmount,uint128 totalClaimed)"))
 	ClaimBatchTypeHash    = crypto.Keccak256Hash([]byte("ClaimBatch(ClaimEntry[] claims)ClaimEntry(bytes32 channelId,uint128 maxClaimableAmount,uint128 totalClaimed)"))
-	// ReceiveTypeHash is EIP-3009's ReceiveWithAuthorization, the deposit the payer signs.
-	ReceiveTypeHash = crypto.Keccak256Hash([]byte("ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"))
 )
 
 // Domain is the settlement contract's EIP-712 domain on chainID.
@@ -80,12 +78,12 @@ func ChannelID(chainID uint64, c *ChannelConfig) common.Hash {
 
 // VoucherDigest is what the payer (or its payer authorizer) signs for a cumulative ceiling.
 func VoucherDigest(chainID uint64, channelID common.Hash, maxClaimable *big.Int) common.Hash {
-	return exact.TypedDigest(Domain(chainID), crypto.Keccak256Hash(VoucherTypeHash[:], channelID[:], word(maxClaimable)))
+	return exact.TypedDigest(Domain(chainID), crypto.Keccak256Hash(VoucherTypeHash[:], channelID[:], exact.Word(maxClaimable)))
 }
 
 // RefundDigest is what the receiver authorizer signs for refundWithSignature at nonce.
 func RefundDigest(chainID uint64, channelID common.Hash, nonce, amount *big.Int) common.Hash {
-	return exact.TypedDigest(Domain(chainID), crypto.Keccak256Hash(RefundTypeHash[:], channelID[:], word(nonce), word(amount)))
+	return exact.TypedDigest(Domain(chainID), crypto.Keccak256Hash(RefundTypeHash[:], channelID[:], exact.Word(nonce), exact.Word(amount)))
 }
 
 // ClaimEntry is one row of a claim batch as the receiver authorizer signs it.
@@ -99,7 +97,7 @@ type ClaimEntry struct {
 func ClaimBatchDigest(chainID uint64, entries []ClaimEntry) common.Hash {
 	hashes := make([]byte, 0, 32*len(entries))
 	for _, e := range entries {
-		h := crypto.Keccak256Hash(ClaimEntryTypeHash[:], e.ChannelID[:], word(e.MaxClaimableAmount), word(e.TotalClaimed))
+		h := crypto.Keccak256Hash(ClaimEntryTypeHash[:], e.ChannelID[:], exact.Word(e.MaxClaimableAmount), exact.Word(e.TotalClaimed))
 		hashes = append(hashes, h[:]...)
 	}
 	root := crypto.Keccak256Hash(hashes)
@@ -109,23 +107,16 @@ func ClaimBatchDigest(chainID uint64, entries []ClaimEntry) common.Hash {
 // DepositNonce is the ERC-3009 nonce of a deposit: keccak256(abi.encode(channelId, salt)), which
 // binds the payer's authorization to one channel.
 func DepositNonce(channelID common.Hash, salt *big.Int) common.Hash {
-	return crypto.Keccak256Hash(channelID[:], word(salt))
+	return crypto.Keccak256Hash(channelID[:], exact.Word(salt))
 }
 
-// ReceiveAuthorization is the EIP-3009 ReceiveWithAuthorization a deposit carries; To is always
-// the ERC-3009 deposit collector.
-type ReceiveAuthorization struct {
-	From, To                       common.Address
-	Value, ValidAfter, ValidBefore *big.Int
-	Nonce                          common.Hash
-}
+// ReceiveAuthorization is the EIP-3009 ReceiveWithAuthorization a deposit carries (the fields
+// of exact's TransferWithAuthorization); To is always the ERC-3009 deposit collector.
+type ReceiveAuthorization = exact.Authorization
 
 // ReceiveDigest is the digest the payer signs under the token's domain.
 func ReceiveDigest(token exact.Domain, a *ReceiveAuthorization) common.Hash {
-	return exact.TypedDigest(token, crypto.Keccak256Hash(
-		ReceiveTypeHash[:], addressWord(a.From), addressWord(a.To),
-		word(a.Value), word(a.ValidAfter), word(a.ValidBefore), a.Nonce[:],
-	))
+	return exact.ReceiveDigest(token, a)
 }
 
 // Recover returns the signer of an ECDSA signature over digest in the only form the contract
@@ -138,11 +129,3 @@ func Recover(digest common.Hash, sig []byte) (common.Address, bool) {
 }
 
 func addressWord(a common.Address) []byte { return common.LeftPadBytes(a[:], 32) }
-
-func word(v *big.Int) []byte {
-	var w [32]byte
-	if v != nil {
-		v.FillBytes(w[:])
-	}
-	return w[:]
-}

@@ -8,16 +8,13 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/peage/appliance/settle/exact"
 	"github.com/peage/appliance/settle/x402"
 )
 
-// Invalid is a payload that fails a check, with the spec's reason code.
-type Invalid struct {
-	Reason string
-	Detail string
-}
-
-func (e *Invalid) Error() string { return e.Reason + ": " + e.Detail }
+// Invalid is a payload that fails a check, with the spec's reason code: exact's verdict type
+// (its Payer is left empty here).
+type Invalid = exact.Invalid
 
 func invalid(reason, format string, args ...any) *Invalid {
 	return &Invalid{Reason: reason, Detail: fmt.Sprintf(format, args...)}

@@ -7,6 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/peage/appliance/settle/exact"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -64,7 +65,7 @@ func TestRecoverOnlyContractForm(t *testing.T) {
 	key, _ := crypto.GenerateKey()
 	who := crypto.PubkeyToAddress(key.PublicKey)
 	digest := VoucherDigest(1337, common.Hash{1}, big.NewInt(5000))
-	sig, err := SignDigest(key, digest)
+	sig, err := exact.SignDigest(key, digest)
 	if err != nil {
 		t.Fatal(err)
 	}

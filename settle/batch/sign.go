@@ -5,38 +5,26 @@ import (
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/peage/appliance/settle/exact"
 )
 
-// SignDigest signs digest the way an EOA wallet does: 65 bytes r‖s‖v with v in {27,28}, the
-// only form the contract accepts.
-func SignDigest(key *ecdsa.PrivateKey, digest common.Hash) ([]byte, error) {
-	sig, err := crypto.Sign(digest[:], key)
-	if err != nil {
-		return nil, err
-	}
-	sig[64] += 27
-	return sig, nil
-}
-
 // SignVoucher signs a cumulative ceiling for a channel (the payer authorizer's key).
 func SignVoucher(key *ecdsa.PrivateKey, chainID uint64, channelID common.Hash, maxClaimable *big.Int) ([]byte, error) {
-	return SignDigest(key, VoucherDigest(chainID, channelID, maxClaimable))
+	return exact.SignDigest(key, VoucherDigest(chainID, channelID, maxClaimable))
 }
 
 // SignRefund signs a refund at nonce (the receiver authorizer's key).
 func SignRefund(key *ecdsa.PrivateKey, chainID uint64, channelID common.Hash, nonce, amount *big.Int) ([]byte, error) {
-	return SignDigest(key, RefundDigest(chainID, channelID, nonce, amount))
+	return exact.SignDigest(key, RefundDigest(chainID, channelID, nonce, amount))
 }
 
 // SignClaimBatch signs a claim batch (the receiver authorizer's key).
 func SignClaimBatch(key *ecdsa.PrivateKey, chainID uint64, entries []ClaimEntry) ([]byte, error) {
-	return SignDigest(key, ClaimBatchDigest(chainID, entries))
+	return exact.SignDigest(key, ClaimBatchDigest(chainID, entries))
 }
 
 // SignReceive signs the payer's ReceiveWithAuthorization of a deposit under the token's domain.
 func SignReceive(key *ecdsa.PrivateKey, token exact.Domain, a *ReceiveAuthorization) ([]byte, error) {
-	return SignDigest(key, ReceiveDigest(token, a))
+	return exact.SignDigest(key, ReceiveDigest(token, a))
 }

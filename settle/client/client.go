@@ -128,7 +128,6 @@ func (c *Client) Reserve(ctx context.Context, req *x402.ReserveRequest) (x402.Re
 	return out, c.do(ctx, http.MethodPost, "/reserve", req, &out)
 }
 
-// Release gives a reservation back (the work failed; nothing is charged).
 // BatchReserve verifies a batch-settlement payment and holds its channel for one request.
 func (c *Client) BatchReserve(ctx context.Context, req *x402.BatchRequest) (x402.BatchReserveResponse, error) {
 	var out x402.BatchReserveResponse
@@ -147,6 +146,7 @@ func (c *Client) BatchComplete(ctx context.Context, id string, charged uint64) (
 	return out, c.do(ctx, http.MethodPost, "/batch/complete", x402.BatchCompleteRequest{ID: id, Charged: charged}, &out)
 }
 
+// Release gives a reservation back (the work failed; nothing is charged).
 func (c *Client) Release(ctx context.Context, id string) error {
 	var out struct{}
 	return c.do(ctx, http.MethodPost, "/release", x402.ReleaseRequest{ID: id}, &out)

@@ -17,6 +17,9 @@ import (
 var (
 	// TransferTypeHash is keccak256 of the EIP-3009 TransferWithAuthorization type.
 	TransferTypeHash = crypto.Keccak256Hash([]byte("TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"))
+	// ReceiveTypeHash is keccak256 of the EIP-3009 ReceiveWithAuthorization type (the same
+	// fields; only the payee may submit it).
+	ReceiveTypeHash = crypto.Keccak256Hash([]byte("ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"))
 	// DomainTypeHash is keccak256 of the EIP-712 domain type USDC uses (no salt).
 	DomainTypeHash = crypto.Keccak256Hash([]byte("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"))
 )
@@ -66,7 +69,12 @@ type Authorization struct {
 
 // Digest is the EIP-712 digest the payer signed: keccak256(0x1901 ‖ domainSeparator ‖ structHash).
 func Digest(d Domain, a *Authorization) common.Hash {
-	return TypedDigest(d, structHash(a))
+	return TypedDigest(d, structHash(TransferTypeHash, a))
+}
+
+// ReceiveDigest is the EIP-712 digest of a as an EIP-3009 ReceiveWithAuthorization.
+func ReceiveDigest(d Domain, a *Authorization) common.Hash {
+	return TypedDigest(d, structHash(ReceiveTypeHash, a))
 }
 
 // TypedDigest is the EIP-712 digest of any struct hash under domain d (the separator is
@@ -80,20 +88,23 @@ func TypedDigest(d Domain, structHash common.Hash) common.Hash {
 	return crypto.Keccak256Hash(buf)
 }
 
-func structHash(a *Authorization) common.Hash {
+func structHash(typeHash common.Hash, a *Authorization) common.Hash {
 	buf := make([]byte, 0, 7*32)
-	buf = append(buf, TransferTypeHash[:]...)
+	buf = append(buf, typeHash[:]...)
 	buf = append(buf, common.LeftPadBytes(a.From[:], 32)...)
 	buf = append(buf, common.LeftPadBytes(a.To[:], 32)...)
-	buf = append(buf, word(a.Value)...)
-	buf = append(buf, word(a.ValidAfter)...)
-	buf = append(buf, word(a.ValidBefore)...)
+	buf = append(buf, Word(a.Value)...)
+	buf = append(buf, Word(a.ValidAfter)...)
+	buf = append(buf, Word(a.ValidBefore)...)
 	buf = append(buf, a.Nonce[:]...)
 	return crypto.Keccak256Hash(buf)
 }
 
-func word(v *big.Int) []byte {
+// Word is v as one 32-byte ABI word (EIP-712 encodes every uint so); nil is zero.
+func Word(v *big.Int) []byte {
 	var w [32]byte
-	v.FillBytes(w[:])
+	if v != nil {
+		v.FillBytes(w[:])
+	}
 	return w[:]
 }

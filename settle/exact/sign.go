@@ -16,7 +16,11 @@ import (
 
 // Sign signs an authorization the way an EOA wallet does (65 bytes r‖s‖v, v in {27,28}).
 func Sign(key *ecdsa.PrivateKey, d Domain, a *Authorization) ([]byte, error) {
-	digest := Digest(d, a)
+	return SignDigest(key, Digest(d, a))
+}
+
+// SignDigest signs digest the way an EOA wallet does: 65 bytes r‖s‖v with v in {27,28}.
+func SignDigest(key *ecdsa.PrivateKey, digest common.Hash) ([]byte, error) {
 	sig, err := crypto.Sign(digest[:], key)
 	if err != nil {
 		return nil, err
@@ -33,14 +37,7 @@ var cancelTypeHash = crypto.Keccak256Hash([]byte("CancelAuthorization(address au
 func SignCancel(key *ecdsa.PrivateKey, d Domain, nonce common.Hash) ([]byte, error) {
 	from := crypto.PubkeyToAddress(key.PublicKey)
 	sh := crypto.Keccak256Hash(cancelTypeHash[:], common.LeftPadBytes(from[:], 32), nonce[:])
-	sep := d.Separator()
-	digest := crypto.Keccak256Hash([]byte{0x19, 0x01}, sep[:], sh[:])
-	sig, err := crypto.Sign(digest[:], key)
-	if err != nil {
-		return nil, err
-	}
-	sig[64] += 27
-	return sig, nil
+	return SignDigest(key, TypedDigest(d, sh))
 }
 
 // NewPayload builds and signs a payment for the requirements r (v2, or v1 when version is 1)

@@ -11,7 +11,6 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"crypto/rand"
 	"encoding/hex"
 	"flag"
@@ -21,6 +20,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/peage/appliance/settle/devchain"
 )
@@ -70,7 +71,7 @@ func run(ctx context.Context, envPath, keyPath, rpcHost string) error {
 	if err := os.WriteFile(envPath, []byte(env), 0o600); err != nil {
 		return err
 	}
-	if err := os.WriteFile(keyPath, []byte(keyHex(ch.Hot)+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(keyPath, []byte(hex.EncodeToString(crypto.FromECDSA(ch.Hot))+"\n"), 0o600); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "devchain: JSON-RPC on %s (chain %d, test USDC %s), appliance settings in %s\n",
@@ -87,9 +88,4 @@ func randomAddress() (string, error) {
 		return "", err
 	}
 	return "0x" + hex.EncodeToString(b), nil
-}
-
-// keyHex is the 32-byte big-endian scalar, the format settle's key files hold.
-func keyHex(k *ecdsa.PrivateKey) string {
-	return hex.EncodeToString(k.D.FillBytes(make([]byte, 32)))
 }
