@@ -190,6 +190,9 @@ type Release struct {
 	Manifest Manifest
 	Binary   string // path of the binary (beside the manifest unless given)
 	SignedBy string // name of the key that verified the signature
+	// Download says Binary is a temporary file Fetch downloaded under the store root: once
+	// installed (or skipped) the caller removes it; a binary beside a manifest is never removed.
+	Download bool
 }
 
 // Verify checks a manifest's signature against keys, its fields against this platform, and

@@ -51,7 +51,7 @@ func Fetch(ctx context.Context, source string, keys []PublicKey, s Store, client
 		os.Remove(tmp)
 		return nil, err
 	}
-	rel.Binary = tmp
+	rel.Binary, rel.Download = tmp, true
 	return rel, nil
 }
 

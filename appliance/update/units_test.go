@@ -181,11 +181,15 @@ func TestFetchOverHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rel.Manifest.Version != "2" || !strings.HasPrefix(filepath.Base(rel.Binary), "download"+tempMark) {
+			if rel.Manifest.Version != "2" || !strings.HasPrefix(filepath.Base(rel.Binary), "download"+tempMark) || !rel.Download {
 				t.Fatalf("release %+v", rel)
 			}
 			if err := sameContent(rel.Binary, &rel.Manifest); err != nil {
 				t.Fatal(err)
+			}
+			// The same channel as a directory: the binary beside the manifest, never removed.
+			if local, err := Fetch(context.Background(), dir, b.keys, b.store, nil); err != nil || local.Download || filepath.Dir(local.Binary) != dir {
+				t.Errorf("from the directory: %+v, %v; want the binary beside the manifest, not a download", local, err)
 			}
 		})
 	}

@@ -214,7 +214,7 @@ func updateOnBox(ctx context.Context, out io.Writer, action string, args []strin
 		if rel, err = updateRelease(ctx, out, action, fs, store, *keys, *source, *allowDowngrade, *allowBad); err != nil || rel == nil {
 			return err
 		}
-		if strings.HasPrefix(filepath.Base(rel.Binary), "download") {
+		if rel.Download {
 			defer os.Remove(rel.Binary)
 		}
 		outcome, err = u.Apply(ctx, rel)
@@ -279,7 +279,7 @@ func updateRelease(ctx context.Context, out io.Writer, action string, fs *flag.F
 		skip = fmt.Sprintf("channel has %s, older than the running %s", v, running)
 	}
 	if skip != "" {
-		if strings.HasPrefix(filepath.Base(rel.Binary), "download") {
+		if rel.Download {
 			os.Remove(rel.Binary)
 		}
 		fmt.Fprintln(out, "nothing to do:", skip)

@@ -9,6 +9,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -81,7 +82,7 @@ func TestOperatorViewOfPaidCalls(t *testing.T) {
 		{"health", snap.Health.Status, "ok"},
 	}
 	for _, c := range checks {
-		if !equalFigures(c.got, c.want) {
+		if !reflect.DeepEqual(c.got, c.want) {
 			t.Errorf("%s: got %+v, want %+v", c.name, c.got, c.want)
 		}
 	}
@@ -129,21 +130,4 @@ func TestOperatorViewOfPaidCalls(t *testing.T) {
 	if len(gas) == 0 || gas[len(gas)-1].Value != gasToday.Wei || gas[len(gas)-1].Height <= 0 {
 		t.Errorf("gas bars end with %+v, want today's %s wei", gas[len(gas)-1:], gasToday.Wei)
 	}
-}
-
-// equalFigures compares figures, slices included.
-func equalFigures(a, b any) bool {
-	if as, ok := a.([]operator.RouteRevenue); ok {
-		bs := b.([]operator.RouteRevenue)
-		if len(as) != len(bs) {
-			return false
-		}
-		for i := range as {
-			if as[i] != bs[i] {
-				return false
-			}
-		}
-		return true
-	}
-	return a == b
 }
