@@ -16,7 +16,6 @@ package article
 
 import (
 	"errors"
-	"net/url"
 	"regexp"
 	"strings"
 
@@ -76,13 +75,9 @@ func Extract(p Page) (Content, error) {
 	if strings.TrimSpace(p.HTML) == "" {
 		return Content{}, ErrNoHTML
 	}
-	doc, err := html.Parse(strings.NewReader(p.HTML))
+	doc, u, err := parse(p.HTML, p.URL)
 	if err != nil {
 		return Content{}, err
-	}
-	u, _ := url.Parse(p.URL)
-	if u != nil && u.Host == "" {
-		u = nil
 	}
 	title := titleOf(doc)
 	body := articleBody(doc)
