@@ -5,7 +5,7 @@
 //   - readability (the readeck fork) is its fallback candidate, and wins where trafilatura
 //     keeps too little;
 //   - the browser's layout signals drop what a reader never sees (hidden subtrees) or sees
-//     pinned over the page (fixed and sticky overlays: cookie banners, bars, modals) before
+//     pinned over the page (fixed overlays: cookie banners, bars, modals) before
 //     either extractor reads the DOM;
 //   - the page's own JSON-LD articleBody arbitrates between the candidates when present, and
 //     a lone <article> or <main> landmark is a third candidate.
@@ -42,7 +42,8 @@ type Signals struct {
 	// Hidden are the outermost elements not rendered (display:none, visibility:hidden,
 	// hidden attribute, zero-size clipped boxes).
 	Hidden []int
-	// Pinned are the outermost elements positioned fixed or sticky.
+	// Pinned are the outermost elements positioned fixed (the farm reports no sticky
+	// element: it looks only at elements without an offsetParent).
 	Pinned []int
 }
 
