@@ -190,11 +190,7 @@ func (r *Routes) sideSources(ctx context.Context, p ImmoPlace, typ string, full 
 					in.dpe, err = r.ademe.DPE(ctx, ademe.DPEQuery{INSEE: codes, Size: 100})
 					return
 				}},
-			call{upstream: geoapi.Name, key: "fr/immo/commune/" + plm.Commune(p.Insee), ttl: keepDaily, out: &in.commune,
-				run: func(ctx context.Context) (err error) {
-					in.commune, err = r.geo.ByCode(ctx, plm.Commune(p.Insee))
-					return
-				}})
+			communeCall(r, plm.Commune(p.Insee), &in.commune))
 	}
 	return in, r.fanOut(ctx, calls...)
 }
@@ -310,15 +306,28 @@ func demographie(c *geoapi.Commune, s *sample) *Demographie {
 		return nil
 	}
 	d := &Demographie{Commune: c.Nom, Insee: c.Code, Population: c.Population, Departement: ref(c.Departement), Region: ref(c.Region), VentesAn: ventesAn(s)}
-	if c.Surface != nil && *c.Surface > 0 {
-		km2 := round(*c.Surface/100, 2)
-		d.SurfaceKm2 = &km2
-		if c.Population != nil {
-			dens := round(float64(*c.Population)/km2, 1)
-			d.DensiteHabKm2 = &dens
-		}
-	}
+	d.SurfaceKm2, d.DensiteHabKm2 = areaDensity(c)
 	return d
+}
+
+// communeCall reads a commune's population and area from geo.api, kept a day.
+func communeCall(r *Routes, code string, out **geoapi.Commune) call {
+	return call{upstream: geoapi.Name, key: "fr/immo/commune/" + code, ttl: keepDaily, out: out,
+		run: func(ctx context.Context) (err error) { *out, err = r.geo.ByCode(ctx, code); return }}
+}
+
+// areaDensity is c's area in km² (geo.api gives hectares) and its population per km² over
+// that rounded area; both nil without an area, the density nil without a population.
+func areaDensity(c *geoapi.Commune) (km2, density *float64) {
+	if c.Surface == nil || *c.Surface <= 0 {
+		return nil, nil
+	}
+	a := round(*c.Surface/100, 2)
+	if c.Population == nil {
+		return &a, nil
+	}
+	d := round(float64(*c.Population)/a, 1)
+	return &a, &d
 }
 
 // ventesAn is the single-dwelling sales (both types) a year over the files read.

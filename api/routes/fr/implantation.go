@@ -95,7 +95,6 @@ func (r *Routes) etudeImplantation(ctx context.Context, req *catalog.Request) (a
 
 	// The commune: an INSEE code is taken as given (its data is read below); a name is the
 	// most populated commune of that name.
-	var c *geoapi.Commune
 	code := strings.ToUpper(commune)
 	if !inseeCode.MatchString(code) {
 		l, srcs, err := r.place(ctx, commune)
@@ -135,6 +134,7 @@ func (r *Routes) etudeImplantation(ctx context.Context, req *catalog.Request) (a
 	var (
 		inCommune, inDep *re.Results
 		deps             []geoapi.Commune
+		c                *geoapi.Commune
 		premises         *sample
 		premisesSample   prixm2.Sample
 		premisesErr      error
@@ -144,10 +144,7 @@ func (r *Routes) etudeImplantation(ctx context.Context, req *catalog.Request) (a
 		searchCall(r, re.Query{ActivitePrincipale: out.NAF, EtatAdministratif: "A", Departement: dep, Page: 1, PerPage: 1}, &inDep),
 		{upstream: geoapi.Name, key: "fr/immo/departement/" + dep, ttl: keepDaily, out: &deps,
 			run: func(ctx context.Context) (err error) { deps, err = r.geo.InDepartement(ctx, dep); return }},
-	}
-	if c == nil {
-		calls = append(calls, call{upstream: geoapi.Name, key: "fr/immo/commune/" + code, ttl: keepDaily, out: &c,
-			run: func(ctx context.Context) (err error) { c, err = r.geo.ByCode(ctx, code); return }})
+		communeCall(r, code, &c),
 	}
 	done := make(chan struct{})
 	go func() {
@@ -160,7 +157,7 @@ func (r *Routes) etudeImplantation(ctx context.Context, req *catalog.Request) (a
 	if err := essential(errs, 0); err != nil {
 		return nil, err
 	}
-	if len(errs) == 4 && upstream.IsNotFound(errs[3]) {
+	if upstream.IsNotFound(errs[3]) {
 		return nil, apierr.NotFound("no commune has the INSEE code %s", code)
 	}
 	sources = append(sources, premises.sources...)
@@ -168,14 +165,7 @@ func (r *Routes) etudeImplantation(ctx context.Context, req *catalog.Request) (a
 	out.ConcurrentsActifs = inCommune.TotalResults
 	if c != nil {
 		out.Commune.Nom, out.Commune.Population = strPtr(c.Nom), c.Population
-		if c.Surface != nil && *c.Surface > 0 {
-			km2 := round(*c.Surface/100, 2)
-			out.Commune.SurfaceKm2 = &km2
-			if c.Population != nil {
-				d := round(float64(*c.Population)/km2, 1)
-				out.Commune.DensiteHabKm2 = &d
-			}
-		}
+		out.Commune.SurfaceKm2, out.Commune.DensiteHabKm2 = areaDensity(c)
 	}
 	out.HabitantsParConcurrent = perCompetitor(out.Commune.Population, out.ConcurrentsActifs)
 	if inDep != nil && deps != nil {

@@ -83,7 +83,11 @@ func TestLatin1(t *testing.T) {
 	}
 }
 
-// at is the path of a table on the fixture server, which keeps the base URL's path.
+// at is the path of a table on the fixture server, which keeps the base URL's path. The
+// files are written out, not read from Files, so that a changed file name fails here.
 func at(typ string) string {
-	return "/resources/carte-des-loyers-indicateurs-de-loyers-dannonce-par-commune-en-2025" + Files[typ]
+	return "/resources/carte-des-loyers-indicateurs-de-loyers-dannonce-par-commune-en-2025" + map[string]string{
+		"appartement": "/20251211-145010/pred-app-mef-dhup.csv",
+		"maison":      "/20251211-145039/pred-mai-mef-dhup.csv",
+	}[typ]
 }

@@ -5,7 +5,7 @@
 //   - readability (the readeck fork) is its fallback candidate, and wins where trafilatura
 //     keeps too little;
 //   - the browser's layout signals drop what a reader never sees (hidden subtrees) or sees
-//     pinned over the page (fixed and sticky overlays: cookie banners, bars, modals) before
+//     pinned over the page (fixed overlays: cookie banners, bars, modals) before
 //     either extractor reads the DOM;
 //   - the page's own JSON-LD articleBody arbitrates between the candidates when present, and
 //     a lone <article> or <main> landmark is a third candidate.
@@ -16,7 +16,6 @@ package article
 
 import (
 	"errors"
-	"net/url"
 	"regexp"
 	"strings"
 
@@ -43,7 +42,8 @@ type Signals struct {
 	// Hidden are the outermost elements not rendered (display:none, visibility:hidden,
 	// hidden attribute, zero-size clipped boxes).
 	Hidden []int
-	// Pinned are the outermost elements positioned fixed or sticky.
+	// Pinned are the outermost elements positioned fixed (the farm reports no sticky
+	// element: it looks only at elements without an offsetParent).
 	Pinned []int
 }
 
@@ -76,13 +76,9 @@ func Extract(p Page) (Content, error) {
 	if strings.TrimSpace(p.HTML) == "" {
 		return Content{}, ErrNoHTML
 	}
-	doc, err := html.Parse(strings.NewReader(p.HTML))
+	doc, u, err := parse(p.HTML, p.URL)
 	if err != nil {
 		return Content{}, err
-	}
-	u, _ := url.Parse(p.URL)
-	if u != nil && u.Host == "" {
-		u = nil
 	}
 	title := titleOf(doc)
 	body := articleBody(doc)

@@ -60,11 +60,8 @@ func isChrome(n *html.Node) bool {
 	if chromeRoles[attr(n, "role")] || attr(n, "aria-modal") == "true" {
 		return true
 	}
-	if chromeTokens[strings.ToLower(attr(n, "id"))] {
-		return true
-	}
-	for _, c := range strings.Fields(strings.ToLower(attr(n, "class"))) {
-		if chromeTokens[c] {
+	for _, w := range strings.Fields(names(n)) {
+		if chromeTokens[w] {
 			return true
 		}
 	}
@@ -121,11 +118,15 @@ const maxAside = 1000
 
 func isAside(n *html.Node) bool { return namedWith(n, asideWords) && shorterThan(n, maxAside) }
 
+// names is n's class and id, lower-cased: the chrome tokens are whole words of it, the
+// caption and aside words parts of a word.
+func names(n *html.Node) string { return strings.ToLower(attr(n, "class") + " " + attr(n, "id")) }
+
 // namedWith reports whether n's class or id contains one of the words.
 func namedWith(n *html.Node, words []string) bool {
-	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
+	all := names(n)
 	for _, w := range words {
-		if strings.Contains(names, w) {
+		if strings.Contains(all, w) {
 			return true
 		}
 	}
