@@ -49,15 +49,49 @@ type devStack struct {
 }
 
 // startDev runs `appliance dev` with only address and state flags plus extra, waits until it
-// answers, and stops it (checking it stopped cleanly) when the test ends.
+// answers, and stops it (checking it stopped cleanly) when the test ends. A free port can be
+// taken by another test process between freeAddr and the daemon's bind, so a start that
+// fails on a taken address is retried on new ports.
 func startDev(t *testing.T, extra ...string) devStack {
+	t.Helper()
+	t.Setenv("PEAGE_LOG_LEVEL", "warn")
+	for attempt := 1; ; attempt++ {
+		d, err := tryStartDev(t, extra)
+		if err == nil {
+			return d
+		}
+		if attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatalf("appliance dev stopped: %v", err)
+		}
+		t.Logf("retrying on new ports: %v", err)
+	}
+}
+
+func tryStartDev(t *testing.T, extra []string) (devStack, error) {
 	t.Helper()
 	d := devStack{api: freeAddr(t), admin: freeAddr(t), state: t.TempDir()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	t.Setenv("PEAGE_LOG_LEVEL", "warn")
 	args := append([]string{"--api-addr", d.api, "--admin-addr", d.admin, "--proxy-addr", freeAddr(t), "--state-dir", d.state}, extra...)
 	go func() { done <- runDev(ctx, args) }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if resp, err := http.Get("http://" + d.admin + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		select {
+		case err := <-done:
+			cancel()
+			return d, err
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatal("appliance dev did not come up")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -69,22 +103,7 @@ func startDev(t *testing.T, extra ...string) devStack {
 			t.Error("dev did not stop on cancel")
 		}
 	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if resp, err := http.Get("http://" + d.admin + "/healthz"); err == nil {
-			resp.Body.Close()
-			return d
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("appliance dev stopped: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("appliance dev did not come up")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return d, nil
 }
 
 // TestDevNeedsNoConfig runs `appliance dev` in-process with only address and state flags, and
