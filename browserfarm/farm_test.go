@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,26 @@ func TestScriptContent(t *testing.T) {
 				t.Errorf("status %d type %q load %v", res.Status, res.ContentType, res.LoadComplete)
 			}
 		})
+	}
+}
+
+// TestLayout: the layout signals are read only when the job asks for them, and then name the
+// fixed cookie bar and the hidden menu by their index in document order.
+func TestLayout(t *testing.T) {
+	res, err := do(t, browserfarm.Task{URL: env.URL("/overlay")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Layout != nil {
+		t.Errorf("layout read without Task.Layout: %+v", res.Layout)
+	}
+	res, err = do(t, browserfarm.Task{URL: env.URL("/overlay"), Layout: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := browserfarm.Layout{Elements: 10, Hidden: []int{8}, Pinned: []int{6}}
+	if res.Layout == nil || !reflect.DeepEqual(*res.Layout, want) {
+		t.Errorf("layout %+v, want %+v", res.Layout, want)
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 type Task struct {
 	URL        string
 	Images     bool        // collect every image with its natural size
+	Layout     bool        // read the page's layout signals (Result.Layout), for main-content extraction
 	Screenshot *Screenshot // capture a PNG
 	PDF        bool        // print an A4 PDF
 	// Free marks work nobody pays for: it runs within the pool's free share and every
@@ -52,7 +53,8 @@ type Result struct {
 	Lang        string
 	Images      []Image
 	// Layout is what the browser knows of the page's boxes and no parser can tell, by
-	// element index in document order; nil when the page was not an HTML document.
+	// element index in document order; nil unless Task.Layout asked for it, or when the page
+	// was not an HTML document.
 	Layout *Layout
 	// PNG is the screenshot; PageHeight is the page's full height in CSS pixels and
 	// ShotHeight the captured one (smaller when the page was taller than the cap).
@@ -399,7 +401,7 @@ func blockedMain(u, reason string) error {
 		Message: fmt.Sprintf("url leads to %s, which the egress policy refuses: %s", hostOf(u), reason)}
 }
 
-const jsRead = `(wantImages, maxBytes) => {
+const jsRead = `(wantImages, wantLayout, maxBytes) => {
 	// Only elements without an offsetParent (not rendered, or positioned fixed) can be
 	// either, so the costly style lookups are made for those alone. Closed <details> and
 	// dialogs are folded content, not boilerplate.
@@ -435,7 +437,7 @@ const jsRead = `(wantImages, maxBytes) => {
 	const dt = document.doctype ? '<!DOCTYPE ' + document.doctype.name + '>\n' : '';
 	out.html = dt + html;
 	out.text = (document.body || de || {}).innerText || '';
-	if (document.body && de instanceof HTMLElement) out.layout = layout();
+	if (wantLayout && document.body && de instanceof HTMLElement) out.layout = layout();
 	if (wantImages) {
 		out.images = Array.from(document.images).map(i => ({
 			src: i.currentSrc || i.src || '', alt: i.getAttribute('alt') || '',
@@ -487,7 +489,7 @@ type readOut struct {
 
 func (f *Farm) read(ctx context.Context, page *rod.Page, t Task, res *Result) error {
 	p := page.Context(ctx)
-	val, err := evalJS(p, jsRead, t.Images, f.cfg.MaxHTMLBytes)
+	val, err := evalJS(p, jsRead, t.Images, t.Layout, f.cfg.MaxHTMLBytes)
 	if err != nil {
 		return f.browserErr(ctx, err, "extract")
 	}

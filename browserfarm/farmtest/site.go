@@ -120,6 +120,9 @@ func Site(h *Hooks) http.Handler {
 	page("/tall", Tall)
 	page("/js-redirect", `<!doctype html><html><head><title>Moving</title></head><body><script>setTimeout(() => location.replace('/article'), 20);</script></body></html>`)
 	page("/images", Images)
+	// A fixed cookie bar (element 6: html, head, title, body, main, p, div) and a hidden menu (8).
+	page("/overlay", `<!doctype html><html><head><title>Overlay</title></head><body><main><p>The article text a reader sees.</p></main>`+
+		`<div style="position:fixed;bottom:0">We use cookies. <b>Accept</b></div><nav style="display:none"><a href="/">Menu</a></nav></body></html>`)
 	mux.HandleFunc("/img/dot.png", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/png")
 		_, _ = w.Write(dotPNG)

@@ -131,7 +131,7 @@ type Changed struct {
 // changed hashes the normalised main content, not the raw HTML, so re-rendered markup,
 // rotating ads and script nonces do not count as a change.
 func (r *Routes) changed(ctx context.Context, req *catalog.Request) (any, error) {
-	p, err := r.load(ctx, task(req), acceptText)
+	p, err := r.load(ctx, contentTask(req), acceptText)
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,9 @@ func (r *Routes) unblock(ctx context.Context, req *catalog.Request) (any, error)
 	}
 	var p *page
 	if render {
-		p, err = r.load(ctx, task(req), acceptText)
+		t := task(req)
+		t.Layout = format != "html" && format != "text" // markdown is read by contentOf
+		p, err = r.load(ctx, t, acceptText)
 	} else {
 		p, err = r.fetch(ctx, req.Args.Str("url"))
 	}

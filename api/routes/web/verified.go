@@ -64,7 +64,7 @@ const minWords = 50
 //	langue_declaree     the page declares its language
 //	chargement_complet  the page finished loading (window load) within the budget
 func (r *Routes) verified(ctx context.Context, req *catalog.Request) (any, error) {
-	p, err := r.load(ctx, task(req), acceptHTML)
+	p, err := r.load(ctx, contentTask(req), acceptHTML)
 	if err != nil {
 		return nil, err
 	}

@@ -163,6 +163,14 @@ func task(req *catalog.Request) browserfarm.Task {
 	return browserfarm.Task{URL: req.Args.Str("url"), Free: req.Free}
 }
 
+// contentTask is the job of a call that reads the main content (contentOf): the browser also
+// reads the page's layout signals, which only that pipeline uses.
+func contentTask(req *catalog.Request) browserfarm.Task {
+	t := task(req)
+	t.Layout = true
+	return t
+}
+
 // blocked is the list of refused sub-requests, never null in JSON.
 func blocked(res *browserfarm.Result) []browserfarm.BlockedRequest {
 	if res.Blocked == nil {
@@ -181,12 +189,8 @@ func finalURL(res *browserfarm.Result) string {
 // contentOf is the page's main content through the one pipeline every content route uses
 // (extract, free/extract, extract/verified, web.changed), so their markdown and hashes agree.
 func contentOf(p *page) (article.Content, error) {
-	var sig *article.Signals
-	if l := p.res.Layout; l != nil {
-		sig = &article.Signals{Elements: l.Elements, Hidden: l.Hidden, Pinned: l.Pinned}
-	}
 	c, err := article.Extract(article.Page{HTML: p.res.HTML, ContentType: p.res.ContentType,
-		Text: p.res.Text, URL: finalURL(p.res), Signals: sig})
+		Text: p.res.Text, URL: finalURL(p.res), Signals: (*article.Signals)(p.res.Layout)})
 	if err != nil {
 		return c, fmt.Errorf("web: extract main content: %w", err)
 	}
@@ -207,7 +211,7 @@ type Extract struct {
 }
 
 func (r *Routes) extract(ctx context.Context, req *catalog.Request) (any, error) {
-	p, err := r.load(ctx, task(req), acceptText)
+	p, err := r.load(ctx, contentTask(req), acceptText)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +239,7 @@ type FreeExtract struct {
 const freeChars = 300
 
 func (r *Routes) freeExtract(ctx context.Context, req *catalog.Request) (any, error) {
-	p, err := r.load(ctx, task(req), acceptText)
+	p, err := r.load(ctx, contentTask(req), acceptText)
 	if err != nil {
 		return nil, err
 	}

@@ -70,17 +70,10 @@ type extractor struct {
 
 var extractors = []extractor{
 	{"péage pipeline", func(r rendered) (article.Content, error) {
-		return article.Extract(article.Page{HTML: r.HTML, ContentType: "text/html", URL: r.FinalURL, Signals: signals(r.Layout)})
+		return article.Extract(article.Page{HTML: r.HTML, ContentType: "text/html", URL: r.FinalURL, Signals: (*article.Signals)(r.Layout)})
 	}},
 	{"go-trafilatura alone", func(r rendered) (article.Content, error) { return article.TrafilaturaAlone(r.HTML, r.FinalURL) }},
 	{"readability alone", func(r rendered) (article.Content, error) { return article.ReadabilityAlone(r.HTML, r.FinalURL) }},
-}
-
-func signals(l *browserfarm.Layout) *article.Signals {
-	if l == nil {
-		return nil
-	}
-	return &article.Signals{Elements: l.Elements, Hidden: l.Hidden, Pinned: l.Pinned}
 }
 
 // score accumulates trafilatura's confusion counts.
@@ -459,7 +452,7 @@ func renderOne(ctx context.Context, farm *browserfarm.Farm, u string) rendered {
 	for attempt := range 3 {
 		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		var res *browserfarm.Result
-		res, err = farm.Do(cctx, browserfarm.Task{URL: u})
+		res, err = farm.Do(cctx, browserfarm.Task{URL: u, Layout: true})
 		cancel()
 		if err == nil {
 			final := res.FinalURL
