@@ -109,12 +109,27 @@ func KeyAddress(path string) (string, error) {
 	return crypto.PubkeyToAddress(k.PublicKey).Hex(), nil
 }
 
+// PayToUnset reports a payout address first-boot setup has not given yet: none, or the zero
+// address, which pays nobody.
+func PayToUnset(p string) bool {
+	return p == "" || (common.IsHexAddress(p) && common.HexToAddress(p) == (common.Address{}))
+}
+
+// CheckPayTo refuses anything but a non-zero 0x address as the payout address: the one rule of
+// the config, the setup check and `appliance firstboot --pay-to`.
+func CheckPayTo(p string) error {
+	if !strings.HasPrefix(p, "0x") || !common.IsHexAddress(p) || PayToUnset(p) {
+		return fmt.Errorf("%q is not a non-zero 0x address (only the address: the payout key never lives on the box)", p)
+	}
+	return nil
+}
+
 // Missing lists what first-boot setup has not provided yet: the payout address, the RPC
 // endpoint, the hot key's credential. A box lacking them still starts (see Run); a value that
 // is present but wrong is a configuration error instead.
 func (c Config) Missing() []string {
 	var m []string
-	if p := c.Payment.PayTo; p == "" || (common.IsHexAddress(p) && common.HexToAddress(p) == (common.Address{})) {
+	if PayToUnset(c.Payment.PayTo) {
 		m = append(m, "the payout address (config key payment.pay_to)")
 	}
 	if c.RPCURL == "" {
@@ -243,8 +258,8 @@ func (p Payment) Validate() error {
 	if !common.IsHexAddress(p.Asset) {
 		errs = append(errs, fmt.Errorf("config key payment.asset: %q is not an address", p.Asset))
 	}
-	if !common.IsHexAddress(p.PayTo) || common.HexToAddress(p.PayTo) == (common.Address{}) {
-		errs = append(errs, fmt.Errorf("config key payment.pay_to: %q is not a non-zero 0x address (only the address: the payout key never lives on the box)", p.PayTo))
+	if err := CheckPayTo(p.PayTo); err != nil {
+		errs = append(errs, fmt.Errorf("config key payment.pay_to: %w", err))
 	}
 	if p.TokenName == "" || p.TokenVersion == "" {
 		errs = append(errs, errors.New("config key payment.token_name and payment.token_version: both are required"))

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/peage/appliance/appliance/credential"
@@ -24,8 +23,6 @@ func init() {
 // setupEnv is the environment file every unit reads (EnvironmentFile=-), where firstboot
 // records what the operator sets: the payout address as PEAGE_PAYMENT_PAY_TO.
 const setupEnv = "/etc/peage/setup.env"
-
-var payToRe = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 
 func runFirstboot(_ context.Context, args []string) error {
 	return firstbootTo(os.Stdout, args)
@@ -42,8 +39,10 @@ func firstbootTo(out io.Writer, args []string) error {
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
-	if *payTo != "" && (!payToRe.MatchString(*payTo) || strings.EqualFold(*payTo, zeroAddress)) {
-		return fmt.Errorf("--pay-to %q is not a non-zero 0x address", *payTo)
+	if *payTo != "" {
+		if err := settle.CheckPayTo(*payTo); err != nil {
+			return fmt.Errorf("--pay-to: %w", err)
+		}
 	}
 	made, err := credential.Create(*dir, credential.OperatorToken, credential.Token)
 	if err != nil {

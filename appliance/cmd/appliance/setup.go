@@ -11,17 +11,15 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/credential"
+	"github.com/peage/appliance/settle"
 )
-
-// zeroAddress is a payout address that pays nobody.
-const zeroAddress = "0x0000000000000000000000000000000000000000"
 
 // setupMissing lists what first-boot setup has not provided yet, as the API daemon sees it:
 // the payout address, and the payment network's endpoint unless a remote facilitator settles.
 // The box starts without them; its paid routes answer 503 naming them (gateSetup).
 func setupMissing(cfg config.Config) []string {
 	var m []string
-	if p := cfg.Payment.PayTo; p == "" || strings.EqualFold(p, zeroAddress) {
+	if settle.PayToUnset(cfg.Payment.PayTo) {
 		m = append(m, "the payout address (config key payment.pay_to, or `appliance firstboot --pay-to`)")
 	}
 	if cfg.Settlement.Facilitator == "" && cfg.Settle.RPCURL == "" {
