@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/peage/appliance/internal/freeport"
 )
 
 // The test releases: testdata/app linked with these versions and faults.
@@ -181,7 +182,7 @@ func newBox(t *testing.T) *box {
 		t.Fatal(err)
 	}
 	b := &box{t: t, root: filepath.Join(dir, "update"), state: filepath.Join(dir, "state"),
-		addr: freeAddr(t), keys: []PublicKey{{Name: "test.pub", Key: pk}}, priv: sk,
+		addr: freeport.Addr(t), keys: []PublicKey{{Name: "test.pub", Key: pk}}, priv: sk,
 		rels: filepath.Join(dir, "releases")}
 	b.store = Store{Root: b.root}
 	b.sup = &supervisor{current: filepath.Join(b.root, currentName), addr: b.addr, state: b.state}
@@ -192,16 +193,6 @@ func newBox(t *testing.T) *box {
 	}
 	t.Cleanup(b.sup.stop)
 	return b
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // release signs test version v and returns its manifest's path.

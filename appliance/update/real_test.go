@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/peage/appliance/internal/freeport"
 )
 
 // TestRealAppliance runs the update path with the appliance itself as the unit (`appliance
@@ -35,8 +37,8 @@ func TestRealAppliance(t *testing.T) {
 	})
 
 	b := newBox(t)
-	b.sup.args = []string{"dev", "--api-addr", freeAddr(t), "--admin-addr", b.addr,
-		"--proxy-addr", freeAddr(t), "--state-dir", b.state}
+	b.sup.args = []string{"dev", "--api-addr", freeport.Addr(t), "--admin-addr", b.addr,
+		"--proxy-addr", freeport.Addr(t), "--state-dir", b.state}
 	b.sup.env = []string{"PEAGE_LOG_LEVEL=warn"}
 	gate := b.gate()
 	gate.Bound, gate.Hold = 90*time.Second, 3*time.Second

@@ -16,21 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peage/appliance/internal/freeport"
 	"github.com/peage/appliance/settle"
 	settleclient "github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/pay"
 	"github.com/peage/appliance/settle/x402"
 )
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
 
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
@@ -69,10 +60,10 @@ func startDev(t *testing.T, extra ...string) devStack {
 
 func tryStartDev(t *testing.T, extra []string) (devStack, error) {
 	t.Helper()
-	d := devStack{api: freeAddr(t), admin: freeAddr(t), state: t.TempDir()}
+	d := devStack{api: freeport.Addr(t), admin: freeport.Addr(t), state: t.TempDir()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	args := append([]string{"--api-addr", d.api, "--admin-addr", d.admin, "--proxy-addr", freeAddr(t), "--state-dir", d.state}, extra...)
+	args := append([]string{"--api-addr", d.api, "--admin-addr", d.admin, "--proxy-addr", freeport.Addr(t), "--state-dir", d.state}, extra...)
 	go func() { done <- runDev(ctx, args) }()
 	deadline := time.Now().Add(60 * time.Second)
 	for {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/peage/appliance/appliance/credential"
+	"github.com/peage/appliance/internal/freeport"
 	"github.com/peage/appliance/proxyd"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/client"
@@ -310,7 +311,7 @@ func TestSplitDaemons(t *testing.T) {
 	defer echo.Close()
 	target := lineServer(t)
 	dir := t.TempDir()
-	apiAddr, adminAddr, proxyAddr := freeAddr(t), freeAddr(t), freeAddr(t)
+	apiAddr, adminAddr, proxyAddr := freeport.Addr(t), freeport.Addr(t), freeport.Addr(t)
 	_, proxyPort, _ := net.SplitHostPort(proxyAddr)
 	_, payTo, err := settle.NewHotKey() // a fresh address whose key nobody keeps
 	if err != nil {
@@ -475,7 +476,7 @@ size = 1
 func TestBoxNotSetUp(t *testing.T) {
 	bin := applianceBinary(t)
 	dir := t.TempDir()
-	apiAddr, adminAddr := freeAddr(t), freeAddr(t)
+	apiAddr, adminAddr := freeport.Addr(t), freeport.Addr(t)
 	settleSock := filepath.Join(dir, "run", "settle.sock")
 	config := filepath.Join(dir, "appliance.toml")
 	toml := fmt.Sprintf(`[log]
