@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -413,8 +414,9 @@ func expectKalshi(t *testing.T, e *env) {
 func TestPredictionOneSourceAnswering(t *testing.T) {
 	e := start(t, &apitest.RecordingGate{})
 	expectKalshi(t, e)
-	// Polymarket and Manifold have no recorded answer in the repository (see PROVENANCE):
-	// here they fail, the one as a 500 and the other as a rate limit.
+	// Polymarket and Manifold fail here, the one as a 500 and the other as a rate limit
+	// (their recordings are served in TestPredictionPolymarketAnswering and
+	// TestPredictionManifoldAnsweringDropsResolved).
 	e.poly.Handle(upstreamtest.ServerError())
 	e.manifold.Handle(upstreamtest.TooMany())
 	code, body := e.get(t, "/v1/markets/prediction", nil)
@@ -797,5 +799,54 @@ func TestPredictionManifoldAnsweringDropsResolved(t *testing.T) {
 	}
 	if n := len(e.manifold.Requests()); n != 1 {
 		t.Errorf("%d requests to Manifold", n)
+	}
+}
+
+// TestPredictionPolymarketAnswering serves Polymarket's recorded market (a live Gamma
+// capture, api/upstream/polymarket/testdata/PROVENANCE) as the one-market list GET /markets
+// answers, next to Kalshi's recording: both answered, sorted by 24 h dollar volume.
+func TestPredictionPolymarketAnswering(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	expectKalshi(t, e)
+	rec, err := os.ReadFile(filepath.Join("..", "..", "upstream", "polymarket", "testdata", "market_559651.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.poly.Expect("/markets", upstreamtest.Query("active", "true", "closed", "false", "order", "volume24hr", "ascending", "false", "limit", "100"),
+		upstreamtest.JSON(200, "["+string(rec)+"]"))
+	code, body := e.get(t, "/v1/markets/prediction", url.Values{"sources": {"polymarket,kalshi"}})
+	wantStatus(t, code, 200, body)
+	answered, _ := json.Marshal(body["sources_answered"])
+	failed, _ := json.Marshal(body["sources_failed"])
+	if string(answered) != `["polymarket","kalshi"]` || string(failed) != `[]` {
+		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
+	}
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"count"}, 3.0},
+		// $14,542 traded over 24 h on Polymarket, before Kalshi's $27.63.
+		{[]any{"markets", 0, "source"}, "polymarket"},
+		{[]any{"markets", 0, "question"}, "Xi Jinping out before 2027?"},
+		{[]any{"markets", 0, "outcomes", 0, "outcome"}, "Yes"},
+		{[]any{"markets", 0, "outcomes", 0, "probability"}, 0.0455},
+		{[]any{"markets", 0, "outcomes", 1, "probability"}, 0.9545},
+		{[]any{"markets", 0, "volume_24h_usd"}, 14542.225487},
+		{[]any{"markets", 0, "volume_currency"}, "USD"},
+		{[]any{"markets", 0, "liquidity"}, 237253.02375},
+		{[]any{"markets", 0, "closes_at"}, "2026-12-31T00:00:00Z"},
+		{[]any{"markets", 0, "link"}, "https://polymarket.com/market/xi-jinping-out-before-2027"},
+		{[]any{"markets", 1, "source"}, "kalshi"},
+	} {
+		if got := apitest.At(body, c.path...); got != c.want {
+			t.Errorf("%v = %v, want %v", c.path, got, c.want)
+		}
+	}
+	// A question filter applies to Polymarket's questions too.
+	code, body = e.get(t, "/v1/markets/prediction", url.Values{"q": {"xi jinping"}, "sources": {"polymarket"}})
+	wantStatus(t, code, 200, body)
+	if body["count"] != 1.0 || apitest.At(body, "markets", 0, "source") != "polymarket" {
+		t.Errorf("q=xi jinping: %v", body)
 	}
 }
