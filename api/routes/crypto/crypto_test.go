@@ -850,3 +850,23 @@ func TestPredictionPolymarketAnswering(t *testing.T) {
 		t.Errorf("q=xi jinping: %v", body)
 	}
 }
+
+// TestMarketAllSourcesAnswering adds DefiLlama's recorded stablecoins (top 25 dollar pegs,
+// api/upstream/defillama/testdata/PROVENANCE): the supply is their sum and every source is
+// declared answered.
+func TestMarketAllSourcesAnswering(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	e.gecko.Expect("/api/v3/global", nil, fixture(t, "coingecko", "global.json"))
+	e.gecko.Expect("/api/v3/coins/markets", upstreamtest.Query("vs_currency", "usd", "ids", "bitcoin"), fixture(t, "coingecko", "coins_markets.json"))
+	e.llama.Expect("/stablecoins", upstreamtest.Query("includePrices", "true"), fixture(t, "defillama", "stablecoins_top25.json"))
+	code, body := e.get(t, "/v1/crypto/market", nil)
+	wantStatus(t, code, 200, body)
+	if got := body["stablecoin_supply_usd"]; got != 303966631334.55066 {
+		t.Errorf("stablecoin_supply_usd = %v", got)
+	}
+	answered, _ := json.Marshal(body["sources_answered"])
+	failed, _ := json.Marshal(body["sources_failed"])
+	if string(answered) != `["coingecko:/global","coingecko:/coins/markets","defillama:/stablecoins"]` || string(failed) != `[]` {
+		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
+	}
+}
