@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -413,8 +414,9 @@ func expectKalshi(t *testing.T, e *env) {
 func TestPredictionOneSourceAnswering(t *testing.T) {
 	e := start(t, &apitest.RecordingGate{})
 	expectKalshi(t, e)
-	// Polymarket and Manifold have no recorded answer in the repository (see PROVENANCE):
-	// here they fail, the one as a 500 and the other as a rate limit.
+	// Polymarket and Manifold fail here, the one as a 500 and the other as a rate limit
+	// (their recordings are served in TestPredictionPolymarketAnswering and
+	// TestPredictionManifoldAnsweringDropsResolved).
 	e.poly.Handle(upstreamtest.ServerError())
 	e.manifold.Handle(upstreamtest.TooMany())
 	code, body := e.get(t, "/v1/markets/prediction", nil)
@@ -480,7 +482,8 @@ func TestPredictionAllDown(t *testing.T) {
 func TestNewsOneNewsroomAnswering(t *testing.T) {
 	e := start(t, &apitest.RecordingGate{})
 	e.feeds["coindesk"].Expect("/arc/outboundfeeds/rss/", nil, fixture(t, "rss", "coindesk.xml"))
-	// The other three newsrooms have no recorded answer in the repository (see PROVENANCE).
+	// The other three fail here, each its own way (Cointelegraph's recording is served in
+	// TestNewsTwoNewsroomsAnswering; Decrypt and The Block have none, see PROVENANCE).
 	e.feeds["cointelegraph"].Handle(upstreamtest.ServerError())
 	e.feeds["decrypt"].Handle(upstreamtest.TooMany())
 	e.feeds["theblock"].Handle(upstreamtest.Body(200, "text/html", []byte("<html><body>Just a moment...</body></html>")))
@@ -542,6 +545,18 @@ func TestCanonicalLink(t *testing.T) {
 	}
 	if crypto.CanonicalLink("https://decrypt.co/1/a") == crypto.CanonicalLink("https://decrypt.co/2/a") {
 		t.Error("different paths are different articles")
+	}
+}
+
+func TestUntracked(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"https://cointelegraph.com/news/x?utm_source=rss_feed&utm_medium=rss&utm_campaign=rss_partner_inbound", "https://cointelegraph.com/news/x"},
+		{"https://decrypt.co/a?id=7&utm_source=rss", "https://decrypt.co/a?id=7"},
+		{"https://www.theblock.co/post/1", "https://www.theblock.co/post/1"},
+	} {
+		if got := crypto.Untracked(c.in); got != c.want {
+			t.Errorf("untracked(%s) = %s, want %s", c.in, got, c.want)
+		}
 	}
 }
 
@@ -797,5 +812,124 @@ func TestPredictionManifoldAnsweringDropsResolved(t *testing.T) {
 	}
 	if n := len(e.manifold.Requests()); n != 1 {
 		t.Errorf("%d requests to Manifold", n)
+	}
+}
+
+// TestPredictionPolymarketAnswering serves Polymarket's recorded market (a live Gamma
+// capture, api/upstream/polymarket/testdata/PROVENANCE) as the one-market list GET /markets
+// answers, next to Kalshi's recording: both answered, sorted by 24 h dollar volume.
+func TestPredictionPolymarketAnswering(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	expectKalshi(t, e)
+	rec, err := os.ReadFile(filepath.Join("..", "..", "upstream", "polymarket", "testdata", "market_559651.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.poly.Expect("/markets", upstreamtest.Query("active", "true", "closed", "false", "order", "volume24hr", "ascending", "false", "limit", "100"),
+		upstreamtest.JSON(200, "["+string(rec)+"]"))
+	code, body := e.get(t, "/v1/markets/prediction", url.Values{"sources": {"polymarket,kalshi"}})
+	wantStatus(t, code, 200, body)
+	answered, _ := json.Marshal(body["sources_answered"])
+	failed, _ := json.Marshal(body["sources_failed"])
+	if string(answered) != `["polymarket","kalshi"]` || string(failed) != `[]` {
+		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
+	}
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"count"}, 3.0},
+		// $14,542 traded over 24 h on Polymarket, before Kalshi's $27.63.
+		{[]any{"markets", 0, "source"}, "polymarket"},
+		{[]any{"markets", 0, "question"}, "Xi Jinping out before 2027?"},
+		{[]any{"markets", 0, "outcomes", 0, "outcome"}, "Yes"},
+		{[]any{"markets", 0, "outcomes", 0, "probability"}, 0.0455},
+		{[]any{"markets", 0, "outcomes", 1, "probability"}, 0.9545},
+		{[]any{"markets", 0, "volume_24h_usd"}, 14542.225487},
+		{[]any{"markets", 0, "volume_currency"}, "USD"},
+		{[]any{"markets", 0, "liquidity"}, 237253.02375},
+		{[]any{"markets", 0, "closes_at"}, "2026-12-31T00:00:00Z"},
+		{[]any{"markets", 0, "link"}, "https://polymarket.com/market/xi-jinping-out-before-2027"},
+		{[]any{"markets", 1, "source"}, "kalshi"},
+	} {
+		if got := apitest.At(body, c.path...); got != c.want {
+			t.Errorf("%v = %v, want %v", c.path, got, c.want)
+		}
+	}
+	// A question filter applies to Polymarket's questions too.
+	code, body = e.get(t, "/v1/markets/prediction", url.Values{"q": {"xi jinping"}, "sources": {"polymarket"}})
+	wantStatus(t, code, 200, body)
+	if body["count"] != 1.0 || apitest.At(body, "markets", 0, "source") != "polymarket" {
+		t.Errorf("q=xi jinping: %v", body)
+	}
+}
+
+// TestMarketAllSourcesAnswering adds DefiLlama's recorded stablecoins (top 25 dollar pegs,
+// api/upstream/defillama/testdata/PROVENANCE): the supply is their sum and every source is
+// declared answered.
+func TestMarketAllSourcesAnswering(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	e.gecko.Expect("/api/v3/global", nil, fixture(t, "coingecko", "global.json"))
+	e.gecko.Expect("/api/v3/coins/markets", upstreamtest.Query("vs_currency", "usd", "ids", "bitcoin"), fixture(t, "coingecko", "coins_markets.json"))
+	e.llama.Expect("/stablecoins", upstreamtest.Query("includePrices", "true"), fixture(t, "defillama", "stablecoins_top25.json"))
+	code, body := e.get(t, "/v1/crypto/market", nil)
+	wantStatus(t, code, 200, body)
+	if got := body["stablecoin_supply_usd"]; got != 303966631334.55066 {
+		t.Errorf("stablecoin_supply_usd = %v", got)
+	}
+	answered, _ := json.Marshal(body["sources_answered"])
+	failed, _ := json.Marshal(body["sources_failed"])
+	if string(answered) != `["coingecko:/global","coingecko:/coins/markets","defillama:/stablecoins"]` || string(failed) != `[]` {
+		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
+	}
+}
+
+// TestNewsTwoNewsroomsAnswering merges CoinDesk's and Cointelegraph's recorded feeds
+// (api/upstream/rss/testdata/PROVENANCE): newest first across both, links without their
+// utm_* parameters, Cointelegraph's "Cointelegraph by" dropped from the author.
+func TestNewsTwoNewsroomsAnswering(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	e.feeds["coindesk"].Expect("/arc/outboundfeeds/rss/", nil, fixture(t, "rss", "coindesk.xml"))
+	e.feeds["cointelegraph"].Expect("/rss", nil, fixture(t, "rss", "cointelegraph.xml"))
+	e.feeds["decrypt"].Handle(upstreamtest.ServerError())
+	e.feeds["theblock"].Handle(upstreamtest.ServerError())
+	code, body := e.get(t, "/v1/crypto/news", nil)
+	wantStatus(t, code, 200, body)
+	answered, _ := json.Marshal(body["sources_answered"])
+	failed, _ := json.Marshal(body["sources_failed"])
+	if string(answered) != `["coindesk","cointelegraph"]` || string(failed) != `["decrypt","theblock"]` {
+		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
+	}
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"count"}, 6.0},
+		{[]any{"duplicates_removed"}, 0.0},
+		{[]any{"articles", 0, "source"}, "cointelegraph"},
+		{[]any{"articles", 0, "title"}, "Brazil’s Petrobras uses Cardano to track sustainable aviation fuel, renewable diesel"},
+		{[]any{"articles", 0, "published"}, "2026-09-30T17:17:54Z"},
+		{[]any{"articles", 0, "link"}, "https://cointelegraph.com/news/brazils-petrobras-uses-cardano-to-track-sustainable-aviation-fuel-renewable-diesel"},
+		{[]any{"articles", 0, "authors", 0}, "Nate Kostar"},
+		{[]any{"articles", 0, "categories", 0}, "Latest News"},
+		{[]any{"articles", 0, "summary"}, "Petrobras developed two Cardano-based applications to track sustainability claims tied to aviation fuel and renewable diesel as part of an ongoing research collaboration."},
+		{[]any{"articles", 2, "link"}, "https://cointelegraph.com/magazine/does-thorchain-face-a-criminal-reckoning-near-intents-bitget"},
+		{[]any{"articles", 2, "categories", 0}, "Magazine"},
+		{[]any{"articles", 3, "source"}, "coindesk"},
+		{[]any{"articles", 3, "published"}, "2026-09-25T14:41:53Z"},
+	} {
+		if got := apitest.At(body, c.path...); got != c.want {
+			t.Errorf("%v = %v, want %v", c.path, got, c.want)
+		}
+	}
+	// q across both newsrooms: Bitget is in Cointelegraph's titles and CoinDesk's.
+	code, body = e.get(t, "/v1/crypto/news", url.Values{"q": {"bitget"}})
+	wantStatus(t, code, 200, body)
+	sources := map[any]int{}
+	for i := 0; i < int(body["count"].(float64)); i++ {
+		sources[apitest.At(body, "articles", i, "source")]++
+	}
+	if sources["cointelegraph"] != 2 || sources["coindesk"] == 0 {
+		t.Errorf("q=bitget: %v", sources)
 	}
 }

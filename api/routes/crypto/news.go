@@ -41,7 +41,7 @@ type NewsAnswer struct {
 const newsMethod = "The RSS feeds of CoinDesk, Cointelegraph, Decrypt and The Block read at once; an article is a duplicate " +
 	"of another when its link (host lowercased, query, fragment and trailing slash dropped) or its title (case and " +
 	"spacing ignored) is the same, and the first read is kept; newest first; q keeps articles with every word of q " +
-	"in the title or summary."
+	"in the title or summary. Links lose their utm_* tracking parameters."
 
 func (r *Routes) news(ctx context.Context, req *catalog.Request) (any, error) {
 	var (
@@ -83,7 +83,7 @@ func (r *Routes) news(ctx context.Context, req *catalog.Request) (any, error) {
 			if !matches(it.Title+" "+it.Summary, q) {
 				continue
 			}
-			a := Article{Title: it.Title, Link: it.Link, Source: f.Source, Summary: truncate(it.Summary, summaryMax),
+			a := Article{Title: it.Title, Link: untracked(it.Link), Source: f.Source, Summary: truncate(it.Summary, summaryMax),
 				Authors: it.Authors, Categories: it.Categories, published: it.Published}
 			if !it.Published.IsZero() {
 				a.Published = it.Published.Format(time.RFC3339)
@@ -110,6 +110,23 @@ func canonicalLink(s string) string {
 		return strings.ToLower(s)
 	}
 	return strings.ToLower(u.Host) + strings.TrimSuffix(u.EscapedPath(), "/")
+}
+
+// untracked is the link without the utm_* campaign parameters feeds add to every link
+// (Cointelegraph's ?utm_source=rss_feed&utm_medium=rss&...); other parameters stay.
+func untracked(s string) string {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.RawQuery == "" {
+		return s
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.HasPrefix(k, "utm_") {
+			q.Del(k)
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 func truncate(s string, n int) string {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/peage/appliance/api/apitest"
@@ -259,5 +260,77 @@ func TestStatusProbesAndCaches(t *testing.T) {
 	}
 	if n := len(e.reddit.Requests()); n != 1 {
 		t.Errorf("reddit probed %d times within a minute", n)
+	}
+}
+
+// TestHNThreadFlattensNestedItems serves Algolia's recorded /items answer (a real thread
+// trimmed to its first two top-level comments and all their replies, see
+// api/upstream/hackernews/testdata/PROVENANCE): the tree is flattened in document order with
+// each comment's depth, HN's HTML turned to text, and limit cuts it with truncated set.
+func TestHNThreadFlattensNestedItems(t *testing.T) {
+	e := start(t, "")
+	e.hn.Expect("/api/v1/items/22665398", nil, upstreamtest.File(t, hnFile("item_22665398.json")))
+	status, m := e.get(t, "/v1/social/thread?id=hn:22665398")
+	if status != 200 {
+		t.Fatalf("status %d %v", status, m)
+	}
+	post := m["post"].(map[string]any)
+	if post["id"] != "hn:22665398" || post["title"] != "Ask HN: Who is hiring right now?" || post["author"] != "whoishiring" ||
+		post["score"] != 1083.0 || post["num_comments"] != 12.0 || post["created_at"] != "2020-03-23T16:13:49.000Z" ||
+		post["permalink"] != "https://news.ycombinator.com/item?id=22665398" {
+		t.Errorf("post %v", post)
+	}
+	if text, _ := post["text"].(string); !strings.HasPrefix(text, "We thought it might be helpful to do this sooner than usual.") ||
+		!strings.Contains(text, "There's a corresponding thread") || strings.Contains(text, "<p>") {
+		t.Errorf("post text %q", text)
+	}
+	want := []struct {
+		id     string
+		author string
+		depth  float64
+	}{
+		{"hn:22665510", "chimichangga", 0}, {"hn:22665526", "dang", 1},
+		{"hn:22665560", "coldpie", 0}, {"hn:22665579", "dang", 1}, {"hn:22665607", "coldpie", 2},
+		{"hn:22665789", "fxtentacle", 1}, {"hn:22666153", "coldpie", 2}, {"hn:22666323", "awnfuron", 3},
+		{"hn:22666385", "dang", 4}, {"hn:22666472", "awnfuron", 5},
+		{"hn:22671642", "djmips", 1}, {"hn:22671928", "BoysenberryPi", 2},
+	}
+	comments := m["comments"].([]any)
+	if m["comment_count"] != 12.0 || len(comments) != len(want) || m["truncated"] == true {
+		t.Fatalf("comment_count %v, %d comments, truncated %v", m["comment_count"], len(comments), m["truncated"])
+	}
+	for i, w := range want {
+		c := comments[i].(map[string]any)
+		if c["id"] != w.id || c["author"] != w.author || c["depth"] != w.depth {
+			t.Errorf("comment %d = %v %v %v, want %v", i, c["id"], c["author"], c["depth"], w)
+		}
+	}
+	if c := comments[9].(map[string]any); c["body"] != "Fair enough. Thank you." || c["created_at"] != "2020-03-23T17:37:16.000Z" {
+		t.Errorf("deepest comment %v", c)
+	}
+	if body := comments[1].(map[string]any)["body"]; body != "You have to personally be part of the hiring company to post here. Please see the rules at the top. If Zoom, Domino's, or Dollar General want to do that, they are welcome." {
+		t.Errorf("entities not decoded: %q", body)
+	}
+
+	status, m = e.get(t, "/v1/social/thread?id=hn:22665398&limit=5")
+	if status != 200 {
+		t.Fatalf("limit 5: status %d %v", status, m)
+	}
+	if m["comment_count"] != 5.0 || m["truncated"] != true || m["post"].(map[string]any)["num_comments"] != 12.0 {
+		t.Errorf("limit 5: count %v truncated %v", m["comment_count"], m["truncated"])
+	}
+	if c, w := e.gate.Counts(); c != 2 || w != 0 {
+		t.Errorf("charged %d waived %d", c, w)
+	}
+}
+
+func TestHNThreadMissingAndDown(t *testing.T) {
+	e := start(t, "")
+	e.hn.Handle(upstreamtest.ServerError())
+	if status, m := e.get(t, "/v1/social/thread?id=hn:22665398"); status != 502 {
+		t.Errorf("down: status %d %v", status, m)
+	}
+	if c, w := e.gate.Counts(); c != 0 || w != 1 {
+		t.Errorf("charged %d waived %d", c, w)
 	}
 }

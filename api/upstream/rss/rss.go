@@ -24,12 +24,15 @@ type Feed struct {
 	Source string // short name shown in answers: coindesk, cointelegraph, decrypt, theblock
 	Name   string // registry name
 	Path   string
+	// AuthorPrefix is the newsroom's own name its feed puts before each author
+	// (Cointelegraph's dc:creator reads "Cointelegraph by Nate Kostar"), removed from authors.
+	AuthorPrefix string
 }
 
 // Newsrooms are the four feeds the research names.
 var Newsrooms = []Feed{
 	{Source: "coindesk", Name: "coindesk-rss", Path: "/arc/outboundfeeds/rss/"},
-	{Source: "cointelegraph", Name: "cointelegraph-rss", Path: "/rss"},
+	{Source: "cointelegraph", Name: "cointelegraph-rss", Path: "/rss", AuthorPrefix: "Cointelegraph by "},
 	{Source: "decrypt", Name: "decrypt-rss", Path: "/feed"},
 	{Source: "theblock", Name: "theblock-rss", Path: "/rss.xml"},
 }
@@ -107,6 +110,13 @@ func Fetch(ctx context.Context, c *httpc.Client, f Feed) ([]Item, error) {
 	items, err := Parse(r.Body)
 	if err != nil {
 		return nil, upstream.BadAnswer(f.Name, "GET "+f.Path, r.Status, "", err)
+	}
+	if f.AuthorPrefix != "" {
+		for i := range items {
+			for j, a := range items[i].Authors {
+				items[i].Authors[j] = strings.TrimPrefix(a, f.AuthorPrefix)
+			}
+		}
 	}
 	return items, nil
 }
