@@ -168,7 +168,7 @@ func goldenCases(e *env) []golden {
 			map[string]string{"siret": "string", "rge": "boolean", "qualifications.0.domaine": "string"}},
 		{"bio", "fr.bio", map[string]any{"departement": "93", "q": "naturalia saint ouen"}, map[string]http.Handler{"agence-bio": f("agencebio", "operateurs_siret.json")},
 			map[string]string{"total": "number", "operateurs.0.nom": "string", "operateurs.0.numeroBio": "string", "operateurs.0.activites": "array"}},
-		{"marches_publics", "fr.marches-publics", map[string]any{"q": "toiture", "departement": "69"}, map[string]http.Handler{"boamp": upstreamtest.Want(e.t, "/api/explore/v2.1/catalog/datasets/boamp/records", upstreamtest.Query("limit", "20", "order_by", "dateparution desc", "where", "\"toiture\" AND code_departement=\"69\" AND datelimitereponse >= date'2026-11-21'"), f("boamp", "records.json"))},
+		{"marches_publics", "fr.marches-publics", map[string]any{"q": "toiture vichy", "actif": false}, map[string]http.Handler{"boamp": upstreamtest.Want(e.t, "/api/explore/v2.1/catalog/datasets/boamp/records", upstreamtest.Query("limit", "20", "order_by", "dateparution desc", "where", "\"toiture vichy\""), f("boamp", "records.json"))},
 			map[string]string{"total": "number", "marches.0.acheteur": "string", "marches.0.objet": "string", "marches.0.date_publication": "string", "marches.0.date_limite": "string", "marches.0.jours_restants": "number"}},
 		{"geocode", "fr.geocode", map[string]any{"q": "21 rue des ardennes, Paris"}, map[string]http.Handler{"ban": upstreamtest.Want(e.t, "/geocodage/search",
 			upstreamtest.Query("q", "21 rue des ardennes, Paris", "limit", "5"), f("ban", "search_paris_ardennes.json"))},
