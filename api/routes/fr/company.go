@@ -776,7 +776,7 @@ func (r *Routes) marchesPublics(ctx context.Context, req *catalog.Request) (any,
 	out := Marches{Total: p.TotalCount, Marches: []Marche{}}
 	for _, a := range p.Results {
 		m := Marche{ID: a.IDWeb, Objet: a.Objet, Acheteur: a.NomAcheteur, DatePublication: a.DateParution, DateLimite: strPtr(a.DateLimiteReponse),
-			Departements: nonNil(a.CodeDepartement), Type: nonNil(a.TypeMarche), Nature: a.NatureLibelle, Procedure: a.FamilleLibelle,
+			Departements: nonNil(a.CodeDepartement), Type: nonNil(a.TypeMarche), Nature: a.NatureText(), Procedure: a.FamilleLibelle,
 			MotsCles: nonNil(a.DescripteurLibelle), URL: a.URLAvis}
 		if len(a.DateLimiteReponse) >= 10 {
 			if d, err := parseDay(a.DateLimiteReponse[:10]); err == nil {

@@ -67,10 +67,11 @@ func (r *Routes) nearest(ctx context.Context, req *catalog.Request) (*ban.Featur
 	if err != nil {
 		return nil, fail(err)
 	}
-	if len(res.Features) == 0 {
+	f := res.Nearest()
+	if f == nil {
 		return nil, apierr.NotFound("no French address near %g,%g (the Base Adresse Nationale covers France only)", req.Args.Float("lat"), req.Args.Float("lon"))
 	}
-	return &res.Features[0], nil
+	return f, nil
 }
 
 func (r *Routes) reverseGeocode(ctx context.Context, req *catalog.Request) (any, error) {

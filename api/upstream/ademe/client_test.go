@@ -32,16 +32,21 @@ func TestDPE(t *testing.T) {
 		q  DPEQuery
 		qs string
 	}{
-		{DPEQuery{INSEE: []string{"44109"}}, `code_insee_ban:"44109"`},
-		{DPEQuery{INSEE: []string{"69381", "69382"}}, `code_insee_ban:("69381" OR "69382")`},
-		{DPEQuery{CP: "44000"}, `code_postal_ban:"44000"`},
+		{DPEQuery{INSEE: []string{"75107"}}, `code_insee_ban:"75107"`},
+		{DPEQuery{INSEE: []string{"75107", "75115"}}, `code_insee_ban:("75107" OR "75115")`},
+		{DPEQuery{CP: "75007"}, `code_postal_ban:"75007"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.qs, func(t *testing.T) {
 			s := upstreamtest.New(t)
 			s.Expect(dpePath, upstreamtest.Query("qs", tt.qs, "size", "50", "select", dpeFields, "sort", "-date_etablissement_dpe"), upstreamtest.File(t, "testdata/dpe.json"))
 			d, err := New(s.Client(t, Name)).DPE(context.Background(), tt.q)
-			if err != nil || d.Total != 18342 || d.Results[1].AnneeConstruction != nil {
+			if err != nil || d.Total != 23600 || len(d.Results) != 1 {
+				t.Fatalf("dpe = %+v, %v", d, err)
+			}
+			// The recording keeps no consumption figures nor construction year: they stay nil, not 0.
+			r := d.Results[0]
+			if r.NumeroDPE != "2675E0864501D" || r.EtiquetteDPE != "D" || r.CodeINSEE != "75107" || *r.Surface != 11 || r.ConsoM2 != nil || r.AnneeConstruction != nil {
 				t.Fatalf("dpe = %+v, %v", d, err)
 			}
 		})

@@ -48,10 +48,40 @@ func (c *Client) Search(ctx context.Context, q string, limit int) (*Collection, 
 	return &out, err
 }
 
-// Reverse finds the nearest address of a point.
+// reverseLimit is how many candidates Reverse asks: the geocoder ranks a street and a house
+// number standing at the same distance in any order, so one candidate is not enough to
+// prefer the house number (Nearest).
+const reverseLimit = 5
+
+// Reverse lists the addresses nearest to a point; Nearest picks the answer.
 func (c *Client) Reverse(ctx context.Context, lat, lon float64) (*Collection, error) {
 	var out Collection
 	err := c.h.GetJSON(ctx, "/reverse", url.Values{
-		"lat": {strconv.FormatFloat(lat, 'f', -1, 64)}, "lon": {strconv.FormatFloat(lon, 'f', -1, 64)}, "limit": {"1"}}, &out)
+		"lat": {strconv.FormatFloat(lat, 'f', -1, 64)}, "lon": {strconv.FormatFloat(lon, 'f', -1, 64)}, "limit": {strconv.Itoa(reverseLimit)}}, &out)
 	return &out, err
+}
+
+// Nearest is the closest feature, a house number before any other type at the same distance
+// (a recorded answer lists "Grande Rue" before "23 Grande Rue", both at 149 m); nil when
+// there is none. Features without a distance rank last.
+func (c *Collection) Nearest() *Feature {
+	var best *Feature
+	for i := range c.Features {
+		f := &c.Features[i]
+		if best == nil || closer(f, best) {
+			best = f
+		}
+	}
+	return best
+}
+
+func closer(a, b *Feature) bool {
+	da, db := a.Properties.Distance, b.Properties.Distance
+	switch {
+	case da == nil || db == nil:
+		return da != nil && db == nil
+	case *da != *db:
+		return *da < *db
+	}
+	return a.Properties.Type == "housenumber" && b.Properties.Type != "housenumber"
 }

@@ -22,22 +22,34 @@ func (c *Client) Ready() error { return c.h.Ready() }
 
 // Avis is one notice.
 type Avis struct {
-	IDWeb              string   `json:"idweb"`
-	Objet              string   `json:"objet"`
-	NomAcheteur        string   `json:"nomacheteur"`
-	DateParution       string   `json:"dateparution"`
-	DateFinDiffusion   string   `json:"datefindiffusion"`
-	DateLimiteReponse  string   `json:"datelimitereponse"` // RFC 3339, or null
-	CodeDepartement    []string `json:"code_departement"`
-	TypeMarche         []string `json:"type_marche"`
-	Famille            string   `json:"famille"`
-	FamilleLibelle     string   `json:"famille_libelle"`
-	Nature             string   `json:"nature"`
-	NatureLibelle      string   `json:"nature_libelle"`
-	DescripteurLibelle []string `json:"descripteur_libelle"`
-	URLAvis            string   `json:"url_avis"`
+	IDWeb             string   `json:"idweb"`
+	Objet             string   `json:"objet"`
+	NomAcheteur       string   `json:"nomacheteur"`
+	DateParution      string   `json:"dateparution"`
+	DateFinDiffusion  string   `json:"datefindiffusion"`
+	DateLimiteReponse string   `json:"datelimitereponse"` // RFC 3339, or null
+	CodeDepartement   []string `json:"code_departement"`
+	TypeMarche        []string `json:"type_marche"`
+	Famille           string   `json:"famille"`
+	FamilleLibelle    string   `json:"famille_libelle"`
+	Nature            string   `json:"nature"`
+	NatureLibelle     string   `json:"nature_libelle"`
+	// NatureCategoriseLibelle is the normalised nature ("Avis de marché", "Résultat de marché"),
+	// set on records whose nature_libelle is absent.
+	NatureCategoriseLibelle string   `json:"nature_categorise_libelle"`
+	DescripteurLibelle      []string `json:"descripteur_libelle"`
+	URLAvis                 string   `json:"url_avis"`
 	// Titulaire names the winners on award notices (a list, or one text on some records).
 	Titulaire wire.List[string] `json:"titulaire"`
+}
+
+// NatureText is the notice's nature as BOAMP words it, from whichever of the two fields the
+// record carries.
+func (a Avis) NatureText() string {
+	if a.NatureLibelle != "" {
+		return a.NatureLibelle
+	}
+	return a.NatureCategoriseLibelle
 }
 
 // Query selects notices. OpenOn, when set (YYYY-MM-DD), keeps calls still open that day.

@@ -19,6 +19,7 @@ func TestFind(t *testing.T) {
 	s.Expect("/search", search("552032534", "5"), upstreamtest.File(t, "testdata/search_552032534.json"))
 	s.Expect("/search", search("88087814500015", "5"), upstreamtest.File(t, "testdata/search_88087814500015.json"))
 	s.Expect("/search", search("88087814500099", "5"), upstreamtest.File(t, "testdata/search_88087814500015.json"))
+	s.Expect("/search", search("81280923400030", "5"), upstreamtest.File(t, "testdata/search_81280923400030.json"))
 	c := New(s.Client(t, Name))
 	tests := []struct {
 		q         string
@@ -31,6 +32,7 @@ func TestFind(t *testing.T) {
 		{"552 032 534", []string{"552032534"}},
 		{"88087814500015", []string{"880878145"}}, // the head office
 		{"88087814500099", nil},                   // right SIREN, unknown establishment
+		{"81280923400030", []string{"812809234"}}, // a secondary establishment, not the head office
 	}
 	for _, tt := range tests {
 		r, err := c.Find(context.Background(), tt.q, 5)
@@ -52,6 +54,12 @@ func TestFind(t *testing.T) {
 	r, _ := c.Find(context.Background(), "552032534", 5)
 	u := r.Results[0]
 	if u.Siege.Latitude != "48.876352027085" || len(u.Dirigeants) != 13 || *u.Finances["2024"].CA != 27376000000 {
+		t.Errorf("decoded = %+v", u)
+	}
+	// A turnover of 0 is a figure, not a missing one (recorded September 2026 format, with the NAF 2025 fields).
+	r, _ = c.Find(context.Background(), "81280923400030", 5)
+	u = r.Results[0]
+	if ca := u.Finances["2023"].CA; ca == nil || *ca != 0 || u.Siege.Siret != "81280923400014" || len(u.MatchingEtablissements) != 1 {
 		t.Errorf("decoded = %+v", u)
 	}
 }
