@@ -780,7 +780,7 @@ func (r *Routes) marchesPublics(ctx context.Context, req *catalog.Request) (any,
 			MotsCles: nonNil(a.DescripteurLibelle), URL: a.URLAvis}
 		if len(a.DateLimiteReponse) >= 10 {
 			if d, err := parseDay(a.DateLimiteReponse[:10]); err == nil {
-				n := int(d.Sub(today).Hours() / 24)
+				n := max(0, int(d.Sub(today).Hours()/24)) // a closed tender has no days left; date_limite says when it closed
 				m.JoursRestants = &n
 			}
 		}
