@@ -402,6 +402,10 @@ func render(items []item, from, dump string, size int, scripts bool) ([]rendered
 	}
 	cfg.Queue = 4 * cfg.Size
 	cfg.RecycleJobs = 200
+	// The set has pages Chromium needs many CPU seconds to build (one holds 393 iframes: 17 s
+	// at load 15 on two cores), so on a shared machine the product's job budget would lose
+	// them to the machine, not to extraction, which is what this program measures.
+	cfg.JobTimeout = 3 * time.Minute
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	ctx := context.Background()
 	farm, err := browserfarm.New(ctx, cfg, policy, log)
@@ -450,7 +454,7 @@ func render(items []item, from, dump string, size int, scripts bool) ([]rendered
 func renderOne(ctx context.Context, farm *browserfarm.Farm, u string) rendered {
 	var err error
 	for attempt := range 3 {
-		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		cctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
 		var res *browserfarm.Result
 		res, err = farm.Do(cctx, browserfarm.Task{URL: u, Layout: true})
 		cancel()
