@@ -87,6 +87,7 @@ type Facilitator struct {
 	ledger   *ledger.Ledger
 	channels *ledger.Channels
 	held     sessions // batch-settlement requests between BatchReserve and BatchComplete/Release
+	claimer  claimerState
 
 	locks sync.Map // payment id → *sync.Mutex: one settlement per payment at a time
 	kick  chan struct{}
