@@ -160,6 +160,7 @@ func (f *Facilitator) refresh(ctx context.Context, c ledger.Channel) (ledger.Cha
 	if c.ClaimTx != "" {
 		if r, err := f.o.Backend.TransactionReceipt(ctx, common.HexToHash(c.ClaimTx)); err == nil && r != nil {
 			mined = c.ClaimTx
+			f.recordSpend(ledger.SpendClaim, r) // once per hash: a claim this process saw mined is not counted again
 		}
 	}
 	return f.channels.Update(c.ID, func(c *ledger.Channel) error {
@@ -172,17 +173,10 @@ func (f *Facilitator) refresh(ctx context.Context, c ledger.Channel) (ledger.Cha
 	})
 }
 
-// ClaimerState is what the claimer did last, for the operator.
-type ClaimerState struct {
-	Rounds    int       `json:"rounds"` // claim rounds since the daemon started
-	LastRound time.Time `json:"last_round,omitzero"`
-	LastClaim string    `json:"last_claim_tx,omitempty"`
-	LastError string    `json:"last_error,omitempty"` // the last round's failure, cleared by a good round
-}
-
+// claimerState is what the claimer did last, for the operator.
 type claimerState struct {
 	mu sync.Mutex
-	s  ClaimerState
+	s  ledger.ClaimerView
 }
 
 func (c *claimerState) done(at time.Time, rep ClaimReport, err error) {
@@ -195,11 +189,11 @@ func (c *claimerState) done(at time.Time, rep ClaimReport, err error) {
 		c.s.LastError = err.Error()
 	}
 	if rep.ClaimTx != "" {
-		c.s.LastClaim = rep.ClaimTx
+		c.s.LastClaimTx = rep.ClaimTx
 	}
 }
 
-func (c *claimerState) get() ClaimerState {
+func (c *claimerState) get() ledger.ClaimerView {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.s
@@ -223,5 +217,12 @@ func (f *Facilitator) claimLoop(ctx context.Context, p ClaimPolicy) {
 	}
 }
 
-// ClaimerState is what the claimer did last.
-func (f *Facilitator) ClaimerState() ClaimerState { return f.claimer.get() }
+// ClaimerState is the claimer's policy and what it did last.
+func (f *Facilitator) ClaimerState() ledger.ClaimerView {
+	v := f.claimer.get()
+	if f.BatchEnabled() {
+		v.IntervalSeconds = int(f.o.Claim.Interval / time.Second)
+	}
+	v.MinClaimable, v.WithdrawMarginSeconds = f.o.Claim.MinClaimable, int(f.o.Claim.WithdrawMargin/time.Second)
+	return v
+}

@@ -146,14 +146,14 @@ func TestClaimIntervalRunsClaimer(t *testing.T) {
 			if !tc.wantClaim {
 				deadline = time.Now().Add(500 * time.Millisecond) // 25 short intervals
 			}
-			for time.Now().Before(deadline) && e.f.ClaimerState().LastClaim == "" {
+			for time.Now().Before(deadline) && e.f.ClaimerState().LastClaimTx == "" {
 				time.Sleep(10 * time.Millisecond)
 			}
 			st := e.f.ClaimerState()
 			want := int64(0)
 			if tc.wantClaim {
 				want = 4 * price
-				if st.Rounds == 0 || st.LastClaim == "" || st.LastError != "" {
+				if st.Rounds == 0 || st.LastClaimTx == "" || st.LastError != "" {
 					t.Fatalf("claimer state %+v", st)
 				}
 			} else if st.Rounds != 0 {
