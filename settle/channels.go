@@ -13,6 +13,7 @@ import (
 
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/chain"
+	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/usdc"
 	"github.com/peage/appliance/settle/x402"
 )
@@ -252,13 +253,14 @@ var errSimulation = errors.New("simulation failed")
 
 // transact sends one call to the settlement contract from the hot key and waits for its
 // receipt; a revert at estimation or in the receipt is errSimulation / a failed receipt.
-func (f *Facilitator) transact(ctx context.Context, data []byte) (*types.Receipt, error) {
-	return f.transactRecorded(ctx, data, func(*types.Transaction) error { return nil })
+func (f *Facilitator) transact(ctx context.Context, kind string, data []byte) (*types.Receipt, error) {
+	return f.transactRecorded(ctx, kind, data, func(*types.Transaction) error { return nil })
 }
 
 // transactRecorded is transact with record called with each signed transaction before it is
-// broadcast (the claimer journals its claim there).
-func (f *Facilitator) transactRecorded(ctx context.Context, data []byte, record chain.Recorder) (*types.Receipt, error) {
+// broadcast (the claimer journals its claim there). Its mined receipt's gas is journaled under
+// kind (ledger.Spend*) for the operator's gas per paid call.
+func (f *Facilitator) transactRecorded(ctx context.Context, kind string, data []byte, record chain.Recorder) (*types.Receipt, error) {
 	c := chain.Call{To: batch.SettlementAddress, Data: data}
 	gas, err := f.sender.Estimate(ctx, c)
 	if err != nil {
@@ -275,7 +277,23 @@ func (f *Facilitator) transactRecorded(ctx context.Context, data []byte, record 
 	if f.o.OnBroadcast != nil {
 		f.o.OnBroadcast("batch", tx.Hash())
 	}
-	return f.sender.Wait(ctx, tx, record)
+	r, err := f.sender.Wait(ctx, tx, record)
+	if r != nil {
+		f.recordSpend(kind, r)
+	}
+	return r, err
+}
+
+// recordSpend journals what a mined batch-settlement transaction cost; a failure to write it
+// loses a figure of the operator's view, not money, so it is logged, not returned.
+func (f *Facilitator) recordSpend(kind string, r *types.Receipt) {
+	wei := "0"
+	if r.EffectiveGasPrice != nil {
+		wei = new(big.Int).Mul(new(big.Int).SetUint64(r.GasUsed), r.EffectiveGasPrice).String()
+	}
+	if err := f.spends.Record(ledger.Spend{Tx: r.TxHash.Hex(), Kind: kind, Gas: r.GasUsed, Wei: wei, At: f.o.Now().UTC()}); err != nil {
+		f.log.Warn("batch transaction gas not recorded", keyTx, r.TxHash.Hex(), keyErr, err)
+	}
 }
 
 // ClaimRow is one channel's latest voucher for a claim.
@@ -309,7 +327,7 @@ func (f *Facilitator) claimRecorded(ctx context.Context, rows []ClaimRow, record
 	if err != nil {
 		return nil, err
 	}
-	return f.transactRecorded(ctx, settlementABI.PackClaimWithSignature(claims, sig), record)
+	return f.transactRecorded(ctx, ledger.SpendClaim, settlementABI.PackClaimWithSignature(claims, sig), record)
 }
 
 // Sweep transfers everything claimed and unsettled for payTo in one transfer; it returns the
@@ -327,7 +345,7 @@ func (f *Facilitator) Sweep(ctx context.Context) (*big.Int, *types.Receipt, erro
 	if owed.Sign() == 0 {
 		return owed, nil, nil
 	}
-	r, err := f.transact(ctx, settlementABI.PackSettle(f.o.PayTo, f.o.Asset))
+	r, err := f.transact(ctx, ledger.SpendSweep, settlementABI.PackSettle(f.o.PayTo, f.o.Asset))
 	return owed, r, err
 }
 
@@ -381,7 +399,7 @@ func (f *Facilitator) BatchSettle(ctx context.Context, req *x402.BatchRequest) (
 	var amount *big.Int
 	if p.Type == x402.BatchDeposit {
 		amount = c.deposit.Amount
-		r, err = f.transact(ctx, settlementABI.PackDeposit(boundConfig(c.cfg), amount, batch.ERC3009CollectorAddress, c.deposit.CollectorData()))
+		r, err = f.transact(ctx, ledger.SpendDeposit, settlementABI.PackDeposit(boundConfig(c.cfg), amount, batch.ERC3009CollectorAddress, c.deposit.CollectorData()))
 		if err != nil {
 			return f.txFailure(err, x402.ReasonBatchDepositSimulation, payer)
 		}
@@ -442,7 +460,7 @@ func (f *Facilitator) refund(ctx context.Context, c *batchCall, text string) (*t
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := f.transact(ctx, settlementABI.PackRefundWithSignature(boundConfig(c.cfg), amount, c.onchain.RefundNonce, sig))
+	r, err := f.transact(ctx, ledger.SpendRefund, settlementABI.PackRefundWithSignature(boundConfig(c.cfg), amount, c.onchain.RefundNonce, sig))
 	return r, amount, err
 }
 

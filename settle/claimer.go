@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -21,9 +22,24 @@ type ClaimPolicy struct {
 	// still works).
 	Interval time.Duration
 	// MinClaimable: claim only once the unclaimed total over all channels reaches this (atomic
-	// units), so a claim's gas is spread over many calls. A channel whose payer has started a
-	// timed withdrawal is claimed regardless: its vouchers become worthless once it finalizes.
+	// units), so a claim's gas is spread over many calls.
 	MinClaimable uint64
+	// WithdrawMargin: a channel whose payer has started a timed withdrawal is claimed whatever
+	// MinClaimable once its withdrawal can finalize within this margin (its vouchers become
+	// worthless then); 0 claims it at the first look after the withdrawal is seen.
+	WithdrawMargin time.Duration
+}
+
+// withdrawalDue reports whether c's pending withdrawal can finalize within the margin.
+func (p ClaimPolicy) withdrawalDue(c *ledger.Channel, now time.Time) bool {
+	if c.WithdrawRequestedAt == 0 {
+		return false
+	}
+	if p.WithdrawMargin == 0 {
+		return true
+	}
+	finalizeAt := time.Unix(int64(c.WithdrawRequestedAt)+int64(c.Config.WithdrawDelay), 0)
+	return !now.Add(p.WithdrawMargin).Before(finalizeAt)
 }
 
 // ClaimReport is what one claim round did.
@@ -42,7 +58,12 @@ type ClaimReport struct {
 // its latest voucher covers), and sweeps everything claimed to payTo in one transfer. The claim
 // transaction is journaled on each channel before it is broadcast; a claim is cumulative, so
 // one repeated after a crash is a no-op on chain and nothing is claimed twice.
-func (f *Facilitator) ClaimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport, error) {
+func (f *Facilitator) ClaimOnce(ctx context.Context, p ClaimPolicy) (rep ClaimReport, err error) {
+	defer func() { f.claimer.done(f.o.Now(), rep, err) }()
+	return f.claimOnce(ctx, p)
+}
+
+func (f *Facilitator) claimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport, error) {
 	rep := ClaimReport{Claimed: new(big.Int), Swept: new(big.Int)}
 	if !f.BatchEnabled() {
 		return rep, errors.New("claim: batch-settlement is not enabled")
@@ -78,7 +99,7 @@ func (f *Facilitator) ClaimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport
 		rows = append(rows, ClaimRow{Config: *cfg, Max: new(big.Int).SetUint64(c.SignedMax), Signature: sig, Claim: new(big.Int).SetUint64(claim)})
 		ids = append(ids, c.ID)
 		unclaimed += claim - c.TotalClaimed
-		urgent = urgent || c.WithdrawRequestedAt != 0
+		urgent = urgent || p.withdrawalDue(&c, f.o.Now())
 	}
 	if len(rows) > 0 && (urgent || unclaimed >= p.MinClaimable) {
 		record := func(tx *types.Transaction) error {
@@ -139,6 +160,7 @@ func (f *Facilitator) refresh(ctx context.Context, c ledger.Channel) (ledger.Cha
 	if c.ClaimTx != "" {
 		if r, err := f.o.Backend.TransactionReceipt(ctx, common.HexToHash(c.ClaimTx)); err == nil && r != nil {
 			mined = c.ClaimTx
+			f.recordSpend(ledger.SpendClaim, r) // once per hash: a claim this process saw mined is not counted again
 		}
 	}
 	return f.channels.Update(c.ID, func(c *ledger.Channel) error {
@@ -149,6 +171,32 @@ func (f *Facilitator) refresh(ctx context.Context, c ledger.Channel) (ledger.Cha
 		c.SyncedAt = f.o.Now()
 		return nil
 	})
+}
+
+// claimerState is what the claimer did last, for the operator.
+type claimerState struct {
+	mu sync.Mutex
+	s  ledger.ClaimerView
+}
+
+func (c *claimerState) done(at time.Time, rep ClaimReport, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.s.Rounds++
+	c.s.LastRound = at
+	c.s.LastError = ""
+	if err != nil {
+		c.s.LastError = err.Error()
+	}
+	if rep.ClaimTx != "" {
+		c.s.LastClaimTx = rep.ClaimTx
+	}
+}
+
+func (c *claimerState) get() ledger.ClaimerView {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.s
 }
 
 // claimLoop runs ClaimOnce every policy interval until ctx ends.
@@ -167,4 +215,14 @@ func (f *Facilitator) claimLoop(ctx context.Context, p ClaimPolicy) {
 			f.log.Info("claim round", keyCount, rep.Channels, keyTx, rep.ClaimTx)
 		}
 	}
+}
+
+// ClaimerState is the claimer's policy and what it did last.
+func (f *Facilitator) ClaimerState() ledger.ClaimerView {
+	v := f.claimer.get()
+	if f.BatchEnabled() {
+		v.IntervalSeconds = int(f.o.Claim.Interval / time.Second)
+	}
+	v.MinClaimable, v.WithdrawMarginSeconds = f.o.Claim.MinClaimable, int(f.o.Claim.WithdrawMargin/time.Second)
+	return v
 }

@@ -46,7 +46,24 @@ type Config struct {
 	SettleMargin          time.Duration `toml:"-"`
 	ReceiptTimeoutSeconds int           `toml:"receipt_timeout_seconds"`
 	ReplaceAfterSeconds   int           `toml:"replace_after_seconds"`
+
+	// The batch-settlement claimer's policy (ClaimPolicy): how often it looks at the channels,
+	// the unclaimed value worth a claim transaction, and how long before a payer's timed
+	// withdrawal can finalize its channel is claimed whatever that minimum.
+	ClaimIntervalSeconds       int    `toml:"claim_interval_seconds"`
+	ClaimMinValue              uint64 `toml:"claim_min_value"`
+	ClaimWithdrawMarginSeconds int    `toml:"claim_withdraw_margin_seconds"`
 }
+
+// Claim policy defaults and bounds. A claim costs about the same gas whatever it carries, so the
+// minimum (1 USDC, 200 MICRO calls) spreads it; the margin leaves the claimer at least one
+// look and a receipt wait before the shortest withdrawal delay (15 min) runs out.
+const (
+	DefaultClaimInterval       = 5 * time.Minute
+	DefaultClaimMinValue       = 1_000_000
+	DefaultClaimWithdrawMargin = 10 * time.Minute
+	maxClaimInterval           = 24 * time.Hour
+)
 
 // DefaultConfig is Base mainnet USDC; PayTo, RPCURL and the hot key must be configured.
 func DefaultConfig() Config {
@@ -54,7 +71,28 @@ func DefaultConfig() Config {
 		HotKeyFile: "settle-hot-key", Socket: "/run/peage-settle/settle.sock", StateDir: "/var/lib/peage/settle",
 		ExposureCap: 1_000_000, TotalExposureCap: 20_000_000, SettleMargin: DefaultSettleMargin,
 		ReceiptTimeoutSeconds: 90, ReplaceAfterSeconds: 30,
+		ClaimIntervalSeconds: int(DefaultClaimInterval / time.Second), ClaimMinValue: DefaultClaimMinValue,
+		ClaimWithdrawMarginSeconds: int(DefaultClaimWithdrawMargin / time.Second),
 	}
+}
+
+// ClaimPolicy is the claimer's policy from the configuration, or an error naming the key. The
+// withdrawal margin must cover one claim interval and one receipt wait, or a withdrawal
+// initiated just after a look could finalize before the claim that should precede it is mined.
+func (c Config) ClaimPolicy() (ClaimPolicy, error) {
+	var errs []error
+	interval := time.Duration(c.ClaimIntervalSeconds) * time.Second
+	margin := time.Duration(c.ClaimWithdrawMarginSeconds) * time.Second
+	if interval <= 0 || interval > maxClaimInterval {
+		errs = append(errs, fmt.Errorf("config key settle.claim_interval_seconds: must be between 1 and %d", int(maxClaimInterval/time.Second)))
+	}
+	if need := interval + time.Duration(max(c.ReceiptTimeoutSeconds, 0))*time.Second; interval > 0 && margin < need {
+		errs = append(errs, fmt.Errorf("config key settle.claim_withdraw_margin_seconds: must be at least settle.claim_interval_seconds + settle.receipt_timeout_seconds (%d), so a withdrawal is claimed before it can finalize", int(need/time.Second)))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ClaimPolicy{}, err
+	}
+	return ClaimPolicy{Interval: interval, MinClaimable: c.ClaimMinValue, WithdrawMargin: margin}, nil
 }
 
 // Validate reports what is missing or wrong, naming the key.
@@ -72,6 +110,9 @@ func (c Config) Validate() error {
 		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
 			errs = append(errs, fmt.Errorf("settle.listen %q must be a loopback address", c.Listen))
 		}
+	}
+	if _, err := c.ClaimPolicy(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -166,6 +207,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger, ready func()) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	claim, _ := c.ClaimPolicy() // checked by Validate
 	key, err := LoadKey(c.HotKeyFile)
 	if err != nil {
 		return fmt.Errorf("hot key: %w", err)
@@ -180,7 +222,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger, ready func()) error {
 		Network: p.Network, Asset: common.HexToAddress(p.Asset), TokenName: p.TokenName, TokenVersion: p.TokenVersion,
 		PayTo: common.HexToAddress(p.PayTo), Backend: rpc, HotKey: key, LedgerDir: filepath.Join(c.StateDir, "ledger"),
 		LedgerSync: journal.SyncAlways, ExposureCap: c.ExposureCap, TotalExposureCap: c.TotalExposureCap,
-		SettleMargin: c.SettleMargin, Logger: log,
+		SettleMargin: c.SettleMargin, Logger: log, Claim: claim,
 		Sender: chain.SenderOptions{
 			ReceiptTimeout: time.Duration(c.ReceiptTimeoutSeconds) * time.Second,
 			ReplaceAfter:   time.Duration(c.ReplaceAfterSeconds) * time.Second,

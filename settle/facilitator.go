@@ -86,7 +86,9 @@ type Facilitator struct {
 	sender   *chain.Sender
 	ledger   *ledger.Ledger
 	channels *ledger.Channels
-	held     sessions // batch-settlement requests between BatchReserve and BatchComplete/Release
+	spends   *ledger.Spends // batch-settlement transactions' gas
+	held     sessions       // batch-settlement requests between BatchReserve and BatchComplete/Release
+	claimer  claimerState
 
 	locks sync.Map // payment id → *sync.Mutex: one settlement per payment at a time
 	kick  chan struct{}
@@ -140,11 +142,18 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 		_ = f.ledger.Close()
 		return nil, err
 	}
+	f.spends, err = ledger.OpenSpends(o.LedgerDir, o.LedgerSync, o.Logger)
+	if err != nil {
+		_ = f.channels.Close()
+		_ = f.ledger.Close()
+		return nil, err
+	}
 	f.verifier = &exact.Verifier{Reader: f.reader, Now: o.Now, ValidBeforeMargin: 6 * time.Second, Skew: 5 * time.Second}
 	// Reservations whose work was running when the process died never produced an answer:
 	// give their nonces back so the payer is not charged.
 	for _, r := range f.ledger.List(ledger.Reserved) {
 		if _, err := f.ledger.Update(r.ID, func(r *ledger.Record) error { r.Status = ledger.Released; return nil }); err != nil {
+			_ = f.spends.Close()
 			_ = f.channels.Close()
 			_ = f.ledger.Close()
 			return nil, err
@@ -194,7 +203,7 @@ func (f *Facilitator) Close() error {
 	f.stop()
 	<-f.done
 	f.wg.Wait()
-	return errors.Join(f.channels.Close(), f.ledger.Close())
+	return errors.Join(f.spends.Close(), f.channels.Close(), f.ledger.Close())
 }
 
 // Channels is the journaled batch-settlement channel store.
@@ -637,6 +646,7 @@ func (f *Facilitator) final(id string, receipt *types.Receipt) (ledger.Record, e
 	return f.ledger.Update(id, func(r *ledger.Record) error {
 		if receipt.EffectiveGasPrice != nil {
 			r.GasWei = new(big.Int).Mul(new(big.Int).SetUint64(receipt.GasUsed), receipt.EffectiveGasPrice).String()
+			r.GasUsed = receipt.GasUsed
 		}
 		if receipt.Status == types.ReceiptStatusSuccessful {
 			r.Status, r.Tx, r.Reason = ledger.Settled, receipt.TxHash.Hex(), ""
@@ -758,6 +768,12 @@ func (f *Facilitator) Revenue() []ledger.RevenueRow { return f.ledger.Revenue() 
 
 // Stats is the settlement queue and the gas spent, for the operator.
 func (f *Facilitator) Stats() ledger.Stats { return f.ledger.Stats() }
+
+// ChannelsReport is batch-settlement for the operator: every channel (as last mirrored), the
+// totals, the gas per paid call of both schemes, and the claimer.
+func (f *Facilitator) ChannelsReport() ledger.ChannelsReport {
+	return ledger.Report(f.BatchEnabled(), f.channels.List(), f.ledger.Stats(), f.spends.ByKind(), f.ClaimerState())
+}
 
 func callMsg(to common.Address, data []byte) ethereum.CallMsg {
 	return ethereum.CallMsg{To: &to, Data: data}

@@ -30,6 +30,7 @@ const maxBody = 64 << 10
 //	POST /batch/reserve  /batch/release  /batch/complete   the same for a batch-settlement channel
 //	GET  /revenue                  settled revenue by UTC day and route
 //	GET  /stats                    payments by status, the oldest owed, gas spent by UTC day
+//	GET  /channels                 batch-settlement channels, totals, gas per paid call, claimer
 //	GET  /payments?limit=N         the most recently updated payments
 //	GET  /payment?payer=&nonce=    one payment's status
 //
@@ -40,6 +41,7 @@ func (f *Facilitator) Handler() http.Handler {
 	mux.HandleFunc("GET /supported", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, f.Supported()) })
 	mux.HandleFunc("GET /revenue", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, f.Revenue()) })
 	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, f.Stats()) })
+	mux.HandleFunc("GET /channels", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, f.ChannelsReport()) })
 	mux.HandleFunc("GET /payments", func(w http.ResponseWriter, r *http.Request) {
 		n, err := strconv.Atoi(r.URL.Query().Get("limit"))
 		if err != nil || n <= 0 || n > maxListed {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, text string) string {
@@ -54,6 +55,13 @@ func TestLoad(t *testing.T) {
 		{name: "trust_proxy is gone", file: "[api]\ntrust_proxy = true\n", wantErr: "unknown key api.trust_proxy"},
 		{name: "bad free burst", env: []string{"PEAGE_API_FREE_BURST=0"}, wantErr: "config key api.free_burst"},
 		{name: "bad free share", file: "[browserfarm]\nfree_share = 1.5\n", wantErr: "config key browserfarm.free_share"},
+		{name: "bad claim interval", file: "[settle]\nclaim_interval_seconds = 0\n", wantErr: "config key settle.claim_interval_seconds"},
+		{name: "claim margin shorter than a look and a receipt wait", file: "[settle]\nclaim_interval_seconds = 600\nclaim_withdraw_margin_seconds = 600\n", wantErr: "config key settle.claim_withdraw_margin_seconds"},
+		{name: "claim policy from file", file: "[settle]\nclaim_interval_seconds = 30\nclaim_min_value = 5000\nclaim_withdraw_margin_seconds = 200\n",
+			check: func(c Config) bool {
+				p, err := c.Settle.ClaimPolicy()
+				return err == nil && p.Interval == 30*time.Second && p.MinClaimable == 5000 && p.WithdrawMargin == 200*time.Second
+			}},
 		// 2.5 USDC of inboxes hold 3.05 GiB of bodies: the default must be above that.
 		{name: "inbox budget above what 2.5 USDC buys", check: func(c Config) bool { return c.Inbox.BudgetBytes >= 8<<30 }},
 		{name: "inbox budget from env", env: []string{"PEAGE_INBOX_BUDGET_BYTES=2147483648"},

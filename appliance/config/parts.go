@@ -45,6 +45,9 @@ func (p *Parts) validate() []error {
 	if m := p.Settlement.SettleMarginSeconds; m < 10 || m > int(paywall.MaxSettleMargin/time.Second) {
 		errs = append(errs, fmt.Errorf("config key settlement.settle_margin_seconds: must be between 10 and %d", int(paywall.MaxSettleMargin/time.Second)))
 	}
+	if _, err := p.Settle.ClaimPolicy(); err != nil {
+		errs = append(errs, err)
+	}
 	if p.Browser.FreeShare <= 0 || p.Browser.FreeShare > 1 {
 		errs = append(errs, fmt.Errorf("config key browserfarm.free_share: must be more than 0 and at most 1 (the fraction of browsers free calls may hold)"))
 	}

@@ -18,7 +18,7 @@ import (
 // drew the seeded snapshot: a bar per day with the day's revenue, heights in proportion, the
 // routes' revenue and calls, the gas by day, the headline figures.
 func TestDashboardInChromium(t *testing.T) {
-	src := Sources{Ledger: localLedger{l: seedLedger(t, seededPayments)}, Free: seedFree(t, []time.Time{day(21, 1)}),
+	src := Sources{Ledger: localLedger{l: seedLedger(t, seededPayments), ch: seedChannels(t), spends: seededSpends}, Free: seedFree(t, []time.Time{day(21, 1)}),
 		Metrics: seededMetrics(true), Proxy: proxyFigures{stats: &proxyFiguresStats, status: &proxyFiguresStatus},
 		Now: func() time.Time { return now }, Days: 7, Version: "1.2.3", Started: now.Add(-time.Hour),
 		Health: func() Health {
@@ -105,7 +105,8 @@ func TestDashboardInChromium(t *testing.T) {
 			t.Errorf("no tile %q in %q", want, page.Tiles)
 		}
 	}
-	for _, want := range []string{"2 up of 2", "3 active of 4", "203.0.113.7 · FR · AS3215 · Orange", "1 (0.005000 USDC)", "18.447032073709552616 ETH"} {
+	for _, want := range []string{"2 up of 2", "3 active of 4", "203.0.113.7 · FR · AS3215 · Orange", "1 (0.005000 USDC)", "18.447032073709552616 ETH",
+		"unclaimed0.060000 USDC", "2 (1 withdrawals pending)", "0xpayer11.0000000.2000000.1500000.05000040", "batch 8333 over 42"} {
 		if !strings.Contains(page.Text, want) {
 			t.Errorf("the cards do not say %q:\n%s", want, page.Text)
 		}

@@ -33,6 +33,7 @@ const (
 type Ledger interface {
 	Revenue(ctx context.Context) ([]ledger.RevenueRow, error)
 	Stats(ctx context.Context) (ledger.Stats, error)
+	Channels(ctx context.Context) (ledger.ChannelsReport, error)
 }
 
 // Proxy is proxyd as the API reaches it: its counters and its exit check.
@@ -87,6 +88,7 @@ type Snapshot struct {
 	Proxy       ProxyView  `json:"proxy"`
 	Exit        Exit       `json:"exit"`
 	Settlement  Settlement `json:"settlement"`
+	Channels    Channels   `json:"channels"`
 }
 
 // Revenue is the settled revenue (the ledger counts a payment on the UTC day it settled) and
@@ -192,6 +194,20 @@ type Settlement struct {
 	OldestOwed time.Time `json:"oldest_owed,omitzero"`
 	GasWei     string    `json:"gas_wei"`
 	GasByDay   []DayGas  `json:"gas_by_day"` // the last Days UTC days, oldest first, zeros kept
+	// GasPerCall is the gas of exact's settlements and of batch-settlement's deposits,
+	// claims, sweeps and refunds, divided by the paid calls each scheme served.
+	GasPerCall ledger.GasPerCall `json:"gas_per_paid_call"`
+}
+
+// Channels are the batch-settlement channels (settle's channel store, as last mirrored from
+// the chain), their totals (unclaimed: charged to payers, not yet claimed on chain) and the
+// claimer.
+type Channels struct {
+	Error    string               `json:"error,omitempty"`
+	Enabled  bool                 `json:"enabled"`
+	Totals   ledger.ChannelTotals `json:"totals"`
+	Channels []ledger.ChannelView `json:"channels"`
+	Claimer  ledger.ClaimerView   `json:"claimer"`
 }
 
 // Count is a number of payments and their amount.
@@ -239,13 +255,37 @@ func Build(ctx context.Context, src Sources) Snapshot {
 		}()
 	}
 	run(func(ctx context.Context) { s.Revenue = revenue(ctx, src, dayList) })
+	var report ledger.ChannelsReport
 	run(func(ctx context.Context) { s.Settlement = settlement(ctx, src, dayList) })
+	run(func(ctx context.Context) { s.Channels, report = channels(ctx, src) })
 	run(func(ctx context.Context) { s.Proxy = proxyView(ctx, src.Proxy) })
 	run(func(ctx context.Context) { s.Exit = exit(ctx, src.Proxy) })
 	s.Routes = routes(src.Metrics)
 	s.Farm = farm(src.Metrics)
 	wg.Wait()
+	s.Settlement.GasPerCall = ledger.NewGasPerCall(ledger.GasFigures{Wei: "0"}, 0, map[string]ledger.GasFigures{}, 0)
+	if s.Settlement.Error == "" && s.Channels.Error == "" {
+		s.Settlement.GasPerCall = report.Gas
+	}
 	return s
+}
+
+func channels(ctx context.Context, src Sources) (Channels, ledger.ChannelsReport) {
+	c := Channels{Channels: []ledger.ChannelView{}}
+	if src.Ledger == nil {
+		c.Error = noLedger(src)
+		return c, ledger.ChannelsReport{}
+	}
+	rep, err := src.Ledger.Channels(ctx)
+	if err != nil {
+		c.Error = "the settle daemon's channels cannot be read: " + err.Error()
+		return c, rep
+	}
+	c.Enabled, c.Totals, c.Claimer = rep.Enabled, rep.Totals, rep.Claimer
+	if rep.Channels != nil {
+		c.Channels = rep.Channels
+	}
+	return c, rep
 }
 
 // lastDays are the n UTC days ending with at's, oldest first.

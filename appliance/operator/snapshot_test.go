@@ -15,6 +15,7 @@ import (
 	"github.com/peage/appliance/appliance/state"
 	proxyclient "github.com/peage/appliance/proxyd/client"
 	"github.com/peage/appliance/settle/ledger"
+	"github.com/peage/appliance/settle/x402"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -24,14 +25,57 @@ var now = time.Date(2026, 11, 22, 18, 30, 0, 0, time.UTC)
 
 // localLedger serves a ledger opened in the test as the settle client serves the daemon's.
 type localLedger struct {
-	l   *ledger.Ledger
-	err error
+	l      *ledger.Ledger
+	err    error
+	ch     *ledger.Channels
+	spends map[string]ledger.GasFigures
 }
 
 func (l localLedger) Revenue(context.Context) ([]ledger.RevenueRow, error) {
 	return l.l.Revenue(), l.err
 }
 func (l localLedger) Stats(context.Context) (ledger.Stats, error) { return l.l.Stats(), l.err }
+
+// Channels is settle's report computed the same way from the seeded channel store (none
+// when the test seeded none) and the ledger's exact payments; the batch transactions are seeded.
+func (l localLedger) Channels(context.Context) (ledger.ChannelsReport, error) {
+	if l.ch == nil {
+		return ledger.Report(false, nil, l.l.Stats(), l.spends, ledger.ClaimerView{}), l.err
+	}
+	return ledger.Report(true, l.ch.List(), l.l.Stats(), l.spends, ledger.ClaimerView{IntervalSeconds: 300, MinClaimable: 1_000_000,
+		WithdrawMarginSeconds: 600, Rounds: 4, LastRound: day(22, 18), LastClaimTx: "0x5eed"}), l.err
+}
+
+// seedChannels writes two channels through the channel store's own API: one with 40 calls,
+// 30 of them claimed and a withdrawal pending, one with 2 calls, none claimed.
+func seedChannels(t *testing.T) *ledger.Channels {
+	t.Helper()
+	s, err := ledger.OpenChannels(ledger.ChannelOptions{Dir: t.TempDir(), Sync: journal.SyncAlways})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for _, c := range []ledger.Channel{
+		{ID: "0xc1", Config: x402.ChannelConfig{Payer: "0xpayer1", WithdrawDelay: 900}, Charged: 200_000, SignedMax: 200_000, Balance: 1_000_000,
+			TotalClaimed: 150_000, Calls: 40, WithdrawRequestedAt: uint64(day(22, 18).Unix()), SyncedAt: day(22, 18)},
+		{ID: "0xc2", Config: x402.ChannelConfig{Payer: "0xpayer2", WithdrawDelay: 900}, Charged: 10_000, SignedMax: 10_000, Balance: 500_000,
+			Calls: 2, SyncedAt: day(22, 17)},
+	} {
+		if _, _, err := s.Begin(c.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Commit(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// seededSpends are the batch transactions of the seeded channels: 2 deposits, 1 claim, 1 sweep.
+var seededSpends = map[string]ledger.GasFigures{
+	ledger.SpendDeposit: {Transactions: 2, Gas: 180_000, Wei: "1800000000000"}, ledger.SpendClaim: {Transactions: 1, Gas: 110_000, Wei: "1100000000000"},
+	ledger.SpendSweep: {Transactions: 1, Gas: 60_000, Wei: "600000000000"}, ledger.SpendRefund: {Wei: "0"},
+}
 
 // payment is one seeded ledger record: reserved at at, then moved to status (with its gas).
 type payment struct {
@@ -152,7 +196,7 @@ func TestSnapshot(t *testing.T) {
 			return Sources{Ledger: localLedger{l: seedLedger(t, nil)}, Free: seedFree(t, nil), Metrics: &obs.Registry{}, Health: health}
 		}},
 		{"seeded", func(t *testing.T) Sources {
-			return Sources{Ledger: localLedger{l: seedLedger(t, seededPayments)}, Free: seedFree(t, []time.Time{day(21, 1), day(22, 2), day(22, 3)}),
+			return Sources{Ledger: localLedger{l: seedLedger(t, seededPayments), ch: seedChannels(t), spends: seededSpends}, Free: seedFree(t, []time.Time{day(21, 1), day(22, 2), day(22, 3)}),
 				Metrics: seededMetrics(true), Proxy: liveProxy, Health: health}
 		}},
 		{"remote-facilitator-no-farm-no-proxy", func(t *testing.T) Sources {

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
+
+	"github.com/peage/appliance/settle/ledger"
 )
 
 // textRoutes bounds the routes listed in the terminal (the JSON has them all).
@@ -122,6 +125,96 @@ func WriteText(out io.Writer, s Snapshot) error {
 			txs += d.Transactions
 		}
 		fmt.Fprintf(w, "gas\t%s spent in all · %s mined in the last %d days\n", ethText(st.GasWei), plural(txs, "transaction"), len(st.GasByDay))
+		if s.Channels.Error == "" {
+			fmt.Fprintf(w, "gas per paid call\t%s\n", GasPerCallText(st.GasPerCall))
+		}
+	}
+	channelLines(w, s.Channels, at)
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return channelTable(out, s.Channels)
+}
+
+// GasPerCallText is the gas per paid call of both schemes on one line.
+func GasPerCallText(g ledger.GasPerCall) string {
+	var kinds []string
+	for _, k := range []string{ledger.SpendDeposit, ledger.SpendClaim, ledger.SpendSweep, ledger.SpendRefund} {
+		f := g.Batch[k]
+		kinds = append(kinds, fmt.Sprintf("%s %d gas in %s", k, f.Gas, plural(f.Transactions, "tx")))
+	}
+	return fmt.Sprintf("%d gas (%s) over %d calls · exact %d gas over %d · batch-settlement %d gas over %d (%s)",
+		g.PerCall.Gas, ethText(g.PerCall.Wei), uint64(g.ExactCalls)+g.BatchCalls, g.ExactPerCall.Gas, g.ExactCalls,
+		g.BatchPerCall.Gas, g.BatchCalls, strings.Join(kinds, ", "))
+}
+
+// textChannels bounds the channels listed in the terminal (the JSON has them all).
+const textChannels = 20
+
+// WriteChannels prints the batch-settlement channels: totals, the claimer, then one line per
+// channel, most unclaimed first.
+func WriteChannels(out io.Writer, c Channels, at time.Time) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	channelLines(w, c, at)
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return channelTable(out, c)
+}
+
+// channelLines are the totals and the claimer, label TAB text.
+func channelLines(w io.Writer, c Channels, at time.Time) {
+	switch {
+	case c.Error != "":
+		fmt.Fprintf(w, "channels\t%s\n", c.Error)
+		return
+	case !c.Enabled && len(c.Channels) == 0:
+		fmt.Fprintf(w, "channels\tbatch-settlement is off (no receiver authorizer)\n")
+		return
+	}
+	t := c.Totals
+	fmt.Fprintf(w, "channels\t%s · %s · balance %s · charged %s · claimed %s · unclaimed %s USDC · %s pending\n",
+		plural(t.Channels, "channel"), plural(int(t.Calls), "paid call"), usdc(t.Balance), usdc(t.Charged), usdc(t.Claimed), usdc(t.Unclaimed),
+		plural(t.PendingWithdrawals, "withdrawal"))
+	cl := c.Claimer
+	every := "not running"
+	if cl.IntervalSeconds > 0 {
+		every = fmt.Sprintf("every %d s", cl.IntervalSeconds)
+	}
+	last := "no round yet"
+	if !cl.LastRound.IsZero() {
+		last = fmt.Sprintf("%s, last %s ago", plural(cl.Rounds, "round"), age(at.Sub(cl.LastRound)))
+	}
+	if cl.LastClaimTx != "" {
+		last += " · last claim " + cl.LastClaimTx
+	}
+	if cl.LastError != "" {
+		last += " · last round failed: " + cl.LastError
+	}
+	fmt.Fprintf(w, "claimer\t%s · claims from %s USDC unclaimed · a withdrawal is claimed %d s before it can finalize · %s\n",
+		every, usdc(cl.MinClaimable), cl.WithdrawMarginSeconds, last)
+}
+
+// channelTable lists the channels, most unclaimed first.
+func channelTable(out io.Writer, c Channels) error {
+	if c.Error != "" || len(c.Channels) == 0 {
+		return nil
+	}
+	list := slices.Clone(c.Channels)
+	slices.SortStableFunc(list, func(a, b ledger.ChannelView) int { return largestFirst(a.Unclaimed, b.Unclaimed, a.ID, b.ID) })
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "  channel\tpayer\tbalance\tremaining\tcharged\tclaimed\tunclaimed\tcalls\twithdrawal finalizes (UTC)\t")
+	for i, v := range list {
+		if i == textChannels {
+			fmt.Fprintf(w, "  … %d more channels\t\t\t\t\t\t\t\t\t\n", len(list)-textChannels)
+			break
+		}
+		wd := "none"
+		if !v.WithdrawFinalizeAt.IsZero() {
+			wd = v.WithdrawFinalizeAt.UTC().Format("2006-01-02 15:04:05")
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t\n", v.ID, v.Payer, usdc(v.Balance), usdc(v.Remaining), usdc(v.Charged),
+			usdc(v.Claimed), usdc(v.Unclaimed), v.Calls, wd)
 	}
 	return w.Flush()
 }

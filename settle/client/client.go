@@ -189,3 +189,10 @@ func (c *Client) Stats(ctx context.Context) (ledger.Stats, error) {
 	var out ledger.Stats
 	return out, c.do(ctx, http.MethodGet, "/stats", nil, &out)
 }
+
+// Channels reads the batch-settlement channels, their totals, the gas per paid call and the
+// claimer.
+func (c *Client) Channels(ctx context.Context) (ledger.ChannelsReport, error) {
+	var out ledger.ChannelsReport
+	return out, c.do(ctx, http.MethodGet, "/channels", nil, &out)
+}

@@ -74,6 +74,8 @@ type Record struct {
 	// decimal wei), set with its receipt whether it settled or reverted; a rollup's L1 data
 	// fee is not in it (go-ethereum's receipt does not carry it).
 	GasWei string `json:"gas_wei,omitempty"`
+	// GasUsed is the same transaction's gas (units), for gas per paid call.
+	GasUsed uint64 `json:"gas_used,omitempty"`
 	// Request is what is needed to settle later (the queue) or after a restart.
 	Request x402.FacilitatorRequest `json:"request"`
 }
@@ -451,6 +453,7 @@ type Stats struct {
 	OldestOwed time.Time `json:"oldest_owed,omitzero"`
 	GasWei     string    `json:"gas_wei"` // decimal, every mined transaction
 	GasByDay   []GasDay  `json:"gas_by_day"`
+	Gas        uint64    `json:"gas,omitempty"` // gas units of the same transactions
 }
 
 // Stats sums the ledger's payments by status and its mined transactions' gas by UTC day, days
@@ -472,6 +475,7 @@ func (l *Ledger) Stats() Stats {
 		if !ok {
 			continue
 		}
+		st.Gas += r.GasUsed
 		at := r.Settled
 		if at.IsZero() {
 			at = r.Updated

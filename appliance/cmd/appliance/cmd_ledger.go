@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/appliance/operator"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/ledger"
 )
 
 func init() {
-	register("ledger", "show revenue by UTC day and route and the recent payments with their status and transaction", runLedger)
+	register("ledger", "show revenue by UTC day and route, the recent payments with their status and transaction, the batch-settlement channels and the gas per paid call", runLedger)
 }
 
 // devSocket is where `appliance dev` (default state dir) serves its facilitator.
@@ -38,12 +39,17 @@ func ledgerTo(ctx context.Context, out io.Writer, args []string) error {
 	}
 	var rows []ledger.RevenueRow
 	var pays []ledger.Summary
+	var chans ledger.ChannelsReport
 	if *dir != "" {
 		l, err := ledger.Open(ledger.Options{Dir: *dir, Sync: journal.SyncAlways})
 		if err != nil {
 			return err
 		}
 		rows, pays = l.Revenue(), l.Recent(*recent)
+		if chans, err = readChannels(*dir, l.Stats()); err != nil {
+			_ = l.Close()
+			return err
+		}
 		if err := l.Close(); err != nil {
 			return err
 		}
@@ -64,8 +70,37 @@ func ledgerTo(ctx context.Context, out io.Writer, args []string) error {
 				return err
 			}
 		}
+		if chans, err = c.Channels(ctx); err != nil {
+			return err
+		}
 	}
-	return printLedger(out, rows, pays)
+	if err := printLedger(out, rows, pays); err != nil {
+		return err
+	}
+	return printChannels(out, chans)
+}
+
+// readChannels builds the channel report from a stopped facilitator's ledger directory (its
+// claimer has no state then).
+func readChannels(dir string, st ledger.Stats) (ledger.ChannelsReport, error) {
+	chans, err := ledger.OpenChannels(ledger.ChannelOptions{Dir: dir, Sync: journal.SyncAlways})
+	if err != nil {
+		return ledger.ChannelsReport{}, err
+	}
+	spends, err := ledger.OpenSpends(dir, journal.SyncAlways, nil)
+	if err != nil {
+		_ = chans.Close()
+		return ledger.ChannelsReport{}, err
+	}
+	list := chans.List()
+	rep := ledger.Report(len(list) > 0, list, st, spends.ByKind(), ledger.ClaimerView{})
+	return rep, errors.Join(spends.Close(), chans.Close())
+}
+
+// printChannels adds the batch-settlement channels and the gas per paid call of both schemes.
+func printChannels(out io.Writer, rep ledger.ChannelsReport) error {
+	fmt.Fprintf(out, "\ngas per paid call: %s\n", operator.GasPerCallText(rep.Gas))
+	return operator.WriteChannels(out, operator.Channels{Enabled: rep.Enabled, Totals: rep.Totals, Channels: rep.Channels, Claimer: rep.Claimer}, time.Now())
 }
 
 // facilitatorAddr picks the facilitator to read: the one named, the socket of a dev state

@@ -187,6 +187,23 @@
       ["settled", st.settled.payments + " (" + usdc(st.settled.amount) + " USDC)"],
       ["failed", st.failed.payments + " (" + usdc(st.failed.amount) + " USDC)", st.failed.payments ? "problem" : ""],
       ["oldest owed", st.oldest_owed ? ago(st.oldest_owed, s.generated_at) : "none"], ["gas spent", eth(st.gas_wei)]]);
+    const ch = s.channels, t = ch.totals, g = st.gas_per_paid_call, cl = ch.claimer;
+    dl("channels", ch.error ? [["channels", ch.error, "problem"]] : !ch.enabled && !ch.channels.length ? [["channels", "batch-settlement is off (no receiver authorizer)"]] : [
+      ["channels", t.channels + " (" + t.pending_withdrawals + " withdrawals pending)", t.pending_withdrawals ? "problem" : ""],
+      ["paid calls", String(t.calls)], ["escrow", usdc(t.balance) + " USDC"], ["charged", usdc(t.charged) + " USDC"],
+      ["claimed", usdc(t.claimed) + " USDC"], ["unclaimed", usdc(t.unclaimed) + " USDC"],
+      ["claimer", (cl.interval_seconds ? "every " + cl.interval_seconds + " s" : "not running") + ", from " + usdc(cl.min_claimable) + " USDC, " +
+        cl.rounds + " rounds" + (cl.last_error ? ", last failed: " + cl.last_error : ""), cl.last_error ? "problem" : ""],
+      ...(st.error ? [] : [["gas per paid call", g.per_call.gas + " gas (" + eth(g.per_call.wei) + ") · exact " + g.exact_per_call.gas +
+        " over " + g.exact_calls + " · batch " + g.batch_per_call.gas + " over " + g.batch_calls]])]);
+    const table = document.getElementById("channel-list");
+    table.replaceChildren();
+    if (!ch.error && ch.channels.length) {
+      const row = (cells, tag) => { const tr = document.createElement("tr"); for (const c of cells) { const td = document.createElement(tag); td.textContent = c; tr.append(td); } return tr; };
+      table.append(row(["channel", "payer", "balance", "charged", "claimed", "unclaimed", "calls", "withdrawal finalizes"], "th"));
+      for (const c of ch.channels) table.append(row([c.id.slice(0, 10) + "…", c.payer, usdc(c.balance), usdc(c.charged), usdc(c.claimed),
+        usdc(c.unclaimed), String(c.calls), c.withdraw_finalize_at || "none"], "td"));
+    }
     dl("health", Object.keys(s.health.components || {}).sort().map(k => [k, s.health.components[k], s.health.components[k] === "ok" ? "good" : "problem"]));
     document.getElementById("refreshed").textContent = "Figures of " + s.generated_at + " (UTC), from /status.json; refreshed every " + REFRESH_MS / 1000 + " s.";
     document.body.dataset.loaded = s.generated_at;
