@@ -102,8 +102,8 @@ type StateStore struct {
 }
 
 // OpenStateStore opens proxyd's state in dir. Every write is fsynced before it returns
-// (journal.SyncAlways); a key's meter is written about once per half of the slack it may lag,
-// and the meters of all keys that moved meanwhile go in the same write.
+// (journal.SyncAlways); a key's meter is written about once per slack it may lag, less the room
+// a write needs (meter.go), and the meters of all keys that moved meanwhile go in the same write.
 func OpenStateStore(dir string, log *slog.Logger) (*StateStore, error) {
 	st, err := state.Open(dir, state.Options{Name: "proxyd", Sync: journal.SyncAlways, Logger: log})
 	if err != nil {
