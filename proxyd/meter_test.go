@@ -45,7 +45,7 @@ func TestFlushTriggerFollowsWriteLatency(t *testing.T) {
 				t.Fatalf("room below the slack = %d, want %d", got, c.wantRoom)
 			}
 			// The trigger is where the meter asks: not one byte before flushAt, at the first after.
-			m.durable, m.used, m.delivered, asked = m.delivered, m.delivered, m.delivered, 0
+			m.durable, m.used, asked = m.delivered, m.delivered, 0
 			tn := &tunnel{}
 			if g, err := m.take(m.flushAt, tn); g != m.flushAt || err != nil || asked != 0 {
 				t.Fatalf("take up to flushAt: granted %d (%v), asked %d times", g, err, asked)
