@@ -50,7 +50,9 @@
 // A meter holds used (granted, including writes in flight), delivered (written) and durable
 // (what the store has). A byte is granted before it is written, so the quota is never
 // exceeded; the grant is returned for whatever the write did not take. A meter asks to be
-// written whenever it runs slack/2 ahead (Config.MeterSlackBytes, 4 MiB), and the sweeper
+// written once it runs close to the slack ahead (Config.MeterSlackBytes, 4 MiB), leaving room
+// for what passes during a write (twice what passed during the last one, between slack/8 and
+// slack/2: at 1 Gbit/s a write every 3.5 MiB or so, see meter.go), and the sweeper
 // writes every moved meter each SweepInterval; one writer takes every meter that asked while
 // the previous write was under way into one store write (one journal record, one fsync), so
 // many tunnels' meters cost what one costs. A grant that would put used more than slack ahead

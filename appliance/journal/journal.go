@@ -57,7 +57,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"syscall"
 	"time"
+	"unsafe"
 )
 
 // Sync is the fsync policy of a journal.
@@ -104,7 +106,15 @@ type Options struct {
 	Sync Sync
 	// Interval is the fsync period of SyncInterval (default 100ms).
 	Interval time.Duration
-	Logger   *slog.Logger
+	// RawIO appends and fsyncs the log by raw system calls, which the Go scheduler does not
+	// see: the goroutine keeps its processor through the fsync instead of handing it off.
+	// A blocking system call wakes the runtime's monitor thread, which then polls every
+	// 20 µs for as long as the call lasts (a millisecond or more for an fsync); in a process
+	// whose other work makes no blocking system call (proxyd copies with raw non-blocking
+	// calls), that polling is most of what a durable write costs. The price: while an fsync
+	// runs, its processor runs nothing else, and a garbage collection waits for it to end.
+	RawIO  bool
+	Logger *slog.Logger
 }
 
 // MaxRecord is the largest record accepted (16 MiB). A frame claiming more is treated as corrupt.
@@ -254,7 +264,7 @@ func (j *Journal) openLog(snapGen uint64) error {
 		f.Close()
 		return fmt.Errorf("journal: %w", err)
 	}
-	j.f, j.w, j.gen = f, bufio.NewWriterSize(f, 64<<10), gen
+	j.f, j.w, j.gen = f, bufio.NewWriterSize(j.sink(f), 64<<10), gen
 	return nil
 }
 
@@ -436,7 +446,7 @@ func (j *Journal) leadSync() error {
 	j.mu.Lock()
 	upto, f := j.written, j.f
 	j.mu.Unlock()
-	err := f.Sync()
+	err := j.fsync(f)
 	j.mu.Lock()
 	j.syncing = false
 	if err != nil {
@@ -446,6 +456,49 @@ func (j *Journal) leadSync() error {
 	}
 	j.cond.Broadcast()
 	return j.syncErr
+}
+
+// sink is what the log's buffered writer writes to: f itself, or f by raw system calls.
+func (j *Journal) sink(f *os.File) io.Writer {
+	if j.opts.RawIO {
+		return rawWriter{fd: f.Fd()}
+	}
+	return f
+}
+
+// fsync makes f durable, by a raw system call under Options.RawIO.
+func (j *Journal) fsync(f *os.File) error {
+	if !j.opts.RawIO {
+		return f.Sync()
+	}
+	for {
+		_, _, e := syscall.RawSyscall(syscall.SYS_FSYNC, f.Fd(), 0, 0)
+		switch e {
+		case 0:
+			return nil
+		case syscall.EINTR:
+			continue
+		}
+		return &os.PathError{Op: "fsync", Path: f.Name(), Err: e}
+	}
+}
+
+// rawWriter writes to a regular file's descriptor by raw system calls (see Options.RawIO).
+type rawWriter struct{ fd uintptr }
+
+func (w rawWriter) Write(b []byte) (int, error) {
+	done := 0
+	for done < len(b) {
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, w.fd, uintptr(unsafe.Pointer(&b[done])), uintptr(len(b)-done))
+		switch e {
+		case 0:
+			done += int(n)
+		case syscall.EINTR:
+		default:
+			return done, e
+		}
+	}
+	return done, nil
 }
 
 // idle waits (mu held) until no fsync is running.
@@ -699,7 +752,7 @@ func (j *Journal) Compact(snapshot func(emit func(rec []byte) error) error) erro
 	}
 	old := j.f
 	j.f, j.gen = lf, gen+1
-	j.w.Reset(lf)
+	j.w.Reset(j.sink(lf))
 	j.synced = j.written // everything written so far is in the fsynced snapshot
 	j.cond.Broadcast()
 	old.Close()

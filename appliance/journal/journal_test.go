@@ -17,7 +17,12 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 func open(t *testing.T, dir string, s Sync) *Journal {
 	t.Helper()
-	j, err := Open(Options{Dir: dir, Name: "t", Sync: s, Interval: 5 * time.Millisecond, Logger: quiet()})
+	return openRaw(t, dir, s, false)
+}
+
+func openRaw(t *testing.T, dir string, s Sync, raw bool) *Journal {
+	t.Helper()
+	j, err := Open(Options{Dir: dir, Name: "t", Sync: s, Interval: 5 * time.Millisecond, RawIO: raw, Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,11 +294,17 @@ func TestLeftoverTmpIgnored(t *testing.T) {
 	}
 }
 
+// TestConcurrentAppends, also with RawIO: what raw system calls appended, around a compaction,
+// is what a journal opened without it replays.
 func TestConcurrentAppends(t *testing.T) {
-	for _, s := range []Sync{SyncAlways, SyncInterval} {
-		t.Run(s.String(), func(t *testing.T) {
+	for _, c := range []struct {
+		s   Sync
+		raw bool
+	}{{SyncAlways, false}, {SyncInterval, false}, {SyncAlways, true}} {
+		s := c.s
+		t.Run(fmt.Sprintf("%s/raw=%v", s, c.raw), func(t *testing.T) {
 			dir := t.TempDir()
-			j := open(t, dir, s)
+			j := openRaw(t, dir, s, c.raw)
 			const workers, each = 16, 100
 			var wg sync.WaitGroup
 			for w := range workers {

@@ -60,6 +60,8 @@ type Options struct {
 	Sync journal.Sync
 	// SyncInterval is the fsync period for journal.SyncInterval [100ms].
 	SyncInterval time.Duration
+	// RawIO writes and fsyncs the journal by raw system calls (journal.Options.RawIO).
+	RawIO bool
 	// Now is the clock [time.Now].
 	Now func() time.Time
 	// Logger [slog.Default()].
@@ -173,7 +175,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state: schema: %w", err)
 	}
-	j, err := journal.Open(journal.Options{Dir: dir, Name: opts.Name, Sync: opts.Sync, Interval: opts.SyncInterval, Logger: opts.Logger})
+	j, err := journal.Open(journal.Options{Dir: dir, Name: opts.Name, Sync: opts.Sync, Interval: opts.SyncInterval, RawIO: opts.RawIO, Logger: opts.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}

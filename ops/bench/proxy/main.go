@@ -17,6 +17,9 @@
 //
 // Usage: go run ./ops/bench/proxy [-mib 512] [-streams 100] [-stream-mib 8] [-rate-mbit 1000]
 // [-setups 1000] [-idle 5000] [-copy auto|splice|buffered] [-procs N] [-window BYTES] [-slack BYTES]
+// [-cpuprofile DIR] (a CPU profile of each proxyd child over its whole life, for go tool pprof)
+// [-variants 'ENV=V ...;...'] (more metered proxyd children, each with its own environment,
+// listed under proxyd: on a shared machine only a comparison within one run means anything)
 package main
 
 import (
@@ -33,6 +36,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,7 +67,11 @@ func main() {
 	idle := flag.Int("idle", 5000, "idle tunnels held open for the memory figure")
 	window := flag.Int64("window", proxyd.DefaultConfig().SpliceWindowBytes, "proxyd splice window in bytes (0: user-space copy only)")
 	slack := flag.Int64("slack", proxyd.DefaultConfig().MeterSlackBytes, "proxyd meter slack in bytes")
+	profDir := flag.String("cpuprofile", "", "directory for a CPU profile of each proxyd child (proxyd-state.pprof, proxyd-mem.pprof, ...)")
+	variants := flag.String("variants", "", "extra metered proxyd children, ';'-separated, each with its own environment (e.g. 'GOMAXPROCS=2;GODEBUG=x=1'): an A/B in one run")
 	flag.Parse()
+	os.Setenv("BENCH_CPUPROFILE", *profDir)
+	os.Setenv("BENCH_VARIANTS", *variants)
 	os.Setenv("BENCH_WINDOW", strconv.FormatInt(*window, 10))
 	os.Setenv("BENCH_SLACK", strconv.FormatInt(*slack, 10))
 	os.Setenv("BENCH_COPY", *copyPath)
@@ -141,6 +149,19 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 	}
 	defer sq.stop()
 
+	// Variants are listed right under proxyd, each a metered child with its own environment.
+	var variantPaths []path
+	for i, v := range strings.Split(os.Getenv("BENCH_VARIANTS"), ";") {
+		if v == "" {
+			continue
+		}
+		pv, err := startProxyd(filepath.Join(dir, fmt.Sprint("variant", i)), "state", sink.Addr().String(), idle+streams+16, strings.Fields(v)...)
+		if err != nil {
+			return err
+		}
+		defer pv.stop()
+		variantPaths = append(variantPaths, path{name: "  " + v, dial: func() (net.Conn, error) { return connect(pv.addr, sink.Addr().String(), pv.key) }, pid: pv.cmd.Process.Pid})
+	}
 	paths := []path{
 		{name: "direct", dial: func() (net.Conn, error) { return net.Dial("tcp", sink.Addr().String()) }},
 		{name: nameRelay, dial: func() (net.Conn, error) { return net.Dial("tcp", px.relay) }, pid: px.cmd.Process.Pid},
@@ -148,6 +169,7 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 		{name: nameProxydMem, dial: func() (net.Conn, error) { return connect(pm.addr, sink.Addr().String(), pm.key) }, pid: pm.cmd.Process.Pid},
 		{name: nameSquid, dial: func() (net.Conn, error) { return connect(sq.addr, sink.Addr().String(), "") }, pid: sq.cmd.Process.Pid},
 	}
+	paths = slices.Insert(paths, 3, variantPaths...)
 	rate := rateMbit * 1e6 / 8
 	loads := []load{
 		{name: "1 stream", streams: 1, each: mib << 20, runs: runs},
@@ -523,7 +545,7 @@ func (p *proc) stop() {
 }
 
 // startProxyd re-executes this program as a proxyd child on the real state store.
-func startProxyd(dir, store, sink string, maxTunnels int) (*proc, error) {
+func startProxyd(dir, store, sink string, maxTunnels int, extraEnv ...string) (*proc, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -536,6 +558,7 @@ func startProxyd(dir, store, sink string, maxTunnels int) (*proc, error) {
 	if p := os.Getenv("BENCH_PROXYD_PROCS"); p != "" {
 		env = append(env, "GOMAXPROCS="+p)
 	}
+	env = append(env, extraEnv...)
 	cmd.Env = append(env, "BENCH_PROXYD_CHILD=1", "BENCH_STORE="+store, "BENCH_DIR="+dir, "BENCH_SINK="+sink, "BENCH_MAX="+strconv.Itoa(maxTunnels))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
@@ -644,6 +667,17 @@ func child() error {
 		stop()
 	}()
 	signalNotify(sig)
+	if dir := os.Getenv("BENCH_CPUPROFILE"); dir != "" {
+		f, err := os.Create(filepath.Join(dir, "proxyd-"+filepath.Base(os.Getenv("BENCH_DIR"))+".pprof"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	err = s.Serve(ctx, ln)
 	return errors.Join(err, s.Close())
 }
