@@ -162,6 +162,9 @@ func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context
 	if err != nil {
 		return nil, nil, apierr.BadRequest("the payment header is malformed: %v", err)
 	}
+	if !v1 && p.Accepted.Scheme == x402.SchemeBatchSettlement {
+		return g.chargeBatch(ctx, call, h, work)
+	}
 	pid, err := x402.PaymentIdentifier(p)
 	if err != nil {
 		return nil, nil, apierr.BadRequest("the payment header is malformed: %v", err)
