@@ -38,8 +38,8 @@ type Dev struct {
 	// ReceiverAuthorizer signs the batch-settlement claims and refunds of the dev chain's
 	// channels; the API's 402 offers batch-settlement with it.
 	ReceiverAuthorizer string
-	PayerKey     string // path of the demo payer's private key (hex)
-	Payer        string // demo payer's address
+	PayerKey           string // path of the demo payer's private key (hex)
+	Payer              string // demo payer's address
 	// RPCURL is the embedded chain's JSON-RPC endpoint on loopback, which the chain routes of
 	// `appliance dev` read as they would read Base.
 	RPCURL string

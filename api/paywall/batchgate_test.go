@@ -337,7 +337,6 @@ func TestBatchRefusedBeforeReserve(t *testing.T) {
 	}
 }
 
-
 func emptyCatalog(t *testing.T) *catalog.Catalog {
 	t.Helper()
 	c, err := catalog.New(nil)

@@ -180,9 +180,9 @@ func (r *Renderer) Catalog() map[string]any {
 		"build":       r.info.Version,
 		"x402Version": 2,
 		"payment":     r.payment(),
-		"tiers":     tiers(),
-		"discovery": r.discoveryLinks(),
-		"routes":    routes,
+		"tiers":       tiers(),
+		"discovery":   r.discoveryLinks(),
+		"routes":      routes,
 	}
 }
 
