@@ -119,7 +119,7 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 		g.log.Info("batch-settlement completion failed", keyPayment, res.ID, keyReason, receipt.ErrorReason)
 		return nil, nil, batchRefused(receipt.ErrorReason)
 	}
-	hdr, err := batchReceiptHeader(receipt)
+	hdr, err := receiptHeader(receipt, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -158,7 +158,7 @@ func (g *X402) refundBatch(ctx context.Context, bf BatchFacilitator, id string) 
 		return nil, nil, &apierr.Error{Code: apierr.CodeUnavailable, Message: x402.ReasonSettlementPending +
 			": the refund's outcome could not be confirmed; the channel's state on chain tells", Cause: err}
 	}
-	hdr, err := batchReceiptHeader(receipt)
+	hdr, err := receiptHeader(receipt, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -188,12 +188,4 @@ func (g *X402) depositLongEnough(pl *x402.BatchPayload, e *catalog.Entry) string
 		return x402.ReasonBatchValidBefore
 	}
 	return ""
-}
-
-func batchReceiptHeader(s x402.BatchSettleResponse) (map[string]string, error) {
-	enc, err := x402.Encode(s)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]string{x402.HeaderPaymentResponse: enc, "Access-Control-Expose-Headers": x402.ExposeHeadersValue}, nil
 }
