@@ -34,7 +34,9 @@ func TestLoad(t *testing.T) {
 		{name: "bad address", file: "[api]\naddr = \"nowhere\"\n", wantErr: "config key api.addr"},
 		{name: "bad pay_to", file: "[payment]\npay_to = \"alice\"\n", wantErr: "config key payment.pay_to"},
 		{name: "batch-settlement offered", file: "[payment]\nreceiver_authorizer = \"0x000000000000000000000000000000000000bEEF\"\nwithdraw_delay_seconds = 900\n",
-			check: func(c Config) bool { return c.Payment.BatchOffered() && c.Payment.WithdrawDelaySeconds == 900 && c.Payment.MinDeposit == 1_000_000 }},
+			check: func(c Config) bool {
+				return c.Payment.BatchOffered() && c.Payment.WithdrawDelaySeconds == 900 && c.Payment.MinDeposit == 1_000_000
+			}},
 		{name: "exact only by default", check: func(c Config) bool { return !c.Payment.BatchOffered() }},
 		{name: "zero receiver authorizer", file: "[payment]\nreceiver_authorizer = \"0x0000000000000000000000000000000000000000\"\n", wantErr: "config key payment.receiver_authorizer"},
 		{name: "batch-settlement through a remote facilitator", file: "[payment]\nreceiver_authorizer = \"0x000000000000000000000000000000000000bEEF\"\n[settlement]\nfacilitator = \"https://f.example\"\n",
