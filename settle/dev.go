@@ -35,8 +35,11 @@ type Dev struct {
 	TokenName    string
 	TokenVersion string
 	PayTo        string
-	PayerKey     string // path of the demo payer's private key (hex)
-	Payer        string // demo payer's address
+	// ReceiverAuthorizer signs the batch-settlement claims and refunds of the dev chain's
+	// channels; the API's 402 offers batch-settlement with it.
+	ReceiverAuthorizer string
+	PayerKey           string // path of the demo payer's private key (hex)
+	Payer              string // demo payer's address
 	// RPCURL is the embedded chain's JSON-RPC endpoint on loopback, which the chain routes of
 	// `appliance dev` read as they would read Base.
 	RPCURL string
@@ -100,10 +103,15 @@ func StartDev(ctx context.Context, stateDir string, log *slog.Logger) (*Dev, err
 	mux := http.NewServeMux()
 	mux.Handle("/", f.Handler())
 	mux.Handle("POST /dev/faucet", FaucetHandler(ch))
+	mux.Handle("POST /dev/claim", ClaimHandler(f, ch, payTo))
+	mux.HandleFunc("GET /dev/chain", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 200, map[string]string{"rpc_url": ch.RPCURL, "network": devchain.Network, "asset": ch.USDC.Hex(),
+			"pay_to": payTo.Hex(), "receiver_authorizer": f.ReceiverAuthorizer().Hex()})
+	})
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	d := &Dev{Chain: ch, Facilitator: f, Socket: sock, Network: devchain.Network, ChainID: devchain.ChainID,
 		Asset: ch.USDC.Hex(), TokenName: devchain.TokenName, TokenVersion: devchain.TokenVersion, PayTo: payTo.Hex(),
-		PayerKey: keyPath, Payer: ch.PayerAddress().Hex(), RPCURL: ch.RPCURL, cancel: cancel, served: make(chan error, 1)}
+		ReceiverAuthorizer: f.ReceiverAuthorizer().Hex(), PayerKey: keyPath, Payer: ch.PayerAddress().Hex(), RPCURL: ch.RPCURL, cancel: cancel, served: make(chan error, 1)}
 	go func() { d.served <- Serve(sctx, mux, log, l) }()
 	return d, nil
 }
@@ -117,8 +125,9 @@ func (d *Dev) HowToPay(baseURL string) string {
 Demo payer %s holds %d.%06d test USDC; its key is in %s.
 Pay for a call:   appliance pay --key %s GET %s/v1/fr/tva siren=542065479
 Top up any address (dev only): curl --unix-socket %s -d '{"address":"0x...","amount":"10000000"}' http://settle/dev/faucet
+Batch-settlement (receiver authorizer %s): claim and sweep now: curl --unix-socket %s -X POST http://settle/dev/claim
 `, d.Network, d.Asset, d.TokenName, d.TokenVersion, d.PayTo, d.Payer, devchain.PayerFunds/1_000_000, devchain.PayerFunds%1_000_000,
-		d.PayerKey, d.PayerKey, strings.TrimRight(baseURL, "/"), d.Socket)
+		d.PayerKey, d.PayerKey, strings.TrimRight(baseURL, "/"), d.Socket, d.ReceiverAuthorizer, d.Socket)
 }
 
 // Close stops the facilitator and the chain.
@@ -129,6 +138,28 @@ func (d *Dev) Close() error {
 		err = nil
 	}
 	return errors.Join(err, d.Facilitator.Close(), d.Chain.Close())
+}
+
+// ClaimHandler runs one claim round now whatever the policy's threshold (POST): every
+// channel's charges claimed in one claimWithSignature, then swept to payTo in one transfer. It
+// answers the round's report and payTo's token balance on chain after it. Dev only: production
+// claims on the claimer's own schedule.
+func ClaimHandler(f *Facilitator, ch *devchain.Chain, payTo common.Address) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rep, err := f.ClaimOnce(r.Context(), ClaimPolicy{})
+		if err != nil {
+			writeJSON(w, 503, errorBody{"claim round failed: " + err.Error()})
+			return
+		}
+		bal, err := ch.Balance(r.Context(), payTo)
+		if err != nil {
+			writeJSON(w, 503, errorBody{err.Error()})
+			return
+		}
+		writeJSON(w, 200, map[string]any{"channels": rep.Channels, "claimed": rep.Claimed.String(), "claim_tx": rep.ClaimTx,
+			"claim_gas": rep.ClaimGas, "swept": rep.Swept.String(), "sweep_tx": rep.SweepTx, "sweep_gas": rep.SweepGas,
+			"pay_to": payTo.Hex(), "pay_to_balance": bal.String()})
+	})
 }
 
 type faucetRequest struct {

@@ -27,7 +27,7 @@ type Invoker interface {
 
 // Challenger renders an entry's 402 challenge (the server's memoised challenges).
 type Challenger interface {
-	ChallengeObject(e *catalog.Entry, reason string) (map[string]any, error)
+	ChallengeObject(e *catalog.Entry, payErr error) (map[string]any, error)
 }
 
 // Endpoint is the /mcp handler.
@@ -221,11 +221,7 @@ func (m *Endpoint) errorResult(e *catalog.Entry, err error, meta map[string]any)
 		res["_meta"] = meta
 	}
 	if ae.Code == apierr.CodePayment {
-		reason := ae.Message
-		if strings.HasPrefix(reason, "PAYMENT-SIGNATURE header is required") {
-			reason = ""
-		}
-		obj, cerr := m.chal.ChallengeObject(e, reason)
+		obj, cerr := m.chal.ChallengeObject(e, err)
 		if cerr == nil {
 			b, _ := json.Marshal(obj)
 			res["structuredContent"] = obj

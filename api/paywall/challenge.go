@@ -2,11 +2,14 @@ package paywall
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/settle/x402"
 )
@@ -19,6 +22,16 @@ type Config struct {
 	TokenName         string `toml:"token_name"`          // EIP-712 domain name of the asset
 	TokenVersion      string `toml:"token_version"`       // EIP-712 domain version of the asset
 	MaxTimeoutSeconds int    `toml:"max_timeout_seconds"` // authorization lifetime offered to clients
+	// ReceiverAuthorizer is the settle daemon's batch-settlement receiver authorizer (the
+	// address that signs its claims and refunds). Set, the 402 offers batch-settlement beside
+	// exact; empty, exact only.
+	ReceiverAuthorizer string `toml:"receiver_authorizer"`
+	// WithdrawDelaySeconds is the channels' withdrawal delay offered (15 min to 30 days): how
+	// long a payer's timed withdrawal leaves the claimer to claim.
+	WithdrawDelaySeconds uint64 `toml:"withdraw_delay_seconds"`
+	// MinDeposit is the deposit target announced to batch-settlement clients (atomic units;
+	// a route dearer than this announces its price).
+	MinDeposit uint64 `toml:"min_deposit"`
 }
 
 // BaseUSDC is USDC on Base mainnet.
@@ -26,7 +39,23 @@ const BaseUSDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 
 // DefaultConfig is Base mainnet USDC; PayTo must be configured before production use.
 func DefaultConfig() Config {
-	return Config{Network: "eip155:8453", Asset: BaseUSDC, TokenName: "USD Coin", TokenVersion: "2", MaxTimeoutSeconds: 120}
+	return Config{Network: "eip155:8453", Asset: BaseUSDC, TokenName: "USD Coin", TokenVersion: "2", MaxTimeoutSeconds: 120,
+		WithdrawDelaySeconds: 86_400, MinDeposit: 1_000_000}
+}
+
+// BatchOffered reports whether the 402 offers batch-settlement.
+func (c Config) BatchOffered() bool { return c.ReceiverAuthorizer != "" }
+
+// BatchRequirements is the batch-settlement way to pay for e (same price, asset and payee as
+// exact), with the channel parameters the client binds into its channel config.
+func (c Config) BatchRequirements(e *catalog.Entry) x402.BatchRequirements {
+	exact := c.Requirements(e)
+	return x402.BatchRequirements{
+		Scheme: x402.SchemeBatchSettlement, Network: exact.Network, Amount: exact.Amount, Asset: exact.Asset, PayTo: exact.PayTo,
+		MaxTimeoutSeconds: exact.MaxTimeoutSeconds,
+		Extra: &x402.BatchExtra{ReceiverAuthorizer: c.ReceiverAuthorizer, WithdrawDelay: c.WithdrawDelaySeconds,
+			Name: c.TokenName, Version: c.TokenVersion, MinDeposit: strconv.FormatUint(max(c.MinDeposit, e.Price), 10)},
+	}
 }
 
 // v1Networks maps CAIP-2 ids to the legacy v1 network names that v1 clients know.
@@ -103,7 +132,7 @@ func (c *Challenges) For(e *catalog.Entry, reason string) (*Challenge, error) {
 			return m.(memoised).ch, nil
 		}
 	}
-	ch, err := c.render(e, reason)
+	ch, err := c.render(e, reason, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +140,20 @@ func (c *Challenges) For(e *catalog.Entry, reason string) (*Challenge, error) {
 		c.memo.Store(e.ID, memoised{alts: alts, ch: ch})
 	}
 	return ch, nil
+}
+
+// ForError renders the 402 answer to a payment error: its reason, and for a batch-settlement
+// cumulative-amount mismatch the corrective requirement carrying the channel's state.
+func (c *Challenges) ForError(e *catalog.Entry, err error) (*Challenge, error) {
+	var corr *correction
+	if errors.As(err, &corr) {
+		return c.render(e, corr.reason, corr.extra)
+	}
+	reason := apierr.From(err).Message
+	if strings.HasPrefix(reason, "PAYMENT-SIGNATURE header is required") {
+		reason = ""
+	}
+	return c.For(e, reason)
 }
 
 // ResourceURL is the absolute URL of e named in challenges and receipts.
@@ -153,22 +196,36 @@ func (c *Challenges) availableAlternatives(e *catalog.Entry) uint8 {
 	return bits
 }
 
-func (c *Challenges) render(e *catalog.Entry, reason string) (*Challenge, error) {
+func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.BatchExtra) (*Challenge, error) {
 	if reason == "" {
 		reason = "PAYMENT-SIGNATURE header is required"
 	}
 	req := c.cfg.Requirements(e)
 	alts := c.alternatives(e)
+	accepts := []any{req}
+	if c.cfg.BatchOffered() {
+		b := c.cfg.BatchRequirements(e)
+		if corrective != nil {
+			b.Extra.ChannelState, b.Extra.VoucherState = corrective.ChannelState, corrective.VoucherState
+		}
+		accepts = append(accepts, b)
+	}
+	// The shape of x402.PaymentRequired, with requirements of more than one scheme.
 	v2 := struct {
-		x402.PaymentRequired
-		Alternatives []Alternative `json:"alternatives,omitempty"`
-	}{x402.PaymentRequired{
-		X402Version: 2,
-		Error:       reason,
-		Resource:    x402.ResourceInfo{URL: c.ResourceURL(e), Description: e.Summary, MimeType: e.MediaType()},
-		Accepts:     []x402.PaymentRequirements{req},
-		Extensions:  map[string]any{x402.ExtPaymentIdentifier: x402.PaymentIdentifierDeclaration()},
-	}, alts}
+		X402Version  int               `json:"x402Version"`
+		Error        string            `json:"error,omitempty"`
+		Resource     x402.ResourceInfo `json:"resource"`
+		Accepts      []any             `json:"accepts"`
+		Extensions   map[string]any    `json:"extensions,omitempty"`
+		Alternatives []Alternative     `json:"alternatives,omitempty"`
+	}{
+		X402Version:  2,
+		Error:        reason,
+		Resource:     x402.ResourceInfo{URL: c.ResourceURL(e), Description: e.Summary, MimeType: e.MediaType()},
+		Accepts:      accepts,
+		Extensions:   map[string]any{x402.ExtPaymentIdentifier: x402.PaymentIdentifierDeclaration()},
+		Alternatives: alts,
+	}
 	header, err := x402.Encode(v2)
 	if err != nil {
 		return nil, fmt.Errorf("encode challenge of %s: %w", e.ID, err)

@@ -1,6 +1,7 @@
 package paywall
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 
@@ -48,12 +49,19 @@ func MCPPaymentHeader(meta map[string]any, h http.Header) error {
 }
 
 // MCPPaymentResponse returns the receipt the gate produced (from its headers) as the object
-// to put in the result's _meta["x402/payment-response"], or nil when there is none.
-func MCPPaymentResponse(hdr map[string]string) *x402.SettlementResponse {
+// to put in the result's _meta["x402/payment-response"], or nil when there is none. It is
+// passed on whole: a batch-settlement receipt's extra (the charge and the channel's state) is
+// what its client reconciles with.
+func MCPPaymentResponse(hdr map[string]string) map[string]any {
 	for _, name := range []string{x402.HeaderPaymentResponse, x402.HeaderXPaymentResponse} {
 		if v := hdr[name]; v != "" {
-			if s, err := x402.DecodeSettlement(v); err == nil {
-				return s
+			if _, err := x402.DecodeSettlement(v); err != nil {
+				continue
+			}
+			raw, _ := base64.StdEncoding.DecodeString(v)
+			var receipt map[string]any
+			if json.Unmarshal(raw, &receipt) == nil {
+				return receipt
 			}
 		}
 	}

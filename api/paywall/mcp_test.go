@@ -42,8 +42,13 @@ func TestMCPPayment(t *testing.T) {
 		})
 	}
 	enc, _ := x402.Encode(x402.SettlementResponse{Success: true, Transaction: "0xabc"})
-	if s := MCPPaymentResponse(map[string]string{x402.HeaderPaymentResponse: enc}); s == nil || s.Transaction != "0xabc" {
+	if s := MCPPaymentResponse(map[string]string{x402.HeaderPaymentResponse: enc}); s == nil || s["transaction"] != "0xabc" {
 		t.Fatalf("receipt %+v", s)
+	}
+	// A batch-settlement receipt keeps its extra.
+	enc, _ = x402.Encode(x402.BatchSettleResponse{Success: true, Extra: &x402.BatchResponseExtra{ChargedAmount: "5000"}})
+	if s := MCPPaymentResponse(map[string]string{x402.HeaderPaymentResponse: enc}); s == nil || s["extra"].(map[string]any)["chargedAmount"] != "5000" {
+		t.Fatalf("batch receipt %+v", s)
 	}
 	if MCPPaymentResponse(nil) != nil {
 		t.Fatal("receipt from nothing")

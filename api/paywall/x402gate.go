@@ -162,6 +162,9 @@ func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context
 	if err != nil {
 		return nil, nil, apierr.BadRequest("the payment header is malformed: %v", err)
 	}
+	if !v1 && p.Accepted.Scheme == x402.SchemeBatchSettlement {
+		return g.chargeBatch(ctx, call, h, work)
+	}
 	pid, err := x402.PaymentIdentifier(p)
 	if err != nil {
 		return nil, nil, apierr.BadRequest("the payment header is malformed: %v", err)
@@ -466,7 +469,8 @@ func (g *X402) replayed(ctx context.Context, call *Call, who identity, res x402.
 	return out, hdr, nil
 }
 
-func receiptHeader(s x402.SettlementResponse, v1 bool) (map[string]string, error) {
+// receiptHeader is the payment response header of a receipt (exact or batch-settlement).
+func receiptHeader(s any, v1 bool) (map[string]string, error) {
 	enc, err := x402.Encode(s)
 	if err != nil {
 		return nil, err

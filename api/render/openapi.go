@@ -134,7 +134,7 @@ func (r *Renderer) operation(e *catalog.Entry) map[string]any {
 		responses["504"] = errResp("the call did not finish within its deadline; nothing is charged")
 		op["security"] = []any{map[string]any{"x402": []string{}}}
 		op["x-payment-info"] = map[string]any{
-			"protocols": []string{"x402"}, "pricingMode": "fixed", "price": USD(e.Price), "currency": "USD",
+			"protocols": []string{"x402"}, "schemes": r.schemes(), "pricingMode": "fixed", "price": USD(e.Price), "currency": "USD",
 			"amount": strconv.FormatUint(e.Price, 10), "asset": r.info.Pay.Asset, "network": r.info.Pay.Network, "tier": e.Tier,
 		}
 	}

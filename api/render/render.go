@@ -179,16 +179,44 @@ func (r *Renderer) Catalog() map[string]any {
 		"version":     apiVersion,
 		"build":       r.info.Version,
 		"x402Version": 2,
-		"payment": map[string]any{
-			"scheme": "exact", "network": r.info.Pay.Network, "asset": r.info.Pay.Asset, "payTo": r.info.Pay.PayTo,
-			"asset_name": r.info.Pay.TokenName, "decimals": 6,
-			"headers": map[string]string{"challenge": "PAYMENT-REQUIRED", "payment": "PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1)", "receipt": "PAYMENT-RESPONSE"},
-		},
-		"tiers":     tiers(),
-		"discovery": r.discoveryLinks(),
-		"routes":    routes,
+		"payment":     r.payment(),
+		"tiers":       tiers(),
+		"discovery":   r.discoveryLinks(),
+		"routes":      routes,
 	}
 }
+
+// schemes are the x402 schemes every paid route's 402 offers.
+func (r *Renderer) schemes() []string {
+	if r.info.Pay.BatchOffered() {
+		return []string{x402.SchemeExact, x402.SchemeBatchSettlement}
+	}
+	return []string{x402.SchemeExact}
+}
+
+// schemesText says how to pay, for the prose documents.
+func (r *Renderer) schemesText() string {
+	if r.info.Pay.BatchOffered() {
+		return "scheme exact, one USDC authorization per call; or scheme batch-settlement, one deposit into a channel then one signed cumulative voucher per call"
+	}
+	return "scheme exact"
+}
+
+func (r *Renderer) payment() map[string]any {
+	p := map[string]any{
+		"scheme": "exact", "schemes": r.schemes(), "network": r.info.Pay.Network, "asset": r.info.Pay.Asset, "payTo": r.info.Pay.PayTo,
+		"asset_name": r.info.Pay.TokenName, "decimals": 6,
+		"headers": map[string]string{"challenge": "PAYMENT-REQUIRED", "payment": "PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1)", "receipt": "PAYMENT-RESPONSE"},
+	}
+	if pay := r.info.Pay; pay.BatchOffered() {
+		p["batch_settlement"] = map[string]any{"receiverAuthorizer": pay.ReceiverAuthorizer, "withdrawDelay": pay.WithdrawDelaySeconds,
+			"minDeposit": strconv.FormatUint(pay.MinDeposit, 10), "spec": batchSpec}
+	}
+	return p
+}
+
+// batchSpec is the batch-settlement scheme's specification.
+const batchSpec = "https://github.com/coinbase/x402/blob/main/specs/schemes/batch-settlement/scheme_batch_settlement_evm.md"
 
 func tiers() []map[string]any {
 	t := []struct {
@@ -220,9 +248,9 @@ func (r *Renderer) LLMSTxt() string {
 	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", serviceName, serviceDesc)
 	fmt.Fprintf(&b, "Every /v1 route accepts GET with query parameters and POST with a JSON body of the same names. "+
 		"An unpaid call answers HTTP 402 with a PAYMENT-REQUIRED header (x402 v2, base64 JSON): sign the USDC "+
-		"authorization it asks for (scheme exact, network %s) and repeat the call with a PAYMENT-SIGNATURE header. "+
+		"authorization it asks for (%s; network %s) and repeat the call with a PAYMENT-SIGNATURE header. "+
 		"Bad parameters answer 400 before any payment is asked; a failed call is never charged. "+
-		"Errors are JSON: {\"error\":{\"code\",\"message\",\"param\"}}.\n\n", r.info.Pay.Network)
+		"Errors are JSON: {\"error\":{\"code\",\"message\",\"param\"}}.\n\n", r.schemesText(), r.info.Pay.Network)
 	fmt.Fprintf(&b, "Machine-readable: [catalog](%s/), [OpenAPI](%s/openapi.json), [MCP](%s/mcp), [x402 resources](%s/.well-known/x402).\n",
 		r.info.BaseURL, r.info.BaseURL, r.info.BaseURL, r.info.BaseURL)
 	byFamily := map[string][]*catalog.Entry{}
@@ -279,7 +307,7 @@ func (r *Renderer) X402() map[string]any {
 		"x402Version":  2,
 		"version":      1,
 		"resources":    resources,
-		"instructions": fmt.Sprintf("Each resource answers 402 with a PAYMENT-REQUIRED challenge (exact, %s, USDC). Prices and parameters: %s/openapi.json.", r.info.Pay.Network, r.info.BaseURL),
+		"instructions": fmt.Sprintf("Each resource answers 402 with a PAYMENT-REQUIRED challenge (%s, %s, USDC). Prices and parameters: %s/openapi.json.", strings.Join(r.schemes(), " or "), r.info.Pay.Network, r.info.BaseURL),
 	}
 }
 
@@ -395,7 +423,7 @@ func (r *Renderer) Tools() []Tool {
 		}
 		price := "free"
 		if e.Price > 0 {
-			price = USD(e.Price) + " USDC per call, paid over x402"
+			price = USD(e.Price) + " USDC per call, paid over x402 (" + strings.Join(r.schemes(), " or ") + ")"
 		}
 		tools = append(tools, Tool{
 			Name: ToolName(e), Title: e.Method + " " + e.Path,

@@ -34,6 +34,7 @@ func testRenderer(t *testing.T) *Renderer {
 	cat.Entry("fr.valeurs-foncieres").Example["annee"] = "2025"
 	pay := paywall.DefaultConfig()
 	pay.PayTo = "0x000000000000000000000000000000000000dEaD"
+	pay.ReceiverAuthorizer = "0x000000000000000000000000000000000000bEEF"
 	return New(cat, Info{BaseURL: "https://peage.example", Pay: pay, Version: "test"})
 }
 

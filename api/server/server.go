@@ -403,7 +403,7 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entr
 	ae := apierr.From(err)
 	status := ae.Status()
 	if ae.Code == apierr.CodePayment && e != nil {
-		ch, cerr := s.challenges.For(e, challengeReason(ae.Message))
+		ch, cerr := s.challenges.ForError(e, err)
 		if cerr == nil {
 			ctx.Response.Header.SetCanonical(hdrPaymentRequired, []byte(ch.Header))
 			ctx.SetContentType("application/json")
@@ -424,13 +424,6 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entr
 	ctx.SetStatusCode(status)
 	ctx.SetBody(body)
 	return status
-}
-
-func challengeReason(msg string) string {
-	if msg == "" || strings.HasPrefix(msg, "PAYMENT-SIGNATURE header is required") {
-		return ""
-	}
-	return msg
 }
 
 // rawParams gathers the parameters of a call: query text, overlaid by a JSON object body.
@@ -547,8 +540,8 @@ func (l fasthttpLogger) Printf(format string, args ...any) {
 
 // ChallengeObject is the decoded v2 PaymentRequired of e, for transports that carry it as
 // JSON rather than as a header (MCP).
-func (s *Server) ChallengeObject(e *catalog.Entry, reason string) (map[string]any, error) {
-	ch, err := s.challenges.For(e, reason)
+func (s *Server) ChallengeObject(e *catalog.Entry, payErr error) (map[string]any, error) {
+	ch, err := s.challenges.ForError(e, payErr)
 	if err != nil {
 		return nil, err
 	}

@@ -161,6 +161,20 @@ func (c *Config) Validate() error {
 	if c.Payment.MaxTimeoutSeconds < 10 || c.Payment.MaxTimeoutSeconds > 3600 {
 		bad("payment.max_timeout_seconds", "must be between 10 and 3600")
 	}
+	if ra := c.Payment.ReceiverAuthorizer; ra != "" {
+		if !evmAddress.MatchString(ra) || strings.Trim(ra[2:], "0") == "" {
+			bad("payment.receiver_authorizer", "must be a non-zero 0x address (the settle daemon's batch-settlement receiver authorizer)")
+		}
+		if c.Settlement.Facilitator != "" {
+			bad("payment.receiver_authorizer", "batch-settlement needs the appliance's own settle daemon; leave it empty with settlement.facilitator")
+		}
+	}
+	if d := c.Payment.WithdrawDelaySeconds; d < 900 || d > 30*86_400 {
+		bad("payment.withdraw_delay_seconds", "must be between 900 (15 minutes) and 2592000 (30 days)")
+	}
+	if c.Payment.MinDeposit == 0 {
+		bad("payment.min_deposit", "must be positive (atomic units)")
+	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:

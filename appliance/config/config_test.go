@@ -34,6 +34,16 @@ func TestLoad(t *testing.T) {
 		{name: "unknown key", file: "[api]\nadr = \"x\"\n", wantErr: "unknown key api.adr"},
 		{name: "bad address", file: "[api]\naddr = \"nowhere\"\n", wantErr: "config key api.addr"},
 		{name: "bad pay_to", file: "[payment]\npay_to = \"alice\"\n", wantErr: "config key payment.pay_to"},
+		{name: "batch-settlement offered", file: "[payment]\nreceiver_authorizer = \"0x000000000000000000000000000000000000bEEF\"\nwithdraw_delay_seconds = 900\n",
+			check: func(c Config) bool {
+				return c.Payment.BatchOffered() && c.Payment.WithdrawDelaySeconds == 900 && c.Payment.MinDeposit == 1_000_000
+			}},
+		{name: "exact only by default", check: func(c Config) bool { return !c.Payment.BatchOffered() }},
+		{name: "zero receiver authorizer", file: "[payment]\nreceiver_authorizer = \"0x0000000000000000000000000000000000000000\"\n", wantErr: "config key payment.receiver_authorizer"},
+		{name: "batch-settlement through a remote facilitator", file: "[payment]\nreceiver_authorizer = \"0x000000000000000000000000000000000000bEEF\"\n[settlement]\nfacilitator = \"https://f.example\"\n",
+			wantErr: "config key payment.receiver_authorizer"},
+		{name: "withdraw delay under 15 minutes", env: []string{"PEAGE_PAYMENT_WITHDRAW_DELAY_SECONDS=899"}, wantErr: "config key payment.withdraw_delay_seconds"},
+		{name: "zero minimum deposit", env: []string{"PEAGE_PAYMENT_MIN_DEPOSIT=0"}, wantErr: "config key payment.min_deposit"},
 		{name: "bad log level", env: []string{"PEAGE_LOG_LEVEL=loud"}, wantErr: "config key log.level"},
 		{name: "unknown env", env: []string{"PEAGE_API_NOPE=1"}, wantErr: "PEAGE_API_NOPE names no config key"},
 		{name: "bad env type", env: []string{"PEAGE_API_MAX_BODY_BYTES=big"}, wantErr: "api.max_body_bytes"},

@@ -1,5 +1,11 @@
 package x402
 
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
 // The wire types of the batch-settlement scheme on EVM (coinbase/x402
 // specs/schemes/batch-settlement/scheme_batch_settlement_evm.md). Amounts are decimal text of
 // atomic units, addresses and hashes 0x-hex; withdrawDelay and withdrawRequestedAt are JSON
@@ -236,4 +242,49 @@ type BatchReserveResponse struct {
 type BatchCompleteRequest struct {
 	ID      string `json:"id"`
 	Charged uint64 `json:"charged"`
+}
+
+// ReasonBatchDepositBelowMin is a deposit under the server's own minDeposit policy.
+const ReasonBatchDepositBelowMin = "invalid_batch_settlement_evm_deposit_below_min_deposit"
+
+// DecodeBatchPayment decodes a PAYMENT-SIGNATURE header carrying a batch-settlement payment.
+func DecodeBatchPayment(h string) (*BatchPaymentPayload, error) {
+	raw, err := decodeBase64(h)
+	if err != nil {
+		return nil, err
+	}
+	var p BatchPaymentPayload
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, fmt.Errorf("%w: not JSON of a batch-settlement payment payload", ErrMalformed)
+	}
+	if p.X402Version != 2 || p.Accepted == nil || p.Accepted.Scheme != SchemeBatchSettlement {
+		return nil, fmt.Errorf("%w: a batch-settlement payment is x402 version 2 and names the scheme in accepted", ErrMalformed)
+	}
+	return &p, nil
+}
+
+// MatchBatch compares what a client says it accepted with the batch-settlement requirement
+// offered now and returns "" or the reason code of the first difference.
+func MatchBatch(accepted, offered *BatchRequirements) string {
+	switch {
+	case accepted == nil || accepted.Extra == nil:
+		return ReasonBatchMissingEIP712Domain
+	case accepted.Scheme != offered.Scheme:
+		return ReasonBatchScheme
+	case accepted.Network != offered.Network:
+		return ReasonBatchNetworkMismatch
+	case !strings.EqualFold(accepted.Asset, offered.Asset):
+		return ReasonBatchTokenMismatch
+	case !strings.EqualFold(accepted.PayTo, offered.PayTo):
+		return ReasonBatchReceiverMismatch
+	case accepted.Amount != offered.Amount:
+		return ReasonInvalidRequirements
+	case accepted.Extra.Name != offered.Extra.Name || accepted.Extra.Version != offered.Extra.Version:
+		return ReasonBatchMissingEIP712Domain
+	case !strings.EqualFold(accepted.Extra.ReceiverAuthorizer, offered.Extra.ReceiverAuthorizer):
+		return ReasonBatchAuthorizerMismatch
+	case accepted.Extra.WithdrawDelay != offered.Extra.WithdrawDelay:
+		return ReasonBatchDelayMismatch
+	}
+	return ""
 }

@@ -68,6 +68,12 @@ func withCapLine(t *testing.T, script, line string) string {
 // them) and returns its stdout, stderr and exit error.
 func runNode(t *testing.T, script string, env []string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	return runNodeFor(t, 90*time.Second, script, env, args...)
+}
+
+// runNodeFor is runNode with another time limit.
+func runNodeFor(t *testing.T, limit time.Duration, script string, env []string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node is not installed; run ops/setup.sh")
@@ -87,7 +93,7 @@ func runNode(t *testing.T, script string, env []string, args ...string) (stdout,
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{path}, args...)...)
 	cmd.Env = append(os.Environ(), env...)

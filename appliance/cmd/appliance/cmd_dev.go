@@ -90,6 +90,9 @@ func runDev(ctx context.Context, args []string) error {
 	defer chain.Close()
 	cfg.Payment.Network, cfg.Payment.Asset, cfg.Payment.PayTo = chain.Network, chain.Asset, chain.PayTo
 	cfg.Payment.TokenName, cfg.Payment.TokenVersion = chain.TokenName, chain.TokenVersion
+	if cfg.Settlement.Facilitator == "" { // batch-settlement goes through the embedded settle only
+		cfg.Payment.ReceiverAuthorizer = chain.ReceiverAuthorizer
+	}
 	// The chain routes read the embedded chain unless the configuration names another endpoint.
 	if cfg.Chain.RPC == "" {
 		cfg.Chain.RPC, cfg.Chain.USDC = chain.RPCURL, chain.Asset
