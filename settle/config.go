@@ -212,6 +212,10 @@ func Run(ctx context.Context, c Config, log *slog.Logger, ready func()) error {
 	if err != nil {
 		return fmt.Errorf("hot key: %w", err)
 	}
+	authorizer, err := receiverAuthorizer(c.Payment, key)
+	if err != nil {
+		return err
+	}
 	rpc, err := ethclient.DialContext(ctx, c.RPCURL)
 	if err != nil {
 		return fmt.Errorf("rpc: %w", err)
@@ -222,7 +226,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger, ready func()) error {
 		Network: p.Network, Asset: common.HexToAddress(p.Asset), TokenName: p.TokenName, TokenVersion: p.TokenVersion,
 		PayTo: common.HexToAddress(p.PayTo), Backend: rpc, HotKey: key, LedgerDir: filepath.Join(c.StateDir, "ledger"),
 		LedgerSync: journal.SyncAlways, ExposureCap: c.ExposureCap, TotalExposureCap: c.TotalExposureCap,
-		SettleMargin: c.SettleMargin, Logger: log, Claim: claim,
+		SettleMargin: c.SettleMargin, Logger: log, Claim: claim, ReceiverAuthorizer: authorizer,
 		Sender: chain.SenderOptions{
 			ReceiptTimeout: time.Duration(c.ReceiptTimeoutSeconds) * time.Second,
 			ReplaceAfter:   time.Duration(c.ReplaceAfterSeconds) * time.Second,
@@ -291,6 +295,22 @@ type Payment struct {
 	TokenName    string // its EIP-712 domain name ("USD Coin" on Base)
 	TokenVersion string // its EIP-712 domain version ("2")
 	PayTo        string // where payments go: an address only, never a key
+	// ReceiverAuthorizer, when set, offers batch-settlement: it must be the hot key's address,
+	// which signs the channels' claims and refunds (a key of the box, like the gas it pays;
+	// the payout key stays off the box either way).
+	ReceiverAuthorizer string
+}
+
+// receiverAuthorizer is the key that signs batch-settlement claims and refunds: the hot key when
+// payment.receiver_authorizer names its address, none (the scheme off) when that key is empty.
+func receiverAuthorizer(p Payment, hot *ecdsa.PrivateKey) (*ecdsa.PrivateKey, error) {
+	if p.ReceiverAuthorizer == "" {
+		return nil, nil
+	}
+	if addr := crypto.PubkeyToAddress(hot.PublicKey); !common.IsHexAddress(p.ReceiverAuthorizer) || common.HexToAddress(p.ReceiverAuthorizer) != addr {
+		return nil, fmt.Errorf("config key payment.receiver_authorizer: %q is not the hot key's address %s, which signs the claims", p.ReceiverAuthorizer, addr.Hex())
+	}
+	return hot, nil
 }
 
 // Validate names the [payment] key that is missing or wrong. An empty or zero payTo is an

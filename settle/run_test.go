@@ -58,6 +58,14 @@ func TestRunStandalone(t *testing.T) {
 		t.Fatal("a public settle.listen validated")
 	}
 
+	hotAddr := crypto.PubkeyToAddress(ch.Hot.PublicKey).Hex()
+	bad = cfg
+	bad.Payment.ReceiverAuthorizer = cfg.Payment.PayTo // any address but the hot key's
+	if err := Run(ctx, bad, slog.New(slog.DiscardHandler), nil); err == nil || !strings.Contains(err.Error(), "payment.receiver_authorizer") {
+		t.Fatalf("a receiver authorizer that is not the hot key: %v, want an error naming payment.receiver_authorizer", err)
+	}
+	cfg.Payment.ReceiverAuthorizer = hotAddr
+
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- Run(rctx, cfg, slog.New(slog.DiscardHandler), nil) }()
@@ -66,7 +74,10 @@ func TestRunStandalone(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		if _, err := c.Supported(ctx); err == nil {
+		if sup, err := c.Supported(ctx); err == nil {
+			if batchAuthorizer(sup) != hotAddr {
+				t.Fatalf("/supported %+v: want batch-settlement with receiverAuthorizer %s", sup.Kinds, hotAddr)
+			}
 			break
 		}
 		select {
@@ -93,4 +104,14 @@ func TestRunStandalone(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("daemon stopped with %v", err)
 	}
+}
+
+func batchAuthorizer(sup x402.SupportedResponse) string {
+	for _, k := range sup.Kinds {
+		if k.Scheme == "batch-settlement" {
+			a, _ := k.Extra["receiverAuthorizer"].(string)
+			return a
+		}
+	}
+	return ""
 }

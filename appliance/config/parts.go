@@ -78,5 +78,6 @@ func (p *Parts) validate() []error {
 // for what is paid and to whom, shared by the challenges and the facilitator.
 func (c *Config) SettlePayment() settle.Payment {
 	p := c.Payment
-	return settle.Payment{Network: p.Network, Asset: p.Asset, TokenName: p.TokenName, TokenVersion: p.TokenVersion, PayTo: p.PayTo}
+	return settle.Payment{Network: p.Network, Asset: p.Asset, TokenName: p.TokenName, TokenVersion: p.TokenVersion, PayTo: p.PayTo,
+		ReceiverAuthorizer: p.ReceiverAuthorizer}
 }

@@ -65,6 +65,7 @@ func firstbootTo(out io.Writer, args []string) error {
 		}
 	}
 	fmt.Fprintf(out, "settle pays gas from %s: fund it with a little ETH on the payment network\n", hotAddr)
+	fmt.Fprintf(out, "to offer batch-settlement too, set payment.receiver_authorizer = %q (the same key signs the claims)\n", hotAddr)
 	if *payTo != "" {
 		if err := setEnvLine(*env, "PEAGE_PAYMENT_PAY_TO", *payTo); err != nil {
 			return fmt.Errorf("recording the payout address: %w", err)
