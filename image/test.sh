@@ -12,10 +12,14 @@
 #   io.systemd.credential.binary:peage.env=...                 points settle at a dev chain served
 #                                                              from this machine (settle/devchain/
 #                                                              cmd/devchain) and sets a payout address;
-#   io.systemd.credential.binary:peage.hot-key=...             that chain's funded gas key.
+#   io.systemd.credential.binary:peage.hot-key=...             that chain's funded gas key;
+#   io.systemd.credential.binary:smoke.update-{accept,refuse}.manifest[.sig]=...
+#                                                              two signed releases (below).
 #
 # Usage: image/test.sh [x86-64|arm64]     (make image-test, make image-test ARCH=arm64)
 # Env:   IMAGE_TEST_TIMEOUT seconds before QEMU is stopped (default 1800 x86-64, 3000 arm64)
+#        IMAGE_TEST_SIGNING_KEY the private half of a key the image ships (default: the
+#                               development build's throwaway key, see update-keys.sh)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
@@ -28,6 +32,37 @@ img="$(readlink -f "$out/peage.raw" 2>/dev/null || true)"
 run="$here/out/test-$arch"
 rm -rf "$run" && mkdir -p "$run"
 log="$run/serial.log"
+
+# Signed updates: a release of the image's own binary signed by a key the image ships must
+# verify on the box, one signed by a key made now must be refused. Both go in as credentials
+# (smoke.update-accept.*, smoke.update-refuse.*); the box checks them with `appliance update
+# verify` and its default key directory, the one the image ships the keys in. The signing key
+# is the development build's throwaway key, or IMAGE_TEST_SIGNING_KEY (the .key of one of a
+# release image's keys, on the release manager's machine).
+keys="$out/update-keys"
+[ "$arch" = x86-64 ] || "$here/binfmt.sh" "$arch" >/dev/null # the arm64 binary signs here
+bin="$here/out/stage-$arch/usr/lib/peage/appliance"
+[ -d "$keys" ] && [ -x "$bin" ] || { echo "test.sh: $out has no update-keys/ or $bin is missing; run make image ARCH=$arch again" >&2; exit 1; }
+signing="${IMAGE_TEST_SIGNING_KEY:-}"
+if [ -z "$signing" ] && [ -f "$keys/dev-throwaway.pub" ]; then
+	signing="${PEAGE_UPDATE_DEV_KEYS:-${PEAGE_IMAGE_CACHE:-/var/cache/peage-image-cache}/dev-update-key}/dev-throwaway.key"
+fi
+[ -n "$signing" ] && [ -f "$signing" ] || { echo "test.sh: the image trusts $(ls "$keys" | tr '\n' ' ')and no signing key is at hand: give IMAGE_TEST_SIGNING_KEY=<the .key of one of them>" >&2; exit 1; }
+release="$(basename "$img" .raw)"
+release="${release#peage_}"
+"$bin" update keygen -out "$run/other" 2>/dev/null
+smoke_updates=()
+for c in accept:"$signing" refuse:"$run/other.key"; do
+	name=${c%%:*} key=${c#*:}
+	mkdir -p "$run/update-$name"
+	ln -s "$bin" "$run/update-$name/appliance"
+	"$bin" update sign -key "$key" -version "$release" -os linux -arch "$(case $arch in x86-64) echo amd64 ;; *) echo arm64 ;; esac)" "$run/update-$name/appliance" >/dev/null
+	for f in manifest manifest.sig; do
+		smoke_updates+=(-smbios "type=11,value=io.systemd.credential.binary:smoke.update-$name.$f=$(base64 -w0 "$run/update-$name/appliance.$f")")
+	done
+done
+"$bin" update verify -keys "$keys" "$run/update-accept/appliance.manifest" >/dev/null ||
+	{ echo "test.sh: $signing is not one of the keys the image ships ($keys)" >&2; exit 1; }
 
 # The chain the box settles against, on this machine's loopback (10.0.2.2 from the guest).
 (cd "$repo" && go build -o "$run/devchain" ./settle/devchain/cmd/devchain)
@@ -42,6 +77,7 @@ smbios=(
 	-smbios "type=11,value=io.systemd.stub.kernel-cmdline-extra=appliance.smoke=1 no_timer_check panic=5"
 	-smbios "type=11,value=io.systemd.credential.binary:peage.env=$(base64 -w0 "$run/peage.env")"
 	-smbios "type=11,value=io.systemd.credential.binary:peage.hot-key=$(base64 -w0 "$run/hot-key")"
+	"${smoke_updates[@]}"
 )
 case "$arch" in
 x86-64)
