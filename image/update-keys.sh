@@ -42,12 +42,16 @@ if [ -n "${UPDATE_KEYS:-}" ]; then
 else
 	[[ "$(realpath -m "$devdir")/" != "$(realpath "$repo")/"* ]] || die "the throwaway key must live outside the repository, not in $devdir"
 	mkdir -p "$devdir"
+	chmod 0700 "$devdir"
+	# One pair for every build of this machine, whatever runs at once (x86-64 and arm64).
+	exec 9>"$devdir/.lock"
+	flock 9
 	if [ ! -f "$devdir/dev-throwaway.pub" ]; then
-		chmod 0700 "$devdir"
 		rm -f "$devdir/dev-throwaway.key" # half a pair from an interrupted run
 		"$appliance" update keygen -out "$devdir/dev-throwaway"
 		echo "update-keys.sh: made a throwaway update key pair in $devdir" >&2
 	fi
+	flock -u 9
 	srcs=("$devdir/dev-throwaway.pub")
 	cat >&2 <<WARN
 
