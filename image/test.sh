@@ -79,16 +79,17 @@ smbios=(
 	-smbios "type=11,value=io.systemd.credential.binary:peage.hot-key=$(base64 -w0 "$run/hot-key")"
 	"${smoke_updates[@]}"
 )
+tools="$("$here/tools.sh")"
 case "$arch" in
 x86-64)
-	cp /var/cache/peage-image-tools/usr/share/OVMF/OVMF_VARS_4M.fd "$run/vars.fd"
+	cp "$tools/usr/share/OVMF/OVMF_VARS_4M.fd" "$run/vars.fd"
 	qemu=(qemu-system-x86_64 -machine q35 -cpu max
 		-drive if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd
 		-drive "if=pflash,format=raw,file=$run/vars.fd")
 	timeout="${IMAGE_TEST_TIMEOUT:-1800}"
 	;;
 arm64)
-	cp /var/cache/peage-image-tools/usr/share/AAVMF/AAVMF_VARS.fd "$run/vars.fd"
+	cp "$tools/usr/share/AAVMF/AAVMF_VARS.fd" "$run/vars.fd"
 	qemu=(qemu-system-aarch64 -machine virt -cpu max
 		-drive if=pflash,format=raw,readonly=on,file=/usr/share/AAVMF/AAVMF_CODE.no-secboot.fd
 		-drive "if=pflash,format=raw,file=$run/vars.fd")
