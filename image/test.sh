@@ -8,7 +8,9 @@
 # through SMBIOS type 11 strings, which systemd-stub and systemd read at boot:
 #   io.systemd.stub.kernel-cmdline-extra=appliance.smoke=1   enables appliance-smoke.service
 #     (with no_timer_check: on a loaded host TCG can miss the kernel's IO-APIC timer check and
-#     panic, "IO-APIC + timer doesn't work!"; panic=5 ends such a run at once, -no-reboot);
+#     panic, "IO-APIC + timer doesn't work!"; panic=5 ends such a run at once, -no-reboot;
+#     and a device timeout of 15 min instead of 90 s: at load 30 the initrd's udev is so slow
+#     that /dev/gpt-auto-root timed out and the box sat in emergency mode);
 #   io.systemd.credential.binary:peage.env=...                 points settle at a dev chain served
 #                                                              from this machine (settle/devchain/
 #                                                              cmd/devchain) and sets a payout address;
@@ -18,6 +20,8 @@
 #
 # Usage: image/test.sh [x86-64|arm64]     (make image-test, make image-test ARCH=arm64)
 # Env:   IMAGE_TEST_TIMEOUT seconds before QEMU is stopped (default 1800 x86-64, 3000 arm64)
+#        IMAGE_TEST_CMDLINE     more kernel command line, e.g. systemd.show_status=1 to see
+#                               each unit start on the serial console
 #        IMAGE_TEST_SIGNING_KEY the private half of a key the image ships (default: the
 #                               development build's throwaway key, see update-keys.sh)
 set -euo pipefail
@@ -74,7 +78,7 @@ for _ in $(seq 1 120); do [ -s "$run/hot-key" ] && break; kill -0 "$chain" || ex
 [ -s "$run/hot-key" ] || { echo "test.sh: the dev chain did not start" >&2; exit 1; }
 
 smbios=(
-	-smbios "type=11,value=io.systemd.stub.kernel-cmdline-extra=appliance.smoke=1 no_timer_check panic=5"
+	-smbios "type=11,value=io.systemd.stub.kernel-cmdline-extra=appliance.smoke=1 no_timer_check panic=5 systemd.default_device_timeout_sec=900${IMAGE_TEST_CMDLINE:+ $IMAGE_TEST_CMDLINE}"
 	-smbios "type=11,value=io.systemd.credential.binary:peage.env=$(base64 -w0 "$run/peage.env")"
 	-smbios "type=11,value=io.systemd.credential.binary:peage.hot-key=$(base64 -w0 "$run/hot-key")"
 	"${smoke_updates[@]}"
