@@ -54,8 +54,11 @@ ARCH ?= x86-64
 image-tools: ## make the image tools tree (trixie: mkosi, systemd-repart, QEMU, OVMF/AAVMF), once
 	image/tools.sh
 
-image: ## build the bootable GPT disk image with mkosi (ARCH=x86-64 or arm64) into image/out/ARCH
-	image/build.sh $(ARCH)
+# UPDATE_KEYS: the release public key(s) the box trusts for signed updates; empty makes a
+# development image with a throwaway key (image/update-keys.sh).
+UPDATE_KEYS ?=
+image: ## build the bootable GPT disk image with mkosi (ARCH=x86-64 or arm64, UPDATE_KEYS=release.pub) into image/out/ARCH
+	UPDATE_KEYS="$(UPDATE_KEYS)" image/build.sh $(ARCH)
 
 image-test: ## boot the built image under QEMU TCG and pass on the box's smoke marker (ARCH=...)
 	image/test.sh $(ARCH)

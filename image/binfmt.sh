@@ -2,14 +2,11 @@
 # Lets the amd64 build machine run arm64 programs (the image's maintainer scripts, its initrd
 # build) through qemu-user-static: mounts binfmt_misc and registers the aarch64 handler with
 # the F flag (the interpreter is opened now, so it works inside the tools tree's chroot and
-# mkosi's sandbox). Idempotent.
+# mkosi's sandbox). Idempotent; the packages come from ops/setup.d/image-arm64.sh.
 set -euo pipefail
 arch="${1:-arm64}"
 [ "$arch" = arm64 ] || { echo "binfmt.sh: only arm64 is handled" >&2; exit 2; }
-if ! [ -x /usr/bin/qemu-aarch64-static ] && ! [ -x /usr/bin/qemu-aarch64 ]; then
-	DEBIAN_FRONTEND=noninteractive apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends qemu-user-static binfmt-support
-fi
+"$(cd "$(dirname "$0")/.." && pwd)/ops/setup.d/image-arm64.sh" --install >&2
 mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
 if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
 	update-binfmts --enable qemu-aarch64 2>/dev/null || true

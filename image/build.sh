@@ -5,6 +5,8 @@
 # and the UKI, root), its UKI, SHA256SUMS and the JSON package manifest.
 #
 # Usage: image/build.sh [x86-64|arm64]      (make image, make image ARCH=arm64)
+# Env:   UPDATE_KEYS  the release public key(s) the box trusts for updates: .pub files or
+#                     directories of them (make image UPDATE_KEYS=...); see update-keys.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
@@ -35,6 +37,10 @@ echo "build.sh: $arch image of $version (SOURCE_DATE_EPOCH=$epoch)" >&2
 (cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH="$goarch" go build -trimpath -buildvcs=false \
 	-ldflags "-X github.com/peage/appliance/appliance/version.Version=$version" \
 	-o "$stage/usr/lib/peage/appliance" ./appliance/cmd/appliance)
+# The release keys signed updates must verify against (UPDATE_KEYS; without it a development
+# build ships a throwaway key made on this machine, and says so). The staged binary runs the
+# key tools: natively for x86-64, through binfmt's qemu-user for arm64.
+UPDATE_KEYS="${UPDATE_KEYS:-}" "$here/update-keys.sh" "$stage/usr/lib/peage/appliance" "$stage/usr/share/peage/update-keys"
 # Every unit runs /usr/bin/appliance, the updater's current version (appliance/update); until
 # the first update that is the image's own binary (systemd/tmpfiles.d/peage-update.conf).
 ln -s /var/lib/peage-update/current "$stage/usr/bin/appliance"
@@ -85,3 +91,6 @@ SOURCE_DATE_EPOCH="$epoch" "$here/run-in-tools.sh" mkosi \
 raw="$out/peage_$version.raw"
 echo "build.sh: $raw $(du -h --apparent-size "$raw" | cut -f1) (allocated $(du -h "$raw" | cut -f1)) in $(($(date +%s) - start)) s" >&2
 ln -sfn "peage_$version.raw" "$out/peage.raw"
+# What the image trusts, beside it (image-test signs its test release against these).
+rm -rf "$out/update-keys" && cp -a "$stage/usr/share/peage/update-keys" "$out/update-keys"
+[ -n "${UPDATE_KEYS:-}" ] || echo "build.sh: DEVELOPMENT IMAGE: it trusts the throwaway update key $(ls "$out/update-keys"), not a release key (UPDATE_KEYS)" >&2

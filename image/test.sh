@@ -8,14 +8,22 @@
 # through SMBIOS type 11 strings, which systemd-stub and systemd read at boot:
 #   io.systemd.stub.kernel-cmdline-extra=appliance.smoke=1   enables appliance-smoke.service
 #     (with no_timer_check: on a loaded host TCG can miss the kernel's IO-APIC timer check and
-#     panic, "IO-APIC + timer doesn't work!"; panic=5 ends such a run at once, -no-reboot);
+#     panic, "IO-APIC + timer doesn't work!"; panic=5 ends such a run at once, -no-reboot;
+#     and a device timeout of 15 min instead of 90 s: at load 30 the initrd's udev is so slow
+#     that /dev/gpt-auto-root timed out and the box sat in emergency mode);
 #   io.systemd.credential.binary:peage.env=...                 points settle at a dev chain served
 #                                                              from this machine (settle/devchain/
 #                                                              cmd/devchain) and sets a payout address;
-#   io.systemd.credential.binary:peage.hot-key=...             that chain's funded gas key.
+#   io.systemd.credential.binary:peage.hot-key=...             that chain's funded gas key;
+#   io.systemd.credential.binary:smoke.update-{accept,refuse}.manifest[.sig]=...
+#                                                              two signed releases (below).
 #
 # Usage: image/test.sh [x86-64|arm64]     (make image-test, make image-test ARCH=arm64)
 # Env:   IMAGE_TEST_TIMEOUT seconds before QEMU is stopped (default 1800 x86-64, 3000 arm64)
+#        IMAGE_TEST_CMDLINE     more kernel command line, e.g. systemd.show_status=1 to see
+#                               each unit start on the serial console
+#        IMAGE_TEST_SIGNING_KEY the private half of a key the image ships (default: the
+#                               development build's throwaway key, see update-keys.sh)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
@@ -29,6 +37,37 @@ run="$here/out/test-$arch"
 rm -rf "$run" && mkdir -p "$run"
 log="$run/serial.log"
 
+# Signed updates: a release of the image's own binary signed by a key the image ships must
+# verify on the box, one signed by a key made now must be refused. Both go in as credentials
+# (smoke.update-accept.*, smoke.update-refuse.*); the box checks them with `appliance update
+# verify` and its default key directory, the one the image ships the keys in. The signing key
+# is the development build's throwaway key, or IMAGE_TEST_SIGNING_KEY (the .key of one of a
+# release image's keys, on the release manager's machine).
+keys="$out/update-keys"
+[ "$arch" = x86-64 ] || "$here/binfmt.sh" "$arch" >/dev/null # the arm64 binary signs here
+bin="$here/out/stage-$arch/usr/lib/peage/appliance"
+[ -d "$keys" ] && [ -x "$bin" ] || { echo "test.sh: $out has no update-keys/ or $bin is missing; run make image ARCH=$arch again" >&2; exit 1; }
+signing="${IMAGE_TEST_SIGNING_KEY:-}"
+if [ -z "$signing" ] && [ -f "$keys/dev-throwaway.pub" ]; then
+	signing="${PEAGE_UPDATE_DEV_KEYS:-${PEAGE_IMAGE_CACHE:-/var/cache/peage-image-cache}/dev-update-key}/dev-throwaway.key"
+fi
+[ -n "$signing" ] && [ -f "$signing" ] || { echo "test.sh: the image trusts $(ls "$keys" | tr '\n' ' ')and no signing key is at hand: give IMAGE_TEST_SIGNING_KEY=<the .key of one of them>" >&2; exit 1; }
+release="$(basename "$img" .raw)"
+release="${release#peage_}"
+"$bin" update keygen -out "$run/other" 2>/dev/null
+smoke_updates=()
+for c in accept:"$signing" refuse:"$run/other.key"; do
+	name=${c%%:*} key=${c#*:}
+	mkdir -p "$run/update-$name"
+	ln -s "$bin" "$run/update-$name/appliance"
+	"$bin" update sign -key "$key" -version "$release" -os linux -arch "$(case $arch in x86-64) echo amd64 ;; *) echo arm64 ;; esac)" "$run/update-$name/appliance" >/dev/null
+	for f in manifest manifest.sig; do
+		smoke_updates+=(-smbios "type=11,value=io.systemd.credential.binary:smoke.update-$name.$f=$(base64 -w0 "$run/update-$name/appliance.$f")")
+	done
+done
+"$bin" update verify -keys "$keys" "$run/update-accept/appliance.manifest" >/dev/null ||
+	{ echo "test.sh: $signing is not one of the keys the image ships ($keys)" >&2; exit 1; }
+
 # The chain the box settles against, on this machine's loopback (10.0.2.2 from the guest).
 (cd "$repo" && go build -o "$run/devchain" ./settle/devchain/cmd/devchain)
 "$run/devchain" -env "$run/peage.env" -hot-key "$run/hot-key" -rpc-host 10.0.2.2 &
@@ -39,20 +78,22 @@ for _ in $(seq 1 120); do [ -s "$run/hot-key" ] && break; kill -0 "$chain" || ex
 [ -s "$run/hot-key" ] || { echo "test.sh: the dev chain did not start" >&2; exit 1; }
 
 smbios=(
-	-smbios "type=11,value=io.systemd.stub.kernel-cmdline-extra=appliance.smoke=1 no_timer_check panic=5"
+	-smbios "type=11,value=io.systemd.stub.kernel-cmdline-extra=appliance.smoke=1 no_timer_check panic=5 systemd.default_device_timeout_sec=900${IMAGE_TEST_CMDLINE:+ $IMAGE_TEST_CMDLINE}"
 	-smbios "type=11,value=io.systemd.credential.binary:peage.env=$(base64 -w0 "$run/peage.env")"
 	-smbios "type=11,value=io.systemd.credential.binary:peage.hot-key=$(base64 -w0 "$run/hot-key")"
+	"${smoke_updates[@]}"
 )
+tools="$("$here/tools.sh")"
 case "$arch" in
 x86-64)
-	cp /var/cache/peage-image-tools/usr/share/OVMF/OVMF_VARS_4M.fd "$run/vars.fd"
+	cp "$tools/usr/share/OVMF/OVMF_VARS_4M.fd" "$run/vars.fd"
 	qemu=(qemu-system-x86_64 -machine q35 -cpu max
 		-drive if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd
 		-drive "if=pflash,format=raw,file=$run/vars.fd")
 	timeout="${IMAGE_TEST_TIMEOUT:-1800}"
 	;;
 arm64)
-	cp /var/cache/peage-image-tools/usr/share/AAVMF/AAVMF_VARS.fd "$run/vars.fd"
+	cp "$tools/usr/share/AAVMF/AAVMF_VARS.fd" "$run/vars.fd"
 	qemu=(qemu-system-aarch64 -machine virt -cpu max
 		-drive if=pflash,format=raw,readonly=on,file=/usr/share/AAVMF/AAVMF_CODE.no-secboot.fd
 		-drive "if=pflash,format=raw,file=$run/vars.fd")

@@ -79,10 +79,21 @@ func (m *Manifest) check() error {
 	return nil
 }
 
+// KeysDir is where the image ships the trusted release keys (image/update-keys.sh puts them
+// there; `appliance update` reads them from there unless told otherwise).
+const KeysDir = "/usr/share/peage/update-keys"
+
 // PublicKey is a trusted release key, with the name of the file it came from.
 type PublicKey struct {
 	Name string
 	Key  ed25519.PublicKey
+}
+
+// Fingerprint names a key in logs and listings: SHA256: and the first 16 bytes of the SHA-256
+// of the raw public key, in hex.
+func (k PublicKey) Fingerprint() string {
+	sum := sha256.Sum256(k.Key)
+	return "SHA256:" + hex.EncodeToString(sum[:16])
 }
 
 // keyPrefix starts every key file, so a key of another kind or purpose is refused by name.

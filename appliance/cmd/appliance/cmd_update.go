@@ -27,13 +27,14 @@ func init() {
 // Where the image puts things (image/ and systemd/peage-update*.service agree on these).
 const (
 	defaultUpdateRoot = "/var/lib/peage-update"
-	defaultUpdateKeys = "/usr/share/peage/update-keys"
+	defaultUpdateKeys = update.KeysDir
 )
 
 const updateUsage = `usage: appliance update <action> [flags]
 
 on the box (as root):
   status                  current version, installed versions, the last outcome
+  keys [-keys DIR]        the release keys this box trusts, with their fingerprints
   install MANIFEST        verify a release (manifest, its .sig, the binary beside it) and switch to it
   run -source URL|DIR     fetch the channel's latest release for this platform and install it if newer
   rollback                switch back to the version that ran before
@@ -59,6 +60,8 @@ func runUpdate(ctx context.Context, args []string) error {
 		return updateSign(os.Stdout, args)
 	case "verify":
 		return updateVerify(os.Stdout, args)
+	case "keys":
+		return updateKeys(os.Stdout, args)
 	case "status", "install", "run", "rollback", "recover":
 		return updateOnBox(ctx, os.Stdout, action, args)
 	}
@@ -139,6 +142,33 @@ func updateSign(out io.Writer, args []string) error {
 			}
 		}
 		fmt.Fprintln(out, dst)
+	}
+	return nil
+}
+
+// devKeyPrefix starts the name of the throwaway key a development image build makes when no
+// release key is given (image/update-keys.sh): a box trusting it takes releases signed on
+// that build machine.
+const devKeyPrefix = "dev-throwaway"
+
+// updateKeys lists the trusted release keys, and fails when one does not parse (image/build.sh
+// runs it over the keys it ships).
+func updateKeys(out io.Writer, args []string) error {
+	fs := flag.NewFlagSet("update keys", flag.ContinueOnError)
+	keys := fs.String("keys", defaultUpdateKeys, "directory of trusted release keys (*.pub)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	trusted, err := update.LoadPublicKeys(*keys)
+	if err != nil {
+		return err
+	}
+	for _, k := range trusted {
+		note := ""
+		if strings.HasPrefix(k.Name, devKeyPrefix) {
+			note = "  DEVELOPMENT KEY: made by a build without UPDATE_KEYS; not a release key"
+		}
+		fmt.Fprintf(out, "%s  ed25519 %s%s\n", k.Name, k.Fingerprint(), note)
 	}
 	return nil
 }

@@ -77,6 +77,60 @@ func TestUpdateReleaseSide(t *testing.T) {
 	}
 }
 
+// TestUpdateKeys: `update keys` lists what a box trusts with fingerprints, flags the throwaway
+// key of a development build, and fails on a directory image/build.sh must not ship.
+func TestUpdateKeys(t *testing.T) {
+	pub, priv, err := update.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := update.ParsePublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := update.PublicKey{Key: key}.Fingerprint()
+	cases := []struct {
+		name  string
+		files map[string][]byte
+		want  []string // lines of the listing, or the error's text
+		fails bool
+	}{
+		{"release key", map[string][]byte{"release.pub": pub},
+			[]string{"release.pub  ed25519 " + fp + "\n"}, false},
+		{"development build", map[string][]byte{"dev-throwaway.pub": pub},
+			[]string{"dev-throwaway.pub  ed25519 " + fp + "  DEVELOPMENT KEY"}, false},
+		{"private key named .pub", map[string][]byte{"release.pub": priv},
+			[]string{"release.pub: not a key file starting with \"peage-update-ed25519-pub\""}, true},
+		{"no key", map[string][]byte{"release.key": priv}, []string{"no release key (*.pub)"}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, data := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var out bytes.Buffer
+			err := updateKeys(&out, []string{"-keys", dir})
+			got := out.String()
+			if tc.fails {
+				if err == nil {
+					t.Fatalf("listed %q, want an error", got)
+				}
+				got = err.Error()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("got %q, want %q in it", got, w)
+				}
+			}
+		})
+	}
+}
+
 // TestUpdateStatusOfFreshBox: status on a box whose current is the image's factory binary.
 func TestUpdateStatusOfFreshBox(t *testing.T) {
 	root := t.TempDir()
