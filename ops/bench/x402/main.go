@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -36,6 +37,7 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/settle"
+	"github.com/peage/appliance/settle/batchpay"
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/exact"
 	"github.com/peage/appliance/settle/x402"
@@ -189,7 +191,7 @@ func latencies(calls int) ([]series, error) {
 	handler := func(context.Context, *catalog.Request) (any, error) { return map[string]any{"ok": true}, nil }
 	const price = 1_000
 	var out []series
-	for _, mode := range []string{"free", x402.ModeOptimistic, x402.ModeSync} {
+	for _, mode := range []string{"free", x402.ModeOptimistic, x402.ModeSync, batchMode} {
 		e := catalog.Entry{Method: "GET", Path: "/v1/bench/route", Summary: "bench", Kind: catalog.Paid, Price: price, Timeout: benchTimeout, Handler: handler}
 		if mode == "free" {
 			e.Kind, e.Price = catalog.Free, 0
@@ -198,7 +200,12 @@ func latencies(calls int) ([]series, error) {
 		if err != nil {
 			return nil, err
 		}
-		gate := paywall.New(cfg, paywall.Policy{Settlement: mode, OptimisticMaxPrice: price}, fc, paywall.GateOptions{})
+		policy := paywall.Policy{Settlement: mode, OptimisticMaxPrice: price}
+		if mode == batchMode {
+			cfg.ReceiverAuthorizer, cfg.WithdrawDelaySeconds = dev.ReceiverAuthorizer, 86_400
+			policy.Settlement = x402.ModeOptimistic
+		}
+		gate := paywall.New(cfg, policy, fc, paywall.GateOptions{})
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
@@ -240,8 +247,13 @@ func timeCalls(dev *settle.Dev, cfg paywall.Config, base, mode string, price uin
 	}
 	reqs := cfg.Requirements(&catalog.Entry{Price: price, Timeout: benchTimeout})
 	headers := make([]string, calls+calls/10)
+	if mode == batchMode {
+		if err := signVouchers(headers, key, cfg, base, price); err != nil {
+			return series{}, err
+		}
+	}
 	for i := range headers {
-		if mode == "free" {
+		if mode == "free" || mode == batchMode {
 			continue
 		}
 		p, err := exact.NewPayload(key, 2, &reqs, &x402.ResourceInfo{URL: base + "/v1/bench/route"}, time.Now())
@@ -279,6 +291,35 @@ func timeCalls(dev *settle.Dev, cfg paywall.Config, base, mode string, price uin
 		}
 	}
 	slices.Sort(d)
-	name := map[string]string{"free": "same route, free", x402.ModeOptimistic: "paid, optimistic", x402.ModeSync: "paid, synchronous"}[mode]
+	name := map[string]string{"free": "same route, free", x402.ModeOptimistic: "paid, optimistic", x402.ModeSync: "paid, synchronous",
+		batchMode: "paid, batch voucher"}[mode]
 	return series{name: name, p50: d[len(d)/2], p99: d[len(d)*99/100]}, nil
+}
+
+// batchMode pays with batch-settlement: one deposit (its transaction falls in the warm-up
+// tenth), then one cumulative voucher per call, checked by one signature recovery.
+const batchMode = "batch"
+
+// signVouchers fills headers with a deposit for all the calls, then the vouchers that follow it.
+func signVouchers(headers []string, key *ecdsa.PrivateKey, cfg paywall.Config, base string, price uint64) error {
+	ch, err := batchpay.Open(key, cfg.BatchRequirements(&catalog.Entry{Price: price, Timeout: benchTimeout}), common.Hash{31: 1})
+	if err != nil {
+		return err
+	}
+	for i := range headers {
+		var r *x402.BatchRequest
+		if i == 0 {
+			r, err = ch.Deposit(uint64(len(headers))*price, price, 1)
+		} else {
+			r, err = ch.Voucher(uint64(i+1) * price)
+		}
+		if err != nil {
+			return err
+		}
+		r.PaymentPayload.Resource = &x402.ResourceInfo{URL: base + "/v1/bench/route"}
+		if headers[i], err = x402.Encode(r.PaymentPayload); err != nil {
+			return err
+		}
+	}
+	return nil
 }
