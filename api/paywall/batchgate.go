@@ -123,12 +123,7 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 	if err != nil {
 		return nil, nil, err
 	}
-	if e.FreeFirstCall {
-		report, _ := json.Marshal(FreeFirstCall{Granted: false, Note: "paid call; the first call of each UTC day on this route is free, once per client"})
-		out = withFreeFirstCall(out, report)
-		hdr[HeaderFreeFirstCall] = string(report)
-	}
-	return out, hdr, nil
+	return paidCallReport(e, out, hdr), hdr, nil
 }
 
 // reserveBatch holds the channel, waiting (at most busyWait) while another request of the same

@@ -295,15 +295,22 @@ func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequ
 	if err != nil {
 		return nil, nil, err
 	}
-	if e.FreeFirstCall {
-		report, _ := json.Marshal(FreeFirstCall{Granted: false, Note: "paid call; the first call of each UTC day on this route is free, once per client"})
-		out = withFreeFirstCall(out, report)
-		hdr[HeaderFreeFirstCall] = string(report)
-	}
+	out = paidCallReport(e, out, hdr)
 	if who.id != "" {
 		g.replay.put(who, out, hdr, g.now())
 	}
 	return out, hdr, nil
+}
+
+// paidCallReport adds to a paid call's result and headers the free_first_call report of a
+// FreeFirstCall route (the call was paid, so not granted); other routes' results pass as is.
+func paidCallReport(e *catalog.Entry, out any, hdr map[string]string) any {
+	if !e.FreeFirstCall {
+		return out
+	}
+	report, _ := json.Marshal(FreeFirstCall{Granted: false, Note: "paid call; the first call of each UTC day on this route is free, once per client"})
+	hdr[HeaderFreeFirstCall] = string(report)
+	return withFreeFirstCall(out, report)
 }
 
 // complete settles the payment of a successful call and returns the receipt to deliver with
