@@ -17,6 +17,7 @@ import (
 	"github.com/peage/appliance/api/compute/plm"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/wire"
 )
 
 // Name is the registry name.
@@ -111,20 +112,13 @@ func (c *Client) file(ctx context.Context, year int, insee string) ([]Mutation, 
 	}
 	ms, err := Parse(r.Body)
 	if err != nil {
-		var mc *MissingColumn
-		field := ""
-		if errors.As(err, &mc) {
-			field = mc.Column
-		}
-		return nil, upstream.BadAnswer(Name, "GET "+path(year, insee), r.Status, field, err)
+		return nil, upstream.BadAnswer(Name, "GET "+path(year, insee), r.Status, wire.MissingField(err), err)
 	}
 	return ms, nil
 }
 
-// MissingColumn is a DVF file whose header lacks a column the parser needs.
-type MissingColumn struct{ Column string }
-
-func (e *MissingColumn) Error() string { return "DVF header lacks " + e.Column }
+// MissingColumn is a table whose header lacks a column the parser needs.
+type MissingColumn = wire.MissingColumn
 
 // Parse groups the lines of a DVF CSV by id_mutation.
 func Parse(b []byte) ([]Mutation, error) {
@@ -137,21 +131,11 @@ func Parse(b []byte) ([]Mutation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("DVF header: %w", err)
 	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[strings.TrimPrefix(h, "\ufeff")] = i
+	col, err := wire.NewHeader(head, "DVF", "id_mutation", "date_mutation", "valeur_fonciere", "type_local", "id_parcelle")
+	if err != nil {
+		return nil, err
 	}
-	for _, need := range []string{"id_mutation", "date_mutation", "valeur_fonciere", "type_local", "id_parcelle"} {
-		if _, ok := col[need]; !ok {
-			return nil, &MissingColumn{Column: need}
-		}
-	}
-	get := func(rec []string, name string) string {
-		if i, ok := col[name]; ok && i < len(rec) {
-			return strings.TrimSpace(rec[i])
-		}
-		return ""
-	}
+	get := col.Get
 	byID := map[string]*Mutation{}
 	var order []string
 	type seenKey struct{ a, b, c, d, e string }

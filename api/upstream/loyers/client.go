@@ -19,6 +19,7 @@ import (
 
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/wire"
 )
 
 // Name is the registry name.
@@ -131,21 +132,14 @@ func (c *Client) refresh(path string, t *table) {
 	}
 	rents, err := Parse(r.Body)
 	if err != nil {
-		var mc *MissingColumn
-		field := ""
-		if errors.As(err, &mc) {
-			field = mc.Column
-		}
-		t.err = upstream.BadAnswer(Name, "GET "+path, r.Status, field, err)
+		t.err = upstream.BadAnswer(Name, "GET "+path, r.Status, wire.MissingField(err), err)
 		return
 	}
 	t.rents, t.at = rents, c.now()
 }
 
 // MissingColumn is a table whose header lacks a column the parser needs.
-type MissingColumn struct{ Column string }
-
-func (e *MissingColumn) Error() string { return "rent table header lacks " + e.Column }
+type MissingColumn = wire.MissingColumn
 
 // Parse reads a table: ';' separated, decimal commas, quoted text, in Windows-1252 or UTF-8.
 func Parse(b []byte) (map[string]Rent, error) {
@@ -158,21 +152,11 @@ func Parse(b []byte) (map[string]Rent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rent table header: %w", err)
 	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[strings.TrimPrefix(h, "\ufeff")] = i
+	col, err := wire.NewHeader(head, "rent table", "INSEE_C", "loypredm2")
+	if err != nil {
+		return nil, err
 	}
-	for _, need := range []string{"INSEE_C", "loypredm2"} {
-		if _, ok := col[need]; !ok {
-			return nil, &MissingColumn{Column: need}
-		}
-	}
-	get := func(rec []string, name string) string {
-		if i, ok := col[name]; ok && i < len(rec) {
-			return strings.TrimSpace(rec[i])
-		}
-		return ""
-	}
+	get := col.Get
 	out := map[string]Rent{}
 	for {
 		rec, err := rd.Read()
