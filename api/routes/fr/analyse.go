@@ -316,8 +316,9 @@ func communeCall(r *Routes, code string, out **geoapi.Commune) call {
 		run: func(ctx context.Context) (err error) { *out, err = r.geo.ByCode(ctx, code); return }}
 }
 
-// areaDensity is c's area in km² (geo.api gives hectares) and its population per km² over
-// that rounded area; both nil without an area, the density nil without a population.
+// areaDensity is c's area in km² (geo.api gives hectares), rounded to 2 decimals, and its
+// population per km² of the unrounded area, rounded to 1; both nil without an area, the
+// density nil without a population.
 func areaDensity(c *geoapi.Commune) (km2, density *float64) {
 	if c.Surface == nil || *c.Surface <= 0 {
 		return nil, nil
@@ -326,7 +327,7 @@ func areaDensity(c *geoapi.Commune) (km2, density *float64) {
 	if c.Population == nil {
 		return &a, nil
 	}
-	d := round(float64(*c.Population)/a, 1)
+	d := round(float64(*c.Population)/(*c.Surface/100), 1)
 	return &a, &d
 }
 

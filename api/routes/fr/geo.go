@@ -229,14 +229,7 @@ func (r *Routes) inseeCommune(ctx context.Context, req *catalog.Request) (any, e
 	if city != code {
 		out.Arrondissement = &code
 	}
-	if c.Surface != nil && *c.Surface > 0 {
-		km2 := round(*c.Surface/100, 2) // the upstream gives hectares
-		out.SurfaceKm2 = &km2
-		if c.Population != nil {
-			d := round(float64(*c.Population)/(*c.Surface/100), 1)
-			out.DensiteHabKm2 = &d
-		}
-	}
+	out.SurfaceKm2, out.DensiteHabKm2 = areaDensity(c)
 	return out, nil
 }
 

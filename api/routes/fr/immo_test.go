@@ -11,6 +11,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/apitest"
+	"github.com/peage/appliance/api/upstream/geoapi"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 )
 
@@ -332,5 +333,19 @@ func TestNoFileButAYearFailed(t *testing.T) {
 	var ae *apierr.Error
 	if !errors.As(err, &ae) || ae.Status() != 502 || ae.Upstream != "dvf" {
 		t.Fatalf("err = %v, want 502 naming dvf", err)
+	}
+}
+
+// TestAreaDensityUsesUnroundedArea: the density of /v1/fr/insee-commune, the analyses and the
+// implantation study is population over the area as geo.api gives it, not over the rounded
+// km² shown (1 000 inhabitants on 0.5149 km²: 1942.1, where 0.51 km² would give 1960.8).
+func TestAreaDensityUsesUnroundedArea(t *testing.T) {
+	ha, pop := 51.49, 1000
+	km2, d := areaDensity(&geoapi.Commune{Surface: &ha, Population: &pop})
+	if km2 == nil || *km2 != 0.51 || d == nil || *d != 1942.1 {
+		t.Fatalf("areaDensity = %v, %v; want 0.51 km², 1942.1 /km²", km2, d)
+	}
+	if km2, d := areaDensity(&geoapi.Commune{Surface: &ha}); km2 == nil || d != nil {
+		t.Errorf("without population: %v, %v; want an area and no density", km2, d)
 	}
 }
