@@ -548,18 +548,6 @@ func TestCanonicalLink(t *testing.T) {
 	}
 }
 
-func TestUntracked(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"https://cointelegraph.com/news/x?utm_source=rss_feed&utm_medium=rss&utm_campaign=rss_partner_inbound", "https://cointelegraph.com/news/x"},
-		{"https://decrypt.co/a?id=7&utm_source=rss", "https://decrypt.co/a?id=7"},
-		{"https://www.theblock.co/post/1", "https://www.theblock.co/post/1"},
-	} {
-		if got := crypto.Untracked(c.in); got != c.want {
-			t.Errorf("untracked(%s) = %s, want %s", c.in, got, c.want)
-		}
-	}
-}
-
 func TestGrade(t *testing.T) {
 	for _, c := range []struct {
 		score    int

@@ -17,6 +17,3 @@ func ThinLen(n int) int {
 
 // CanonicalLink exposes the link identity used to remove duplicates.
 var CanonicalLink = canonicalLink
-
-// Untracked exposes the link shown in answers.
-var Untracked = untracked

@@ -83,7 +83,7 @@ func (r *Routes) news(ctx context.Context, req *catalog.Request) (any, error) {
 			if !matches(it.Title+" "+it.Summary, q) {
 				continue
 			}
-			a := Article{Title: it.Title, Link: untracked(it.Link), Source: f.Source, Summary: truncate(it.Summary, summaryMax),
+			a := Article{Title: it.Title, Link: it.Link, Source: f.Source, Summary: truncate(it.Summary, summaryMax),
 				Authors: it.Authors, Categories: it.Categories, published: it.Published}
 			if !it.Published.IsZero() {
 				a.Published = it.Published.Format(time.RFC3339)
@@ -110,23 +110,6 @@ func canonicalLink(s string) string {
 		return strings.ToLower(s)
 	}
 	return strings.ToLower(u.Host) + strings.TrimSuffix(u.EscapedPath(), "/")
-}
-
-// untracked is the link without the utm_* campaign parameters feeds add to every link
-// (Cointelegraph's ?utm_source=rss_feed&utm_medium=rss&...); other parameters stay.
-func untracked(s string) string {
-	u, err := url.Parse(strings.TrimSpace(s))
-	if err != nil || u.RawQuery == "" {
-		return s
-	}
-	q := u.Query()
-	for k := range q {
-		if strings.HasPrefix(k, "utm_") {
-			q.Del(k)
-		}
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 func truncate(s string, n int) string {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -101,7 +102,8 @@ type atomDoc struct {
 	} `xml:"entry"`
 }
 
-// Fetch reads one feed through its client.
+// Fetch reads one feed through its client; links lose their utm_* parameters and authors the
+// feed's AuthorPrefix.
 func Fetch(ctx context.Context, c *httpc.Client, f Feed) ([]Item, error) {
 	r, err := c.Do(ctx, http.MethodGet, f.Path, nil, nil)
 	if err != nil {
@@ -111,14 +113,32 @@ func Fetch(ctx context.Context, c *httpc.Client, f Feed) ([]Item, error) {
 	if err != nil {
 		return nil, upstream.BadAnswer(f.Name, "GET "+f.Path, r.Status, "", err)
 	}
-	if f.AuthorPrefix != "" {
-		for i := range items {
+	for i := range items {
+		items[i].Link = untracked(items[i].Link)
+		if f.AuthorPrefix != "" {
 			for j, a := range items[i].Authors {
 				items[i].Authors[j] = strings.TrimPrefix(a, f.AuthorPrefix)
 			}
 		}
 	}
 	return items, nil
+}
+
+// untracked is the link without the utm_* campaign parameters feeds add to every link
+// (Cointelegraph's ?utm_source=rss_feed&utm_medium=rss&...); other parameters stay.
+func untracked(s string) string {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.RawQuery == "" {
+		return s
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.HasPrefix(k, "utm_") {
+			q.Del(k)
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // Parse reads an RSS 2.0 or Atom document.

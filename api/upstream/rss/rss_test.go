@@ -21,7 +21,7 @@ func TestFetchRecordedFeeds(t *testing.T) {
 			"https://www.coindesk.com/markets/2026/09/25/circle-and-tether-step-in-to-freeze-hacker-wallet-after-massive-bitget-crypto-heist",
 			"Oliver Knight", "", time.Date(2026, 9, 25, 14, 41, 53, 0, time.UTC), "The stablecoin issuer blacklisted"},
 		{Newsrooms[1], "cointelegraph.xml", 3, "Brazil’s Petrobras uses Cardano to track sustainable aviation fuel, renewable diesel",
-			"https://cointelegraph.com/news/brazils-petrobras-uses-cardano-to-track-sustainable-aviation-fuel-renewable-diesel?utm_source=rss_feed&utm_medium=rss&utm_campaign=rss_partner_inbound",
+			"https://cointelegraph.com/news/brazils-petrobras-uses-cardano-to-track-sustainable-aviation-fuel-renewable-diesel",
 			"Nate Kostar", "Latest News", time.Date(2026, 9, 30, 17, 17, 54, 0, time.UTC), "Petrobras developed two Cardano-based applications"},
 	} {
 		t.Run(c.feed.Source, func(t *testing.T) {
@@ -48,5 +48,17 @@ func TestFetchRecordedFeeds(t *testing.T) {
 func TestParseRejectsHTML(t *testing.T) {
 	if _, err := Parse([]byte("<html><body>Just a moment...</body></html>")); err == nil {
 		t.Fatal("a challenge page parsed as a feed")
+	}
+}
+
+func TestUntracked(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"https://cointelegraph.com/news/x?utm_source=rss_feed&utm_medium=rss&utm_campaign=rss_partner_inbound", "https://cointelegraph.com/news/x"},
+		{"https://decrypt.co/a?id=7&utm_source=rss", "https://decrypt.co/a?id=7"},
+		{"https://www.theblock.co/post/1", "https://www.theblock.co/post/1"},
+	} {
+		if got := untracked(c.in); got != c.want {
+			t.Errorf("untracked(%s) = %s, want %s", c.in, got, c.want)
+		}
 	}
 }
