@@ -350,3 +350,30 @@ func onEntry(c *Call, e *catalog.Entry) *Call {
 	c.Entry = e
 	return c
 }
+
+// TestBatchPaidFreeFirstCall: a batch-settlement call to a FreeFirstCall route is a paid call
+// and says so, in the header and in the JSON result, as an exact payment does.
+func TestBatchPaidFreeFirstCall(t *testing.T) {
+	cfg := batchConfig()
+	e := &catalog.Entry{ID: "a", Path: "/v1/a", Price: 5_000, Timeout: 10 * time.Second, FreeFirstCall: true}
+	f := &channelFacilitator{}
+	g := New(cfg, DefaultPolicy(), f, GateOptions{})
+	out, hdr, err := g.Charge(context.Background(), batchPayment(t, cfg, e, x402.BatchVoucher, 5_000), func(context.Context) (any, error) {
+		return &catalog.Raw{Status: 200, ContentType: "application/json", Body: []byte(`{"x":1}`)}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report FreeFirstCall
+	if json.Unmarshal([]byte(hdr[HeaderFreeFirstCall]), &report) != nil || report.Granted || report.Note == "" {
+		t.Errorf("%s = %q, want a not-granted report", HeaderFreeFirstCall, hdr[HeaderFreeFirstCall])
+	}
+	var body struct {
+		FreeFirstCall *FreeFirstCall `json:"free_first_call"`
+		X             int            `json:"x"`
+	}
+	r, ok := out.(*catalog.Raw)
+	if !ok || json.Unmarshal(r.Body, &body) != nil || body.FreeFirstCall == nil || body.FreeFirstCall.Granted || body.X != 1 {
+		t.Errorf("result = %+v", out)
+	}
+}
