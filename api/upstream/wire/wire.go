@@ -1,7 +1,8 @@
 // Package wire holds the JSON types that connectors use where providers are known to vary the
 // shape of one field between answers: a number sent as text, one object sent where a list is
 // documented. Decoding stays strict for everything else, so a shape nobody has seen still
-// fails, names its field, and becomes a 502.
+// fails, names its field, and becomes a 502. Header does the same for the columns of CSV
+// tables (csv.go).
 package wire
 
 import (
