@@ -117,18 +117,7 @@ func OpenChannels(o ChannelOptions) (*Channels, error) {
 func (s *Channels) compact() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.j.Compact(func(emit func([]byte) error) error {
-		for _, id := range slices.Sorted(maps.Keys(s.recs)) {
-			b, err := json.Marshal(s.recs[id])
-			if err != nil {
-				return err
-			}
-			if err := emit(b); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return s.j.Compact(snapshot(s.recs))
 }
 
 // Close closes the journal.

@@ -214,9 +214,15 @@ func (l *Ledger) Compact() error {
 			r.Request, r.RawTx = x402.FacilitatorRequest{}, ""
 		}
 	}
-	return l.j.Compact(func(emit func([]byte) error) error {
-		for _, id := range slices.Sorted(maps.Keys(l.recs)) {
-			b, err := json.Marshal(l.recs[id])
+	return l.j.Compact(snapshot(l.recs))
+}
+
+// snapshot is a journal's Compact body for a store whose journal replays into recs (the last
+// record of a key wins): recs as JSON records, in key order.
+func snapshot[V any](recs map[string]V) func(emit func([]byte) error) error {
+	return func(emit func([]byte) error) error {
+		for _, k := range slices.Sorted(maps.Keys(recs)) {
+			b, err := json.Marshal(recs[k])
 			if err != nil {
 				return err
 			}
@@ -225,7 +231,7 @@ func (l *Ledger) Compact() error {
 			}
 		}
 		return nil
-	})
+	}
 }
 
 // Size is the journal's size on disk, to decide when to compact.

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"maps"
 	"math/big"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -56,18 +54,7 @@ func OpenSpends(dir string, sync journal.Sync, log *slog.Logger) (*Spends, error
 		return nil
 	})
 	if err == nil {
-		err = j.Compact(func(emit func([]byte) error) error {
-			for _, tx := range slices.Sorted(maps.Keys(s.recs)) {
-				b, err := json.Marshal(s.recs[tx])
-				if err != nil {
-					return err
-				}
-				if err := emit(b); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		err = j.Compact(snapshot(s.recs))
 	}
 	if err != nil {
 		_ = j.Close()
