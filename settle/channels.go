@@ -233,12 +233,8 @@ func (f *Facilitator) BatchVerify(ctx context.Context, req *x402.BatchRequest) (
 	if err != nil {
 		return x402.BatchVerifyResponse{}, err
 	}
-	payer := ""
-	if cc := req.PaymentPayload.Payload.ChannelConfig; cc != nil {
-		payer = cc.Payer
-	}
 	if invalid != nil {
-		return batchInvalid(invalid, payer), nil
+		return batchInvalid(invalid, req.PaymentPayload.Payload.Payer()), nil
 	}
 	return x402.BatchVerifyResponse{IsValid: true, Payer: c.cfg.Payer.Hex(), Extra: c.onchain.State(c.id)}, nil
 }
@@ -388,11 +384,7 @@ func (f *Facilitator) BatchSettle(ctx context.Context, req *x402.BatchRequest) (
 		return x402.BatchSettleResponse{}, err
 	}
 	if invalid != nil {
-		payer := ""
-		if p.ChannelConfig != nil {
-			payer = p.ChannelConfig.Payer
-		}
-		return fail(invalid.Reason, payer), nil
+		return fail(invalid.Reason, p.Payer()), nil
 	}
 	payer := c.cfg.Payer.Hex()
 	var r *types.Receipt

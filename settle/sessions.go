@@ -61,10 +61,7 @@ func reserveInvalid(reason, detail, payer string) x402.BatchReserveResponse {
 // corrective mismatch with the channel snapshot and the last voucher the server holds.
 func (f *Facilitator) BatchReserve(ctx context.Context, req *x402.BatchRequest) (x402.BatchReserveResponse, error) {
 	p := &req.PaymentPayload.Payload
-	payer := ""
-	if p.ChannelConfig != nil {
-		payer = p.ChannelConfig.Payer
-	}
+	payer := p.Payer()
 	if p.Voucher == nil {
 		return reserveInvalid(x402.ReasonBatchVoucherPayload, "voucher is missing", payer), nil
 	}

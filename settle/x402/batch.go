@@ -93,6 +93,15 @@ type BatchPayload struct {
 	Token    string `json:"token,omitempty"`
 }
 
+// Payer is the payer the channel config names ("" without one), for an answer that refuses
+// the payload before its config is parsed.
+func (p *BatchPayload) Payer() string {
+	if p.ChannelConfig == nil {
+		return ""
+	}
+	return p.ChannelConfig.Payer
+}
+
 // ChannelState is the channel snapshot in verify and settle answers, payment responses and the
 // corrective 402. ChargedCumulativeAmount is the server's own figure (absent from the
 // facilitator's answers).
