@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"strconv"
 	"strings"
 	"sync"
@@ -166,7 +165,7 @@ func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchComplete
 	switch p.Type {
 	case x402.BatchDeposit, x402.BatchRefund:
 		// The facilitator's own settle path (deposit transaction, or claim + refund).
-		out, err := f.BatchSettle(ctx, s.req)
+		out, err := f.batchSettle(ctx, s.req, &on)
 		if err != nil {
 			return x402.BatchSettleResponse{}, err
 		}
@@ -174,8 +173,6 @@ func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchComplete
 			return out, nil
 		}
 		res.Transaction, res.Amount, res.Asset = out.Transaction, out.Amount, out.Asset
-		st := out.Extra.ChannelState
-		on = &Onchain{Balance: mustBig(st.Balance), TotalClaimed: mustBig(st.TotalClaimed), RefundNonce: mustBig(st.RefundNonce), WithdrawRequestedAt: st.WithdrawRequestedAt}
 	}
 	ch := s.channel
 	ch.Config = *p.ChannelConfig
@@ -197,12 +194,4 @@ func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchComplete
 	st := ch.State()
 	res.Extra.ChannelState = &st
 	return res, nil
-}
-
-func mustBig(s string) *big.Int {
-	v, ok := new(big.Int).SetString(s, 10)
-	if !ok {
-		return new(big.Int)
-	}
-	return v
 }
