@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/ledger"
@@ -19,35 +18,13 @@ import (
 // channel's charged total and verifying it; BatchComplete commits the charge only after the
 // work succeeded (executing a deposit first); BatchRelease frees the channel unchanged.
 
-// session is one held request.
+// session is one held request, attached to its channel in the channel store (Hold, Take).
 type session struct {
 	req     *x402.BatchRequest
 	call    *batchCall
 	channel ledger.Channel
 	price   uint64
 	max     uint64
-}
-
-type sessions struct {
-	mu sync.Mutex
-	m  map[string]*session // channel id → the request holding it
-}
-
-func (s *sessions) put(id string, x *session) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[string]*session{}
-	}
-	s.m[id] = x
-}
-
-func (s *sessions) take(id string) *session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	x := s.m[id]
-	delete(s.m, id)
-	return x
 }
 
 func reserveInvalid(reason, detail, payer string) x402.BatchReserveResponse {
@@ -125,7 +102,7 @@ func (f *Facilitator) BatchReserve(ctx context.Context, req *x402.BatchRequest) 
 		return reserveInvalid(invalid.Reason, invalid.Detail, payer), nil
 	}
 	held = true
-	f.held.put(id, &session{req: req, call: c, channel: ch, price: price, max: maxU})
+	f.channels.Hold(id, &session{req: req, call: c, channel: ch, price: price, max: maxU})
 	return x402.BatchReserveResponse{BatchVerifyResponse: x402.BatchVerifyResponse{IsValid: true, Payer: c.cfg.Payer.Hex(), Extra: c.onchain.State(c.id)}, ID: id}, nil
 }
 
@@ -133,7 +110,7 @@ func (f *Facilitator) BatchReserve(ctx context.Context, req *x402.BatchRequest) 
 // client may send the same voucher again.
 func (f *Facilitator) BatchRelease(_ context.Context, id string) error {
 	id = strings.ToLower(id)
-	if f.held.take(id) == nil {
+	if s, _ := f.channels.Take(id).(*session); s == nil {
 		return fmt.Errorf("%w: no request holds channel %s", ErrState, id)
 	}
 	f.channels.Abort(id)
@@ -146,7 +123,7 @@ func (f *Facilitator) BatchRelease(_ context.Context, id string) error {
 // its channel record updated.
 func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchCompleteRequest) (x402.BatchSettleResponse, error) {
 	id := strings.ToLower(req.ID)
-	s := f.held.take(id)
+	s, _ := f.channels.Take(id).(*session)
 	if s == nil {
 		return x402.BatchSettleResponse{}, fmt.Errorf("%w: no request holds channel %s", ErrState, id)
 	}

@@ -75,7 +75,7 @@ type Channels struct {
 
 	mu   sync.Mutex
 	recs map[string]*Channel
-	busy map[string]bool
+	busy map[string]any // channel id → what its caller holds it with (Hold; nil before)
 }
 
 // ChannelOptions configure the store.
@@ -92,7 +92,7 @@ func OpenChannels(o ChannelOptions) (*Channels, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Channels{j: j, now: o.Now, recs: map[string]*Channel{}, busy: map[string]bool{}}
+	s := &Channels{j: j, now: o.Now, recs: map[string]*Channel{}, busy: map[string]any{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -151,10 +151,10 @@ func (s *Channels) Begin(id string) (c Channel, found bool, err error) {
 	id = strings.ToLower(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.busy[id] {
+	if _, ok := s.busy[id]; ok {
 		return Channel{}, false, ErrBusy
 	}
-	s.busy[id] = true
+	s.busy[id] = nil
 	if r, ok := s.recs[id]; ok {
 		return *r, true, nil
 	}
@@ -168,12 +168,35 @@ func (s *Channels) Abort(id string) {
 	delete(s.busy, strings.ToLower(id))
 }
 
+// Hold attaches v to a channel taken by Begin (the caller's request, until Take).
+func (s *Channels) Hold(id string, v any) {
+	id = strings.ToLower(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.busy[id]; ok {
+		s.busy[id] = v
+	}
+}
+
+// Take returns what Hold attached to a taken channel and detaches it, so only one caller gets
+// it (nil when nothing is attached); the channel stays taken until Commit or Abort.
+func (s *Channels) Take(id string) any {
+	id = strings.ToLower(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.busy[id]
+	if v != nil {
+		s.busy[id] = nil
+	}
+	return v
+}
+
 // Commit writes the channel's new state durably and frees it; it returns once the record is on
 // disk (under SyncAlways). The state must come from Begin's copy, updated by the caller.
 func (s *Channels) Commit(c Channel) error {
 	c.ID = strings.ToLower(c.ID)
 	s.mu.Lock()
-	if !s.busy[c.ID] {
+	if _, ok := s.busy[c.ID]; !ok {
 		s.mu.Unlock()
 		return ErrNotBegun
 	}
