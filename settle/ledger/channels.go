@@ -96,14 +96,7 @@ func OpenChannels(o ChannelOptions) (*Channels, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	err = j.Replay(func(b []byte) error {
-		var c Channel
-		if err := json.Unmarshal(b, &c); err != nil {
-			return fmt.Errorf("channel record: %w", err)
-		}
-		s.recs[c.ID] = &c
-		return nil
-	})
+	err = replay(j, "channel", func(c *Channel) { s.recs[c.ID] = c })
 	if err == nil {
 		err = s.compact()
 	}

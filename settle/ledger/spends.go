@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"math/big"
 	"strings"
@@ -45,14 +44,7 @@ func OpenSpends(dir string, sync journal.Sync, log *slog.Logger) (*Spends, error
 		return nil, err
 	}
 	s := &Spends{j: j, recs: map[string]Spend{}}
-	err = j.Replay(func(b []byte) error {
-		var sp Spend
-		if err := json.Unmarshal(b, &sp); err != nil {
-			return fmt.Errorf("batch transaction record: %w", err)
-		}
-		s.recs[sp.Tx] = sp
-		return nil
-	})
+	err = replay(j, "batch transaction", func(sp *Spend) { s.recs[sp.Tx] = *sp })
 	if err == nil {
 		err = j.Compact(snapshot(s.recs))
 	}
