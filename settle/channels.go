@@ -233,12 +233,8 @@ func (f *Facilitator) BatchVerify(ctx context.Context, req *x402.BatchRequest) (
 	if err != nil {
 		return x402.BatchVerifyResponse{}, err
 	}
-	payer := ""
-	if cc := req.PaymentPayload.Payload.ChannelConfig; cc != nil {
-		payer = cc.Payer
-	}
 	if invalid != nil {
-		return batchInvalid(invalid, payer), nil
+		return batchInvalid(invalid, req.PaymentPayload.Payload.Payer()), nil
 	}
 	return x402.BatchVerifyResponse{IsValid: true, Payer: c.cfg.Payer.Hex(), Extra: c.onchain.State(c.id)}, nil
 }
@@ -355,6 +351,12 @@ func (f *Facilitator) Sweep(ctx context.Context) (*big.Int, *types.Receipt, erro
 // nothing to settle: it is stored by the resource server. A claim payload is refused as an
 // unknown action: claims are made by this facilitator's own claimer (claimer.go).
 func (f *Facilitator) BatchSettle(ctx context.Context, req *x402.BatchRequest) (x402.BatchSettleResponse, error) {
+	return f.batchSettle(ctx, req, nil)
+}
+
+// batchSettle is BatchSettle; after a successful deposit or refund it also sets *after (when
+// not nil) to the channel as read from the chain, which the answer's channel state renders.
+func (f *Facilitator) batchSettle(ctx context.Context, req *x402.BatchRequest, after **Onchain) (x402.BatchSettleResponse, error) {
 	p := &req.PaymentPayload.Payload
 	fail := func(reason, payer string) x402.BatchSettleResponse {
 		return x402.BatchSettleResponse{ErrorReason: reason, Network: f.o.Network, Payer: payer}
@@ -388,11 +390,7 @@ func (f *Facilitator) BatchSettle(ctx context.Context, req *x402.BatchRequest) (
 		return x402.BatchSettleResponse{}, err
 	}
 	if invalid != nil {
-		payer := ""
-		if p.ChannelConfig != nil {
-			payer = p.ChannelConfig.Payer
-		}
-		return fail(invalid.Reason, payer), nil
+		return fail(invalid.Reason, p.Payer()), nil
 	}
 	payer := c.cfg.Payer.Hex()
 	var r *types.Receipt
@@ -418,6 +416,9 @@ func (f *Facilitator) BatchSettle(ctx context.Context, req *x402.BatchRequest) (
 	on, err := f.ReadChannel(ctx, c.id)
 	if err != nil {
 		return x402.BatchSettleResponse{}, err
+	}
+	if after != nil {
+		*after = on
 	}
 	return x402.BatchSettleResponse{Success: true, Payer: payer, Transaction: r.TxHash.Hex(), Network: f.o.Network,
 		Amount: amount.String(), Asset: f.o.Asset.Hex(), Extra: &x402.BatchResponseExtra{ChannelState: on.State(c.id)}}, nil

@@ -209,10 +209,9 @@ func (f *Facilitator) claimLoop(ctx context.Context, p ClaimPolicy) {
 			return
 		case <-t.C:
 		}
-		if rep, err := f.ClaimOnce(ctx, p); err != nil {
+		// A claim is logged where it is made (claimOnce), for every caller.
+		if _, err := f.ClaimOnce(ctx, p); err != nil {
 			f.log.Warn("claim round failed", keyErr, err)
-		} else if rep.Channels > 0 {
-			f.log.Info("claim round", keyCount, rep.Channels, keyTx, rep.ClaimTx)
 		}
 	}
 }

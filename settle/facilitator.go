@@ -87,7 +87,6 @@ type Facilitator struct {
 	ledger   *ledger.Ledger
 	channels *ledger.Channels
 	spends   *ledger.Spends // batch-settlement transactions' gas
-	held     sessions       // batch-settlement requests between BatchReserve and BatchComplete/Release
 	claimer  claimerState
 
 	locks sync.Map // payment id → *sync.Mutex: one settlement per payment at a time

@@ -58,100 +58,25 @@ func (f *Facilitator) Handler() http.Handler {
 		}
 		writeJSON(w, 200, rec.Summary())
 	})
-	mux.HandleFunc("POST /verify", func(w http.ResponseWriter, r *http.Request) {
-		body, batch, ok := readScheme(w, r)
-		if !ok {
-			return
-		}
-		if batch {
-			var req x402.BatchRequest
-			if decodeJSON(w, body, &req) {
-				res, err := f.BatchVerify(r.Context(), &req)
-				f.reply(w, res, err)
-			}
-			return
-		}
-		var req x402.FacilitatorRequest
-		if decodeJSON(w, body, &req) {
-			res, err := f.Verify(r.Context(), &req)
-			f.reply(w, res, err)
-		}
-	})
-	mux.HandleFunc("POST /settle", func(w http.ResponseWriter, r *http.Request) {
-		body, batch, ok := readScheme(w, r)
-		if !ok {
-			return
-		}
-		if batch {
-			var req x402.BatchRequest
-			if decodeJSON(w, body, &req) {
-				// A transaction outlives a client that hangs up.
-				res, err := f.BatchSettle(context.WithoutCancel(r.Context()), &req)
-				f.reply(w, res, err)
-			}
-			return
-		}
-		var req x402.FacilitatorRequest
-		if decodeJSON(w, body, &req) {
-			res, err := f.Settle(r.Context(), &req)
-			f.reply(w, res, err)
-		}
-	})
-	mux.HandleFunc("POST /batch/reserve", func(w http.ResponseWriter, r *http.Request) {
-		var req x402.BatchRequest
-		if !readJSON(w, r, &req) {
-			return
-		}
-		res, err := f.BatchReserve(r.Context(), &req)
-		f.reply(w, res, err)
-	})
-	mux.HandleFunc("POST /batch/release", func(w http.ResponseWriter, r *http.Request) {
-		var req x402.ReleaseRequest
-		if !readJSON(w, r, &req) {
-			return
-		}
-		f.reply(w, struct{}{}, f.BatchRelease(r.Context(), req.ID))
-	})
-	mux.HandleFunc("POST /batch/complete", func(w http.ResponseWriter, r *http.Request) {
-		var req x402.BatchCompleteRequest
-		if !readJSON(w, r, &req) {
-			return
-		}
-		res, err := f.BatchComplete(context.WithoutCancel(r.Context()), &req)
-		f.reply(w, res, err)
-	})
-	mux.HandleFunc("POST /reserve", func(w http.ResponseWriter, r *http.Request) {
-		var req x402.ReserveRequest
-		if !readJSON(w, r, &req) {
-			return
-		}
-		res, err := f.Reserve(r.Context(), &req)
-		f.reply(w, res, err)
-	})
-	mux.HandleFunc("POST /release", func(w http.ResponseWriter, r *http.Request) {
-		var req x402.ReleaseRequest
-		if !readJSON(w, r, &req) {
-			return
-		}
-		f.reply(w, struct{}{}, f.Release(r.Context(), req.ID))
-	})
-	mux.HandleFunc("POST /complete", func(w http.ResponseWriter, r *http.Request) {
-		var req x402.CompleteRequest
-		if !readJSON(w, r, &req) {
-			return
-		}
-		// The settlement outlives a client that hangs up: the money is owed either way.
-		res, err := f.Complete(context.WithoutCancel(r.Context()), req.ID, req.Mode)
-		f.reply(w, res, err)
-	})
-	mux.HandleFunc("POST /abort", func(w http.ResponseWriter, r *http.Request) {
-		var req x402.AbortRequest
-		if !readJSON(w, r, &req) {
-			return
-		}
-		res, err := f.Abort(context.WithoutCancel(r.Context()), req.ID)
-		f.reply(w, res, err)
-	})
+	mux.HandleFunc("POST /verify", byScheme(f, f.Verify, f.BatchVerify))
+	// A transaction outlives a client that hangs up.
+	mux.HandleFunc("POST /settle", byScheme(f, f.Settle, detached(f.BatchSettle)))
+	mux.HandleFunc("POST /batch/reserve", handle(f, f.BatchReserve))
+	mux.HandleFunc("POST /batch/release", handle(f, func(ctx context.Context, req *x402.ReleaseRequest) (struct{}, error) {
+		return struct{}{}, f.BatchRelease(ctx, req.ID)
+	}))
+	mux.HandleFunc("POST /batch/complete", handle(f, detached(f.BatchComplete)))
+	mux.HandleFunc("POST /reserve", handle(f, f.Reserve))
+	mux.HandleFunc("POST /release", handle(f, func(ctx context.Context, req *x402.ReleaseRequest) (struct{}, error) {
+		return struct{}{}, f.Release(ctx, req.ID)
+	}))
+	// The settlement outlives a client that hangs up: the money is owed either way.
+	mux.HandleFunc("POST /complete", handle(f, detached(func(ctx context.Context, req *x402.CompleteRequest) (x402.SettlementResponse, error) {
+		return f.Complete(ctx, req.ID, req.Mode)
+	})))
+	mux.HandleFunc("POST /abort", handle(f, detached(func(ctx context.Context, req *x402.AbortRequest) (x402.SettlementResponse, error) {
+		return f.Abort(ctx, req.ID)
+	})))
 	return mux
 }
 
@@ -182,24 +107,62 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-// readScheme reads a /verify or /settle body and tells whether it is for the batch-settlement
-// scheme (its requirements name it), whose payload has another shape than exact's.
-func readScheme(w http.ResponseWriter, r *http.Request) ([]byte, bool, bool) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	if err != nil {
-		writeJSON(w, 400, errorBody{"request body could not be read: " + err.Error()})
-		return nil, false, false
+// handle answers a POST whose body is a T with call's result.
+func handle[T, R any](f *Facilitator, call func(context.Context, *T) (R, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req T
+		if !readJSON(w, r, &req) {
+			return
+		}
+		res, err := call(r.Context(), &req)
+		f.reply(w, res, err)
 	}
-	var peek struct {
-		PaymentRequirements struct {
-			Scheme string `json:"scheme"`
-		} `json:"paymentRequirements"`
-	}
-	_ = json.Unmarshal(body, &peek) // a malformed body is refused by the decode that follows
-	return body, peek.PaymentRequirements.Scheme == x402.SchemeBatchSettlement, true
 }
 
+// detached runs call past a client that hangs up.
+func detached[T, R any](call func(context.Context, *T) (R, error)) func(context.Context, *T) (R, error) {
+	return func(ctx context.Context, req *T) (R, error) { return call(context.WithoutCancel(ctx), req) }
+}
+
+// byScheme answers a /verify or /settle body with exact's call, or batch's when its requirements
+// name the batch-settlement scheme (whose payload has another shape than exact's). The body is
+// decoded once; its payload and requirements are kept raw until the scheme is known.
+func byScheme[E, B any](f *Facilitator, exact func(context.Context, *x402.FacilitatorRequest) (E, error),
+	batch func(context.Context, *x402.BatchRequest) (B, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			X402Version         int             `json:"x402Version"`
+			PaymentPayload      json.RawMessage `json:"paymentPayload"`
+			PaymentRequirements json.RawMessage `json:"paymentRequirements"`
+		}
+		if !readJSON(w, r, &body) {
+			return
+		}
+		var peek struct {
+			Scheme string `json:"scheme"`
+		}
+		_ = json.Unmarshal(body.PaymentRequirements, &peek) // a malformed part is refused below
+		if peek.Scheme == x402.SchemeBatchSettlement {
+			req := x402.BatchRequest{X402Version: body.X402Version}
+			if decodeJSON(w, body.PaymentPayload, &req.PaymentPayload) && decodeJSON(w, body.PaymentRequirements, &req.PaymentRequirements) {
+				res, err := batch(r.Context(), &req)
+				f.reply(w, res, err)
+			}
+			return
+		}
+		req := x402.FacilitatorRequest{X402Version: body.X402Version}
+		if decodeJSON(w, body.PaymentPayload, &req.PaymentPayload) && decodeJSON(w, body.PaymentRequirements, &req.PaymentRequirements) {
+			res, err := exact(r.Context(), &req)
+			f.reply(w, res, err)
+		}
+	}
+}
+
+// decodeJSON decodes one part of a body; an absent part leaves v as it is.
 func decodeJSON(w http.ResponseWriter, body []byte, v any) bool {
+	if len(body) == 0 {
+		return true
+	}
 	if err := json.Unmarshal(body, v); err != nil {
 		writeJSON(w, 400, errorBody{"request body is not the expected JSON: " + err.Error()})
 		return false

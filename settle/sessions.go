@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/ledger"
@@ -20,35 +18,13 @@ import (
 // channel's charged total and verifying it; BatchComplete commits the charge only after the
 // work succeeded (executing a deposit first); BatchRelease frees the channel unchanged.
 
-// session is one held request.
+// session is one held request, attached to its channel in the channel store (Hold, Take).
 type session struct {
 	req     *x402.BatchRequest
 	call    *batchCall
 	channel ledger.Channel
 	price   uint64
 	max     uint64
-}
-
-type sessions struct {
-	mu sync.Mutex
-	m  map[string]*session // channel id → the request holding it
-}
-
-func (s *sessions) put(id string, x *session) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[string]*session{}
-	}
-	s.m[id] = x
-}
-
-func (s *sessions) take(id string) *session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	x := s.m[id]
-	delete(s.m, id)
-	return x
 }
 
 func reserveInvalid(reason, detail, payer string) x402.BatchReserveResponse {
@@ -61,10 +37,7 @@ func reserveInvalid(reason, detail, payer string) x402.BatchReserveResponse {
 // corrective mismatch with the channel snapshot and the last voucher the server holds.
 func (f *Facilitator) BatchReserve(ctx context.Context, req *x402.BatchRequest) (x402.BatchReserveResponse, error) {
 	p := &req.PaymentPayload.Payload
-	payer := ""
-	if p.ChannelConfig != nil {
-		payer = p.ChannelConfig.Payer
-	}
+	payer := p.Payer()
 	if p.Voucher == nil {
 		return reserveInvalid(x402.ReasonBatchVoucherPayload, "voucher is missing", payer), nil
 	}
@@ -129,7 +102,7 @@ func (f *Facilitator) BatchReserve(ctx context.Context, req *x402.BatchRequest) 
 		return reserveInvalid(invalid.Reason, invalid.Detail, payer), nil
 	}
 	held = true
-	f.held.put(id, &session{req: req, call: c, channel: ch, price: price, max: maxU})
+	f.channels.Hold(id, &session{req: req, call: c, channel: ch, price: price, max: maxU})
 	return x402.BatchReserveResponse{BatchVerifyResponse: x402.BatchVerifyResponse{IsValid: true, Payer: c.cfg.Payer.Hex(), Extra: c.onchain.State(c.id)}, ID: id}, nil
 }
 
@@ -137,7 +110,7 @@ func (f *Facilitator) BatchReserve(ctx context.Context, req *x402.BatchRequest) 
 // client may send the same voucher again.
 func (f *Facilitator) BatchRelease(_ context.Context, id string) error {
 	id = strings.ToLower(id)
-	if f.held.take(id) == nil {
+	if s, _ := f.channels.Take(id).(*session); s == nil {
 		return fmt.Errorf("%w: no request holds channel %s", ErrState, id)
 	}
 	f.channels.Abort(id)
@@ -150,7 +123,7 @@ func (f *Facilitator) BatchRelease(_ context.Context, id string) error {
 // its channel record updated.
 func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchCompleteRequest) (x402.BatchSettleResponse, error) {
 	id := strings.ToLower(req.ID)
-	s := f.held.take(id)
+	s, _ := f.channels.Take(id).(*session)
 	if s == nil {
 		return x402.BatchSettleResponse{}, fmt.Errorf("%w: no request holds channel %s", ErrState, id)
 	}
@@ -169,7 +142,7 @@ func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchComplete
 	switch p.Type {
 	case x402.BatchDeposit, x402.BatchRefund:
 		// The facilitator's own settle path (deposit transaction, or claim + refund).
-		out, err := f.BatchSettle(ctx, s.req)
+		out, err := f.batchSettle(ctx, s.req, &on)
 		if err != nil {
 			return x402.BatchSettleResponse{}, err
 		}
@@ -177,8 +150,6 @@ func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchComplete
 			return out, nil
 		}
 		res.Transaction, res.Amount, res.Asset = out.Transaction, out.Amount, out.Asset
-		st := out.Extra.ChannelState
-		on = &Onchain{Balance: mustBig(st.Balance), TotalClaimed: mustBig(st.TotalClaimed), RefundNonce: mustBig(st.RefundNonce), WithdrawRequestedAt: st.WithdrawRequestedAt}
 	}
 	ch := s.channel
 	ch.Config = *p.ChannelConfig
@@ -200,12 +171,4 @@ func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchComplete
 	st := ch.State()
 	res.Extra.ChannelState = &st
 	return res, nil
-}
-
-func mustBig(s string) *big.Int {
-	v, ok := new(big.Int).SetString(s, 10)
-	if !ok {
-		return new(big.Int)
-	}
-	return v
 }

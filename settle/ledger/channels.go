@@ -75,7 +75,7 @@ type Channels struct {
 
 	mu   sync.Mutex
 	recs map[string]*Channel
-	busy map[string]bool
+	busy map[string]any // channel id → what its caller holds it with (Hold; nil before)
 }
 
 // ChannelOptions configure the store.
@@ -92,18 +92,11 @@ func OpenChannels(o ChannelOptions) (*Channels, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Channels{j: j, now: o.Now, recs: map[string]*Channel{}, busy: map[string]bool{}}
+	s := &Channels{j: j, now: o.Now, recs: map[string]*Channel{}, busy: map[string]any{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
-	err = j.Replay(func(b []byte) error {
-		var c Channel
-		if err := json.Unmarshal(b, &c); err != nil {
-			return fmt.Errorf("channel record: %w", err)
-		}
-		s.recs[c.ID] = &c
-		return nil
-	})
+	err = replay(j, "channel", func(c *Channel) { s.recs[c.ID] = c })
 	if err == nil {
 		err = s.compact()
 	}
@@ -117,18 +110,7 @@ func OpenChannels(o ChannelOptions) (*Channels, error) {
 func (s *Channels) compact() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.j.Compact(func(emit func([]byte) error) error {
-		for _, id := range slices.Sorted(maps.Keys(s.recs)) {
-			b, err := json.Marshal(s.recs[id])
-			if err != nil {
-				return err
-			}
-			if err := emit(b); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return s.j.Compact(snapshot(s.recs))
 }
 
 // Close closes the journal.
@@ -162,10 +144,10 @@ func (s *Channels) Begin(id string) (c Channel, found bool, err error) {
 	id = strings.ToLower(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.busy[id] {
+	if _, ok := s.busy[id]; ok {
 		return Channel{}, false, ErrBusy
 	}
-	s.busy[id] = true
+	s.busy[id] = nil
 	if r, ok := s.recs[id]; ok {
 		return *r, true, nil
 	}
@@ -179,12 +161,35 @@ func (s *Channels) Abort(id string) {
 	delete(s.busy, strings.ToLower(id))
 }
 
+// Hold attaches v to a channel taken by Begin (the caller's request, until Take).
+func (s *Channels) Hold(id string, v any) {
+	id = strings.ToLower(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.busy[id]; ok {
+		s.busy[id] = v
+	}
+}
+
+// Take returns what Hold attached to a taken channel and detaches it, so only one caller gets
+// it (nil when nothing is attached); the channel stays taken until Commit or Abort.
+func (s *Channels) Take(id string) any {
+	id = strings.ToLower(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.busy[id]
+	if v != nil {
+		s.busy[id] = nil
+	}
+	return v
+}
+
 // Commit writes the channel's new state durably and frees it; it returns once the record is on
 // disk (under SyncAlways). The state must come from Begin's copy, updated by the caller.
 func (s *Channels) Commit(c Channel) error {
 	c.ID = strings.ToLower(c.ID)
 	s.mu.Lock()
-	if !s.busy[c.ID] {
+	if _, ok := s.busy[c.ID]; !ok {
 		s.mu.Unlock()
 		return ErrNotBegun
 	}

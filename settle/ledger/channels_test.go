@@ -32,6 +32,17 @@ func TestChannelsCommitAbortRestart(t *testing.T) {
 	if _, _, err := s.Begin("0xabcdef"); !errors.Is(err, ErrBusy) {
 		t.Fatalf("second Begin on a busy channel: %v", err)
 	}
+	// What the request holds the channel with is taken once; the channel stays taken.
+	s.Hold(id, "request")
+	if v := s.Take("0xabcdef"); v != "request" {
+		t.Fatalf("Take after Hold: %v", v)
+	}
+	if v := s.Take(id); v != nil {
+		t.Fatalf("second Take: %v", v)
+	}
+	if _, _, err := s.Begin(id); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Begin after Take: %v", err)
+	}
 	c.ID, c.Config = id, x402.ChannelConfig{Payer: "0x1", WithdrawDelay: 900}
 	c.Charged, c.SignedMax, c.Signature, c.Balance, c.Calls = 5000, 5000, "0xsig1", 1_000_000, 1
 	if err := s.Commit(c); err != nil {

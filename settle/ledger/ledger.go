@@ -183,14 +183,7 @@ func Open(o Options) (*Ledger, error) {
 	if l.now == nil {
 		l.now = time.Now
 	}
-	err = j.Replay(func(b []byte) error {
-		var r Record
-		if err := json.Unmarshal(b, &r); err != nil {
-			return fmt.Errorf("ledger record: %w", err)
-		}
-		l.put(&r)
-		return nil
-	})
+	err = replay(j, "ledger", l.put)
 	if err != nil {
 		_ = j.Close()
 		return nil, err
@@ -214,9 +207,27 @@ func (l *Ledger) Compact() error {
 			r.Request, r.RawTx = x402.FacilitatorRequest{}, ""
 		}
 	}
-	return l.j.Compact(func(emit func([]byte) error) error {
-		for _, id := range slices.Sorted(maps.Keys(l.recs)) {
-			b, err := json.Marshal(l.recs[id])
+	return l.j.Compact(snapshot(l.recs))
+}
+
+// replay reads a journal of JSON records of V (what names them in an error), handing each to put.
+func replay[V any](j *journal.Journal, what string, put func(*V)) error {
+	return j.Replay(func(b []byte) error {
+		var v V
+		if err := json.Unmarshal(b, &v); err != nil {
+			return fmt.Errorf("%s record: %w", what, err)
+		}
+		put(&v)
+		return nil
+	})
+}
+
+// snapshot is a journal's Compact body for a store whose journal replays into recs (the last
+// record of a key wins): recs as JSON records, in key order.
+func snapshot[V any](recs map[string]V) func(emit func([]byte) error) error {
+	return func(emit func([]byte) error) error {
+		for _, k := range slices.Sorted(maps.Keys(recs)) {
+			b, err := json.Marshal(recs[k])
 			if err != nil {
 				return err
 			}
@@ -225,7 +236,7 @@ func (l *Ledger) Compact() error {
 			}
 		}
 		return nil
-	})
+	}
 }
 
 // Size is the journal's size on disk, to decide when to compact.

@@ -2,11 +2,8 @@ package ledger
 
 import (
 	"encoding/json"
-	"fmt"
 	"log/slog"
-	"maps"
 	"math/big"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,27 +44,9 @@ func OpenSpends(dir string, sync journal.Sync, log *slog.Logger) (*Spends, error
 		return nil, err
 	}
 	s := &Spends{j: j, recs: map[string]Spend{}}
-	err = j.Replay(func(b []byte) error {
-		var sp Spend
-		if err := json.Unmarshal(b, &sp); err != nil {
-			return fmt.Errorf("batch transaction record: %w", err)
-		}
-		s.recs[sp.Tx] = sp
-		return nil
-	})
+	err = replay(j, "batch transaction", func(sp *Spend) { s.recs[sp.Tx] = *sp })
 	if err == nil {
-		err = j.Compact(func(emit func([]byte) error) error {
-			for _, tx := range slices.Sorted(maps.Keys(s.recs)) {
-				b, err := json.Marshal(s.recs[tx])
-				if err != nil {
-					return err
-				}
-				if err := emit(b); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		err = j.Compact(snapshot(s.recs))
 	}
 	if err != nil {
 		_ = j.Close()

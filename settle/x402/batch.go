@@ -93,6 +93,15 @@ type BatchPayload struct {
 	Token    string `json:"token,omitempty"`
 }
 
+// Payer is the payer the channel config names ("" without one), for an answer that refuses
+// the payload before its config is parsed.
+func (p *BatchPayload) Payer() string {
+	if p.ChannelConfig == nil {
+		return ""
+	}
+	return p.ChannelConfig.Payer
+}
+
 // ChannelState is the channel snapshot in verify and settle answers, payment responses and the
 // corrective 402. ChargedCumulativeAmount is the server's own figure (absent from the
 // facilitator's answers).
@@ -133,34 +142,33 @@ type BatchResponseExtra struct {
 
 // Batch-settlement reason codes used by this implementation (the spec's table has them all).
 const (
-	ReasonBatchCumulativeMismatch   = "invalid_batch_settlement_evm_cumulative_amount_mismatch"
-	ReasonBatchCumulativeBelow      = "invalid_batch_settlement_evm_cumulative_below_claimed"
-	ReasonBatchExceedsBalance       = "invalid_batch_settlement_evm_cumulative_exceeds_balance"
-	ReasonBatchChannelBusy          = "invalid_batch_settlement_evm_channel_busy"
-	ReasonBatchChannelIDMismatch    = "invalid_batch_settlement_evm_channel_id_mismatch"
-	ReasonBatchChannelNotFound      = "invalid_batch_settlement_evm_channel_not_found"
-	ReasonBatchVoucherSignature     = "invalid_batch_settlement_evm_voucher_signature"
-	ReasonBatchVoucherPayload       = "invalid_batch_settlement_evm_voucher_payload"
-	ReasonBatchDepositPayload       = "invalid_batch_settlement_evm_deposit_payload"
-	ReasonBatchRefundPayload        = "invalid_batch_settlement_evm_refund_payload"
-	ReasonBatchPayloadType          = "invalid_batch_settlement_evm_payload_type"
-	ReasonBatchTokenMismatch        = "invalid_batch_settlement_evm_token_mismatch"
-	ReasonBatchReceiverMismatch     = "invalid_batch_settlement_evm_receiver_mismatch"
-	ReasonBatchAuthorizerMismatch   = "invalid_batch_settlement_evm_receiver_authorizer_mismatch"
-	ReasonBatchDelayMismatch        = "invalid_batch_settlement_evm_withdraw_delay_mismatch"
-	ReasonBatchDelayOutOfRange      = "invalid_batch_settlement_evm_withdraw_delay_out_of_range"
-	ReasonBatchERC3009Required      = "invalid_batch_settlement_evm_erc3009_authorization_required"
-	ReasonBatchReceiveSignature     = "invalid_batch_settlement_evm_receive_authorization_signature"
-	ReasonBatchValidBefore          = "invalid_batch_settlement_evm_payload_authorization_valid_before"
-	ReasonBatchValidAfter           = "invalid_batch_settlement_evm_payload_authorization_valid_after"
-	ReasonBatchInsufficientBalance  = "invalid_batch_settlement_evm_insufficient_balance"
-	ReasonBatchScheme               = "invalid_batch_settlement_evm_scheme"
-	ReasonBatchNetworkMismatch      = "invalid_batch_settlement_evm_network_mismatch"
-	ReasonBatchRefundAmountInvalid  = "invalid_batch_settlement_evm_refund_amount_invalid"
-	ReasonBatchRefundNoBalance      = "invalid_batch_settlement_evm_refund_no_balance"
-	ReasonBatchChargeExceedsSigned  = "invalid_batch_settlement_evm_charge_exceeds_signed_cumulative"
-	ReasonBatchMissingEIP712Domain  = "invalid_batch_settlement_evm_missing_eip712_domain"
-	ReasonBatchChannelStateReadFail = "invalid_batch_settlement_evm_channel_state_read_failed"
+	ReasonBatchCumulativeMismatch  = "invalid_batch_settlement_evm_cumulative_amount_mismatch"
+	ReasonBatchCumulativeBelow     = "invalid_batch_settlement_evm_cumulative_below_claimed"
+	ReasonBatchExceedsBalance      = "invalid_batch_settlement_evm_cumulative_exceeds_balance"
+	ReasonBatchChannelBusy         = "invalid_batch_settlement_evm_channel_busy"
+	ReasonBatchChannelIDMismatch   = "invalid_batch_settlement_evm_channel_id_mismatch"
+	ReasonBatchChannelNotFound     = "invalid_batch_settlement_evm_channel_not_found"
+	ReasonBatchVoucherSignature    = "invalid_batch_settlement_evm_voucher_signature"
+	ReasonBatchVoucherPayload      = "invalid_batch_settlement_evm_voucher_payload"
+	ReasonBatchDepositPayload      = "invalid_batch_settlement_evm_deposit_payload"
+	ReasonBatchRefundPayload       = "invalid_batch_settlement_evm_refund_payload"
+	ReasonBatchPayloadType         = "invalid_batch_settlement_evm_payload_type"
+	ReasonBatchTokenMismatch       = "invalid_batch_settlement_evm_token_mismatch"
+	ReasonBatchReceiverMismatch    = "invalid_batch_settlement_evm_receiver_mismatch"
+	ReasonBatchAuthorizerMismatch  = "invalid_batch_settlement_evm_receiver_authorizer_mismatch"
+	ReasonBatchDelayMismatch       = "invalid_batch_settlement_evm_withdraw_delay_mismatch"
+	ReasonBatchDelayOutOfRange     = "invalid_batch_settlement_evm_withdraw_delay_out_of_range"
+	ReasonBatchERC3009Required     = "invalid_batch_settlement_evm_erc3009_authorization_required"
+	ReasonBatchReceiveSignature    = "invalid_batch_settlement_evm_receive_authorization_signature"
+	ReasonBatchValidBefore         = "invalid_batch_settlement_evm_payload_authorization_valid_before"
+	ReasonBatchValidAfter          = "invalid_batch_settlement_evm_payload_authorization_valid_after"
+	ReasonBatchInsufficientBalance = "invalid_batch_settlement_evm_insufficient_balance"
+	ReasonBatchScheme              = "invalid_batch_settlement_evm_scheme"
+	ReasonBatchNetworkMismatch     = "invalid_batch_settlement_evm_network_mismatch"
+	ReasonBatchRefundAmountInvalid = "invalid_batch_settlement_evm_refund_amount_invalid"
+	ReasonBatchRefundNoBalance     = "invalid_batch_settlement_evm_refund_no_balance"
+	ReasonBatchChargeExceedsSigned = "invalid_batch_settlement_evm_charge_exceeds_signed_cumulative"
+	ReasonBatchMissingEIP712Domain = "invalid_batch_settlement_evm_missing_eip712_domain"
 )
 
 // BatchRequirements is a batch-settlement requirement (its extra differs from exact's).
@@ -215,14 +223,11 @@ type BatchSettleResponse struct {
 // Reasons of failed batch-settlement transactions.
 const (
 	ReasonBatchDepositFailed     = "invalid_batch_settlement_evm_deposit_transaction_failed"
-	ReasonBatchClaimFailed       = "invalid_batch_settlement_evm_claim_transaction_failed"
 	ReasonBatchSettleFailed      = "invalid_batch_settlement_evm_settle_transaction_failed"
 	ReasonBatchRefundFailed      = "invalid_batch_settlement_evm_refund_transaction_failed"
 	ReasonBatchClaimPayload      = "invalid_batch_settlement_evm_claim_payload"
-	ReasonBatchSettlePayload     = "invalid_batch_settlement_evm_settle_payload"
 	ReasonBatchUnknownAction     = "invalid_batch_settlement_evm_unknown_settle_action"
 	ReasonBatchDepositSimulation = "invalid_batch_settlement_evm_deposit_simulation_failed"
-	ReasonBatchClaimSimulation   = "invalid_batch_settlement_evm_claim_simulation_failed"
 	ReasonBatchRefundSimulation  = "invalid_batch_settlement_evm_refund_simulation_failed"
 	ReasonBatchSettleSimulation  = "invalid_batch_settlement_evm_settle_simulation_failed"
 )
