@@ -53,7 +53,8 @@ type ERC3009Deposit struct {
 // DepositAuthorization holds exactly one transfer method (only ERC-3009 is accepted here).
 type DepositAuthorization struct {
 	ERC3009 *ERC3009Deposit `json:"erc3009Authorization,omitempty"`
-	// Permit2 is kept raw so a permit2 deposit is recognised and refused by name.
+	// Permit2 is kept raw for round-trips only: a deposit without the ERC-3009 part is refused
+	// (batch.ParseDeposit, ReasonBatchERC3009Required), permit2 or not.
 	Permit2 map[string]any `json:"permit2Authorization,omitempty"`
 }
 
