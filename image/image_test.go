@@ -4,7 +4,6 @@
 package image
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,49 +12,8 @@ import (
 	"testing"
 
 	"github.com/peage/appliance/appliance/config"
+	"github.com/peage/appliance/internal/unitfile"
 )
-
-// ini reads a systemd/mkosi style file: section → key → values, in order. An indented line
-// continues the previous key's value (mkosi's multi-line Packages=).
-func ini(t *testing.T, path string) map[string]map[string][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out := map[string]map[string][]string{}
-	section, last := "", ""
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		trimmed := strings.TrimSpace(line)
-		switch {
-		case trimmed == "" || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, ";"):
-		case strings.HasPrefix(trimmed, "[") && strings.HasSuffix(trimmed, "]"):
-			section, last = strings.Trim(trimmed, "[]"), ""
-			if out[section] == nil {
-				out[section] = map[string][]string{}
-			}
-		case line[0] == ' ' || line[0] == '\t':
-			if last == "" {
-				t.Fatalf("%s: continuation line without a key: %q", path, line)
-			}
-			out[section][last] = append(out[section][last], strings.Fields(trimmed)...)
-		default:
-			k, v, ok := strings.Cut(trimmed, "=")
-			if !ok {
-				t.Fatalf("%s: not KEY=VALUE: %q", path, line)
-			}
-			last = k
-			out[section][k] = append(out[section][k], strings.Fields(v)...)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 func one(t *testing.T, conf map[string]map[string][]string, section, key string) string {
 	t.Helper()
@@ -67,7 +25,7 @@ func one(t *testing.T, conf map[string]map[string][]string, section, key string)
 }
 
 func TestMkosiConfig(t *testing.T) {
-	conf := ini(t, "mkosi.conf")
+	conf := unitfile.Read(t, "mkosi.conf")
 	want := []struct{ section, key, value string }{
 		{"Distribution", "Distribution", "debian"},
 		{"Distribution", "Release", "trixie"},
@@ -118,7 +76,7 @@ func TestArchitectures(t *testing.T) {
 		{"mkosi.conf.d/10-arm64.conf", "arm64", "linux-image-arm64", "console=ttyAMA0"},
 	}
 	for _, c := range cases {
-		conf := ini(t, c.file)
+		conf := unitfile.Read(t, c.file)
 		if got := one(t, conf, "Match", "Architecture"); got != c.arch {
 			t.Errorf("%s matches %q, want %q", c.file, got, c.arch)
 		}
@@ -144,8 +102,8 @@ func TestDefaultConfig(t *testing.T) {
 	if cfg.Payment.PayTo != "" {
 		t.Errorf("payment.pay_to %q is baked into the image; the operator sets it", cfg.Payment.PayTo)
 	}
-	settle := ini(t, "../systemd/peage-settle.service")["Service"]
-	proxyd := ini(t, "../systemd/peage-proxyd.service")["Service"]
+	settle := unitfile.Read(t, "../systemd/peage-settle.service")["Service"]
+	proxyd := unitfile.Read(t, "../systemd/peage-proxyd.service")["Service"]
 	cases := []struct {
 		key, socket string
 		unit        map[string][]string
@@ -203,7 +161,7 @@ func TestNoSecretsBaked(t *testing.T) {
 // TestSmokeSwitch: the smoke check runs only when image-test's kernel command line asks for it,
 // powers the box off either way, and prints to the console the test reads.
 func TestSmokeSwitch(t *testing.T) {
-	unit := ini(t, "mkosi.extra/usr/lib/systemd/system/appliance-smoke.service")
+	unit := unitfile.Read(t, "mkosi.extra/usr/lib/systemd/system/appliance-smoke.service")
 	checks := []struct{ section, key, want string }{
 		{"Unit", "ConditionKernelCommandLine", "appliance.smoke=1"},
 		{"Unit", "SuccessAction", "poweroff-force"},

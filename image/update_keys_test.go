@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/peage/appliance/appliance/update"
+	"github.com/peage/appliance/internal/unitfile"
 )
 
 // TestUpdateKeysStaged runs update-keys.sh as build.sh does: the release public keys named by
@@ -138,7 +139,7 @@ func TestUpdateKeysWiring(t *testing.T) {
 	if !strings.Contains(smoke, "signature does not verify against any") {
 		t.Error("smoke-check does not tell a refusal for the key from any other failure")
 	}
-	if got := one(t, ini(t, "mkosi.extra/usr/lib/systemd/system/appliance-smoke.service"), "Service", "ImportCredential"); got != "smoke.update-*" {
+	if got := one(t, unitfile.Read(t, "mkosi.extra/usr/lib/systemd/system/appliance-smoke.service"), "Service", "ImportCredential"); got != "smoke.update-*" {
 		t.Errorf("appliance-smoke.service imports %q, not the releases image-test passes", got)
 	}
 	test := read("test.sh")

@@ -117,6 +117,7 @@ func (p *pump) run() error {
 	return err
 }
 
+// timeZero clears a read deadline (relay_linux.go uses it without importing time).
 var timeZero time.Time
 
 func (p *pump) copy() error {
@@ -194,7 +195,7 @@ func (p *pump) copyChunk() error {
 		p.t.touch()
 	}
 	if isTimeout(rerr) {
-		_ = p.src.SetReadDeadline(time.Time{})
+		_ = p.src.SetReadDeadline(timeZero)
 		return nil
 	}
 	return rerr

@@ -16,6 +16,7 @@ import (
 
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/credential"
+	"github.com/peage/appliance/internal/unitfile"
 	"github.com/peage/appliance/proxyd"
 	"github.com/peage/appliance/settle"
 )
@@ -126,27 +127,6 @@ func TestUnitsSecurity(t *testing.T) {
 	}
 }
 
-// unit reads a unit file's Key=Value lines (repeated keys are joined by a space).
-func unit(t *testing.T, name string) map[string]string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv := map[string]string{}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, "=")
-		if !ok || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if kv[k] != "" {
-			v = kv[k] + " " + v
-		}
-		kv[k] = v
-	}
-	return kv
-}
-
 // TestUnitsMatchTheCode: what the units promise is what the daemons do and expect.
 func TestUnitsMatchTheCode(t *testing.T) {
 	cfg := config.Default()
@@ -181,7 +161,7 @@ func TestUnitsMatchTheCode(t *testing.T) {
 		{"peage-browsers.slice", map[string]string{"MemoryHigh": "3G", "MemoryMax": "4G", "MemorySwapMax": "0"}},
 	}
 	for _, c := range cases {
-		got := unit(t, c.unit)
+		got := unitfile.Flat(t, c.unit)
 		for k, v := range c.want {
 			if got[k] != v {
 				t.Errorf("%s: %s=%q, want %q", c.unit, k, got[k], v)

@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/peage/appliance/internal/durable"
 )
 
 // Names of the credentials the units load (LoadCredential=<name>:/etc/peage/credentials/<name>).
@@ -97,9 +99,6 @@ func Create(dir, name string, content func() (string, error)) (bool, error) {
 		}
 		return false, err
 	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+	_ = durable.SyncDir(dir)
 	return true, nil
 }

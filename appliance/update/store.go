@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/peage/appliance/internal/durable"
 )
 
 // Store is the update root on disk:
@@ -90,7 +92,7 @@ func (s Store) Flip(target string) error {
 		_ = os.Remove(tmp)
 		return err
 	}
-	return syncDir(s.Root)
+	return durable.SyncDir(s.Root)
 }
 
 // Install copies a verified release into versions/ and returns its path. The copy is hashed
@@ -141,7 +143,7 @@ func (s Store) Install(rel *Release) (string, error) {
 		os.Remove(tmp)
 		return "", err
 	}
-	return dst, syncDir(s.versionsPath())
+	return dst, durable.SyncDir(s.versionsPath())
 }
 
 // sameContent checks an installed file against a manifest.
@@ -209,7 +211,7 @@ func (s Store) Prune(keep int, protect ...string) ([]string, error) {
 		removed = append(removed, p)
 	}
 	if len(removed) > 0 {
-		return removed, syncDir(s.versionsPath())
+		return removed, durable.SyncDir(s.versionsPath())
 	}
 	return removed, nil
 }
@@ -288,30 +290,7 @@ func (s Store) Save(r Record) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(s.Root, stateName+tempMark+randomSuffix())
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, s.statePath()); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return syncDir(s.Root)
+	return durable.WriteFile(s.statePath(), append(b, '\n'), 0o644, stateName+tempMark+"*")
 }
 
 // Lock takes the updater's exclusive lock; it is released when the process ends, even by
@@ -329,15 +308,6 @@ func (s Store) Lock() (release func(), err error) {
 		return nil, fmt.Errorf("another updater holds %s: %w", f.Name(), err)
 	}
 	return func() { f.Close() }, nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 func randomSuffix() string {

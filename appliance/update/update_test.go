@@ -217,6 +217,11 @@ func TestRefusedBeforeAnythingIsWritten(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// resigned edits the manifest and signs it again with the box's own key: a release that
+	// verifies, refused for what it says.
+	resigned := func(edit func(*Manifest)) func(*testing.T, *box, string) {
+		return func(t *testing.T, b *box, m string) { editManifest(t, m, edit); resign(t, m, b.priv) }
+	}
 	cases := []struct {
 		name   string
 		tamper func(t *testing.T, b *box, manifest string)
@@ -239,22 +244,10 @@ func TestRefusedBeforeAnythingIsWritten(t *testing.T) {
 		{"signed by an untrusted key", func(t *testing.T, b *box, m string) { resign(t, m, otherPriv) }, "signature does not verify"},
 		{"signature missing", func(t *testing.T, b *box, m string) { os.Remove(m + ".sig") }, "no signature"},
 		{"signature garbled", func(t *testing.T, b *box, m string) { os.WriteFile(m+".sig", []byte("bm90IGEgc2ln"), 0o644) }, "signature is not"},
-		{"release for another architecture", func(t *testing.T, b *box, m string) {
-			editManifest(t, m, func(m *Manifest) { m.Arch = "riscv64" })
-			resign(t, m, b.priv)
-		}, "release is for linux/riscv64"},
-		{"version naming a path", func(t *testing.T, b *box, m string) {
-			editManifest(t, m, func(m *Manifest) { m.Version = "../../bin/x" })
-			resign(t, m, b.priv)
-		}, "not a plain version string"},
-		{"binary name naming a path", func(t *testing.T, b *box, m string) {
-			editManifest(t, m, func(m *Manifest) { m.File = "../1/appliance_1" })
-			resign(t, m, b.priv)
-		}, "not a plain file name"},
-		{"another product's manifest", func(t *testing.T, b *box, m string) {
-			editManifest(t, m, func(m *Manifest) { m.Product = "other" })
-			resign(t, m, b.priv)
-		}, "manifest is for"},
+		{"release for another architecture", resigned(func(m *Manifest) { m.Arch = "riscv64" }), "release is for linux/riscv64"},
+		{"version naming a path", resigned(func(m *Manifest) { m.Version = "../../bin/x" }), "not a plain version string"},
+		{"binary name naming a path", resigned(func(m *Manifest) { m.File = "../1/appliance_1" }), "not a plain file name"},
+		{"another product's manifest", resigned(func(m *Manifest) { m.Product = "other" }), "manifest is for"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/peage/appliance/appliance/credential"
+	"github.com/peage/appliance/internal/durable"
 	"github.com/peage/appliance/settle"
 )
 
@@ -84,7 +85,7 @@ func say(out io.Writer, made bool, what, path string) {
 }
 
 // setEnvLine sets KEY=value in an environment file, keeping its other lines; written to a
-// temporary file and renamed, so the units never read half of it.
+// temporary file and renamed (durable.WriteFile), so the units never read half of it.
 func setEnvLine(path, key, value string) error {
 	var lines []string
 	f, err := os.Open(path)
@@ -107,25 +108,5 @@ func setEnvLine(path, key, value string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return durable.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644, "."+filepath.Base(path)+".*")
 }

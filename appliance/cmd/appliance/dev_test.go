@@ -74,6 +74,9 @@ func tryStartDev(t *testing.T, extra []string) (devStack, error) {
 		select {
 		case err := <-done:
 			cancel()
+			if err == nil { // ended before it answered: never a usable stack
+				err = fmt.Errorf("returned before answering on %s", d.admin)
+			}
 			return d, err
 		default:
 		}
