@@ -2,12 +2,8 @@
 # Installs Debian's Chromium for the browser farm, only when it is missing. rod is always given
 # this binary and never downloads a browser of its own.
 set -euo pipefail
+. "$(dirname "$0")/lib.bash"
 if ! command -v chromium >/dev/null 2>&1; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "chromium is missing; run ops/setup.sh as root (or: sudo apt-get install -y chromium)" >&2
-		exit 1
-	fi
-	DEBIAN_FRONTEND=noninteractive apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+	apt_install chromium
 fi
 chromium --version

@@ -5,6 +5,7 @@
 # ops/setup.sh runs it too, but there it installs only when PEAGE_SETUP_IMAGE=arm64: the
 # test suite does not need the 380 MB of emulators.
 set -euo pipefail
+. "$(dirname "$0")/lib.bash"
 if [ "${1:-}" != --install ] && [ "${PEAGE_SETUP_IMAGE:-}" != arm64 ]; then
 	exit 0
 fi
@@ -12,9 +13,4 @@ fi
 if [ -x /usr/bin/qemu-aarch64-static ] && command -v update-binfmts >/dev/null 2>&1; then
 	exit 0
 fi
-if [ "$(id -u)" -ne 0 ]; then
-	echo "missing: qemu-user-static binfmt-support; run as root (or: sudo apt-get install -y qemu-user-static binfmt-support)" >&2
-	exit 1
-fi
-DEBIAN_FRONTEND=noninteractive apt-get update
-DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends qemu-user-static binfmt-support
+apt_install qemu-user-static binfmt-support

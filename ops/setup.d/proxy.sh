@@ -4,16 +4,12 @@
 # squid itself on a loopback port with a temporary config; the packaged service is not needed,
 # so it is stopped and disabled if the package started it.
 set -euo pipefail
+. "$(dirname "$0")/lib.bash"
 missing=()
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v squid >/dev/null 2>&1 || [ -x /usr/sbin/squid ] || missing+=(squid)
 if [ "${#missing[@]}" -gt 0 ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "missing: ${missing[*]}; run ops/setup.sh as root (or: sudo apt-get install -y ${missing[*]})" >&2
-		exit 1
-	fi
-	DEBIAN_FRONTEND=noninteractive apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+	apt_install "${missing[@]}"
 	if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet squid 2>/dev/null; then
 		systemctl disable --now squid || true
 	fi

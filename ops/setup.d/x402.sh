@@ -2,15 +2,18 @@
 # Installs the npm packages the settle tests and the x402 bench need (solc for the test USDC,
 # the reference x402 client and verifier), into settle/npm/node_modules, only when missing.
 set -euo pipefail
+. "$(dirname "$0")/lib.bash"
 cd "$(dirname "$0")/../../settle/npm"
 need=0
 for p in solc @x402/core @x402/evm @x402/fetch viem; do
 	[ -f "node_modules/$p/package.json" ] || need=1
 done
 if [ "$need" = 1 ]; then
+	# npm's own retries cover a refused connection, not a registry that stalls mid-download.
+	npm_flags=(--no-audit --no-fund --loglevel=error --fetch-retries=5 --fetch-timeout=120000)
 	if [ -f package-lock.json ]; then
-		npm ci --no-audit --no-fund --loglevel=error
+		retry npm ci "${npm_flags[@]}"
 	else
-		npm install --no-audit --no-fund --loglevel=error
+		retry npm install "${npm_flags[@]}"
 	fi
 fi
