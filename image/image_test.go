@@ -63,7 +63,7 @@ func fontsPackage(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`apt-get install -y --no-install-recommends (\S+)`).FindSubmatch(b)
+	m := regexp.MustCompile(`apt_install (\S+)`).FindSubmatch(b)
 	if m == nil {
 		t.Fatal("ops/setup.d/fonts.sh installs no package this test can read")
 	}
