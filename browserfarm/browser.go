@@ -2,6 +2,7 @@ package browserfarm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,8 +71,13 @@ func (in *instance) kill() {
 	}
 }
 
-// launch starts one Chromium behind the given proxy with a fresh profile directory.
-func launch(ctx context.Context, cfg Config, proxyAddr string) (*instance, error) {
+// errSlowStart marks a start that ran out of its budget: the installation works, the machine
+// is only slow, so the farm keeps trying with a longer budget instead of giving up.
+var errSlowStart = errors.New("chromium did not start within its budget")
+
+// launch starts one Chromium behind the given proxy with a fresh profile directory, within
+// the given budget.
+func launch(ctx context.Context, cfg Config, proxyAddr string, budget time.Duration) (_ *instance, err error) {
 	if _, err := os.Stat(cfg.Chromium); err != nil {
 		return nil, fmt.Errorf("chromium not found at %s (run ops/setup.sh): %w", cfg.Chromium, err)
 	}
@@ -79,8 +85,13 @@ func launch(ctx context.Context, cfg Config, proxyAddr string) (*instance, error
 	if err != nil {
 		return nil, err
 	}
-	lctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	lctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
+	defer func() {
+		if err != nil && ctx.Err() == nil && lctx.Err() != nil {
+			err = fmt.Errorf("%w (%s): %w", errSlowStart, budget, err)
+		}
+	}()
 	l := launcher.New().Context(lctx).
 		Bin(cfg.Chromium).
 		Env(chromiumEnv(os.Environ(), cfg.Fontconfig)...).

@@ -33,6 +33,10 @@ type Config struct {
 	RecycleMemoryMB int           `toml:"recycle_memory_mb"`
 	// LaunchStagger spaces browser launches so a burst of restarts does not starve the CPU.
 	LaunchStagger time.Duration `toml:"launch_stagger"`
+	// LaunchTimeout bounds one browser's start (process up, DevTools answering). After each
+	// failed start the slot's next budget doubles, up to 16 times this: a machine too slow for
+	// the first budget (a box at boot, an emulated guest) still gets its browsers, only later.
+	LaunchTimeout time.Duration `toml:"launch_timeout"`
 	// JSHeapMB caps each renderer's V8 heap, so a page that allocates without end crashes its
 	// own tab quickly instead of pushing the box into swap.
 	JSHeapMB int `toml:"js_heap_mb"`
@@ -67,6 +71,7 @@ func DefaultConfig() Config {
 		RecycleAge:          30 * time.Minute,
 		RecycleMemoryMB:     1500,
 		LaunchStagger:       200 * time.Millisecond,
+		LaunchTimeout:       20 * time.Second,
 		JSHeapMB:            512,
 		MaxHTMLBytes:        16 << 20,
 		ScreenshotMaxHeight: 15000,
@@ -84,6 +89,11 @@ func defaultSize(cores, memMB int) int {
 		n = min(n, memMB/600)
 	}
 	return max(1, min(n, 8))
+}
+
+// launchBudget is the start budget after the given number of consecutive failed starts.
+func (c Config) launchBudget(failures int) time.Duration {
+	return c.LaunchTimeout << min(failures, 4)
 }
 
 func (c Config) withDefaults() Config {
@@ -105,6 +115,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.JobTimeout <= 0 {
 		c.JobTimeout = d.JobTimeout
+	}
+	if c.LaunchTimeout <= 0 {
+		c.LaunchTimeout = d.LaunchTimeout
 	}
 	if c.JSHeapMB <= 0 {
 		c.JSHeapMB = d.JSHeapMB

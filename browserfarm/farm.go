@@ -80,6 +80,7 @@ type Farm struct {
 	crashes                       atomic.Uint64
 	warm                          atomic.Int64 // browsers holding a ready spare tab
 	avgJobNS                      atomic.Int64
+	started                       atomic.Bool // a browser has been up at least once
 }
 
 type slot struct {
@@ -113,7 +114,9 @@ type outcome struct {
 }
 
 // New starts the pool. It returns once the first browser is up, so a broken installation
-// fails at start; the others launch staggered in the background.
+// fails at start; the others launch staggered in the background. A first browser that is
+// only slow to start (errSlowStart) does not fail New: the pool reports itself starting and
+// keeps launching with longer budgets.
 func New(ctx context.Context, cfg Config, policy *egress.Policy, log *slog.Logger) (*Farm, error) {
 	if policy == nil {
 		return nil, errors.New("browserfarm: an egress policy is required")
@@ -138,18 +141,30 @@ func New(ctx context.Context, cfg Config, policy *egress.Policy, log *slog.Logge
 	}
 	first := f.slots[0]
 	f.launching.Add(1)
-	in, err := f.launch(ctx, first)
+	in, err := f.launch(ctx, first, 0)
 	f.launching.Add(-1)
-	if err != nil {
+	firstFailures := 0
+	switch {
+	case err == nil:
+		f.prewarm(in)
+		first.cur = in
+		f.up.Add(1)
+		f.started.Store(true)
+	case errors.Is(err, errSlowStart):
+		f.launchErr.Add(1)
+		firstFailures = 1
+		f.log.Warn("the first browser is slow to start; the pool keeps trying with longer budgets", logErr, err)
+	default:
 		f.Close()
 		return nil, fmt.Errorf("browserfarm: %w", err)
 	}
-	f.prewarm(in)
-	first.cur = in
-	f.up.Add(1)
 	for _, s := range f.slots {
 		f.wg.Add(1)
-		go f.worker(s)
+		failures := 0
+		if s == first {
+			failures = firstFailures
+		}
+		go f.worker(s, failures)
 	}
 	return f, nil
 }
@@ -189,6 +204,9 @@ func (f *Farm) Close() {
 func (f *Farm) Ready() error {
 	if f.ctx.Err() != nil {
 		return apierr.Unavailable("the browser pool is stopped")
+	}
+	if !f.started.Load() {
+		return apierr.Unavailable("the browser pool is starting; retry in a minute")
 	}
 	// While a browser is being (re)started, calls queue for it; only a pool with nothing up
 	// and nothing starting (launches failing, in back-off) is unavailable.
@@ -254,7 +272,9 @@ func (f *Farm) retryAfter(waiting, browsers int) time.Duration {
 	return max(time.Second, d.Round(time.Second))
 }
 
-func (f *Farm) worker(s *slot) {
+// worker keeps its slot's browser running and feeds it jobs; failures counts the slot's
+// consecutive failed starts, which lengthen the next start's budget.
+func (f *Farm) worker(s *slot, failures int) {
 	defer f.wg.Done()
 	backoff := 500 * time.Millisecond
 	for f.ctx.Err() == nil {
@@ -266,13 +286,14 @@ func (f *Farm) worker(s *slot) {
 				f.retire(s, in, "crashed or disconnected")
 				f.restarts.Add(1)
 			}
-			nin, err := f.launch(f.ctx, s)
+			nin, err := f.launch(f.ctx, s, failures)
 			f.launching.Add(-1)
 			if err != nil && f.ctx.Err() != nil {
 				return // shutting down
 			}
 			if err != nil {
 				f.launchErr.Add(1)
+				failures++
 				f.log.Error("browser launch failed", logSlot, s.id, logErr, err)
 				select {
 				case <-time.After(backoff):
@@ -282,11 +303,13 @@ func (f *Farm) worker(s *slot) {
 				continue
 			}
 			backoff = 500 * time.Millisecond
+			failures = 0
 			f.prewarm(nin)
 			s.mu.Lock()
 			s.cur = nin
 			s.mu.Unlock()
 			f.up.Add(1)
+			f.started.Store(true)
 			continue
 		}
 		if j := f.lanes.next(); j != nil {
@@ -345,8 +368,9 @@ func (f *Farm) recycleReason(s *slot, in *instance) string {
 	return ""
 }
 
-// launch starts a browser for the slot, spacing launches by LaunchStagger across the farm.
-func (f *Farm) launch(ctx context.Context, s *slot) (*instance, error) {
+// launch starts a browser for the slot, spacing launches by LaunchStagger across the farm,
+// within the budget for the slot's consecutive failures.
+func (f *Farm) launch(ctx context.Context, s *slot, failures int) (*instance, error) {
 	f.launchMu.Lock()
 	if wait := f.cfg.LaunchStagger - time.Since(f.lastLaunch); wait > 0 {
 		select {
@@ -358,7 +382,7 @@ func (f *Farm) launch(ctx context.Context, s *slot) (*instance, error) {
 	}
 	f.lastLaunch = time.Now()
 	f.launchMu.Unlock()
-	in, err := launch(ctx, f.cfg, s.proxy.addr())
+	in, err := launch(ctx, f.cfg, s.proxy.addr(), f.cfg.launchBudget(failures))
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func OneShot(ctx context.Context, cfg Config, policy *egress.Policy, t Task) (*R
 		return nil, err
 	}
 	defer p.close()
-	in, err := launch(ctx, cfg, p.addr())
+	in, err := launch(ctx, cfg, p.addr(), cfg.LaunchTimeout)
 	if err != nil {
 		return nil, err
 	}
