@@ -566,7 +566,9 @@ func TestGrade(t *testing.T) {
 
 const (
 	kokodi = "0x4e7e15a6b83718ba79674cc4ce09f7d4a631ec2c" // GoPlus's recording, Ethereum
-	weth   = "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2" // honeypot.is's recording, Ethereum
+	weth   = "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"
+	usdt   = "0xdAC17F958D2ee523a2206206994597C13D831ec7" // honeypot.is's recordings, Ethereum
+	cndl   = "0x6EFb32bc7893b793603E39643D86594CE3638157"
 )
 
 func codes(v any) string {
@@ -624,12 +626,12 @@ func TestVerdictFromGoPlusAlone(t *testing.T) {
 func TestVerdictFromSimulationAloneAndReplay(t *testing.T) {
 	e := start(t, &apitest.RecordingGate{})
 	e.goplus.Handle(upstreamtest.TooMany())
-	e.honeypot.Expect("/v2/IsHoneypot", upstreamtest.Query("address", weth, "chainID", "1"), fixture(t, "honeypot", "is_honeypot_1_weth.json"))
-	req := map[string]string{"tokenAddress": weth, "chain": "ethereum", "requestKey": "retry-me"}
+	e.honeypot.Expect("/v2/IsHoneypot", upstreamtest.Query("address", usdt, "chainID", "1"), fixture(t, "honeypot", "is_honeypot_1_usdt.json"))
+	req := map[string]string{"tokenAddress": usdt, "chain": "ethereum", "requestKey": "retry-me"}
 	code, body := e.post(t, "/v1/token/verdict", req)
 	wantStatus(t, code, 200, body)
 	if codes(body["flags"]) != "" || body["grade"] != "BASED" || body["risk_score"] != 0.0 {
-		t.Errorf("WETH: grade %v score %v flags %s", body["grade"], body["risk_score"], codes(body["flags"]))
+		t.Errorf("USDT: grade %v score %v flags %s", body["grade"], body["risk_score"], codes(body["flags"]))
 	}
 	if got := codes(body["unchecked"]); got != "CANNOT_SELL_ALL,OWNER_CHANGE_BALANCE,HIDDEN_OWNER,TAKE_BACK_OWNERSHIP,SELFDESTRUCT,MINT_FUNCTION,PAUSE_FUNCTION,BLACKLIST_FUNCTION,OWNER_NOT_RENOUNCED,LIQUIDITY_UNLOCKED,HOLDER_CONCENTRATION" {
 		t.Errorf("unchecked %s", got)
@@ -638,8 +640,8 @@ func TestVerdictFromSimulationAloneAndReplay(t *testing.T) {
 		path []any
 		want any
 	}{
-		{[]any{"market", "liquidity_usd"}, 99606174.27085423}, {[]any{"market", "pair_created_at"}, "2021-05-05T16:37:08Z"},
-		{[]any{"market", "sell_tax_pct"}, 0.0}, {[]any{"holders", "count"}, 3332314.0}, {[]any{"token", "symbol"}, "WETH"},
+		{[]any{"market", "liquidity_usd"}, 119074507.63794056}, {[]any{"market", "pair_created_at"}, "2021-05-05T16:37:08Z"},
+		{[]any{"market", "sell_tax_pct"}, 0.0}, {[]any{"holders", "count"}, 6354736.0}, {[]any{"token", "symbol"}, "USDT"},
 		{[]any{"request_key"}, "retry-me"},
 	} {
 		if got := apitest.At(body, c.path...); got != c.want {
@@ -661,6 +663,35 @@ func TestVerdictFromSimulationAloneAndReplay(t *testing.T) {
 	req["requestKey"] = "other"
 	if code, _ := e.post(t, "/v1/token/verdict", req); code != 502 {
 		t.Errorf("new key with both sources down: %d, want 502", code)
+	}
+}
+
+// TestVerdictTaxedToken serves honeypot.is's recording of a token whose simulated trades
+// are taxed about 5 %: the TAX flag is raised with the measured taxes as evidence.
+func TestVerdictTaxedToken(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	e.goplus.Handle(upstreamtest.ServerError())
+	e.honeypot.Expect("/v2/IsHoneypot", upstreamtest.Query("address", cndl, "chainID", "1"), fixture(t, "honeypot", "is_honeypot_1_cndl.json"))
+	code, body := e.post(t, "/v1/token/verdict", map[string]string{"tokenAddress": cndl, "chain": "ethereum"})
+	wantStatus(t, code, 200, body)
+	if got := codes(body["flags"]); got != "TAX" {
+		t.Fatalf("flags %s", got)
+	}
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"flags", 0, "source"}, "honeypot.is"}, {[]any{"flags", 0, "weight"}, 10.0},
+		{[]any{"market", "buy_tax_pct"}, 4.999999999999993}, {[]any{"market", "sell_tax_pct"}, 4.979118170850721},
+		{[]any{"market", "liquidity_usd"}, 141615.43175887625}, {[]any{"market", "pair_created_at"}, "2024-05-07T16:54:23Z"},
+		{[]any{"token", "symbol"}, "CNDL"}, {[]any{"holders", "count"}, 1212.0},
+	} {
+		if got := apitest.At(body, c.path...); got != c.want {
+			t.Errorf("%v = %v, want %v", c.path, got, c.want)
+		}
+	}
+	if ev, _ := apitest.At(body, "flags", 0, "evidence").(string); !strings.Contains(ev, "4.98") && !strings.Contains(ev, "4.979") {
+		t.Errorf("evidence %q does not give the measured sell tax", ev)
 	}
 }
 
