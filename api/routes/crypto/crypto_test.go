@@ -483,7 +483,8 @@ func TestNewsOneNewsroomAnswering(t *testing.T) {
 	e := start(t, &apitest.RecordingGate{})
 	e.feeds["coindesk"].Expect("/arc/outboundfeeds/rss/", nil, fixture(t, "rss", "coindesk.xml"))
 	// The other three fail here, each its own way (Cointelegraph's recording is served in
-	// TestNewsTwoNewsroomsAnswering; Decrypt and The Block have none, see PROVENANCE).
+	// TestNewsTwoNewsroomsAnswering, The Block's in TestNewsThreeNewsroomsAnswering; Decrypt has
+	// none, see PROVENANCE).
 	e.feeds["cointelegraph"].Handle(upstreamtest.ServerError())
 	e.feeds["decrypt"].Handle(upstreamtest.TooMany())
 	e.feeds["theblock"].Handle(upstreamtest.Body(200, "text/html", []byte("<html><body>Just a moment...</body></html>")))
@@ -906,6 +907,48 @@ func TestMarketAllSourcesAnswering(t *testing.T) {
 // TestNewsTwoNewsroomsAnswering merges CoinDesk's and Cointelegraph's recorded feeds
 // (api/upstream/rss/testdata/PROVENANCE): newest first across both, links without their
 // utm_* parameters, Cointelegraph's "Cointelegraph by" dropped from the author.
+// TestNewsThreeNewsroomsAnswering adds The Block's recorded feed (twenty items of July 2026,
+// links with ?utm_source=rss&utm_medium=rss) to CoinDesk's and Cointelegraph's; Decrypt fails.
+func TestNewsThreeNewsroomsAnswering(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	e.feeds["coindesk"].Expect("/arc/outboundfeeds/rss/", nil, fixture(t, "rss", "coindesk.xml"))
+	e.feeds["cointelegraph"].Expect("/rss", nil, fixture(t, "rss", "cointelegraph.xml"))
+	e.feeds["theblock"].Expect("/rss.xml", nil, fixture(t, "rss", "theblock.xml"))
+	e.feeds["decrypt"].Handle(upstreamtest.ServerError())
+	code, body := e.get(t, "/v1/crypto/news", url.Values{"limit": {"50"}})
+	wantStatus(t, code, 200, body)
+	answered, _ := json.Marshal(body["sources_answered"])
+	failed, _ := json.Marshal(body["sources_failed"])
+	if string(answered) != `["coindesk","cointelegraph","theblock"]` || string(failed) != `["decrypt"]` {
+		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
+	}
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"count"}, 26.0},
+		{[]any{"duplicates_removed"}, 0.0},
+		{[]any{"articles", 5, "source"}, "coindesk"},
+		{[]any{"articles", 6, "source"}, "theblock"},
+		{[]any{"articles", 6, "title"}, "Multicoin Capital makes first Hyperliquid ecosystem investment in Trasia, an Asia-focused trading platform"},
+		{[]any{"articles", 6, "link"}, "https://www.theblock.co/post/408670/multicoin-capital-hyperliquid-ecosystem-investment-trasia"},
+		{[]any{"articles", 6, "published"}, "2026-07-16T16:00:02Z"},
+		{[]any{"articles", 6, "authors", 0}, "Yogita Khatri"},
+		{[]any{"articles", 6, "summary"}, "Built on Hyperliquid, Trasia was co-founded by former Multicoin Capital partner Mable Jiang and aims to serve Asian traders."},
+		{[]any{"articles", 25, "title"}, "Strategy CEO says company isn’t going anywhere as bitcoin buyer, sees debt concerns only below $10,000 BTC"},
+		{[]any{"articles", 25, "published"}, "2026-07-15T21:08:05Z"},
+	} {
+		if got := apitest.At(body, c.path...); got != c.want {
+			t.Errorf("%v = %v, want %v", c.path, got, c.want)
+		}
+	}
+	for i := 0; i < 26; i++ {
+		if l, _ := apitest.At(body, "articles", i, "link").(string); strings.Contains(l, "utm_") {
+			t.Errorf("article %d keeps its tracking parameters: %s", i, l)
+		}
+	}
+}
+
 func TestNewsTwoNewsroomsAnswering(t *testing.T) {
 	e := start(t, &apitest.RecordingGate{})
 	e.feeds["coindesk"].Expect("/arc/outboundfeeds/rss/", nil, fixture(t, "rss", "coindesk.xml"))
