@@ -85,7 +85,7 @@ func redditSearch(t *testing.T) http.Handler {
 func TestSearchBothSources(t *testing.T) {
 	e := start(t, "")
 	e.reddit.Expect("/search.json", q("q", "praw oauth search", "sort", "relevance", "t", "all", "limit", "5", "type", "link", "raw_json", "1"), redditSearch(t))
-	e.hn.Expect("/api/v1/search", q("query", "praw oauth search", "tags", "story", "hitsPerPage", "5"), upstreamtest.File(t, hnFile("search_theoretical_biologist.json")))
+	e.hn.Expect("/api/v1/search", q("query", "praw oauth search", "tags", "story", "hitsPerPage", "5"), upstreamtest.File(t, hnFile("search_ssh_link.json")))
 	status, m := e.get(t, "/v1/social/search?q=praw+oauth+search&limit=5")
 	if status != 200 {
 		t.Fatalf("status %d %v", status, m)
@@ -99,8 +99,10 @@ func TestSearchBothSources(t *testing.T) {
 	}
 	// Relevance interleaves the sources' own rankings: hn first (sorted codes), then reddit.
 	hn, rd := posts[0].(map[string]any), posts[1].(map[string]any)
-	if hn["id"] != "hn:13133437" || hn["author"] != "anigbrowl" || hn["permalink"] != "https://news.ycombinator.com/item?id=13133437" ||
-		hn["score"] != 1.0 || hn["excerpt"] == "" {
+	// The recorded hit is a link story: its story_text is "", so its excerpt is empty.
+	if hn["id"] != "hn:8828543" || hn["author"] != "dkua" || hn["permalink"] != "https://news.ycombinator.com/item?id=8828543" ||
+		hn["score"] != 270.0 || hn["num_comments"] != 103.0 || hn["url"] != "https://medium.com/@shazow/ssh-how-does-it-even-9e43586e4ffc" ||
+		hn["created_at"] != "2015-01-02T21:05:46.000Z" || hn["excerpt"] != "" {
 		t.Errorf("hn post %v", hn)
 	}
 	if rd["id"] != "reddit:3gpbiu" || rd["author"] != "dClauzel" || rd["num_comments"] != 21.0 ||
@@ -115,7 +117,7 @@ func TestSearchBothSources(t *testing.T) {
 func TestSearchOneSourceDown(t *testing.T) {
 	e := start(t, "")
 	e.reddit.Handle(upstreamtest.TooMany())
-	e.hn.Expect("/api/v1/search_by_date", q("query", "biologist", "tags", "story", "hitsPerPage", "25"), upstreamtest.File(t, hnFile("search_theoretical_biologist.json")))
+	e.hn.Expect("/api/v1/search_by_date", q("query", "biologist", "tags", "story", "hitsPerPage", "25"), upstreamtest.File(t, hnFile("search_ssh_link.json")))
 	status, m := e.get(t, "/v1/social/search?q=biologist&sort=new")
 	if status != 200 {
 		t.Fatalf("status %d %v", status, m)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/peage/appliance/api/apitest"
@@ -86,35 +87,72 @@ func serperBody(t *testing.T, want map[string]any, h http.Handler) http.Handler 
 
 func TestSearchSerper(t *testing.T) {
 	srv := upstreamtest.New(t)
-	srv.Expect("/search", nil, serperBody(t, map[string]any{"q": "apple inc", "gl": "us", "hl": "en", "num": 10.0},
+	srv.Expect("/search", nil, serperBody(t, map[string]any{"q": "Apple Inc.", "gl": "us", "hl": "en", "num": 10.0},
 		upstreamtest.File(t, fixture("serper_search_apple_inc.json"))))
 	gate := &apitest.RecordingGate{}
 	h := start(t, srv, gate)
-	status, m := get(t, h, "/v1/search?"+url.Values{"q": {"apple inc"}, "gl": {"us"}, "hl": {"en"}}.Encode())
+	status, m := get(t, h, "/v1/search?"+url.Values{"q": {"Apple Inc."}, "gl": {"us"}, "hl": {"en"}}.Encode())
 	if status != 200 {
 		t.Fatalf("status %d: %v", status, m)
 	}
 	results := m["results"].([]any)
-	if len(results) != 8 || m["provider"] != "serper" || m["gl"] != "us" || m["hl"] != "en" {
+	if len(results) != 6 || m["provider"] != "serper" || m["gl"] != "us" || m["hl"] != "en" {
 		t.Fatalf("answer %v", m)
 	}
 	first := results[0].(map[string]any)
 	if first["title"] != "Apple" || first["url"] != "https://www.apple.com/" || first["position"] != 1.0 || first["snippet"] == "" {
 		t.Errorf("first result %v", first)
 	}
-	if third := results[2].(map[string]any); third["date"] != "Aug 31, 2022" {
-		t.Errorf("date of the third result %v", third)
+	if last := results[5].(map[string]any); last["url"] != "https://finance.yahoo.com/quote/AAPL" || last["position"] != 6.0 {
+		t.Errorf("last result %v", last)
+	}
+	// The recording's organic results carry no date: none is invented.
+	if _, ok := first["date"]; ok {
+		t.Errorf("date %v on a result without one", first["date"])
 	}
 	kg := m["knowledge_graph"].(map[string]any)
 	if kg["title"] != "Apple" || kg["type"] != "Technology company" || kg["source"] != "Wikipedia" ||
-		kg["attributes"].(map[string]any)["CEO"] != "Tim Cook (Aug 24, 2011–)" {
+		kg["attributes"].(map[string]any)["CEO"] != "Tim Cook (Aug 24, 2011–)" || len(kg["attributes"].(map[string]any)) != 6 {
 		t.Errorf("knowledge graph %v", kg)
 	}
 	if m["answer_box"] != nil {
 		t.Errorf("the recorded answer has no answer box: %v", m["answer_box"])
 	}
-	if rel := m["related_searches"].([]any); len(rel) != 12 {
+	if rel := m["related_searches"].([]any); len(rel) != 10 || rel[0] != "Who invented the iPhone" || rel[9] != "Apple App Store" {
 		t.Errorf("related %v", rel)
+	}
+	if c, w := gate.Counts(); c != 1 || w != 0 {
+		t.Errorf("charged %d waived %d", c, w)
+	}
+}
+
+// TestSearchNewsSerper serves Serper's recorded POST /news answer (testdata/PROVENANCE).
+func TestSearchNewsSerper(t *testing.T) {
+	srv := upstreamtest.New(t)
+	srv.Expect("/news", nil, serperBody(t, map[string]any{"q": "Tesla Inc.", "gl": "us", "hl": "en", "num": 10.0},
+		upstreamtest.File(t, fixture("serper_news_tesla_inc.json"))))
+	gate := &apitest.RecordingGate{}
+	h := start(t, srv, gate)
+	status, m := get(t, h, "/v1/search/news?"+url.Values{"q": {"Tesla Inc."}, "gl": {"us"}, "hl": {"en"}}.Encode())
+	if status != 200 {
+		t.Fatalf("status %d: %v", status, m)
+	}
+	news := m["news"].([]any)
+	if len(news) != 9 || m["provider"] != "serper" || m["q"] != "Tesla Inc." {
+		t.Fatalf("answer %v", m)
+	}
+	want := map[string]any{
+		"title":   "ISS recommends Tesla investors vote against re-election of Robyn Denholm",
+		"link":    "https://www.reuters.com/business/autos-transportation/iss-recommends-tesla-investors-vote-against-re-election-robyn-denholm-2023-05-04/",
+		"date":    "5 mins ago",
+		"source":  "Reuters",
+		"snippet": `Proxy advisory firm ISS on Wednesday recommended Tesla investors vote against re-election of board chair Robyn Denholm, citing "concerns on...`,
+	}
+	if got := news[0].(map[string]any); !reflect.DeepEqual(got, want) {
+		t.Errorf("first item %v\nwant %v", got, want)
+	}
+	if last := news[8].(map[string]any); last["source"] != "Bloomberg.com" || last["date"] != "5 hours ago" {
+		t.Errorf("last item %v", last)
 	}
 	if c, w := gate.Counts(); c != 1 || w != 0 {
 		t.Errorf("charged %d waived %d", c, w)

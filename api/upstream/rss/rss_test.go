@@ -23,6 +23,9 @@ func TestFetchRecordedFeeds(t *testing.T) {
 		{Newsrooms[1], "cointelegraph.xml", 3, "Brazil’s Petrobras uses Cardano to track sustainable aviation fuel, renewable diesel",
 			"https://cointelegraph.com/news/brazils-petrobras-uses-cardano-to-track-sustainable-aviation-fuel-renewable-diesel",
 			"Nate Kostar", "Latest News", time.Date(2026, 9, 30, 17, 17, 54, 0, time.UTC), "Petrobras developed two Cardano-based applications"},
+		{Newsrooms[3], "theblock.xml", 20, "Multicoin Capital makes first Hyperliquid ecosystem investment in Trasia, an Asia-focused trading platform",
+			"https://www.theblock.co/post/408670/multicoin-capital-hyperliquid-ecosystem-investment-trasia",
+			"Yogita Khatri", "Companies", time.Date(2026, 7, 16, 16, 0, 2, 0, time.UTC), "Built on Hyperliquid, Trasia was co-founded by former Multicoin Capital partner Mable Jiang"},
 	} {
 		t.Run(c.feed.Source, func(t *testing.T) {
 			s := upstreamtest.New(t)
