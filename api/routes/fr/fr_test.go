@@ -193,8 +193,12 @@ func goldenCases(e *env) []golden {
 			map[string]string{"cp": "string", "communes.0.nom": "string", "communes.0.insee": "string"}},
 		{"jours_feries_alsace", "fr.jours-feries", map[string]any{"annee": 2026, "zone": "alsace-moselle"}, nil,
 			map[string]string{"annee": "number", "jours.0.date": "string", "jours.0.nom": "string"}},
-		{"vacances_scolaires", "fr.vacances-scolaires", map[string]any{"zone": "A", "annee": "2025-2026"}, map[string]http.Handler{"data-education": upstreamtest.Want(e.t, "/api/explore/v2.1/catalog/datasets/fr-en-calendrier-scolaire/records", upstreamtest.Query("limit", "100", "order_by", "start_date", "where", "zones=\"Zone A\" and annee_scolaire=\"2025-2026\""), f("education", "calendrier.json"))},
+		{"vacances_scolaires", "fr.vacances-scolaires", map[string]any{"zone": "C", "annee": "2025-2026"}, map[string]http.Handler{"data-education": upstreamtest.Want(e.t, "/api/explore/v2.1/catalog/datasets/fr-en-calendrier-scolaire/records", upstreamtest.Query("limit", "100", "order_by", "start_date", "where", "zones=\"Zone C\" and annee_scolaire=\"2025-2026\""), f("education", "calendrier.json"))},
 			map[string]string{"zone": "string", "vacances.0.description": "string", "vacances.0.dates.debut": "string", "vacances.0.dates.fin": "string"}},
+		// The recorded 2026-2027 calendar gives the Ascension bridge and the start of summer
+		// as instants with end = start: each is one day, not a period ending the day before it starts.
+		{"vacances_scolaires_2026", "fr.vacances-scolaires", map[string]any{"zone": "Zone C", "annee": "2026-2027"}, map[string]http.Handler{"data-education": upstreamtest.Want(e.t, "/api/explore/v2.1/catalog/datasets/fr-en-calendrier-scolaire/records", upstreamtest.Query("limit", "100", "order_by", "start_date", "where", "zones=\"Zone C\" and annee_scolaire=\"2026-2027\""), f("education", "calendrier_2026.json"))},
+			map[string]string{"zone": "string", "vacances.4.description": "string", "vacances.4.dates.debut": "string", "vacances.4.dates.fin": "string"}},
 		{"georisques", "fr.georisques", map[string]any{"insee": "44109"}, map[string]http.Handler{"georisques": upstreamtest.Want(e.t, "/api/v1/gaspar/risques", upstreamtest.Query("code_insee", "44109", "page", "1", "page_size", "10"), f("georisques", "risques.json"))},
 			map[string]string{"insee": "string", "risques.0.libelle": "string"}},
 		{"carburants", "fr.carburants", map[string]any{"cp": "66700"}, map[string]http.Handler{"data-economie": f("economie", "carburants.json")},

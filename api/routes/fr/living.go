@@ -104,7 +104,13 @@ func (r *Routes) vacances(ctx context.Context, req *catalog.Request) (any, error
 			continue
 		}
 		// The timestamps are UTC instants of Paris midnights; end is the morning classes resume.
-		d := Dates{Debut: start.In(paris).Format(time.DateOnly), Fin: end.In(paris).AddDate(0, 0, -1).Format(time.DateOnly)}
+		// The calendar gives a one-day bridge, and the start of a summer whose end is not yet
+		// published, as end = start: that is the one day, not a period ending before it starts.
+		fin := end.In(paris).AddDate(0, 0, -1)
+		if !end.After(start) {
+			fin = start.In(paris)
+		}
+		d := Dates{Debut: start.In(paris).Format(time.DateOnly), Fin: fin.Format(time.DateOnly)}
 		key := row.Description + d.Debut + d.Fin
 		if seen[key] { // one row per académie
 			continue
