@@ -162,7 +162,8 @@ func goldenCases(e *env) []golden {
 		{"iban_fr", "fr.iban", map[string]any{"iban": "FR14 2004 1010 0505 0001 3M02 606"}, nil,
 			map[string]string{"iban": "string", "valid": "boolean", "pays": "string", "code_banque": "string", "banque": "string"}},
 		{"iban_bad", "fr.iban", map[string]any{"iban": "DE89370400440532013001"}, nil, map[string]string{"valid": "boolean", "error": "string"}},
-		{"rge", "fr.rge", map[string]any{"cp": "69007", "domaine": "isolation"}, map[string]http.Handler{"ademe": upstreamtest.Want(e.t, "/data-fair/api/v1/datasets/liste-des-entreprises-rge-2/lines", upstreamtest.Query("qs", "code_postal:\"69007\"", "size", "1000", "sort", "nom_entreprise"), f("ademe", "rge.json"))},
+		// The recorded lines of BESOIN DE TOIT (Cordes, 81170), served to the postcode query (derived use).
+		{"rge", "fr.rge", map[string]any{"cp": "81170", "domaine": "isolation"}, map[string]http.Handler{"ademe": upstreamtest.Want(e.t, "/data-fair/api/v1/datasets/liste-des-entreprises-rge-2/lines", upstreamtest.Query("qs", "code_postal:\"81170\"", "size", "1000", "sort", "nom_entreprise"), f("ademe", "rge_siret.json"))},
 			map[string]string{"cp": "string", "artisans.0.nom": "string", "artisans.0.domaine": "string", "artisans.0.telephone": "string", "artisans.0.email": "string"}},
 		{"rge_check", "fr.rge-check", map[string]any{"siret": "84370107900017"}, map[string]http.Handler{"ademe": upstreamtest.Want(e.t, "/data-fair/api/v1/datasets/liste-des-entreprises-rge-2/lines", upstreamtest.Query("siret_eq", "84370107900017", "size", "100"), f("ademe", "rge_siret.json"))},
 			map[string]string{"siret": "string", "rge": "boolean", "qualifications.0.domaine": "string"}},
