@@ -83,6 +83,11 @@ func (c *Client) result(op string, w wire) (*Result, error) {
 	if code == "INVALID_INPUT" {
 		return nil, &upstream.Error{Upstream: Name, Op: op, Status: http.StatusBadRequest, Err: errors.New("VIES: INVALID_INPUT")}
 	}
+	if code != "" && code != "VALID" && code != "INVALID" {
+		// Any other code is VIES refusing to answer (IP_BLOCKED comes with isValid false):
+		// the number's validity is unknown, never "invalid".
+		return nil, &upstream.Error{Upstream: Name, Op: op, Status: http.StatusOK, Err: errors.New("VIES: " + code)}
+	}
 	var valid *bool
 	switch {
 	case w.IsValid != nil:

@@ -82,3 +82,25 @@ func TestPostErrorEnvelope(t *testing.T) {
 		})
 	}
 }
+
+// A valid French number answered by POST (the recorder kept the fields before name and address).
+func TestPostValidFrench(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Expect(base+"/check-vat-number", nil, postOf(t, "FR", "60815004395", upstreamtest.File(t, "testdata/post_valid_fr.json")))
+	p, err := New(s.Client(t, Name)).CheckPost(context.Background(), "FR", "60815004395")
+	if err != nil || !p.Valid || p.VATNumber != "60815004395" || p.Name != "" {
+		t.Fatalf("POST = %+v, %v", p, err)
+	}
+}
+
+// VIES blocking our address answers isValid false with userError IP_BLOCKED: the number's
+// validity is unknown, so it is an upstream failure, never "not valid".
+func TestBlockedIsAFailureNotInvalid(t *testing.T) {
+	s := upstreamtest.New(t)
+	s.Expect(base+"/ms/FR/vat/29921822466", nil, upstreamtest.File(t, "testdata/get_ip_blocked_fr.json"))
+	r, err := New(s.Client(t, Name)).Check(context.Background(), "FR", "29921822466")
+	var ue *upstream.Error
+	if err == nil || !asErr(err, &ue) || ue.Retryable {
+		t.Fatalf("Check = %+v, %v; want a non-retried upstream error", r, err)
+	}
+}
