@@ -37,13 +37,26 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-func TestMemberStateUnavailableIsAFailureNotInvalid(t *testing.T) {
-	s := upstreamtest.New(t)
-	s.Expect(base+"/ms/PL/vat/7740001454", nil, upstreamtest.File(t, "testdata/get_ms_unavailable.json"))
-	_, err := New(s.Client(t, Name)).Check(context.Background(), "PL", "7740001454")
-	var ue *upstream.Error
-	if err == nil || !asErr(err, &ue) || !ue.Retryable {
-		t.Fatalf("err = %v, want a retryable upstream error", err)
+// A userError other than VALID or INVALID leaves the number's validity unknown: an upstream
+// failure, never "not valid". A member state down is retried; VIES blocking our address
+// (IP_BLOCKED, recorded for a French number, with isValid false) is not.
+func TestRefusalIsAFailureNotInvalid(t *testing.T) {
+	for _, tt := range []struct {
+		cc, number, file string
+		retryable        bool
+	}{
+		{"PL", "7740001454", "testdata/get_ms_unavailable.json", true},
+		{"FR", "29921822466", "testdata/get_ip_blocked_fr.json", false},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			s := upstreamtest.New(t)
+			s.Expect(base+"/ms/"+tt.cc+"/vat/"+tt.number, nil, upstreamtest.File(t, tt.file))
+			r, err := New(s.Client(t, Name)).Check(context.Background(), tt.cc, tt.number)
+			var ue *upstream.Error
+			if err == nil || !asErr(err, &ue) || ue.Retryable != tt.retryable {
+				t.Fatalf("Check = %+v, %v; want an upstream error, retryable %v", r, err, tt.retryable)
+			}
+		})
 	}
 }
 
@@ -90,17 +103,5 @@ func TestPostValidFrench(t *testing.T) {
 	p, err := New(s.Client(t, Name)).CheckPost(context.Background(), "FR", "60815004395")
 	if err != nil || !p.Valid || p.VATNumber != "60815004395" || p.Name != "" {
 		t.Fatalf("POST = %+v, %v", p, err)
-	}
-}
-
-// VIES blocking our address answers isValid false with userError IP_BLOCKED: the number's
-// validity is unknown, so it is an upstream failure, never "not valid".
-func TestBlockedIsAFailureNotInvalid(t *testing.T) {
-	s := upstreamtest.New(t)
-	s.Expect(base+"/ms/FR/vat/29921822466", nil, upstreamtest.File(t, "testdata/get_ip_blocked_fr.json"))
-	r, err := New(s.Client(t, Name)).Check(context.Background(), "FR", "29921822466")
-	var ue *upstream.Error
-	if err == nil || !asErr(err, &ue) || ue.Retryable {
-		t.Fatalf("Check = %+v, %v; want a non-retried upstream error", r, err)
 	}
 }
