@@ -222,7 +222,8 @@ func goldenCases(e *env) []golden {
 			map[string]string{"current.temperature_2m": "number", "current.wind_speed_10m": "number", "daily.temperature_2m_max": "array", "daily.temperature_2m_max.0": "number"}},
 		{"transport", "fr.transport", map[string]any{"q": "angers"}, map[string]http.Handler{"transport-data-gouv": f("transport", "datasets.json")},
 			map[string]string{"query": "string", "datasets.0.titre": "string", "datasets.0.type": "string", "datasets.0.feeds.0.format": "string", "datasets.0.feeds.0.url": "string"}},
-		{"irve", "fr.irve", map[string]any{"insee": "44109"}, map[string]http.Handler{"data-gouv-tabular": upstreamtest.Want(e.t, "/api/resources/eb76d20a-8501-400e-b336-d85724de5435/data/", upstreamtest.Query("code_insee_commune__exact", "44109", "page", "1", "page_size", "200"), f("tabular", "irve.json"))},
+		// The recorded IONITY station of Giberville (its values as the consolidated file's text).
+		{"irve", "fr.irve", map[string]any{"insee": "14301"}, map[string]http.Handler{"data-gouv-tabular": upstreamtest.Want(e.t, "/api/resources/eb76d20a-8501-400e-b336-d85724de5435/data/", upstreamtest.Query("code_insee_commune__exact", "14301", "page", "1", "page_size", "200"), f("tabular", "irve_14301.json"))},
 			map[string]string{"insee": "string", "bornes.0.station": "string", "bornes.0.operateur": "string", "bornes.0.puissance_kw": "number",
 				"bornes.0.connectors": "array", "bornes.0.access": "string", "bornes.0.coordinates": "object"}},
 	}...)

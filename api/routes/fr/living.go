@@ -618,15 +618,15 @@ func (r *Routes) irve(ctx context.Context, req *catalog.Request) (any, error) {
 			idx[p.IDStation] = i
 			b := Borne{Station: p.NomStation, ID: p.IDStation, Operateur: nonEmpty(p.NomOperateur, p.NomEnseigne), Adresse: p.Adresse,
 				Connectors: []string{}, Gratuit: tabular.Bool(p.Gratuit), Access: p.ConditionAcces, Horaires: p.Horaires}
-			if p.Latitude != nil && p.Longitude != nil {
-				b.Coordinates = &Coordinate{Lat: *p.Latitude, Lon: *p.Longitude}
+			if p.Latitude.Valid && p.Longitude.Valid {
+				b.Coordinates = &Coordinate{Lat: p.Latitude.V, Lon: p.Longitude.V}
 			}
 			out.Bornes = append(out.Bornes, b)
 		}
 		b := &out.Bornes[i]
 		b.NbPDC++
-		if p.Puissance != nil && *p.Puissance > b.PuissanceKW {
-			b.PuissanceKW = *p.Puissance
+		if p.Puissance.Valid && p.Puissance.V > b.PuissanceKW {
+			b.PuissanceKW = p.Puissance.V
 		}
 		for name, v := range map[string]any{"EF": p.PriseEF, "Type 2": p.Prise2, "Combo CCS": p.PriseCCS, "CHAdeMO": p.PriseChademo, "Autre": p.PriseAutre} {
 			if tabular.Bool(v) && !slices.Contains(b.Connectors, name) {
