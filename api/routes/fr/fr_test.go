@@ -196,8 +196,8 @@ func goldenCases(e *env) []golden {
 			map[string]string{"annee": "number", "jours.0.date": "string", "jours.0.nom": "string"}},
 		{"vacances_scolaires", "fr.vacances-scolaires", map[string]any{"zone": "C", "annee": "2025-2026"}, map[string]http.Handler{"data-education": upstreamtest.Want(e.t, "/api/explore/v2.1/catalog/datasets/fr-en-calendrier-scolaire/records", upstreamtest.Query("limit", "100", "order_by", "start_date", "where", "zones=\"Zone C\" and annee_scolaire=\"2025-2026\""), f("education", "calendrier.json"))},
 			map[string]string{"zone": "string", "vacances.0.description": "string", "vacances.0.dates.debut": "string", "vacances.0.dates.fin": "string"}},
-		// The recorded 2026-2027 calendar gives the Ascension bridge and the start of summer
-		// as instants with end = start: each is one day, not a period ending the day before it starts.
+		// The recorded 2026-2027 calendar gives the Ascension bridge and the start of summer as
+		// instants with end = start: the bridge is one day, the summer's end is not yet published.
 		{"vacances_scolaires_2026", "fr.vacances-scolaires", map[string]any{"zone": "Zone C", "annee": "2026-2027"}, map[string]http.Handler{"data-education": upstreamtest.Want(e.t, "/api/explore/v2.1/catalog/datasets/fr-en-calendrier-scolaire/records", upstreamtest.Query("limit", "100", "order_by", "start_date", "where", "zones=\"Zone C\" and annee_scolaire=\"2026-2027\""), f("education", "calendrier_2026.json"))},
 			map[string]string{"zone": "string", "vacances.4.description": "string", "vacances.4.dates.debut": "string", "vacances.4.dates.fin": "string"}},
 		{"georisques", "fr.georisques", map[string]any{"insee": "44109"}, map[string]http.Handler{"georisques": upstreamtest.Want(e.t, "/api/v1/gaspar/risques", upstreamtest.Query("code_insee", "44109", "page", "1", "page_size", "10"), f("georisques", "risques.json"))},

@@ -55,10 +55,11 @@ type Periode struct {
 	Population  string `json:"population,omitempty"`
 }
 
-// Dates are the first and last day off, Paris dates.
+// Dates are the first and last day off, Paris dates. Fin is null when the calendar publishes
+// only the start ("Début des Vacances d'Été" of a year whose summer end is not yet set).
 type Dates struct {
-	Debut string `json:"debut"`
-	Fin   string `json:"fin"`
+	Debut string  `json:"debut"`
+	Fin   *string `json:"fin"`
 }
 
 // zoneName maps "A", "zone a", "Corse" to the dataset's spelling.
@@ -104,14 +105,19 @@ func (r *Routes) vacances(ctx context.Context, req *catalog.Request) (any, error
 			continue
 		}
 		// The timestamps are UTC instants of Paris midnights; end is the morning classes resume.
-		// The calendar gives a one-day bridge, and the start of a summer whose end is not yet
-		// published, as end = start: that is the one day, not a period ending before it starts.
-		fin := end.In(paris).AddDate(0, 0, -1)
-		if !end.After(start) {
-			fin = start.In(paris)
+		// The calendar writes end = start for a one-day bridge (that day, not a period ending
+		// before it starts) and for the start of a summer whose end is not yet set (no end).
+		d := Dates{Debut: start.In(paris).Format(time.DateOnly)}
+		switch {
+		case end.After(start):
+			d.Fin = strPtr(end.In(paris).AddDate(0, 0, -1).Format(time.DateOnly))
+		case !strings.HasPrefix(row.Description, "Début"):
+			d.Fin = strPtr(d.Debut)
 		}
-		d := Dates{Debut: start.In(paris).Format(time.DateOnly), Fin: fin.Format(time.DateOnly)}
-		key := row.Description + d.Debut + d.Fin
+		key := row.Description + d.Debut
+		if d.Fin != nil {
+			key += *d.Fin
+		}
 		if seen[key] { // one row per académie
 			continue
 		}
