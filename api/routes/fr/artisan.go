@@ -91,8 +91,8 @@ func (r *Routes) verifArtisan(ctx context.Context, req *catalog.Request) (any, e
 			out.Qualifications = append(out.Qualifications, q)
 			if q.Valide {
 				certified = true
-				if q.Fin != "" && (out.RGEExpireLe == nil || q.Fin < *out.RGEExpireLe) {
-					out.RGEExpireLe = strPtr(q.Fin)
+				if q.Fin != nil && (out.RGEExpireLe == nil || *q.Fin < *out.RGEExpireLe) {
+					out.RGEExpireLe = q.Fin
 				}
 			}
 		}

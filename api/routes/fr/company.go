@@ -610,12 +610,12 @@ type Artisan struct {
 
 // Qualification is one RGE qualification.
 type Qualification struct {
-	Domaine   string `json:"domaine"`
-	Nom       string `json:"nom"`
-	Organisme string `json:"organisme"`
-	Debut     string `json:"debut"`
-	Fin       string `json:"fin"`
-	Valide    bool   `json:"valide"`
+	Domaine   string  `json:"domaine"`
+	Nom       string  `json:"nom"`
+	Organisme string  `json:"organisme"`
+	Debut     *string `json:"debut"` // null when the register gives no date (some rows carry none)
+	Fin       *string `json:"fin"`
+	Valide    bool    `json:"valide"`
 }
 
 func (r *Routes) valid(row ademe.RGE) bool {
@@ -624,7 +624,7 @@ func (r *Routes) valid(row ademe.RGE) bool {
 }
 
 func (r *Routes) qualification(row ademe.RGE) Qualification {
-	return Qualification{Domaine: row.Domaine, Nom: row.NomQualification, Organisme: row.Organisme, Debut: row.LienDateDebut, Fin: row.LienDateFin, Valide: r.valid(row)}
+	return Qualification{Domaine: row.Domaine, Nom: row.NomQualification, Organisme: row.Organisme, Debut: strPtr(row.LienDateDebut), Fin: strPtr(row.LienDateFin), Valide: r.valid(row)}
 }
 
 func (r *Routes) rge(ctx context.Context, req *catalog.Request) (any, error) {
@@ -681,8 +681,8 @@ func (r *Routes) rgeCheck(ctx context.Context, req *catalog.Request) (any, error
 		out.Nom = strPtr(row.NomEntreprise)
 		if q.Valide {
 			out.RGE = true
-			if out.ExpireLe == nil || q.Fin < *out.ExpireLe {
-				out.ExpireLe = strPtr(q.Fin)
+			if q.Fin != nil && (out.ExpireLe == nil || *q.Fin < *out.ExpireLe) {
+				out.ExpireLe = q.Fin
 			}
 		}
 	}

@@ -162,7 +162,8 @@ func goldenCases(e *env) []golden {
 		{"iban_fr", "fr.iban", map[string]any{"iban": "FR14 2004 1010 0505 0001 3M02 606"}, nil,
 			map[string]string{"iban": "string", "valid": "boolean", "pays": "string", "code_banque": "string", "banque": "string"}},
 		{"iban_bad", "fr.iban", map[string]any{"iban": "DE89370400440532013001"}, nil, map[string]string{"valid": "boolean", "error": "string"}},
-		{"rge", "fr.rge", map[string]any{"cp": "69007", "domaine": "isolation"}, map[string]http.Handler{"ademe": upstreamtest.Want(e.t, "/data-fair/api/v1/datasets/liste-des-entreprises-rge-2/lines", upstreamtest.Query("qs", "code_postal:\"69007\"", "size", "1000", "sort", "nom_entreprise"), f("ademe", "rge.json"))},
+		// The recorded lines of BESOIN DE TOIT (Cordes, 81170), served to the postcode query (derived use).
+		{"rge", "fr.rge", map[string]any{"cp": "81170", "domaine": "isolation"}, map[string]http.Handler{"ademe": upstreamtest.Want(e.t, "/data-fair/api/v1/datasets/liste-des-entreprises-rge-2/lines", upstreamtest.Query("qs", "code_postal:\"81170\"", "size", "1000", "sort", "nom_entreprise"), f("ademe", "rge_siret.json"))},
 			map[string]string{"cp": "string", "artisans.0.nom": "string", "artisans.0.domaine": "string", "artisans.0.telephone": "string", "artisans.0.email": "string"}},
 		{"rge_check", "fr.rge-check", map[string]any{"siret": "84370107900017"}, map[string]http.Handler{"ademe": upstreamtest.Want(e.t, "/data-fair/api/v1/datasets/liste-des-entreprises-rge-2/lines", upstreamtest.Query("siret_eq", "84370107900017", "size", "100"), f("ademe", "rge_siret.json"))},
 			map[string]string{"siret": "string", "rge": "boolean", "qualifications.0.domaine": "string"}},
@@ -193,8 +194,12 @@ func goldenCases(e *env) []golden {
 			map[string]string{"cp": "string", "communes.0.nom": "string", "communes.0.insee": "string"}},
 		{"jours_feries_alsace", "fr.jours-feries", map[string]any{"annee": 2026, "zone": "alsace-moselle"}, nil,
 			map[string]string{"annee": "number", "jours.0.date": "string", "jours.0.nom": "string"}},
-		{"vacances_scolaires", "fr.vacances-scolaires", map[string]any{"zone": "A", "annee": "2025-2026"}, map[string]http.Handler{"data-education": upstreamtest.Want(e.t, "/api/explore/v2.1/catalog/datasets/fr-en-calendrier-scolaire/records", upstreamtest.Query("limit", "100", "order_by", "start_date", "where", "zones=\"Zone A\" and annee_scolaire=\"2025-2026\""), f("education", "calendrier.json"))},
+		{"vacances_scolaires", "fr.vacances-scolaires", map[string]any{"zone": "C", "annee": "2025-2026"}, map[string]http.Handler{"data-education": upstreamtest.Want(e.t, "/api/explore/v2.1/catalog/datasets/fr-en-calendrier-scolaire/records", upstreamtest.Query("limit", "100", "order_by", "start_date", "where", "zones=\"Zone C\" and annee_scolaire=\"2025-2026\""), f("education", "calendrier.json"))},
 			map[string]string{"zone": "string", "vacances.0.description": "string", "vacances.0.dates.debut": "string", "vacances.0.dates.fin": "string"}},
+		// The recorded 2026-2027 calendar gives the Ascension bridge and the start of summer as
+		// instants with end = start: the bridge is one day, the summer's end is not yet published.
+		{"vacances_scolaires_2026", "fr.vacances-scolaires", map[string]any{"zone": "Zone C", "annee": "2026-2027"}, map[string]http.Handler{"data-education": upstreamtest.Want(e.t, "/api/explore/v2.1/catalog/datasets/fr-en-calendrier-scolaire/records", upstreamtest.Query("limit", "100", "order_by", "start_date", "where", "zones=\"Zone C\" and annee_scolaire=\"2026-2027\""), f("education", "calendrier_2026.json"))},
+			map[string]string{"zone": "string", "vacances.4.description": "string", "vacances.4.dates.debut": "string", "vacances.4.dates.fin": "string"}},
 		{"georisques", "fr.georisques", map[string]any{"insee": "44109"}, map[string]http.Handler{"georisques": upstreamtest.Want(e.t, "/api/v1/gaspar/risques", upstreamtest.Query("code_insee", "44109", "page", "1", "page_size", "10"), f("georisques", "risques.json"))},
 			map[string]string{"insee": "string", "risques.0.libelle": "string"}},
 		{"carburants", "fr.carburants", map[string]any{"cp": "66700"}, map[string]http.Handler{"data-economie": f("economie", "carburants.json")},
@@ -217,7 +222,8 @@ func goldenCases(e *env) []golden {
 			map[string]string{"current.temperature_2m": "number", "current.wind_speed_10m": "number", "daily.temperature_2m_max": "array", "daily.temperature_2m_max.0": "number"}},
 		{"transport", "fr.transport", map[string]any{"q": "angers"}, map[string]http.Handler{"transport-data-gouv": f("transport", "datasets.json")},
 			map[string]string{"query": "string", "datasets.0.titre": "string", "datasets.0.type": "string", "datasets.0.feeds.0.format": "string", "datasets.0.feeds.0.url": "string"}},
-		{"irve", "fr.irve", map[string]any{"insee": "44109"}, map[string]http.Handler{"data-gouv-tabular": upstreamtest.Want(e.t, "/api/resources/eb76d20a-8501-400e-b336-d85724de5435/data/", upstreamtest.Query("code_insee_commune__exact", "44109", "page", "1", "page_size", "200"), f("tabular", "irve.json"))},
+		// The recorded IONITY station of Giberville (its values as the consolidated file's text).
+		{"irve", "fr.irve", map[string]any{"insee": "14301"}, map[string]http.Handler{"data-gouv-tabular": upstreamtest.Want(e.t, "/api/resources/eb76d20a-8501-400e-b336-d85724de5435/data/", upstreamtest.Query("code_insee_commune__exact", "14301", "page", "1", "page_size", "200"), f("tabular", "irve_14301.json"))},
 			map[string]string{"insee": "string", "bornes.0.station": "string", "bornes.0.operateur": "string", "bornes.0.puissance_kw": "number",
 				"bornes.0.connectors": "array", "bornes.0.access": "string", "bornes.0.coordinates": "object"}},
 	}...)

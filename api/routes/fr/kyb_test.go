@@ -43,6 +43,13 @@ func kybCases() []kybCase {
 		{"kyb_ceased", "fr.kyb", now, map[string]any{"q": "88087814500015"}, ganymede, NonConforme,
 			[]string{"etat_administratif", "radiation", "tva_validee_vies", "comptes_24_mois"}, types},
 		{"kyb_healthy", "fr.kyb", recorded, map[string]any{"siren": "552032534"}, danone, Conforme, nil, types},
+		// VIES blocking our address (its recorded IP_BLOCKED answer for a French number, served
+		// to Danone's: derived use): the VAT rule is unchecked, not failed, so no CONFORME.
+		{"kyb_vies_blocked", "fr.kyb", recorded, map[string]any{"siren": "552032534"}, func(e *env) map[string]http.Handler {
+			h := danone(e)
+			h["vies"] = upstreamtest.Want(e.t, viesREST+"/ms/FR/vat/27552032534", nil, e.file("vies", "get_ip_blocked_fr.json"))
+			return h
+		}, AVerifier, nil, nil},
 		// The same company two years on: its newest recorded accounts are now too old.
 		{"kyb_accounts_stale", "fr.kyb", now, map[string]any{"siren": "552032534"}, danone, AVerifier, []string{"comptes_24_mois"}, nil},
 		// HAND-WRITTEN fixtures (see the connectors' PROVENANCE): a company in receivership.

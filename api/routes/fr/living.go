@@ -55,10 +55,11 @@ type Periode struct {
 	Population  string `json:"population,omitempty"`
 }
 
-// Dates are the first and last day off, Paris dates.
+// Dates are the first and last day off, Paris dates. Fin is null when the calendar publishes
+// only the start ("Début des Vacances d'Été" of a year whose summer end is not yet set).
 type Dates struct {
-	Debut string `json:"debut"`
-	Fin   string `json:"fin"`
+	Debut string  `json:"debut"`
+	Fin   *string `json:"fin"`
 }
 
 // zoneName maps "A", "zone a", "Corse" to the dataset's spelling.
@@ -104,8 +105,19 @@ func (r *Routes) vacances(ctx context.Context, req *catalog.Request) (any, error
 			continue
 		}
 		// The timestamps are UTC instants of Paris midnights; end is the morning classes resume.
-		d := Dates{Debut: start.In(paris).Format(time.DateOnly), Fin: end.In(paris).AddDate(0, 0, -1).Format(time.DateOnly)}
-		key := row.Description + d.Debut + d.Fin
+		// The calendar writes end = start for a one-day bridge (that day, not a period ending
+		// before it starts) and for the start of a summer whose end is not yet set (no end).
+		d := Dates{Debut: start.In(paris).Format(time.DateOnly)}
+		switch {
+		case end.After(start):
+			d.Fin = strPtr(end.In(paris).AddDate(0, 0, -1).Format(time.DateOnly))
+		case !strings.HasPrefix(row.Description, "Début"):
+			d.Fin = strPtr(d.Debut)
+		}
+		key := row.Description + d.Debut
+		if d.Fin != nil {
+			key += *d.Fin
+		}
 		if seen[key] { // one row per académie
 			continue
 		}
@@ -612,15 +624,15 @@ func (r *Routes) irve(ctx context.Context, req *catalog.Request) (any, error) {
 			idx[p.IDStation] = i
 			b := Borne{Station: p.NomStation, ID: p.IDStation, Operateur: nonEmpty(p.NomOperateur, p.NomEnseigne), Adresse: p.Adresse,
 				Connectors: []string{}, Gratuit: tabular.Bool(p.Gratuit), Access: p.ConditionAcces, Horaires: p.Horaires}
-			if p.Latitude != nil && p.Longitude != nil {
-				b.Coordinates = &Coordinate{Lat: *p.Latitude, Lon: *p.Longitude}
+			if p.Latitude.Valid && p.Longitude.Valid {
+				b.Coordinates = &Coordinate{Lat: p.Latitude.V, Lon: p.Longitude.V}
 			}
 			out.Bornes = append(out.Bornes, b)
 		}
 		b := &out.Bornes[i]
 		b.NbPDC++
-		if p.Puissance != nil && *p.Puissance > b.PuissanceKW {
-			b.PuissanceKW = *p.Puissance
+		if p.Puissance.Valid && p.Puissance.V > b.PuissanceKW {
+			b.PuissanceKW = p.Puissance.V
 		}
 		for name, v := range map[string]any{"EF": p.PriseEF, "Type 2": p.Prise2, "Combo CCS": p.PriseCCS, "CHAdeMO": p.PriseChademo, "Autre": p.PriseAutre} {
 			if tabular.Bool(v) && !slices.Contains(b.Connectors, name) {

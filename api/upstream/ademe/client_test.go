@@ -15,14 +15,15 @@ const (
 func TestRGE(t *testing.T) {
 	s := upstreamtest.New(t)
 	s.Expect(rgePath, upstreamtest.Query("siret_eq", "84370107900017", "size", "100"), upstreamtest.File(t, "testdata/rge_siret.json"))
-	s.Expect(rgePath, upstreamtest.Query("qs", `code_postal:"69007"`, "size", "1000", "sort", "nom_entreprise"), upstreamtest.File(t, "testdata/rge.json"))
+	// The recorded lines of BESOIN DE TOIT, served to the postcode query of its address (derived use).
+	s.Expect(rgePath, upstreamtest.Query("qs", `code_postal:"81170"`, "size", "1000", "sort", "nom_entreprise"), upstreamtest.File(t, "testdata/rge_siret.json"))
 	c := New(s.Client(t, Name))
 	r, err := c.RGEBySiret(context.Background(), "84370107900017")
 	if err != nil || r.Total != 1 || r.Results[0].NomEntreprise != "BESOIN DE TOIT" || r.Results[0].CodeQualification != "3111D111" {
 		t.Fatalf("rge by siret = %+v, %v", r, err)
 	}
-	r, err = c.RGEByCP(context.Background(), "69007")
-	if err != nil || len(r.Results) != 3 {
+	r, err = c.RGEByCP(context.Background(), "81170")
+	if err != nil || len(r.Results) != 1 || r.Results[0].CodePostal != "81170" || !r.Results[0].Particulier {
 		t.Fatalf("rge by cp = %+v, %v", r, err)
 	}
 }

@@ -10,14 +10,14 @@ import (
 func TestCalendrierAndAnnuaire(t *testing.T) {
 	s := upstreamtest.New(t)
 	s.Expect("/api/explore/v2.1/catalog/datasets/fr-en-calendrier-scolaire/records",
-		upstreamtest.Query("where", `zones="Zone A" and annee_scolaire="2025-2026"`, "order_by", "start_date", "limit", "100"),
+		upstreamtest.Query("where", `zones="Zone C" and annee_scolaire="2025-2026"`, "order_by", "start_date", "limit", "100"),
 		upstreamtest.File(t, "testdata/calendrier.json"))
 	s.Expect("/api/explore/v2.1/catalog/datasets/fr-en-annuaire-education/records",
 		upstreamtest.Query("where", `etat="OUVERT" and search(nom_etablissement,"jaures") and code_postal="81400"`, "select", annuaireFields, "order_by", "nom_etablissement", "limit", "20"),
 		upstreamtest.File(t, "testdata/annuaire.json"))
 	c := New(s.Client(t, Name))
-	p, err := c.Calendrier(context.Background(), "Zone A", "2025-2026")
-	if err != nil || len(p.Results) != 5 {
+	p, err := c.Calendrier(context.Background(), "Zone C", "2025-2026")
+	if err != nil || len(p.Results) != 7 || p.Results[1].Description != "Vacances de Noël" || p.Results[6].Population != "Élèves" {
 		t.Fatalf("calendrier = %+v, %v", p, err)
 	}
 	e, err := c.Annuaire(context.Background(), "jaures", "81400", 20)

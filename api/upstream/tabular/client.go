@@ -9,6 +9,7 @@ import (
 
 	"github.com/peage/appliance/api/compute/plm"
 	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/wire"
 )
 
 // Name is the registry name.
@@ -29,24 +30,24 @@ func (c *Client) Ready() error { return c.h.Ready() }
 
 // PDC is one charge point (one row).
 type PDC struct {
-	IDStation      string   `json:"id_station_itinerance"`
-	IDPDC          string   `json:"id_pdc_itinerance"`
-	NomStation     string   `json:"nom_station"`
-	NomOperateur   string   `json:"nom_operateur"`
-	NomEnseigne    string   `json:"nom_enseigne"`
-	Adresse        string   `json:"adresse_station"`
-	CodeINSEE      string   `json:"code_insee_commune"`
-	Puissance      *float64 `json:"puissance_nominale"`
-	PriseEF        any      `json:"prise_type_ef"` // booleans arrive as true, "true", "1"…
-	Prise2         any      `json:"prise_type_2"`
-	PriseCCS       any      `json:"prise_type_combo_ccs"`
-	PriseChademo   any      `json:"prise_type_chademo"`
-	PriseAutre     any      `json:"prise_type_autre"`
-	Gratuit        any      `json:"gratuit"`
-	ConditionAcces string   `json:"condition_acces"`
-	Horaires       string   `json:"horaires"`
-	Longitude      *float64 `json:"consolidated_longitude"`
-	Latitude       *float64 `json:"consolidated_latitude"`
+	IDStation      string     `json:"id_station_itinerance"`
+	IDPDC          string     `json:"id_pdc_itinerance"`
+	NomStation     string     `json:"nom_station"`
+	NomOperateur   string     `json:"nom_operateur"`
+	NomEnseigne    string     `json:"nom_enseigne"`
+	Adresse        string     `json:"adresse_station"`
+	CodeINSEE      string     `json:"code_insee_commune"`
+	Puissance      wire.Float `json:"puissance_nominale"` // a number, or the CSV's text ("350")
+	PriseEF        any        `json:"prise_type_ef"`      // booleans arrive as true, "true", "1"…
+	Prise2         any        `json:"prise_type_2"`
+	PriseCCS       any        `json:"prise_type_combo_ccs"`
+	PriseChademo   any        `json:"prise_type_chademo"`
+	PriseAutre     any        `json:"prise_type_autre"`
+	Gratuit        any        `json:"gratuit"`
+	ConditionAcces string     `json:"condition_acces"`
+	Horaires       string     `json:"horaires"`
+	Longitude      wire.Float `json:"consolidated_longitude"`
+	Latitude       wire.Float `json:"consolidated_latitude"`
 }
 
 type page struct {

@@ -16,15 +16,26 @@ func pageQuery(insee string, n int) url.Values {
 	return upstreamtest.Query("code_insee_commune__exact", insee, "page_size", "200", "page", strconv.Itoa(n))
 }
 
+// The recorded IONITY row of Giberville (14301), its values as the consolidated file's text
+// (booleans TRUE/FALSE, numbers as text) and with its numbers typed, as the tabular API may
+// serve them: both read alike.
 func TestIRVE(t *testing.T) {
-	s := upstreamtest.New(t)
-	s.Expect(dataPath, pageQuery("44109", 1), upstreamtest.File(t, "testdata/irve.json"))
-	pdc, truncated, err := New(s.Client(t, Name)).IRVE(context.Background(), "44109")
-	if err != nil || len(pdc) != 3 || truncated {
-		t.Fatalf("pdc = %d, %v", len(pdc), err)
-	}
-	if !Bool(pdc[1].PriseCCS) || !Bool(pdc[1].PriseChademo) || Bool(pdc[1].PriseAutre) || Bool(pdc[1].Gratuit) {
-		t.Errorf("booleans = %+v", pdc[1])
+	for _, file := range []string{"testdata/irve_14301.json", "testdata/irve_14301_numbers.json"} {
+		t.Run(file, func(t *testing.T) {
+			s := upstreamtest.New(t)
+			s.Expect(dataPath, pageQuery("14301", 1), upstreamtest.File(t, file))
+			pdc, truncated, err := New(s.Client(t, Name)).IRVE(context.Background(), "14301")
+			if err != nil || len(pdc) != 1 || truncated {
+				t.Fatalf("pdc = %d, %v", len(pdc), err)
+			}
+			p := pdc[0]
+			if p.IDStation != "FRIONE417100" || p.Puissance.V != 350 || p.Longitude.V != -0.277238 || p.Latitude.V != 49.166932 {
+				t.Errorf("pdc = %+v", p)
+			}
+			if Bool(p.PriseEF) || !Bool(p.Prise2) || !Bool(p.PriseCCS) || !Bool(p.PriseChademo) || Bool(p.PriseAutre) || Bool(p.Gratuit) {
+				t.Errorf("booleans = %+v", p)
+			}
+		})
 	}
 }
 

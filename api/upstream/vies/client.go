@@ -71,11 +71,22 @@ func (c *Client) CheckPost(ctx context.Context, cc, number string) (*Result, err
 }
 
 func (c *Client) result(op string, w wire) (*Result, error) {
-	if transient[w.UserError] {
-		return nil, &upstream.Error{Upstream: Name, Op: op, Status: http.StatusOK, Retryable: true, Err: errors.New("VIES: " + w.UserError)}
+	code := w.UserError
+	if code == "" && len(w.ErrorWrappers) > 0 {
+		// POST /check-vat-number answers its errors (HTTP 200) as
+		// {"actionSucceed": false, "errorWrappers": [{"error": "INVALID_INPUT"}]}.
+		code = w.ErrorWrappers[0].Error
 	}
-	if w.UserError == "INVALID_INPUT" {
+	if transient[code] {
+		return nil, &upstream.Error{Upstream: Name, Op: op, Status: http.StatusOK, Retryable: true, Err: errors.New("VIES: " + code)}
+	}
+	if code == "INVALID_INPUT" {
 		return nil, &upstream.Error{Upstream: Name, Op: op, Status: http.StatusBadRequest, Err: errors.New("VIES: INVALID_INPUT")}
+	}
+	if code != "" && code != "VALID" && code != "INVALID" {
+		// Any other code is VIES refusing to answer (IP_BLOCKED comes with isValid false):
+		// the number's validity is unknown, never "invalid".
+		return nil, &upstream.Error{Upstream: Name, Op: op, Status: http.StatusOK, Err: errors.New("VIES: " + code)}
 	}
 	var valid *bool
 	switch {
