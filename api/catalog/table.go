@@ -113,7 +113,7 @@ func Table(n Names) []Entry {
 			S("zone", "zone (Zone A, Zone B, Zone C, Corse, or an overseas academy)").Req().Range(1, 40),
 			S("annee", "school year, e.g. 2025-2026").Fmt("annee_scolaire")).
 			up("data-education", day).ex("zone", "Zone A", "annee", "2025-2026"),
-		route("fr", "GET", "/v1/fr/georisques", 20_000, "Natural and technological risks of a commune (Géorisques).", pINSEE).
+		route("fr", "GET", "/v1/fr/georisques", 20_000, "Natural and technological risks of a commune, as Géorisques' risk report marks them present (risk families with their status; no sub-types).", pINSEE).
 			up("georisques", day).ex("insee", "80021"),
 		route("fr", "GET", "/v1/fr/carburants", 10_000, "Fuel stations and prices around a postal code.", pCP).
 			up("data-economie", 10*minute).ex("cp", "80000"),

@@ -22,7 +22,7 @@ import (
 // estimate; the other sources are called in parallel with DVF, and one that fails is
 // declared: its factor earns 40 % of its weight and is marked manquant. The partial variant
 // calls only the geocoder, DVF (without widening) and the rent map.
-const investMethod = "invest-1"
+const investMethod = "invest-2"
 
 // Score factor outcomes.
 const (
@@ -73,7 +73,8 @@ type Energie struct {
 	Note        string         `json:"note"`
 }
 
-// RisquesCommune are the commune's natural and technological risks (GASPAR).
+// RisquesCommune are the natural and technological risks Géorisques' report on the commune
+// marks present.
 type RisquesCommune struct {
 	Total   int      `json:"total"`
 	Risques []string `json:"risques"`
@@ -135,7 +136,7 @@ const analyseDoc = "https://github.com/peage/appliance/blob/main/api/routes/fr/d
 // analyseInputs are the side sources' answers; nil is a failed (or unread) source.
 type analyseInputs struct {
 	rent    *loyers.Rent
-	risks   *georisques.Page
+	risks   *georisques.Report
 	dpe     *ademe.Lines[ademe.DPE]
 	commune *geoapi.Commune
 	full    bool
@@ -183,8 +184,8 @@ func (r *Routes) sideSources(ctx context.Context, p ImmoPlace, typ string, full 
 			codes = []string{p.Insee}
 		}
 		calls = append(calls,
-			call{upstream: georisques.Name, key: "fr/immo/risques/" + plm.Commune(p.Insee), ttl: keepDaily, out: &in.risks,
-				run: func(ctx context.Context) (err error) { in.risks, err = r.risques.Risques(ctx, p.Insee); return }},
+			call{upstream: georisques.Name, key: "fr/immo/rapport-risques/" + plm.Commune(p.Insee), ttl: keepDaily, out: &in.risks,
+				run: func(ctx context.Context) (err error) { in.risks, err = r.risques.Report(ctx, p.Insee); return }},
 			call{upstream: ademe.Name, key: "fr/immo/dpe/" + p.Insee, ttl: keepDaily, out: &in.dpe,
 				run: func(ctx context.Context) (err error) {
 					in.dpe, err = r.ademe.DPE(ctx, ademe.DPEQuery{INSEE: codes, Size: 100})
@@ -287,15 +288,13 @@ func energie(l *ademe.Lines[ademe.DPE]) *Energie {
 	return e
 }
 
-func risques(p *georisques.Page) *RisquesCommune {
-	if p == nil {
+func risques(rep *georisques.Report) *RisquesCommune {
+	if rep == nil {
 		return nil
 	}
 	out := &RisquesCommune{Risques: []string{}}
-	for _, c := range p.Data {
-		for _, d := range c.RisquesDetail {
-			out.Risques = append(out.Risques, d.LibelleRisqueLong)
-		}
+	for _, p := range rep.Present() {
+		out.Risques = append(out.Risques, p.Label())
 	}
 	out.Total = len(out.Risques)
 	return out

@@ -200,8 +200,9 @@ func goldenCases(e *env) []golden {
 		// instants with end = start: the bridge is one day, the summer's end is not yet published.
 		{"vacances_scolaires_2026", "fr.vacances-scolaires", map[string]any{"zone": "Zone C", "annee": "2026-2027"}, map[string]http.Handler{"data-education": upstreamtest.Want(e.t, "/api/explore/v2.1/catalog/datasets/fr-en-calendrier-scolaire/records", upstreamtest.Query("limit", "100", "order_by", "start_date", "where", "zones=\"Zone C\" and annee_scolaire=\"2026-2027\""), f("education", "calendrier_2026.json"))},
 			map[string]string{"zone": "string", "vacances.4.description": "string", "vacances.4.dates.debut": "string", "vacances.4.dates.fin": "string"}},
-		{"georisques", "fr.georisques", map[string]any{"insee": "44109"}, map[string]http.Handler{"georisques": upstreamtest.Want(e.t, "/api/v1/gaspar/risques", upstreamtest.Query("code_insee", "44109", "page", "1", "page_size", "10"), f("georisques", "risques.json"))},
-			map[string]string{"insee": "string", "risques.0.libelle": "string"}},
+		// Paris 8e is asked as the commune (75056); the recorded report marks three risks present.
+		{"georisques", "fr.georisques", map[string]any{"insee": "75108"}, map[string]http.Handler{"georisques": upstreamtest.Want(e.t, "/api/v1/resultats_rapport_risque", upstreamtest.Query("code_insee", "75056"), f("georisques", "rapport_paris_75108.json"))},
+			map[string]string{"insee": "string", "commune": "string", "risques": "array", "risques.0.libelle": "string", "risques.0.code": "string", "risques.0.famille": "string", "risques.0.statut": "null", "risques.2.famille": "string", "rapport_url": "string"}},
 		{"carburants", "fr.carburants", map[string]any{"cp": "66700"}, map[string]http.Handler{"data-economie": f("economie", "carburants.json")},
 			map[string]string{"cp": "string", "stations.0.nom": "string", "stations.0.prix": "object", "stations.0.prix.gazole": "number", "stations.0.prix.e10": "number", "stations.0.prix.e85": "number", "stations.0.prix.sp98": "null", "stations.0.prix.gpl": "null"}},
 		{"carburants_numbers", "fr.carburants", map[string]any{"cp": "66700"}, map[string]http.Handler{"data-economie": f("economie", "carburants_numbers.json")},
@@ -649,6 +650,13 @@ func TestUnreadableAnswerIs502NamingTheField(t *testing.T) {
 	_, err = e.call("fr.carburants", map[string]any{"cp": "66700"})
 	ae = apierr.From(err)
 	if ae.Status() != 502 || ae.Upstream != "data-economie" || !strings.Contains(ae.Message, "results.gazole_prix") {
+		t.Fatalf("err = %d %q %q", ae.Status(), ae.Upstream, ae.Message)
+	}
+	// DERIVED from the recorded report: a verdict given as text.
+	e.serve("georisques", upstreamtest.JSON(200, `{"commune": {"libelle": "Paris"}, "risquesNaturels": {"seisme": {"present": "oui", "libelle": "Séisme"}}}`))
+	_, err = e.call("fr.georisques", map[string]any{"insee": "75108"})
+	ae = apierr.From(err)
+	if ae.Status() != 502 || ae.Upstream != "georisques" || !strings.Contains(ae.Message, "risquesNaturels.seisme.present") {
 		t.Fatalf("err = %d %q %q", ae.Status(), ae.Upstream, ae.Message)
 	}
 }

@@ -136,43 +136,36 @@ func (r *Routes) vacances(ctx context.Context, req *catalog.Request) (any, error
 	return out, nil
 }
 
-// Risques is the answer of /v1/fr/georisques.
+// Risques is the answer of /v1/fr/georisques: the risks Géorisques' report on the commune
+// marks present ("Connaître les risques près de chez moi").
 type Risques struct {
 	Insee   string   `json:"insee"`
 	Commune string   `json:"commune"`
 	Risques []Risque `json:"risques"`
+	Rapport *string  `json:"rapport_url"` // the report's page on georisques.gouv.fr
 }
 
-// Risque is one risk family, with its sub-types.
+// Risque is one present risk: Code is the report's key (inondation, seisme, icpe…), Statut
+// its status text for the commune when Géorisques gives one ("Risque Existant").
 type Risque struct {
-	Code      string   `json:"code"`
-	Libelle   string   `json:"libelle"`
-	SousTypes []string `json:"sous_types"`
+	Code    string  `json:"code"`
+	Libelle string  `json:"libelle"`
+	Famille string  `json:"famille"` // naturel or technologique
+	Statut  *string `json:"statut"`
 }
 
 func (r *Routes) georisques(ctx context.Context, req *catalog.Request) (any, error) {
 	insee := req.Args.Str("insee")
-	p, err := r.risques.Risques(ctx, insee)
+	rep, err := r.risques.Report(ctx, insee)
 	if err != nil {
 		return nil, fail(err)
 	}
-	if len(p.Data) == 0 {
+	if rep.Empty() {
 		return nil, apierr.NotFound("Géorisques knows no commune %s", insee)
 	}
-	c := p.Data[0]
-	out := Risques{Insee: insee, Commune: c.LibelleCommune, Risques: []Risque{}}
-	// num_risque is hierarchical: two digits a family, three a sub-type of the family.
-	for _, d := range c.RisquesDetail {
-		if len(d.NumRisque) <= 2 {
-			out.Risques = append(out.Risques, Risque{Code: d.NumRisque, Libelle: d.LibelleRisqueLong, SousTypes: []string{}})
-			continue
-		}
-		for i := range out.Risques {
-			if strings.HasPrefix(d.NumRisque, out.Risques[i].Code) {
-				out.Risques[i].SousTypes = append(out.Risques[i].SousTypes, d.LibelleRisqueLong)
-				break
-			}
-		}
+	out := Risques{Insee: insee, Commune: rep.Commune.Libelle, Risques: []Risque{}, Rapport: strPtr(rep.URL)}
+	for _, p := range rep.Present() {
+		out.Risques = append(out.Risques, Risque{Code: p.Key, Libelle: p.Label(), Famille: p.Famille, Statut: strPtr(p.StatutCommune)})
 	}
 	return out, nil
 }

@@ -69,7 +69,7 @@ var fixtures = []fixture{
 	{ban.Name, "/geocodage", "api/upstream/ban/testdata/search_mazeres.json", nil},
 	{dvf.Name, "/geo-dvf/latest/csv", "api/upstream/dvf/testdata/92012_2025.csv", nil},
 	{loyers.Name, "/resources/carte-loyers", "api/upstream/loyers/testdata/pred-app-mef-dhup.csv", nil},
-	{georisques.Name, "/api/v1", "api/upstream/georisques/testdata/risques.json", nil},
+	{georisques.Name, "/api/v1", "api/upstream/georisques/testdata/rapport_paris_75108.json", nil},
 }
 
 // reports are one call of each report on the same company (DANONE, 552032534).
@@ -230,7 +230,7 @@ func main() {
 				_, err = sales.Mutations(ctx, y, "64373")
 				check(err)
 			}
-			_, err = risks.Risques(ctx, "64373")
+			_, err = risks.Report(ctx, "64373")
 			check(err)
 			_, err = rge.DPE(ctx, ademe.DPEQuery{INSEE: []string{"64373"}, Size: 100})
 			check(err)
