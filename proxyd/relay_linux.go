@@ -155,6 +155,9 @@ func (p *pump) write(b []byte) (int, error) {
 // writeRaw writes all of b to dst, waiting in the netpoller while dst's send buffer is full.
 func (p *pump) writeRaw(b []byte) (int, error) {
 	r := &p.rs
+	if r.writeFn == nil {
+		r.writeFn = p.writeSome
+	}
 	r.wbuf, r.wdone, r.werr = b, 0, nil
 	err := p.dstRaw.Write(r.writeFn)
 	done := r.wdone

@@ -51,14 +51,21 @@ func (t *tunnel) close() {
 	t.m.wake()
 }
 
-// run copies both directions until both ended; it returns the bytes moved up and down.
-func (t *tunnel) run() (up, down int64) {
+// run copies both directions until both ended, the client's early bytes (sent after its
+// CONNECT head) first; it returns the bytes moved up and down.
+func (t *tunnel) run(early []byte) (up, down int64) {
 	pu := newPump(t, t.client, t.target)
 	pd := newPump(t, t.target, t.client)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		if len(early) > 0 {
+			if err := pu.forward(early); err != nil {
+				t.close()
+				return
+			}
+		}
 		if err := pu.run(); err != nil {
 			t.close()
 		}
