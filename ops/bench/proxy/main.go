@@ -120,6 +120,7 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 	if _, err := proxyd.RaiseFileLimit(); err != nil {
 		return fmt.Errorf("raise the descriptor limit: %w", err)
 	}
+	load0 := loadAvg()
 	if err := benchutil.Need("squid", "squid"); err != nil {
 		if _, err2 := os.Stat("/usr/sbin/squid"); err2 != nil {
 			return err
@@ -231,8 +232,21 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 	}
 
 	fmt.Printf("proxy bench: loopback, %d-MiB single stream (best of %d), %d streams × %d MiB, offered rate %d Mbit/s in the paced rows, %d setups, %d idle tunnels; load average before: %s\n\n",
-		mib, runs, streams, streamMiB, rateMbit, setups, idle, loadAvg())
+		mib, runs, streams, streamMiB, rateMbit, setups, idle, load0)
 	fmt.Printf("proxyd copy path: %s\n\n", px.copyPath)
+	if setupOnly {
+		fmt.Println("tunnel setup (TCP connect + CONNECT + 200 + first byte), in turns across the paths:")
+		var rows [][]string
+		for _, p := range paths {
+			cpu := "—"
+			if c := st[p.name].cpu; c > 0 {
+				cpu = fmt.Sprintf("%.0f µs", float64(c)/float64(time.Microsecond))
+			}
+			rows = append(rows, []string{p.name, fmtDur(p50[p.name]), fmtDur(p99[p.name]), cpu})
+		}
+		benchutil.Table([]string{"path", "setup p50", "setup p99", "CPU per setup"}, rows)
+		return nil
+	}
 	fmt.Println("CPU seconds (user + system of the proxy process alone) per GiB relayed; ×squid < 1 is better:")
 	header := []string{"path"}
 	for _, l := range loads {
