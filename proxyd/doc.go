@@ -26,7 +26,8 @@
 // On the buffered copy path each direction reads inside the netpoller's callback: a read
 // that finds nothing parks the goroutine holding no buffer, pipe or grant, so an idle tunnel
 // costs its two goroutines and two sockets. Bytes that are there are read into a pooled 32 KiB
-// buffer, granted by the meter, written and settled in the same callback with raw system calls
+// buffer (128 KiB for the rest of a burst, once a read filled it and as much again waits),
+// granted by the meter, written and settled in the same callback with raw system calls
 // (relay_linux.go), and the callback parks again at once when the kernel says (TCP_INQ) the read
 // left nothing, a FIN included. On the splice path each direction waits for readability with a
 // one-byte MSG_PEEK, then takes a whole window (Config.SpliceWindowBytes, 256 KiB) and moves it
