@@ -159,7 +159,8 @@ func (s *Server) writeRefusal(c net.Conn, r refusal) {
 }
 
 // serveConn carries one accepted connection: its CONNECT head, then the tunnel. release ends
-// the connection's pending state (counted until its head is read).
+// the connection's pending state: counted until its head is read and decided, the target's
+// name resolved included.
 func (s *Server) serveConn(ctx context.Context, c *net.TCPConn, client netip.Prefix, release func()) {
 	released := false
 	done := func() {
@@ -182,22 +183,27 @@ func (s *Server) serveConn(ctx context.Context, c *net.TCPConn, client netip.Pre
 		early = bytes.Clone(rest)
 	}
 	headPool.Put(bp)
-	done()
+	var (
+		m      *meter
+		th     string
+		target netip.AddrPort
+		ref    *refusal
+	)
 	switch {
 	case errors.Is(err, errHeadTooLarge):
-		s.writeRefusal(c, refusal{status: http.StatusRequestHeaderFieldsTooLarge, errName: "http_request_error", msg: "request head too large"})
-		return
+		ref = &refusal{status: http.StatusRequestHeaderFieldsTooLarge, errName: "http_request_error", msg: "request head too large"}
 	case errors.Is(err, errMalformed):
-		s.writeRefusal(c, refusal{status: http.StatusBadRequest, errName: "http_request_error", msg: "malformed request"})
-		return
+		ref = &refusal{status: http.StatusBadRequest, errName: "http_request_error", msg: "malformed request"}
 	case err != nil:
 		return // the header timeout, or the client left
 	case h.method != http.MethodConnect:
-		s.writeRefusal(c, refusal{status: http.StatusMethodNotAllowed, msg: onlyConnect})
-		return
+		ref = &refusal{status: http.StatusMethodNotAllowed, msg: onlyConnect}
+	default:
+		_ = c.SetReadDeadline(timeZero)
+		m, th, target, ref = s.admit(ctx, h.target, h.auth, client.String())
 	}
-	_ = c.SetReadDeadline(timeZero)
-	m, th, target, ref := s.admit(ctx, h.target, h.auth, client.String())
+	// Decided (the target's name resolved too): no longer a pending connection.
+	done()
 	if ref != nil {
 		s.writeRefusal(c, *ref)
 		return
@@ -252,6 +258,9 @@ func (s *Server) serve(ctx context.Context, ln net.Listener, lim *netlimit.Limit
 		s.pending.Add(1)
 		mu.Lock()
 		heads[c] = struct{}{}
+		if ctx.Err() != nil {
+			_ = c.Close() // accepted as the shutdown closed the others
+		}
 		mu.Unlock()
 		wg.Add(1)
 		go s.serveConn(ctx, tc, client, func() {
