@@ -9,7 +9,6 @@ require (
 	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/coreos/go-systemd/v22 v22.7.0
 	github.com/dgraph-io/ristretto/v2 v2.4.2
-	github.com/elazarl/goproxy v1.9.2
 	github.com/ethereum/go-ethereum v1.17.10
 	github.com/go-rod/rod v0.116.2
 	github.com/go-shiori/dom v0.0.0-20230515143342-73569d674e1c

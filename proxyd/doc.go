@@ -1,29 +1,33 @@
-// Package proxyd is the appliance's metered residential proxy: a CONNECT-only HTTP proxy on
-// github.com/elazarl/goproxy (the only package allowed to import it), the per-key byte meters,
-// and the admin API (Unix socket) through which the api daemon sells packages.
+// Package proxyd is the appliance's metered residential proxy: a CONNECT-only HTTP proxy, the
+// per-key byte meters, and the admin API (Unix socket) through which the api daemon sells
+// packages.
 //
 // # Requests
 //
-// One goproxy CONNECT handler answers every tunnel request (goproxy's default with no answer
-// is to tunnel anything anywhere, so nothing may fall through). In order it checks:
-// Proxy-Authorization (Basic, user "buyer", the password is the key; missing or unknown → 407
-// with Proxy-Authenticate; too many wrong keys from one address → 429), the package (revoked,
-// expired or spent → 403, not 407, so clients do not prompt for other credentials), the
-// target syntax (strict host:port), the port allow-list (443 and 80 by default; 25 never),
-// the global tunnel cap (503), and the egress policy (appliance/egress: the name is resolved
-// once, every answer is checked, and the checked address is the one dialled). It then hijacks
-// the connection, dials, registers the tunnel under its key (per-key cap → 429), answers 200
-// and copies. Any other method is refused with 405 and a one-line explanation. HTTP_PROXY and
-// HTTPS_PROXY are ignored (goproxy would otherwise chain through them). Bytes a client
-// pipelines after its CONNECT head before the 200 are lost (goproxy drops its hijack buffer);
-// curl, browsers and Go wait for the 200.
+// Each accepted connection is read by its own goroutine (connect.go): the request head, at
+// most 16 KiB (more → 431) within Config.HeaderTimeout, is parsed for its request line and
+// its Proxy-Authorization field only; no general HTTP server stands in between, which makes
+// a tunnel's set-up one goroutine and a pooled buffer instead of net/http's connection,
+// request, header map, buffers and hand-over goroutines. A malformed head gets 400, any method
+// but CONNECT 405 with a one-line explanation, and every answer but the 200 closes the
+// connection. A CONNECT is then checked in order: Proxy-Authorization (Basic, user "buyer",
+// the password is the key; missing or unknown → 407 with Proxy-Authenticate; too many wrong
+// keys from one client, an IPv4 address or an IPv6 /64 → 429), the package (revoked, expired
+// or spent → 403, not 407, so clients do not prompt for other credentials), the target syntax
+// (strict host:port), the port allow-list (443 and 80 by default; 25 never), the global
+// tunnel cap (503), and the egress policy (appliance/egress: the name is resolved once, every
+// answer is checked, and the checked address is the one dialled). The same goroutine then
+// dials, registers the tunnel under its key (per-key cap → 429), answers 200 and carries the
+// downstream copy. HTTP_PROXY and HTTPS_PROXY play no part. Bytes a client sends after its
+// CONNECT head without waiting for the 200 are kept and passed on (metered) first.
 //
 // # Copying and the kernel path
 //
 // On the buffered copy path each direction reads inside the netpoller's callback: a read
 // that finds nothing parks the goroutine holding no buffer, pipe or grant, so an idle tunnel
 // costs its two goroutines and two sockets. Bytes that are there are read into a pooled 32 KiB
-// buffer, granted by the meter, written and settled in the same callback with raw system calls
+// buffer (128 KiB for the rest of a burst, once a read filled it and as much again waits),
+// granted by the meter, written and settled in the same callback with raw system calls
 // (relay_linux.go), and the callback parks again at once when the kernel says (TCP_INQ) the read
 // left nothing, a FIN included. On the splice path each direction waits for readability with a
 // one-byte MSG_PEEK, then takes a whole window (Config.SpliceWindowBytes, 256 KiB) and moves it

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -20,8 +19,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/elazarl/goproxy"
 
 	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/appliance/netlimit"
@@ -56,7 +53,6 @@ type Server struct {
 	egress *egress.Policy
 	log    *slog.Logger
 	now    func() time.Time
-	gp     *goproxy.ProxyHttpServer
 	ports  portRule
 
 	mu      sync.RWMutex
@@ -68,7 +64,7 @@ type Server struct {
 	writeMu sync.Mutex // one meter write at a time, so a key's values land in order
 
 	tunnels atomic.Int64
-	pending atomic.Int64 // connections not yet hijacked into tunnels
+	pending atomic.Int64 // connections still sending their CONNECT head
 	stats   stats
 
 	failMu   sync.Mutex
@@ -144,7 +140,6 @@ func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.probeKey = pk
-	s.gp = s.buildProxy()
 	bgCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.stopBg = cancel
 	s.bg.Add(2)
@@ -310,50 +305,8 @@ func (s *Server) Sweep(ctx context.Context) {
 	s.failMu.Unlock()
 }
 
-func (s *Server) buildProxy() *goproxy.ProxyHttpServer {
-	p := goproxy.NewProxyHttpServer()
-	// NewProxyHttpServer chains CONNECTs through $HTTPS_PROXY and forwards plain HTTP through
-	// $HTTP_PROXY; this proxy has one exit, the line itself, so neither may apply.
-	p.ConnectDial = nil
-	p.ConnectDialWithReq = nil
-	p.Tr = &http.Transport{Proxy: nil, DialContext: func(context.Context, string, string) (net.Conn, error) {
-		return nil, errors.New("proxyd forwards nothing but CONNECT tunnels")
-	}}
-	p.Logger = log.New(io.Discard, "", 0)
-	p.Verbose = false
-	p.AllowHTTP2 = false
-	p.NonproxyHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Allow", "CONNECT")
-		http.Error(w, onlyConnect, http.StatusMethodNotAllowed)
-	})
-	p.OnRequest().DoFunc(func(r *http.Request, _ *goproxy.ProxyCtx) (*http.Request, *http.Response) {
-		resp := goproxy.NewResponse(r, goproxy.ContentTypeText, http.StatusMethodNotAllowed, onlyConnect+"\n")
-		resp.Header.Set("Allow", "CONNECT")
-		resp.Header.Set("Connection", "close")
-		resp.Close = true
-		return r, resp
-	})
-	// The one CONNECT handler always answers: goproxy's default with no answer is to tunnel
-	// anything anywhere, so no request may fall through.
-	p.OnRequest().HandleConnectFunc(s.handleConnect)
-	return p
-}
-
 const onlyConnect = "This proxy only tunnels with CONNECT (HTTP and HTTPS through CONNECT). " +
 	"Use it as an HTTPS proxy, e.g. curl --proxy http://buyer:KEY@host:port https://example.com/"
-
-func (s *Server) reject(ctx *goproxy.ProxyCtx, status int, errName, msg string) (*goproxy.ConnectAction, string) {
-	resp := goproxy.NewResponse(ctx.Req, goproxy.ContentTypeText, status, msg+"\n")
-	resp.Header.Set("Proxy-Status", fmt.Sprintf("peage; error=%s; details=%q", errName, msg))
-	resp.Header.Set("Connection", "close")
-	resp.Header.Set("Proxy-Connection", "close")
-	resp.Close = true
-	if status == http.StatusProxyAuthRequired {
-		resp.Header.Set("Proxy-Authenticate", fmt.Sprintf("Basic realm=%q", s.cfg.Realm))
-	}
-	ctx.Resp = resp
-	return goproxy.RejectConnect, ""
-}
 
 // keyOf extracts the password of a Basic Proxy-Authorization header (the user name is
 // expected to be "buyer" but is not part of the secret).
@@ -397,15 +350,19 @@ func (s *Server) throttled(ip string) bool {
 	return w != nil && s.cfg.AuthFailuresPerMinute > 0 && w.n >= s.cfg.AuthFailuresPerMinute && s.now().Sub(w.start) <= time.Minute
 }
 
-func (s *Server) handleConnect(host string, ctx *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
-	r := ctx.Req
-	clientIP, _, _ := net.SplitHostPort(r.RemoteAddr)
+// admit decides a CONNECT to hostport with the Proxy-Authorization value auth from clientIP:
+// the key's meter (nil for the exit check's own probe), the target host and the checked
+// address to dial, or why not.
+func (s *Server) admit(ctx context.Context, hostport, auth, clientIP string) (*meter, string, netip.AddrPort, *refusal) {
+	var none netip.AddrPort
+	refuse := func(status int, errName, msg string) (*meter, string, netip.AddrPort, *refusal) {
+		return nil, "", none, &refusal{status: status, errName: errName, msg: msg}
+	}
 	if s.throttled(clientIP) {
 		s.stats.refusedAuth.Add(1)
-		return s.reject(ctx, http.StatusTooManyRequests, "http_request_denied", "too many wrong keys from this address; wait a minute")
+		return refuse(http.StatusTooManyRequests, "http_request_denied", "too many wrong keys from this address; wait a minute")
 	}
-	key, ok := keyOf(r.Header.Get("Proxy-Authorization"))
-	r.Header.Del("Proxy-Authorization")
+	key, ok := keyOf(auth)
 	var m *meter
 	probe := ok && subtle.ConstantTimeCompare([]byte(key), []byte(s.probeKey)) == 1
 	if ok && !probe {
@@ -420,46 +377,41 @@ func (s *Server) handleConnect(host string, ctx *goproxy.ProxyCtx) (*goproxy.Con
 		if ok {
 			msg = "unknown proxy key"
 		}
-		return s.reject(ctx, http.StatusProxyAuthRequired, "http_request_denied", msg)
+		return refuse(http.StatusProxyAuthRequired, "http_request_denied", msg)
 	}
 	if m != nil {
 		if err := m.refusal(s.now()); err != nil {
 			// 403, not 407: a 407 makes clients prompt for other credentials, and the key is right.
 			s.stats.refusedEnded.Add(1)
-			return s.reject(ctx, http.StatusForbidden, "http_request_denied", err.Error())
+			return refuse(http.StatusForbidden, "http_request_denied", err.Error())
 		}
 	}
-	th, tp, err := splitTarget(host)
+	th, tp, err := splitTarget(hostport)
 	if err != nil {
 		s.stats.refusedPolicy.Add(1)
-		return s.reject(ctx, http.StatusBadRequest, "http_request_error", err.Error())
+		return refuse(http.StatusBadRequest, "http_request_error", err.Error())
 	}
 	if !s.ports.open(th, tp) {
 		s.stats.refusedPort.Add(1)
-		return s.reject(ctx, http.StatusForbidden, "destination_ip_prohibited", fmt.Sprintf("port %d is not allowed; allowed: %s", tp, portList(s.cfg.Ports)))
+		return refuse(http.StatusForbidden, "destination_ip_prohibited", fmt.Sprintf("port %d is not allowed; allowed: %s", tp, portList(s.cfg.Ports)))
 	}
 	if s.tunnels.Load() >= int64(s.cfg.MaxTunnels) {
 		s.stats.refusedBusy.Add(1)
-		return s.reject(ctx, http.StatusServiceUnavailable, "connection_limit_reached", "the proxy is at its tunnel limit; retry shortly")
+		return refuse(http.StatusServiceUnavailable, "connection_limit_reached", "the proxy is at its tunnel limit; retry shortly")
 	}
-	rctx, cancel := context.WithTimeout(r.Context(), s.cfg.DialTimeout)
+	rctx, cancel := context.WithTimeout(ctx, s.cfg.DialTimeout)
 	defer cancel()
 	addr, err := s.egress.Resolve(rctx, th, tp)
 	if err != nil {
 		var b *egress.Blocked
 		if errors.As(err, &b) {
 			s.stats.refusedPolicy.Add(1)
-			return s.reject(ctx, http.StatusForbidden, "destination_ip_prohibited", fmt.Sprintf("target refused: %s is %s", th, b.Reason))
+			return refuse(http.StatusForbidden, "destination_ip_prohibited", fmt.Sprintf("target refused: %s is %s", th, b.Reason))
 		}
 		s.stats.dialFailed.Add(1)
-		return s.reject(ctx, http.StatusBadGateway, "dns_error", fmt.Sprintf("cannot resolve %s", th))
+		return refuse(http.StatusBadGateway, "dns_error", fmt.Sprintf("cannot resolve %s", th))
 	}
-	target := netip.AddrPortFrom(addr, uint16(tp))
-	return &goproxy.ConnectAction{Action: goproxy.ConnectHijack, Hijack: func(_ *http.Request, conn net.Conn, _ *goproxy.ProxyCtx) {
-		// Fresh goroutines carry the tunnel, so the HTTP server's connection goroutine, with
-		// its grown stack and read buffer, is released while the tunnel idles.
-		go s.serveTunnel(conn, m, th, target)
-	}}, host
+	return m, th, netip.AddrPortFrom(addr, uint16(tp)), nil
 }
 
 func portList(ps []int) string {
@@ -503,7 +455,9 @@ func writeStatus(conn net.Conn, code int, text, proxyStatus string) {
 	_ = conn.SetWriteDeadline(time.Time{})
 }
 
-func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.AddrPort) {
+// serveTunnel dials target and carries the tunnel; early is what the client sent after its
+// CONNECT head, passed on first (and metered) once the 200 is out.
+func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.AddrPort, early []byte) {
 	defer conn.Close()
 	if m == nil {
 		// The exit check's own trip: same listener, same dial, unmetered and short-lived.
@@ -543,7 +497,7 @@ func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.
 		return
 	}
 	s.stats.accepted.Add(1)
-	up, down := t.run()
+	up, down := t.run(early)
 	s.stats.bytesUp.Add(up)
 	s.stats.bytesDown.Add(down)
 	s.log.LogAttrs(context.Background(), slog.LevelDebug, "proxyd tunnel closed", slog.String("host", host), slog.Int64("bytes_up", up), slog.Int64("bytes_down", down))
@@ -553,29 +507,9 @@ func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.bindProbe(ln)
 	// Connections that have not become tunnels yet (slow or idle CONNECT heads) are bounded,
-	// in all and per client, and must send their head within HeaderTimeout. The accepted
-	// *net.TCPConn itself is handed on, unwrapped: a wrapper would hide the splice path and the
-	// readiness peek from the tunnel, so a connection is uncounted by its state change instead.
+	// in all and per client, and must send their head within HeaderTimeout.
 	lim := netlimit.New(s.cfg.MaxPending, s.cfg.MaxPendingPerClient)
-	ln = &capListener{Listener: ln, lim: lim}
-	hs := &http.Server{
-		ConnState: func(c net.Conn, st http.ConnState) {
-			switch st {
-			case http.StateNew:
-				s.pending.Add(1)
-			case http.StateHijacked, http.StateClosed:
-				s.pending.Add(-1)
-				lim.Release(netlimit.Client(c.RemoteAddr()))
-			}
-		},
-		Handler:           s.gp,
-		ReadHeaderTimeout: s.cfg.HeaderTimeout,
-		MaxHeaderBytes:    16 << 10,
-		IdleTimeout:       30 * time.Second,
-		ErrorLog:          log.New(io.Discard, "", 0),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
-	return serveUntil(ctx, hs, ln)
+	return s.serve(ctx, &capListener{Listener: ln, lim: lim}, lim)
 }
 
 // capListener refuses new connections while too many are still in their CONNECT phase, in

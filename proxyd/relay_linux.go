@@ -43,7 +43,7 @@ func (p *pump) relay(burst bool) error {
 	r.burst = burst
 	defer func() {
 		if r.bp != nil {
-			bufPool.Put(r.bp)
+			putBuf(r.bp)
 			r.bp = nil
 		}
 	}()
@@ -132,13 +132,19 @@ func (p *pump) readAndForward(fd uintptr) bool {
 			// Nothing is left, not even a FIN: wait for more without another read.
 			return p.drained()
 		}
+		if n == len(buf) && left >= len(buf) && len(buf) < bigChunkSize {
+			// A full read with as much again waiting: the sender outruns this copy, so the
+			// rest of this burst goes through a bigger buffer, in half the system calls.
+			bufPool.Put(r.bp)
+			r.bp = bigPool.Get().(*[]byte)
+		}
 	}
 }
 
 // drained gives the buffer back and says whether to wait for src here (false) or return.
 func (p *pump) drained() bool {
 	r := &p.rs
-	bufPool.Put(r.bp)
+	putBuf(r.bp)
 	r.bp = nil
 	r.parked = r.burst
 	return r.burst
@@ -155,6 +161,9 @@ func (p *pump) write(b []byte) (int, error) {
 // writeRaw writes all of b to dst, waiting in the netpoller while dst's send buffer is full.
 func (p *pump) writeRaw(b []byte) (int, error) {
 	r := &p.rs
+	if r.writeFn == nil {
+		r.writeFn = p.writeSome
+	}
 	r.wbuf, r.wdone, r.werr = b, 0, nil
 	err := p.dstRaw.Write(r.writeFn)
 	done := r.wdone

@@ -73,7 +73,7 @@ func TestCopyChunkMetersExactlyAndCutsAtTheQuota(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan [2]int64, 1)
-	go func() { up, down := tun.run(); m.removeTunnel(tun); done <- [2]int64{up, down} }()
+	go func() { up, down := tun.run(nil); m.removeTunnel(tun); done <- [2]int64{up, down} }()
 
 	up := bytes.Repeat([]byte("u"), 100)
 	go func() { _, _ = cUser.Write(up) }()

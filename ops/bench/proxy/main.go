@@ -4,7 +4,9 @@
 //     relayed, under four loads: one stream and -streams streams, each as fast as it goes and
 //     at a fixed offered rate over all streams (-rate-mbit, 1 Gbit/s: a home line's ceiling);
 //  2. throughput under the same loads;
-//  3. tunnel setup (TCP connect + CONNECT + 200 + first byte back), p50 and p99;
+//  3. tunnel setup (TCP connect + CONNECT + 200 + first byte back), p50 and p99, timed in turns
+//     (one setup on each path, then the next round) so that every path meets the same load,
+//     and the proxy process's CPU time per setup;
 //  4. memory per open idle tunnel: the RSS growth of the proxy process with -idle tunnels open.
 //
 // The paths: direct to a local sink; a raw splice relay (io.Copy between two *net.TCPConn, no
@@ -16,7 +18,7 @@
 // run is printed with the figures, since a busy machine inflates them all.
 //
 // Usage: go run ./ops/bench/proxy [-mib 512] [-streams 100] [-stream-mib 8] [-rate-mbit 1000]
-// [-setups 1000] [-idle 5000] [-copy auto|splice|buffered] [-procs N] [-window BYTES] [-slack BYTES]
+// [-setups 1000] [-setup-only] [-idle 5000] [-copy auto|splice|buffered] [-procs N] [-window BYTES] [-slack BYTES]
 // [-cpuprofile DIR] (a CPU profile of each proxyd child over its whole life, for go tool pprof)
 // [-variants 'ENV=V ...;...'] (more metered proxyd children, each with its own environment,
 // listed under proxyd: on a shared machine only a comparison within one run means anything)
@@ -68,6 +70,7 @@ func main() {
 	window := flag.Int64("window", proxyd.DefaultConfig().SpliceWindowBytes, "proxyd splice window in bytes (0: user-space copy only)")
 	slack := flag.Int64("slack", proxyd.DefaultConfig().MeterSlackBytes, "proxyd meter slack in bytes")
 	profDir := flag.String("cpuprofile", "", "directory for a CPU profile of each proxyd child (proxyd-state.pprof, proxyd-mem.pprof, ...)")
+	setupOnly := flag.Bool("setup-only", false, "time the tunnel setups only (no throughput rows, no idle memory)")
 	variants := flag.String("variants", "", "extra metered proxyd children, ';'-separated, each with its own environment (e.g. 'GOMAXPROCS=2;GODEBUG=x=1'): an A/B in one run")
 	flag.Parse()
 	os.Setenv("BENCH_CPUPROFILE", *profDir)
@@ -76,7 +79,7 @@ func main() {
 	os.Setenv("BENCH_SLACK", strconv.FormatInt(*slack, 10))
 	os.Setenv("BENCH_COPY", *copyPath)
 	os.Setenv("BENCH_PROXYD_PROCS", *procs)
-	if err := run(*mib, *runs, *streams, *streamMiB, *rateMbit, *setups, *idle); err != nil {
+	if err := run(*mib, *runs, *streams, *streamMiB, *rateMbit, *setups, *idle, *setupOnly); err != nil {
 		fmt.Fprintln(os.Stderr, "bench proxy:", err)
 		os.Exit(1)
 	}
@@ -113,10 +116,11 @@ type result struct {
 	cpuPerGiB float64 // seconds; NaN when the path has no proxy process
 }
 
-func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, idle int) error {
+func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, idle int, setupOnly bool) error {
 	if _, err := proxyd.RaiseFileLimit(); err != nil {
 		return fmt.Errorf("raise the descriptor limit: %w", err)
 	}
+	load0 := loadAvg()
 	if err := benchutil.Need("squid", "squid"); err != nil {
 		if _, err2 := os.Stat("/usr/sbin/squid"); err2 != nil {
 			return err
@@ -183,6 +187,9 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 	p99 := map[string]time.Duration{}
 	for _, p := range paths {
 		res[p.name] = map[string]result{}
+		if setupOnly {
+			continue
+		}
 		for _, l := range loads {
 			r, err := drive(p, l)
 			if err != nil {
@@ -190,15 +197,30 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 			}
 			res[p.name][l.name] = r
 		}
-		a, b, err := setupTimes(p, setups)
-		if err != nil {
-			return fmt.Errorf("%s setup: %w", p.name, err)
+	}
+	// Setups are timed in turns, one on each path, so that every path meets the same load of
+	// the machine; the relay shares proxyd's process, so it takes its turns apart, after.
+	var proxies []path
+	for _, p := range paths {
+		if p.name != nameRelay {
+			proxies = append(proxies, p)
 		}
-		p50[p.name], p99[p.name] = a, b
+	}
+	st, err := setupTimes(proxies, setups)
+	if err != nil {
+		return err
+	}
+	rst, err := setupTimes(paths[1:2], setups)
+	if err != nil {
+		return err
+	}
+	st[nameRelay] = rst[nameRelay]
+	for name, t := range st {
+		p50[name], p99[name] = t.p50, t.p99
 	}
 	mem := map[string]string{}
 	for _, p := range paths {
-		if p.pid == 0 || p.name == nameRelay {
+		if p.pid == 0 || p.name == nameRelay || setupOnly {
 			mem[p.name] = "—"
 			continue
 		}
@@ -210,8 +232,21 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 	}
 
 	fmt.Printf("proxy bench: loopback, %d-MiB single stream (best of %d), %d streams × %d MiB, offered rate %d Mbit/s in the paced rows, %d setups, %d idle tunnels; load average before: %s\n\n",
-		mib, runs, streams, streamMiB, rateMbit, setups, idle, loadAvg())
+		mib, runs, streams, streamMiB, rateMbit, setups, idle, load0)
 	fmt.Printf("proxyd copy path: %s\n\n", px.copyPath)
+	if setupOnly {
+		fmt.Println("tunnel setup (TCP connect + CONNECT + 200 + first byte), in turns across the paths:")
+		var rows [][]string
+		for _, p := range paths {
+			cpu := "—"
+			if c := st[p.name].cpu; c > 0 {
+				cpu = fmt.Sprintf("%.0f µs", float64(c)/float64(time.Microsecond))
+			}
+			rows = append(rows, []string{p.name, fmtDur(p50[p.name]), fmtDur(p99[p.name]), cpu})
+		}
+		benchutil.Table([]string{"path", "setup p50", "setup p99", "CPU per setup"}, rows)
+		return nil
+	}
 	fmt.Println("CPU seconds (user + system of the proxy process alone) per GiB relayed; ×squid < 1 is better:")
 	header := []string{"path"}
 	for _, l := range loads {
@@ -233,7 +268,7 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 	for _, l := range loads {
 		header = append(header, l.name, "×squid")
 	}
-	header = append(header, "setup p50", "setup p99", "RSS per idle tunnel")
+	header = append(header, "setup p50", "setup p99", "CPU per setup", "RSS per idle tunnel")
 	rows = nil
 	for _, p := range paths {
 		row := []string{p.name}
@@ -241,7 +276,11 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 			m := res[p.name][l.name].mibs
 			row = append(row, fmt.Sprintf("%.0f", m), ratio(m, res[nameSquid][l.name].mibs))
 		}
-		rows = append(rows, append(row, fmtDur(p50[p.name]), fmtDur(p99[p.name]), mem[p.name]))
+		cpu := "—"
+		if c := st[p.name].cpu; c > 0 {
+			cpu = fmt.Sprintf("%.0f µs", float64(c)/float64(time.Microsecond))
+		}
+		rows = append(rows, append(row, fmtDur(p50[p.name]), fmtDur(p99[p.name]), cpu, mem[p.name]))
 	}
 	benchutil.Table(header, rows)
 
@@ -397,28 +436,58 @@ func parallel(p path, streams int, n, rate int64) (float64, error) {
 	return float64(n*int64(streams)) / (1 << 20) / el.Seconds(), nil
 }
 
-func setupTimes(p path, n int) (time.Duration, time.Duration, error) {
-	ds := make([]time.Duration, 0, n)
-	one := make([]byte, 1)
-	for i := 0; i < n; i++ {
-		start := time.Now()
-		c, err := p.dial()
+// setupTime is one path's tunnel setups: latency percentiles and the proxy process's CPU
+// time per setup (0 when the path has no process of its own).
+type setupTime struct {
+	p50, p99, cpu time.Duration
+}
+
+// setupTimes times n setups on each of ps, in turns (one on each path, then the next round),
+// so that a change in the machine's load weighs on every path alike.
+func setupTimes(ps []path, n int) (map[string]setupTime, error) {
+	ds := make([][]time.Duration, len(ps))
+	cpu0 := make([]time.Duration, len(ps))
+	for i, p := range ps {
+		c, err := cpuTime(p.pid)
 		if err != nil {
-			return 0, 0, err
+			return nil, err
 		}
-		if _, err := io.WriteString(c, "down 1\n"); err != nil {
-			c.Close()
-			return 0, 0, err
-		}
-		if _, err := io.ReadFull(c, one); err != nil {
-			c.Close()
-			return 0, 0, err
-		}
-		ds = append(ds, time.Since(start))
-		c.Close()
+		cpu0[i] = c
 	}
-	slices.Sort(ds)
-	return ds[len(ds)/2], ds[len(ds)*99/100], nil
+	one := make([]byte, 1)
+	for round := 0; round < n; round++ {
+		for i, p := range ps {
+			start := time.Now()
+			c, err := p.dial()
+			if err != nil {
+				return nil, fmt.Errorf("%s setup: %w", p.name, err)
+			}
+			if _, err := io.WriteString(c, "down 1\n"); err != nil {
+				c.Close()
+				return nil, fmt.Errorf("%s setup: %w", p.name, err)
+			}
+			if _, err := io.ReadFull(c, one); err != nil {
+				c.Close()
+				return nil, fmt.Errorf("%s setup: %w", p.name, err)
+			}
+			ds[i] = append(ds[i], time.Since(start))
+			c.Close()
+		}
+	}
+	out := map[string]setupTime{}
+	for i, p := range ps {
+		c, err := cpuTime(p.pid)
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(ds[i])
+		t := setupTime{p50: ds[i][n/2], p99: ds[i][n*99/100]}
+		if p.pid != 0 {
+			t.cpu = (c - cpu0[i]) / time.Duration(n)
+		}
+		out[p.name] = t
+	}
+	return out, nil
 }
 
 // idleMemory opens n tunnels that carry one request line each and then stay idle, and returns

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"net"
+	"os"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestSetupTimesTakeTurns: setups are timed one path after the other, round by round, so no
+// path's figures come from a quieter or busier spell of the machine than another's.
+func TestSetupTimesTakeTurns(t *testing.T) {
+	sink, err := startSink()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	var order []string
+	mk := func(name string) path {
+		return path{name: name, dial: func() (net.Conn, error) {
+			order = append(order, name)
+			return net.Dial("tcp", sink.Addr().String())
+		}}
+	}
+	const rounds = 5
+	st, err := setupTimes([]path{mk("a"), mk("b"), mk("c")}, rounds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for range rounds {
+		want = append(want, "a", "b", "c")
+	}
+	if !slices.Equal(order, want) {
+		t.Fatalf("dial order %v, want %v", order, want)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		s, ok := st[name]
+		if !ok || s.p50 <= 0 || s.p99 < s.p50 || s.cpu != 0 {
+			t.Fatalf("%s: %+v (present %v), want p50 > 0, p99 ≥ p50 and no CPU figure without a process", name, s, ok)
+		}
+	}
+}
+
+// TestCPUTime reads this very process's user + system time, which a busy loop must move.
+func TestCPUTime(t *testing.T) {
+	before, err := cpuTime(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := 0
+	for start := time.Now(); time.Since(start) < 200*time.Millisecond; {
+		x++
+	}
+	after, err := cpuTime(os.Getpid())
+	if err != nil || after <= before {
+		t.Fatalf("CPU time %v then %v (%v) after a busy loop (%d turns)", before, after, err, x)
+	}
+	if _, err := cpuTime(1 << 30); err == nil {
+		t.Fatal("cpuTime of a pid that cannot exist: want an error")
+	}
+	if d, err := cpuTime(0); err != nil || d != 0 {
+		t.Fatalf("cpuTime(0) = %v %v, want 0 (no process)", d, err)
+	}
+}
