@@ -18,7 +18,6 @@ var rules = []struct {
 	// the API that speaks JSON-RPC and ABI (its testtoken sub-tree holds the test ERC-20s).
 	{lib: "github.com/ethereum/go-ethereum", allowed: []string{"settle", "api/upstream/chainrpc", "ops/bench"}, denied: []string{"settle/client", "settle/x402"}},
 	{lib: "github.com/go-rod/rod", allowed: []string{"browserfarm"}},
-	{lib: "github.com/elazarl/goproxy", allowed: []string{"proxyd"}, denied: []string{"proxyd/client"}},
 	{lib: "github.com/valyala/fasthttp", allowed: []string{"api/server", "ops/bench"}},
 	{lib: "github.com/coreos/go-systemd", allowed: []string{"appliance/sdnotify"}},
 }
@@ -36,11 +35,9 @@ var pure = map[string][]string{
 // neverBelow: these packages may not depend on the library even transitively (the API talks to
 // settle through settle/client and must not link the chain code).
 var neverBelow = map[string]string{
-	"proxyd/client":    "github.com/elazarl/goproxy",
-	"api/routes/proxy": "github.com/elazarl/goproxy",
-	"settle/client":    "github.com/ethereum/go-ethereum",
-	"api/paywall":      "github.com/ethereum/go-ethereum",
-	"api/server":       "github.com/ethereum/go-ethereum",
+	"settle/client": "github.com/ethereum/go-ethereum",
+	"api/paywall":   "github.com/ethereum/go-ethereum",
+	"api/server":    "github.com/ethereum/go-ethereum",
 }
 
 func list(t *testing.T, format string, pkgs ...string) []string {
