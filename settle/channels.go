@@ -433,10 +433,11 @@ func (f *Facilitator) BatchSettle(ctx context.Context, req *x402.BatchRequest) (
 
 // batchSettle is BatchSettle; after a successful deposit or refund it also sets *after (when
 // not nil) to the channel as read from the chain, which the answer's channel state renders.
-// recordDeposit (nil: nothing) is called with a deposit's signed transaction before broadcast.
-func (f *Facilitator) batchSettle(ctx context.Context, req *x402.BatchRequest, after **Onchain, recordDeposit chain.Recorder) (x402.BatchSettleResponse, error) {
-	if recordDeposit == nil {
-		recordDeposit = func(*types.Transaction) error { return nil }
+// recordTx (nil: nothing) is called with each signed transaction of a deposit or refund before
+// its broadcast.
+func (f *Facilitator) batchSettle(ctx context.Context, req *x402.BatchRequest, after **Onchain, recordTx chain.Recorder) (x402.BatchSettleResponse, error) {
+	if recordTx == nil {
+		recordTx = func(*types.Transaction) error { return nil }
 	}
 	p := &req.PaymentPayload.Payload
 	fail := func(reason, payer string) x402.BatchSettleResponse {
@@ -479,12 +480,12 @@ func (f *Facilitator) batchSettle(ctx context.Context, req *x402.BatchRequest, a
 	if p.Type == x402.BatchDeposit {
 		amount = c.deposit.Amount
 		r, err = f.transactRecorded(ctx, ledger.Spend{Kind: ledger.SpendDeposit, Channel: strings.ToLower(c.id.Hex()), Amount: amount.String()},
-			settlementABI.PackDeposit(boundConfig(c.cfg), amount, batch.ERC3009CollectorAddress, c.deposit.CollectorData()), recordDeposit)
+			settlementABI.PackDeposit(boundConfig(c.cfg), amount, batch.ERC3009CollectorAddress, c.deposit.CollectorData()), recordTx)
 		if err != nil {
 			return f.txFailure(err, x402.ReasonBatchDepositSimulation, payer)
 		}
 	} else {
-		if r, amount, err = f.refund(ctx, c, p.Amount); err != nil {
+		if r, amount, err = f.refund(ctx, c, p.Amount, recordTx); err != nil {
 			var invalid *batch.Invalid
 			if errors.As(err, &invalid) {
 				return fail(invalid.Reason, payer), nil
@@ -516,10 +517,10 @@ func reqDelay(req *x402.BatchRequest) uint64 {
 // refund claims the zero-charge voucher when it is above what the chain has claimed (so the
 // charges it covers are kept), then refunds amount (all the unclaimed escrow when empty) with
 // the receiver authorizer's signature at the current refund nonce.
-func (f *Facilitator) refund(ctx context.Context, c *batchCall, text string) (*types.Receipt, *big.Int, error) {
+func (f *Facilitator) refund(ctx context.Context, c *batchCall, text string, record chain.Recorder) (*types.Receipt, *big.Int, error) {
 	max := c.voucher.MaxClaimableAmount
 	if max.Cmp(c.onchain.TotalClaimed) > 0 {
-		r, err := f.Claim(ctx, []ClaimRow{{Config: *c.cfg, Max: max, Signature: c.voucher.Signature, Claim: max}})
+		r, err := f.claimRecorded(ctx, []ClaimRow{{Config: *c.cfg, Max: max, Signature: c.voucher.Signature, Claim: max}}, record)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -543,8 +544,8 @@ func (f *Facilitator) refund(ctx context.Context, c *batchCall, text string) (*t
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := f.transact(ctx, ledger.Spend{Kind: ledger.SpendRefund, Channel: strings.ToLower(c.id.Hex()), Amount: amount.String()},
-		settlementABI.PackRefundWithSignature(boundConfig(c.cfg), amount, c.onchain.RefundNonce, sig))
+	r, err := f.transactRecorded(ctx, ledger.Spend{Kind: ledger.SpendRefund, Channel: strings.ToLower(c.id.Hex()), Amount: amount.String()},
+		settlementABI.PackRefundWithSignature(boundConfig(c.cfg), amount, c.onchain.RefundNonce, sig), record)
 	return r, amount, err
 }
 

@@ -82,7 +82,7 @@ func (f *Facilitator) claimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport
 	var unclaimed uint64
 	urgent := false
 	for _, c := range f.channels.List() {
-		if c.Charged <= c.TotalClaimed && c.ClaimTx == "" && c.DepositTx == "" {
+		if c.Charged <= c.TotalClaimed && c.ClaimTx == "" && c.PendingTx == "" {
 			// Nothing to claim; the operator's view still shows a payer's withdrawal.
 			if err := f.watchWithdrawal(ctx, c); err != nil {
 				return rep, err
@@ -167,8 +167,8 @@ func (f *Facilitator) refresh(ctx context.Context, c ledger.Channel) (ledger.Cha
 	// store's lock, which every batch-settlement request takes. And before the channel is
 	// read: a transaction mined between a read and its receipt would otherwise be cleared
 	// with figures from before it.
-	claimDone := f.settled(ctx, ledger.SpendClaim, c.ClaimTx)
-	depositDone := f.settled(ctx, ledger.SpendDeposit, c.DepositTx)
+	claimDone := f.settled(ctx, c.ClaimTx)
+	pendingDone := f.settled(ctx, c.PendingTx)
 	on, err := f.ReadChannel(ctx, common.HexToHash(c.ID))
 	if err != nil {
 		return c, err
@@ -177,8 +177,8 @@ func (f *Facilitator) refresh(ctx context.Context, c ledger.Channel) (ledger.Cha
 		if claimDone && cur.ClaimTx == c.ClaimTx {
 			cur.ClaimTx = ""
 		}
-		if depositDone && cur.DepositTx == c.DepositTx {
-			cur.DepositTx = ""
+		if pendingDone && cur.PendingTx == c.PendingTx {
+			cur.PendingTx = ""
 		}
 		cur.Balance, cur.TotalClaimed, cur.RefundNonce, cur.WithdrawRequestedAt = on.Balance.Uint64(), on.TotalClaimed.Uint64(), on.RefundNonce.Uint64(), on.WithdrawRequestedAt
 		cur.SyncedAt = f.o.Now()
@@ -209,18 +209,20 @@ func (f *Facilitator) watchWithdrawal(ctx context.Context, c ledger.Channel) err
 	return err
 }
 
-// settled reports whether a transaction in flight (tx, of kind) is over: mined (its gas then
-// journaled, once per hash) or dropped from the batchtx journal.
-func (f *Facilitator) settled(ctx context.Context, kind, tx string) bool {
+// settled reports whether a transaction in flight is over: mined (its gas then journaled
+// under its kind, once per hash) or dropped from the batchtx journal.
+func (f *Facilitator) settled(ctx context.Context, tx string) bool {
 	if tx == "" {
 		return false
 	}
+	sp, journaled := f.spends.Get(tx)
 	if r, err := f.o.Backend.TransactionReceipt(ctx, common.HexToHash(tx)); err == nil && r != nil {
-		f.recordSpend(kind, r)
+		if journaled {
+			f.recordSpend(sp.Kind, r)
+		}
 		return true
 	}
-	sp, ok := f.spends.Get(tx)
-	return ok && sp.Status == ledger.TxDropped
+	return journaled && sp.Status == ledger.TxDropped
 }
 
 // claimerState is what the claimer did last, for the operator.
@@ -260,7 +262,7 @@ func (f *Facilitator) recover(ctx context.Context) error {
 		return err
 	}
 	for _, c := range f.channels.List() {
-		if c.ClaimTx == "" && c.DepositTx == "" {
+		if c.ClaimTx == "" && c.PendingTx == "" {
 			continue
 		}
 		if _, err := f.refresh(ctx, c); err != nil {

@@ -104,7 +104,7 @@ func TestCrashDuringDeposit(t *testing.T) {
 				// mirrored yet; then the block comes and a claimer round settles it.
 				untilTrue(t, "the deposit in flight was not journaled before its broadcast", func() bool {
 					c, ok := e.f.Channels().Get(e.id.Hex())
-					return ok && c.DepositTx != ""
+					return ok && c.PendingTx != ""
 				})
 				defer mining(e.ch)()
 			}
@@ -115,7 +115,7 @@ func TestCrashDuringDeposit(t *testing.T) {
 					}
 				}
 				c, ok := e.f.Channels().Get(e.id.Hex())
-				return ok && c.DepositTx == "" && c.Balance == deposit
+				return ok && c.PendingTx == "" && c.Balance == deposit
 			})
 			on, err := e.f.ReadChannel(ctx, e.id)
 			if err != nil {
@@ -244,6 +244,104 @@ func TestCrashDuringSweep(t *testing.T) {
 			rep, err := e.f.ClaimOnce(ctx, ClaimPolicy{})
 			if err != nil || rep.Channels != 0 || rep.Swept.Sign() != 0 || rep.SweepTx != "" {
 				t.Fatalf("a round after recovery did something: %+v %v", rep, err)
+			}
+		})
+	}
+}
+
+// refundChildEnv names the environment of the refund crash test's child process.
+const refundChildEnv = "PEAGE_SETTLE_REFUND_CRASH_CHILD"
+
+// TestCrashDuringRefund: a cooperative refund runs in a child process killed with SIGKILL after
+// the refund's claim is mined (the refund not sent yet), or after the refund itself is mined
+// and before the channel is journaled (on a channel claimed beforehand, so nothing but that
+// transaction tells the channel changed). The facilitator restarted on the same journals
+// mirrors the channel from the chain; the payer gets the unspent deposit back exactly once
+// (asking again completes or is refused), each transaction counted once; payTo gets the charges.
+func TestCrashDuringRefund(t *testing.T) {
+	if spec := os.Getenv(refundChildEnv); spec != "" {
+		var s batchChildSpec
+		f, ctx := s.start(spec)
+		res, err := f.BatchReserve(ctx, s.Request)
+		if err != nil || !res.IsValid {
+			panic(fmt.Sprintf("reserve: %+v %v", res, err))
+		}
+		_, _ = f.BatchComplete(ctx, s.Request.Completion(res.ID, 0))
+		select {} // the parent kills us
+	}
+	for _, tc := range []struct {
+		name         string
+		claimedFirst bool   // a claim round ran before the refund
+		stopAt       string // the receipt the child stops at
+	}{
+		{"after the refund's claim is mined", false, ledger.SpendClaim},
+		{"after the refund is mined, before the commit", true, ledger.SpendRefund},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := newBatchEnvOn(t, devchain.Options{ManualMine: true, HTTP: true})
+			stop := mining(e.ch)
+			payer := e.ch.PayerAddress()
+			start := e.balance(t, payer)
+			e.pay(t, e.deposit(t, 50*price, price, 1))
+			e.pay(t, e.request(t, x402.BatchVoucher, 2*price, e.ch.Payer))
+			if tc.claimedFirst {
+				if rep, err := e.f.ClaimOnce(ctx, ClaimPolicy{}); err != nil || rep.Channels != 1 {
+					t.Fatalf("claim: %+v %v", rep, err)
+				}
+			}
+			if err := e.f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			refund := e.request(t, x402.BatchRefund, 2*price, e.ch.Payer)
+			spec := e.childSpec(tc.stopAt)
+			spec.Request = refund
+			killAt(t, "TestCrashDuringRefund", refundChildEnv, spec, "RECEIPT "+tc.stopAt+" ")
+			e.restart(t, func(o *Options) { o.Claim = ClaimPolicy{Interval: time.Hour} })
+			t.Cleanup(func() { _ = e.f.Close() })
+			defer stop()
+
+			on := func() *Onchain {
+				t.Helper()
+				o, err := e.f.ReadChannel(ctx, e.id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return o
+			}
+			untilTrue(t, "the channel was not mirrored from the chain after the restart", func() bool {
+				c, _ := e.f.Channels().Get(e.id.Hex())
+				o := on()
+				return c.PendingTx == "" && c.Balance == o.Balance.Uint64() && c.TotalClaimed == o.TotalClaimed.Uint64() && c.RefundNonce == o.RefundNonce.Uint64()
+			})
+			// The payer asks again: the refund completes, or is refused when it was made.
+			r, err := e.f.BatchReserve(ctx, refund)
+			if err != nil || !r.IsValid {
+				t.Fatalf("refund asked again: %+v %v", r, err)
+			}
+			res, err := e.f.BatchComplete(ctx, refund.Completion(r.ID, 0))
+			if err != nil || res.Success == tc.claimedFirst {
+				t.Fatalf("refund asked again: %+v %v", res, err)
+			}
+			if got := start - e.balance(t, payer); got != 2*price {
+				t.Fatalf("the payer paid %d in all, want the 2 calls (%d)", got, 2*price)
+			}
+			if o := on(); o.Balance.Uint64() != 2*price || o.TotalClaimed.Uint64() != 2*price || o.RefundNonce.Uint64() != 1 {
+				t.Fatalf("channel on chain: %+v", o)
+			}
+			if _, err := e.f.ClaimOnce(ctx, ClaimPolicy{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.balance(t, e.payTo); got != 2*price {
+				t.Fatalf("payTo received %d, want %d", got, 2*price)
+			}
+			by := e.f.spends.ByKind()
+			if by[ledger.SpendClaim].Transactions != 1 || by[ledger.SpendRefund].Transactions != 1 || len(e.f.spends.InFlight()) != 0 {
+				t.Fatalf("batch transactions in the ledger: %+v, in flight %+v", by, e.f.spends.InFlight())
+			}
+			c, _ := e.f.Channels().Get(e.id.Hex())
+			if c.Balance != 2*price || c.Charged != 2*price || c.TotalClaimed != 2*price {
+				t.Fatalf("channel at the end: %+v", c)
 			}
 		})
 	}

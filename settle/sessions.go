@@ -162,16 +162,16 @@ func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchComplete
 	on := s.call.onchain
 	switch p.Type {
 	case x402.BatchDeposit, x402.BatchRefund:
-		// The facilitator's own settle path (deposit transaction, or claim + refund). A
-		// deposit's channel is journaled with the transaction before its broadcast, so a
-		// restart that loses this request still knows the channel and mirrors its balance.
-		markDeposit := func(tx *types.Transaction) error {
+		// The facilitator's own settle path (deposit transaction, or claim + refund). The
+		// channel is journaled with each transaction before its broadcast, so a restart that
+		// loses this request still knows the channel and mirrors it from the chain.
+		markPending := func(tx *types.Transaction) error {
 			fresh := s.channel
 			fresh.Config = *p.ChannelConfig
-			_, err := f.channels.UpdateOrAdd(id, fresh, func(c *ledger.Channel) error { c.DepositTx = tx.Hash().Hex(); return nil })
+			_, err := f.channels.UpdateOrAdd(id, fresh, func(c *ledger.Channel) error { c.PendingTx = tx.Hash().Hex(); return nil })
 			return err
 		}
-		out, err := f.batchSettle(ctx, s.req, &on, markDeposit)
+		out, err := f.batchSettle(ctx, s.req, &on, markPending)
 		if err != nil {
 			return x402.BatchSettleResponse{}, err
 		}

@@ -36,10 +36,11 @@ type Channel struct {
 	// ClaimTx is the claim transaction in flight for this channel (written before broadcast,
 	// cleared at its receipt), so a restart finds it instead of claiming twice.
 	ClaimTx string `json:"claim_tx,omitempty"`
-	// DepositTx is a deposit transaction in flight for this channel (written before broadcast,
-	// cleared by the request's commit or once a receipt is seen), so a restart that lost the
-	// request still finds the channel and mirrors its balance from the chain.
-	DepositTx string `json:"deposit_tx,omitempty"`
+	// PendingTx is the last transaction a request of this channel sent (a deposit, or a
+	// refund and its claim), written before broadcast and cleared by the request's commit or
+	// once it is mined, so a restart that lost the request still knows the channel and mirrors
+	// it from the chain.
+	PendingTx string `json:"pending_tx,omitempty"`
 	// Last is the channel's last completed request: its voucher and the answer it got, so a
 	// completion retried after a lost answer gets the same answer and charges nothing more.
 	Last *Completion `json:"last,omitempty"`
