@@ -449,7 +449,10 @@ func (f *Facilitator) batchSettle(ctx context.Context, req *x402.BatchRequest, a
 			ReceiverAuthorizer: f.ReceiverAuthorizer(), WithdrawDelay: reqDelay(req)}); invalid != nil {
 			return fail(invalid.Reason, ""), nil
 		}
+		// Not beside a claim round's own sweep: the second would pay gas to move nothing.
+		f.claimer.round.Lock()
 		amount, r, err := f.Sweep(ctx)
+		f.claimer.round.Unlock()
 		if err != nil {
 			return f.txFailure(err, x402.ReasonBatchSettleSimulation, "")
 		}
