@@ -55,8 +55,8 @@ type ClaimReport struct {
 
 // ClaimOnce settles the batch transactions a killed process left in flight, refreshes the
 // mirrored chain state of every channel holding unclaimed charges (and of a channel with
-// nothing to claim whose payer started or ended a withdrawal), claims all of them in one claimWithSignature (each at its charged cumulative amount, which
-// its latest voucher covers), and sweeps everything claimed to payTo in one transfer. The claim
+// nothing to claim whose payer started or ended a withdrawal), claims all of them in one
+// claimWithSignature (each at its charged cumulative amount, which its latest voucher covers), and sweeps everything claimed to payTo in one transfer. The claim
 // transaction is journaled on each channel before it is broadcast; a claim is cumulative, so
 // one repeated after a crash is a no-op on chain and nothing is claimed twice.
 //
@@ -160,15 +160,16 @@ func (f *Facilitator) claimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport
 	return rep, nil
 }
 
-// refresh mirrors a channel's on-chain state into the store (and clears a claim or deposit in
-// flight that the chain has settled one way or the other: the figures read are the truth).
+// refresh mirrors a channel's on-chain state into the store (and clears a claim, deposit or
+// refund in flight that the chain has settled one way or the other: the figures read are the
+// truth).
 func (f *Facilitator) refresh(ctx context.Context, c ledger.Channel) (ledger.Channel, error) {
 	// The receipts are asked before Update: a chain round trip must not hold the channel
 	// store's lock, which every batch-settlement request takes. And before the channel is
 	// read: a transaction mined between a read and its receipt would otherwise be cleared
 	// with figures from before it.
-	claimDone := f.settled(ctx, c.ClaimTx)
-	pendingDone := f.settled(ctx, c.PendingTx)
+	claimDone := f.settled(ctx, c.ClaimTx, ledger.SpendClaim)
+	pendingDone := f.settled(ctx, c.PendingTx, "")
 	on, err := f.ReadChannel(ctx, common.HexToHash(c.ID))
 	if err != nil {
 		return c, err
@@ -210,15 +211,19 @@ func (f *Facilitator) watchWithdrawal(ctx context.Context, c ledger.Channel) err
 }
 
 // settled reports whether a transaction in flight is over: mined (its gas then journaled
-// under its kind, once per hash) or dropped from the batchtx journal.
-func (f *Facilitator) settled(ctx context.Context, tx string) bool {
+// under its kind, once per hash; kind, when not empty, for one the batchtx journal lacks, as
+// a claim journaled by an older version) or dropped from the batchtx journal.
+func (f *Facilitator) settled(ctx context.Context, tx, kind string) bool {
 	if tx == "" {
 		return false
 	}
 	sp, journaled := f.spends.Get(tx)
+	if journaled {
+		kind = sp.Kind
+	}
 	if r, err := f.o.Backend.TransactionReceipt(ctx, common.HexToHash(tx)); err == nil && r != nil {
-		if journaled {
-			f.recordSpend(sp.Kind, r)
+		if kind != "" {
+			f.recordSpend(kind, r)
 		}
 		return true
 	}
@@ -253,8 +258,8 @@ func (c *claimerState) get() ledger.ClaimerView {
 }
 
 // recover settles what a killed process left in flight, at start: the batch transactions
-// journaled without a receipt, and the channels whose claim or deposit they were (their
-// mirrored balance then read from the chain).
+// journaled without a receipt, and the channels whose claim, deposit or refund they were
+// (their mirrored state then read from the chain).
 func (f *Facilitator) recover(ctx context.Context) error {
 	f.claimer.round.Lock()
 	defer f.claimer.round.Unlock()
