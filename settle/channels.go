@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -248,15 +249,19 @@ func boundConfig(c *batch.ChannelConfig) usdc.X402BatchSettlementChannelConfig {
 var errSimulation = errors.New("simulation failed")
 
 // transact sends one call to the settlement contract from the hot key and waits for its
-// receipt; a revert at estimation or in the receipt is errSimulation / a failed receipt.
-func (f *Facilitator) transact(ctx context.Context, kind string, data []byte) (*types.Receipt, error) {
-	return f.transactRecorded(ctx, kind, data, func(*types.Transaction) error { return nil })
+// receipt; a revert at estimation or in the receipt is errSimulation / a failed receipt. note
+// says what the transaction is (kind, and the channel and amount it moves, if any).
+func (f *Facilitator) transact(ctx context.Context, note ledger.Spend, data []byte) (*types.Receipt, error) {
+	return f.transactRecorded(ctx, note, data, func(*types.Transaction) error { return nil })
 }
 
 // transactRecorded is transact with record called with each signed transaction before it is
-// broadcast (the claimer journals its claim there). Its mined receipt's gas is journaled under
-// kind (ledger.Spend*) for the operator's gas per paid call.
-func (f *Facilitator) transactRecorded(ctx context.Context, kind string, data []byte, record chain.Recorder) (*types.Receipt, error) {
+// broadcast (the claimer journals its claim there, a deposit its channel). Each signed
+// transaction is first journaled in flight in the batchtx journal (note with its hash, account
+// nonce and bytes), so a restart finds it (reconcileTxs) instead of sending another; its mined
+// receipt's gas is journaled under note.Kind (ledger.Spend*) for the operator's gas per paid
+// call.
+func (f *Facilitator) transactRecorded(ctx context.Context, note ledger.Spend, data []byte, record chain.Recorder) (*types.Receipt, error) {
 	c := chain.Call{To: batch.SettlementAddress, Data: data}
 	gas, err := f.sender.Estimate(ctx, c)
 	if err != nil {
@@ -266,18 +271,78 @@ func (f *Facilitator) transactRecorded(ctx context.Context, kind string, data []
 		}
 		return nil, err
 	}
-	tx, err := f.sender.Send(ctx, c, gas, record)
+	journaled := func(tx *types.Transaction) error {
+		raw, err := tx.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		sp := note
+		sp.Tx, sp.Nonce, sp.Raw, sp.At, sp.Wei = tx.Hash().Hex(), tx.Nonce(), hexutil.Encode(raw), f.o.Now().UTC(), "0"
+		if err := f.spends.Broadcast(sp); err != nil {
+			return err
+		}
+		return record(tx)
+	}
+	tx, err := f.sender.Send(ctx, c, gas, journaled)
 	if err != nil {
 		return nil, err
 	}
 	if f.o.OnBroadcast != nil {
 		f.o.OnBroadcast("batch", tx.Hash())
 	}
-	r, err := f.sender.Wait(ctx, tx, record)
+	r, err := f.sender.Wait(ctx, tx, journaled)
 	if r != nil {
-		f.recordSpend(kind, r)
+		f.recordSpend(note.Kind, r)
+		if f.o.OnReceipt != nil {
+			f.o.OnReceipt(note.Kind, r.TxHash)
+		}
 	}
 	return r, err
+}
+
+// reconcileTxs settles the fate of every batch-settlement transaction journaled in flight (a
+// process killed between a broadcast and its receipt leaves them): one mined is recorded, its
+// gas counted once; one whose account nonce went to another transaction (a replacement, or
+// none) is dropped; one still pending is broadcast again, byte for byte, in case the node lost
+// it. It returns the transactions still in flight.
+func (f *Facilitator) reconcileTxs(ctx context.Context) ([]ledger.Spend, error) {
+	inflight := f.spends.InFlight()
+	if len(inflight) == 0 {
+		return nil, nil
+	}
+	// Read before the receipts: a nonce confirmed by then belongs to a mined transaction whose
+	// receipt the loop sees, if it is ours.
+	confirmed, err := f.o.Backend.NonceAt(ctx, f.sender.Address(), nil)
+	if err != nil {
+		return inflight, fmt.Errorf("read account nonce: %w", err)
+	}
+	var pending []ledger.Spend
+	for _, sp := range inflight {
+		r, err := f.o.Backend.TransactionReceipt(ctx, common.HexToHash(sp.Tx))
+		switch {
+		case err == nil && r != nil:
+			f.recordSpend(sp.Kind, r)
+		case sp.Nonce < confirmed:
+			if err := f.spends.Drop(sp.Tx); err != nil {
+				return inflight, err
+			}
+			f.log.Info("batch transaction replaced or dropped", keyTx, sp.Tx)
+		default:
+			pending = append(pending, sp)
+			tx := new(types.Transaction)
+			raw, derr := hexutil.Decode(sp.Raw)
+			if derr == nil {
+				derr = tx.UnmarshalBinary(raw)
+			}
+			if derr == nil {
+				derr = f.o.Backend.SendTransaction(ctx, tx)
+			}
+			if derr != nil && !alreadyKnown(derr) {
+				f.log.Debug("batch transaction not broadcast again", keyTx, sp.Tx, keyErr, derr)
+			}
+		}
+	}
+	return pending, nil
 }
 
 // recordSpend journals what a mined batch-settlement transaction cost; a failure to write it
@@ -323,12 +388,24 @@ func (f *Facilitator) claimRecorded(ctx context.Context, rows []ClaimRow, record
 	if err != nil {
 		return nil, err
 	}
-	return f.transactRecorded(ctx, ledger.SpendClaim, settlementABI.PackClaimWithSignature(claims, sig), record)
+	return f.transactRecorded(ctx, ledger.Spend{Kind: ledger.SpendClaim}, settlementABI.PackClaimWithSignature(claims, sig), record)
 }
 
 // Sweep transfers everything claimed and unsettled for payTo in one transfer; it returns the
-// amount moved (0 when there was nothing, and then no transaction is sent).
+// amount moved (0 when there was nothing, and then no transaction is sent). While an earlier
+// sweep is still in flight (a restart found it journaled and not mined), none is sent: the
+// pending one moves the same value.
 func (f *Facilitator) Sweep(ctx context.Context) (*big.Int, *types.Receipt, error) {
+	pending, err := f.reconcileTxs(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, sp := range pending {
+		if sp.Kind == ledger.SpendSweep {
+			f.log.Info("a sweep is still in flight; none sent", keyTx, sp.Tx)
+			return new(big.Int), nil, nil
+		}
+	}
 	out, err := f.o.Backend.CallContract(ctx, callMsg(batch.SettlementAddress, settlementABI.PackReceivers(f.o.PayTo, f.o.Asset)), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read receiver totals: %w", err)
@@ -341,7 +418,7 @@ func (f *Facilitator) Sweep(ctx context.Context) (*big.Int, *types.Receipt, erro
 	if owed.Sign() == 0 {
 		return owed, nil, nil
 	}
-	r, err := f.transact(ctx, ledger.SpendSweep, settlementABI.PackSettle(f.o.PayTo, f.o.Asset))
+	r, err := f.transact(ctx, ledger.Spend{Kind: ledger.SpendSweep, Amount: owed.String()}, settlementABI.PackSettle(f.o.PayTo, f.o.Asset))
 	return owed, r, err
 }
 
@@ -351,12 +428,17 @@ func (f *Facilitator) Sweep(ctx context.Context) (*big.Int, *types.Receipt, erro
 // nothing to settle: it is stored by the resource server. A claim payload is refused as an
 // unknown action: claims are made by this facilitator's own claimer (claimer.go).
 func (f *Facilitator) BatchSettle(ctx context.Context, req *x402.BatchRequest) (x402.BatchSettleResponse, error) {
-	return f.batchSettle(ctx, req, nil)
+	return f.batchSettle(ctx, req, nil, nil)
 }
 
 // batchSettle is BatchSettle; after a successful deposit or refund it also sets *after (when
 // not nil) to the channel as read from the chain, which the answer's channel state renders.
-func (f *Facilitator) batchSettle(ctx context.Context, req *x402.BatchRequest, after **Onchain) (x402.BatchSettleResponse, error) {
+// recordTx (nil: nothing) is called with each signed transaction of a deposit or refund before
+// its broadcast.
+func (f *Facilitator) batchSettle(ctx context.Context, req *x402.BatchRequest, after **Onchain, recordTx chain.Recorder) (x402.BatchSettleResponse, error) {
+	if recordTx == nil {
+		recordTx = func(*types.Transaction) error { return nil }
+	}
 	p := &req.PaymentPayload.Payload
 	fail := func(reason, payer string) x402.BatchSettleResponse {
 		return x402.BatchSettleResponse{ErrorReason: reason, Network: f.o.Network, Payer: payer}
@@ -367,7 +449,10 @@ func (f *Facilitator) batchSettle(ctx context.Context, req *x402.BatchRequest, a
 			ReceiverAuthorizer: f.ReceiverAuthorizer(), WithdrawDelay: reqDelay(req)}); invalid != nil {
 			return fail(invalid.Reason, ""), nil
 		}
+		// Not beside a claim round's own sweep: the second would pay gas to move nothing.
+		f.claimer.round.Lock()
 		amount, r, err := f.Sweep(ctx)
+		f.claimer.round.Unlock()
 		if err != nil {
 			return f.txFailure(err, x402.ReasonBatchSettleSimulation, "")
 		}
@@ -397,12 +482,13 @@ func (f *Facilitator) batchSettle(ctx context.Context, req *x402.BatchRequest, a
 	var amount *big.Int
 	if p.Type == x402.BatchDeposit {
 		amount = c.deposit.Amount
-		r, err = f.transact(ctx, ledger.SpendDeposit, settlementABI.PackDeposit(boundConfig(c.cfg), amount, batch.ERC3009CollectorAddress, c.deposit.CollectorData()))
+		r, err = f.transactRecorded(ctx, ledger.Spend{Kind: ledger.SpendDeposit, Channel: strings.ToLower(c.id.Hex()), Amount: amount.String()},
+			settlementABI.PackDeposit(boundConfig(c.cfg), amount, batch.ERC3009CollectorAddress, c.deposit.CollectorData()), recordTx)
 		if err != nil {
 			return f.txFailure(err, x402.ReasonBatchDepositSimulation, payer)
 		}
 	} else {
-		if r, amount, err = f.refund(ctx, c, p.Amount); err != nil {
+		if r, amount, err = f.refund(ctx, c, p.Amount, recordTx); err != nil {
 			var invalid *batch.Invalid
 			if errors.As(err, &invalid) {
 				return fail(invalid.Reason, payer), nil
@@ -434,10 +520,10 @@ func reqDelay(req *x402.BatchRequest) uint64 {
 // refund claims the zero-charge voucher when it is above what the chain has claimed (so the
 // charges it covers are kept), then refunds amount (all the unclaimed escrow when empty) with
 // the receiver authorizer's signature at the current refund nonce.
-func (f *Facilitator) refund(ctx context.Context, c *batchCall, text string) (*types.Receipt, *big.Int, error) {
+func (f *Facilitator) refund(ctx context.Context, c *batchCall, text string, record chain.Recorder) (*types.Receipt, *big.Int, error) {
 	max := c.voucher.MaxClaimableAmount
 	if max.Cmp(c.onchain.TotalClaimed) > 0 {
-		r, err := f.Claim(ctx, []ClaimRow{{Config: *c.cfg, Max: max, Signature: c.voucher.Signature, Claim: max}})
+		r, err := f.claimRecorded(ctx, []ClaimRow{{Config: *c.cfg, Max: max, Signature: c.voucher.Signature, Claim: max}}, record)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -461,7 +547,8 @@ func (f *Facilitator) refund(ctx context.Context, c *batchCall, text string) (*t
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := f.transact(ctx, ledger.SpendRefund, settlementABI.PackRefundWithSignature(boundConfig(c.cfg), amount, c.onchain.RefundNonce, sig))
+	r, err := f.transactRecorded(ctx, ledger.Spend{Kind: ledger.SpendRefund, Channel: strings.ToLower(c.id.Hex()), Amount: amount.String()},
+		settlementABI.PackRefundWithSignature(boundConfig(c.cfg), amount, c.onchain.RefundNonce, sig), record)
 	return r, amount, err
 }
 

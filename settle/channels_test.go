@@ -216,17 +216,21 @@ func TestBatchDepositVoucherClaimSweepRefund(t *testing.T) {
 func TestBatchSessionsCommitOnlyAfterSuccess(t *testing.T) {
 	e := newBatchEnv(t)
 	ctx := context.Background()
+	var held *x402.BatchRequest // the request last held
 	reserve := func(req *x402.BatchRequest) x402.BatchReserveResponse {
 		t.Helper()
 		res, err := e.f.BatchReserve(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if res.IsValid {
+			held = req
+		}
 		return res
 	}
 	complete := func(id string, charged uint64) x402.BatchSettleResponse {
 		t.Helper()
-		res, err := e.f.BatchComplete(ctx, &x402.BatchCompleteRequest{ID: id, Charged: charged})
+		res, err := e.f.BatchComplete(ctx, held.Completion(id, charged))
 		if err != nil || !res.Success {
 			t.Fatalf("complete: %+v %v", res, err)
 		}
@@ -322,7 +326,7 @@ func (e *batchEnv) pay(t *testing.T, req *x402.BatchRequest) {
 	if err != nil || !r.IsValid {
 		t.Fatalf("reserve: %+v %v", r, err)
 	}
-	if res, err := e.f.BatchComplete(context.Background(), &x402.BatchCompleteRequest{ID: r.ID, Charged: price}); err != nil || !res.Success {
+	if res, err := e.f.BatchComplete(context.Background(), req.Completion(r.ID, price)); err != nil || !res.Success {
 		t.Fatalf("complete: %+v %v", res, err)
 	}
 }

@@ -53,12 +53,18 @@ type ClaimReport struct {
 	SweepGas uint64
 }
 
-// ClaimOnce refreshes the mirrored chain state of every channel holding unclaimed charges,
-// claims all of them in one claimWithSignature (each at its charged cumulative amount, which
-// its latest voucher covers), and sweeps everything claimed to payTo in one transfer. The claim
+// ClaimOnce settles the batch transactions a killed process left in flight, refreshes the
+// mirrored chain state of every channel holding unclaimed charges (and of a channel with
+// nothing to claim whose payer started or ended a withdrawal), claims all of them in one
+// claimWithSignature (each at its charged cumulative amount, which its latest voucher covers), and sweeps everything claimed to payTo in one transfer. The claim
 // transaction is journaled on each channel before it is broadcast; a claim is cumulative, so
 // one repeated after a crash is a no-op on chain and nothing is claimed twice.
+//
+// Rounds run one at a time (the background claimer, `/dev/claim`, the recovery at start): two
+// would send the same claim and sweep twice, and mirror the chain out of order.
 func (f *Facilitator) ClaimOnce(ctx context.Context, p ClaimPolicy) (rep ClaimReport, err error) {
+	f.claimer.round.Lock()
+	defer f.claimer.round.Unlock()
 	defer func() { f.claimer.done(f.o.Now(), rep, err) }()
 	return f.claimOnce(ctx, p)
 }
@@ -68,12 +74,19 @@ func (f *Facilitator) claimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport
 	if !f.BatchEnabled() {
 		return rep, errors.New("claim: batch-settlement is not enabled")
 	}
+	if _, err := f.reconcileTxs(ctx); err != nil {
+		return rep, err
+	}
 	var rows []ClaimRow
 	var ids []string
 	var unclaimed uint64
 	urgent := false
 	for _, c := range f.channels.List() {
-		if c.Charged <= c.TotalClaimed && c.ClaimTx == "" {
+		if c.Charged <= c.TotalClaimed && c.ClaimTx == "" && c.PendingTx == "" {
+			// Nothing to claim; the operator's view still shows a payer's withdrawal.
+			if err := f.watchWithdrawal(ctx, c); err != nil {
+				return rep, err
+			}
 			continue
 		}
 		c, err := f.refresh(ctx, c)
@@ -147,36 +160,81 @@ func (f *Facilitator) claimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport
 	return rep, nil
 }
 
-// refresh mirrors a channel's on-chain state into the store (and clears a claim in flight that
-// the chain has settled one way or the other: the figures read are the truth).
+// refresh mirrors a channel's on-chain state into the store (and clears a claim, deposit or
+// refund in flight that the chain has settled one way or the other: the figures read are the
+// truth).
 func (f *Facilitator) refresh(ctx context.Context, c ledger.Channel) (ledger.Channel, error) {
+	// The receipts are asked before Update: a chain round trip must not hold the channel
+	// store's lock, which every batch-settlement request takes. And before the channel is
+	// read: a transaction mined between a read and its receipt would otherwise be cleared
+	// with figures from before it.
+	claimDone := f.settled(ctx, c.ClaimTx, ledger.SpendClaim)
+	pendingDone := f.settled(ctx, c.PendingTx, "")
 	on, err := f.ReadChannel(ctx, common.HexToHash(c.ID))
 	if err != nil {
 		return c, err
 	}
-	// The receipt is asked before Update: a chain round trip must not hold the channel store's
-	// lock, which every batch-settlement request takes.
-	mined := ""
-	if c.ClaimTx != "" {
-		if r, err := f.o.Backend.TransactionReceipt(ctx, common.HexToHash(c.ClaimTx)); err == nil && r != nil {
-			mined = c.ClaimTx
-			f.recordSpend(ledger.SpendClaim, r) // once per hash: a claim this process saw mined is not counted again
+	return f.channels.Update(c.ID, func(cur *ledger.Channel) error {
+		if claimDone && cur.ClaimTx == c.ClaimTx {
+			cur.ClaimTx = ""
 		}
-	}
-	return f.channels.Update(c.ID, func(c *ledger.Channel) error {
-		if mined != "" && c.ClaimTx == mined {
-			c.ClaimTx = ""
+		if pendingDone && cur.PendingTx == c.PendingTx {
+			cur.PendingTx = ""
 		}
-		c.Balance, c.TotalClaimed, c.RefundNonce, c.WithdrawRequestedAt = on.Balance.Uint64(), on.TotalClaimed.Uint64(), on.RefundNonce.Uint64(), on.WithdrawRequestedAt
-		c.SyncedAt = f.o.Now()
+		cur.Balance, cur.TotalClaimed, cur.RefundNonce, cur.WithdrawRequestedAt = on.Balance.Uint64(), on.TotalClaimed.Uint64(), on.RefundNonce.Uint64(), on.WithdrawRequestedAt
+		cur.SyncedAt = f.o.Now()
 		return nil
 	})
 }
 
+// watchWithdrawal refreshes a channel with nothing to claim whose payer could have started or
+// finished a timed withdrawal (escrow left unclaimed, or one pending), so the operator's view
+// shows it. One read of its pending withdrawal when nothing changed; the whole channel is read
+// again only when that changed.
+func (f *Facilitator) watchWithdrawal(ctx context.Context, c ledger.Channel) error {
+	if c.Balance <= c.TotalClaimed && c.WithdrawRequestedAt == 0 {
+		return nil
+	}
+	out, err := f.o.Backend.CallContract(ctx, callMsg(batch.SettlementAddress, settlementABI.PackPendingWithdrawals(common.HexToHash(c.ID))), nil)
+	if err != nil {
+		return fmt.Errorf("read pending withdrawal: %w", err)
+	}
+	pw, err := settlementABI.UnpackPendingWithdrawals(out)
+	if err != nil {
+		return fmt.Errorf("read pending withdrawal: %w", err)
+	}
+	if pw.InitiatedAt.Uint64() == c.WithdrawRequestedAt {
+		return nil
+	}
+	_, err = f.refresh(ctx, c)
+	return err
+}
+
+// settled reports whether a transaction in flight is over: mined (its gas then journaled
+// under its kind, once per hash; kind, when not empty, for one the batchtx journal lacks, as
+// a claim journaled by an older version) or dropped from the batchtx journal.
+func (f *Facilitator) settled(ctx context.Context, tx, kind string) bool {
+	if tx == "" {
+		return false
+	}
+	sp, journaled := f.spends.Get(tx)
+	if journaled {
+		kind = sp.Kind
+	}
+	if r, err := f.o.Backend.TransactionReceipt(ctx, common.HexToHash(tx)); err == nil && r != nil {
+		if kind != "" {
+			f.recordSpend(kind, r)
+		}
+		return true
+	}
+	return journaled && sp.Status == ledger.TxDropped
+}
+
 // claimerState is what the claimer did last, for the operator.
 type claimerState struct {
-	mu sync.Mutex
-	s  ledger.ClaimerView
+	round sync.Mutex // held by a claim round
+	mu    sync.Mutex
+	s     ledger.ClaimerView
 }
 
 func (c *claimerState) done(at time.Time, rep ClaimReport, err error) {
@@ -199,8 +257,32 @@ func (c *claimerState) get() ledger.ClaimerView {
 	return c.s
 }
 
-// claimLoop runs ClaimOnce every policy interval until ctx ends.
+// recover settles what a killed process left in flight, at start: the batch transactions
+// journaled without a receipt, and the channels whose claim, deposit or refund they were
+// (their mirrored state then read from the chain).
+func (f *Facilitator) recover(ctx context.Context) error {
+	f.claimer.round.Lock()
+	defer f.claimer.round.Unlock()
+	if _, err := f.reconcileTxs(ctx); err != nil {
+		return err
+	}
+	for _, c := range f.channels.List() {
+		if c.ClaimTx == "" && c.PendingTx == "" {
+			continue
+		}
+		if _, err := f.refresh(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// claimLoop recovers what a previous process left in flight, then runs ClaimOnce every policy
+// interval until ctx ends.
 func (f *Facilitator) claimLoop(ctx context.Context, p ClaimPolicy) {
+	if err := f.recover(ctx); err != nil {
+		f.log.Warn("batch-settlement recovery at start failed; the claimer retries at its next round", keyErr, err)
+	}
 	t := time.NewTicker(p.Interval)
 	defer t.Stop()
 	for {

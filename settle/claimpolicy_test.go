@@ -2,7 +2,9 @@ package settle
 
 import (
 	"context"
+	"encoding/json"
 	"math/big"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/devchain"
+	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/usdc"
 	"github.com/peage/appliance/settle/x402"
 )
@@ -178,4 +181,54 @@ func (e *batchEnv) restart(t *testing.T, edit func(o *Options)) {
 		t.Fatal(err)
 	}
 	e.f = f
+}
+
+// TestWithdrawalOnClaimedChannelShows: a payer starts a timed withdrawal on a channel whose
+// charges are all claimed; the next claim round sends nothing but mirrors it, so GET
+// /channels (which `appliance ledger`, `appliance status` and the dashboard read) shows the
+// pending withdrawal and when it can finalize.
+func TestWithdrawalOnClaimedChannelShows(t *testing.T) {
+	e := newBatchEnv(t)
+	ctx := context.Background()
+	e.pay(t, e.deposit(t, 50*price, price, 1))
+	e.pay(t, e.request(t, x402.BatchVoucher, 2*price, e.ch.Payer))
+	if rep, err := e.f.ClaimOnce(ctx, ClaimPolicy{}); err != nil || rep.Channels != 1 {
+		t.Fatalf("claim: %+v %v", rep, err)
+	}
+	sc := usdc.NewX402BatchSettlement()
+	opts := bind.NewKeyedTransactor(e.ch.Payer, big.NewInt(devchain.ChainID))
+	tx, err := bind.Transact(sc.Instance(e.ch.Client(), batch.SettlementAddress), opts, sc.PackInitiateWithdraw(boundConfig(&e.cfg), big.NewInt(48*price)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := bind.WaitMined(ctx, e.ch.Client(), tx.Hash())
+	if err != nil || r.Status != 1 {
+		t.Fatalf("initiateWithdraw: %v %+v", err, r)
+	}
+	on, err := e.f.ReadChannel(ctx, e.id)
+	if err != nil || on.WithdrawRequestedAt == 0 {
+		t.Fatalf("no withdrawal on chain: %+v %v", on, err)
+	}
+	channels := func() ledger.ChannelsReport {
+		t.Helper()
+		var rep ledger.ChannelsReport
+		w := httptest.NewRecorder()
+		e.f.Handler().ServeHTTP(w, httptest.NewRequest("GET", "/channels", nil))
+		if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &rep) != nil || len(rep.Channels) != 1 {
+			t.Fatalf("GET /channels: %d %s", w.Code, w.Body)
+		}
+		return rep
+	}
+	if rep := channels(); rep.Totals.PendingWithdrawals != 0 {
+		t.Fatalf("a withdrawal shown before any round: %+v", rep.Totals)
+	}
+	rep, err := e.f.ClaimOnce(ctx, ClaimPolicy{})
+	if err != nil || rep.Channels != 0 || rep.ClaimTx != "" || rep.SweepTx != "" {
+		t.Fatalf("a round with nothing to claim sent something: %+v %v", rep, err)
+	}
+	view := channels()
+	want := time.Unix(int64(on.WithdrawRequestedAt+batch.MinWithdrawDelay), 0).UTC()
+	if v := view.Channels[0]; view.Totals.PendingWithdrawals != 1 || !v.WithdrawFinalizeAt.Equal(want) || v.Unclaimed != 0 || v.Balance != 50*price {
+		t.Fatalf("channel view after the round: %+v totals %+v, want a withdrawal finalizing at %s", v, view.Totals, want)
+	}
 }

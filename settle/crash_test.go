@@ -37,6 +37,9 @@ type childChain struct {
 	USDC   string `json:"usdc"`
 	PayTo  string `json:"pay_to"`
 	Ledger string `json:"ledger"`
+	// StopAtReceipt (a ledger.Spend* kind): the child stops for good once it journaled the
+	// receipt of a batch transaction of that kind, before anything else is written.
+	StopAtReceipt string `json:"stop_at_receipt,omitempty"`
 }
 
 type childSpec struct {
@@ -45,7 +48,8 @@ type childSpec struct {
 }
 
 // facilitator starts the child's facilitator (auth nil: no batch-settlement), which prints
-// "BROADCAST <hash>" after each broadcast and never gives up waiting for a receipt.
+// "BROADCAST <hash>" after each broadcast and "RECEIPT <kind> <hash>" after each batch
+// transaction's receipt, and never gives up waiting for a receipt.
 func (c *childChain) facilitator(ctx context.Context, auth *ecdsa.PrivateKey) *Facilitator {
 	rpc, err := ethclient.DialContext(ctx, c.RPC)
 	if err != nil {
@@ -60,6 +64,12 @@ func (c *childChain) facilitator(ctx context.Context, auth *ecdsa.PrivateKey) *F
 		LedgerDir: c.Ledger, LedgerSync: journal.SyncAlways, ExposureCap: price, ReceiverAuthorizer: auth,
 		Sender:      chain.SenderOptions{PollInterval: 10 * time.Millisecond, ReceiptTimeout: time.Hour, ReplaceAfter: time.Hour},
 		OnBroadcast: func(_ string, tx common.Hash) { fmt.Printf("BROADCAST %s\n", tx.Hex()) },
+		OnReceipt: func(kind string, tx common.Hash) {
+			fmt.Printf("RECEIPT %s %s\n", kind, tx.Hex())
+			if kind == c.StopAtReceipt {
+				select {} // the parent kills us
+			}
+		},
 	})
 	if err != nil {
 		panic(err)
@@ -82,6 +92,13 @@ func readChildSpec(specFile string, v any) {
 // broadcast transaction's hash.
 func killAfterBroadcast(t *testing.T, test, envName string, spec any) string {
 	t.Helper()
+	return killAt(t, test, envName, spec, "BROADCAST ")
+}
+
+// killAt is killAfterBroadcast at the first line of the child's output that starts with
+// prefix; it returns the rest of that line.
+func killAt(t *testing.T, test, envName string, spec any, prefix string) string {
+	t.Helper()
 	b, _ := json.Marshal(spec)
 	specFile := filepath.Join(t.TempDir(), "spec.json")
 	if err := os.WriteFile(specFile, b, 0o600); err != nil {
@@ -100,14 +117,14 @@ func killAfterBroadcast(t *testing.T, test, envName string, spec any) string {
 	var txHash string
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
-		if h, ok := strings.CutPrefix(sc.Text(), "BROADCAST "); ok {
+		if h, ok := strings.CutPrefix(sc.Text(), prefix); ok {
 			txHash = h
 			break
 		}
 	}
 	if txHash == "" {
 		_ = cmd.Process.Kill()
-		t.Fatal("child ended without broadcasting")
+		t.Fatalf("child ended without printing %q", prefix)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)

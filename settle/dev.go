@@ -48,10 +48,44 @@ type Dev struct {
 	served chan error
 }
 
+// DevOptions configure StartDevWith.
+type DevOptions struct {
+	StateDir string
+	Logger   *slog.Logger
+	// Claim is the background claimer's policy (DevClaimPolicy); a zero Interval runs none
+	// (POST /dev/claim still claims on demand).
+	Claim ClaimPolicy
+}
+
+// DevClaimInterval is how often `appliance dev`'s claimer looks at the channels when the
+// configuration leaves settle.claim_interval_seconds at its production default: short enough
+// that a dev user sees claims happen.
+const DevClaimInterval = 30 * time.Second
+
+// DevClaimPolicy is the claimer's policy of `appliance dev`: the configured one, except that an
+// interval and a minimum left at their production defaults (5 minutes, 1 USDC: a dev user would
+// wait long for a claim) become DevClaimInterval and no minimum.
+func DevClaimPolicy(c Config) (ClaimPolicy, error) {
+	def := DefaultConfig()
+	if c.ClaimIntervalSeconds == def.ClaimIntervalSeconds {
+		c.ClaimIntervalSeconds = int(DevClaimInterval / time.Second)
+	}
+	if c.ClaimMinValue == def.ClaimMinValue {
+		c.ClaimMinValue = 0
+	}
+	return c.ClaimPolicy()
+}
+
 // StartDev starts the embedded chain and an in-process facilitator whose state lives under
-// stateDir; Close stops both. payTo is a fresh address whose key is discarded: on the dev
-// chain, only balances matter.
+// stateDir, with no background claimer; Close stops both.
 func StartDev(ctx context.Context, stateDir string, log *slog.Logger) (*Dev, error) {
+	return StartDevWith(ctx, DevOptions{StateDir: stateDir, Logger: log})
+}
+
+// StartDevWith is StartDev with options. payTo is a fresh address whose key is discarded: on
+// the dev chain, only balances matter.
+func StartDevWith(ctx context.Context, o DevOptions) (*Dev, error) {
+	stateDir, log := o.StateDir, o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -80,7 +114,7 @@ func StartDev(ctx context.Context, stateDir string, log *slog.Logger) (*Dev, err
 	f, err := New(ctx, Options{
 		Network: devchain.Network, Asset: ch.USDC, TokenName: devchain.TokenName, TokenVersion: devchain.TokenVersion,
 		PayTo: payTo, Backend: ch.Client(), HotKey: ch.Hot, LedgerDir: ledgerDir, LedgerSync: journal.SyncAlways,
-		ExposureCap: 10_000_000, Logger: log, ReceiverAuthorizer: authorizer,
+		ExposureCap: 10_000_000, Logger: log, ReceiverAuthorizer: authorizer, Claim: o.Claim,
 		Sender: chain.SenderOptions{PollInterval: 10 * time.Millisecond, ReceiptTimeout: 20 * time.Second, ReplaceAfter: 5 * time.Second},
 	})
 	if err != nil {
@@ -125,9 +159,17 @@ func (d *Dev) HowToPay(baseURL string) string {
 Demo payer %s holds %d.%06d test USDC; its key is in %s.
 Pay for a call:   appliance pay --key %s GET %s/v1/fr/tva siren=542065479
 Top up any address (dev only): curl --unix-socket %s -d '{"address":"0x...","amount":"10000000"}' http://settle/dev/faucet
-Batch-settlement (receiver authorizer %s): claim and sweep now: curl --unix-socket %s -X POST http://settle/dev/claim
+Batch-settlement (receiver authorizer %s): %s; claim and sweep now: curl --unix-socket %s -X POST http://settle/dev/claim
 `, d.Network, d.Asset, d.TokenName, d.TokenVersion, d.PayTo, d.Payer, devchain.PayerFunds/1_000_000, devchain.PayerFunds%1_000_000,
-		d.PayerKey, d.PayerKey, strings.TrimRight(baseURL, "/"), d.Socket, d.ReceiverAuthorizer, d.Socket)
+		d.PayerKey, d.PayerKey, strings.TrimRight(baseURL, "/"), d.Socket, d.ReceiverAuthorizer, d.claimerText(), d.Socket)
+}
+
+func (d *Dev) claimerText() string {
+	p := d.Facilitator.o.Claim
+	if p.Interval == 0 {
+		return "no background claimer"
+	}
+	return fmt.Sprintf("the claimer claims and sweeps every %s once %d atomic units are unclaimed (settle.claim_interval_seconds, settle.claim_min_value)", p.Interval, p.MinClaimable)
 }
 
 // Close stops the facilitator and the chain.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -87,5 +88,41 @@ func TestFaucet(t *testing.T) {
 	bal, err := ch.Balance(context.Background(), common.HexToAddress(addr))
 	if err != nil || bal.Int64() != 5_000_000 {
 		t.Fatalf("balance %v %v", bal, err)
+	}
+}
+
+// TestDevClaimPolicy: dev's claimer looks every DevClaimInterval and claims any unclaimed value
+// while the configuration leaves those at the production defaults; what the configuration
+// sets is kept, and a bad value is still refused.
+func TestDevClaimPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		edit    func(c *Config)
+		want    ClaimPolicy
+		wantErr string
+	}{
+		{"defaults", func(*Config) {}, ClaimPolicy{Interval: DevClaimInterval, WithdrawMargin: DefaultClaimWithdrawMargin}, ""},
+		{"interval and minimum configured", func(c *Config) {
+			c.ClaimIntervalSeconds, c.ClaimMinValue = 86400, 5000
+			c.ClaimWithdrawMarginSeconds = 86490
+		},
+			ClaimPolicy{Interval: 24 * time.Hour, MinClaimable: 5000, WithdrawMargin: 86490 * time.Second}, ""},
+		{"only the minimum configured", func(c *Config) { c.ClaimMinValue = 20_000 }, ClaimPolicy{Interval: DevClaimInterval, MinClaimable: 20_000, WithdrawMargin: DefaultClaimWithdrawMargin}, ""},
+		{"bad margin still refused", func(c *Config) { c.ClaimWithdrawMarginSeconds = 60 }, ClaimPolicy{}, "settle.claim_withdraw_margin_seconds"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			tc.edit(&c)
+			got, err := DevClaimPolicy(c)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want one naming %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("%+v %v, want %+v", got, err, tc.want)
+			}
+		})
 	}
 }

@@ -75,6 +75,10 @@ type Options struct {
 	// OnBroadcast, when set, is told each transaction hash right after it was broadcast
 	// (observability; the crash tests use it to kill the process at that point).
 	OnBroadcast func(id string, tx common.Hash)
+	// OnReceipt, when set, is told each batch-settlement transaction's receipt (its kind,
+	// ledger.Spend*) once its gas is journaled, before anything else is written (the crash
+	// tests kill the process there).
+	OnReceipt func(kind string, tx common.Hash)
 }
 
 // Facilitator verifies and settles payments. It is safe for concurrent use.

@@ -92,6 +92,8 @@ func (f *Facilitator) reply(w http.ResponseWriter, v any, err error) {
 		writeJSON(w, 409, errorBody{err.Error()})
 	case errors.Is(err, ledger.ErrUnknown):
 		writeJSON(w, 404, errorBody{err.Error()})
+	case errors.Is(err, errCompleting):
+		writeJSON(w, 503, errorBody{err.Error()})
 	default:
 		f.log.Warn("facilitator call failed", keyErr, err)
 		writeJSON(w, 503, errorBody{"the chain could not be read or written; try again"})

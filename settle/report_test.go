@@ -29,7 +29,7 @@ func (e *batchEnv) payTx(t *testing.T, req *x402.BatchRequest) string {
 	if err != nil || !r.IsValid {
 		t.Fatalf("reserve: %+v %v", r, err)
 	}
-	res, err := e.f.BatchComplete(context.Background(), &x402.BatchCompleteRequest{ID: r.ID, Charged: price})
+	res, err := e.f.BatchComplete(context.Background(), req.Completion(r.ID, price))
 	if err != nil || !res.Success {
 		t.Fatalf("complete: %+v %v", res, err)
 	}

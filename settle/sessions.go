@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ethereum/go-ethereum/core/types"
+
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/x402"
@@ -117,15 +119,34 @@ func (f *Facilitator) BatchRelease(_ context.Context, id string) error {
 	return nil
 }
 
+// errCompleting: a completion of the channel is under way; a retried completion asks again.
+var errCompleting = errors.New("a completion of this channel is under way; retry shortly")
+
 // BatchComplete commits a held request after its work succeeded: a deposit is executed on
 // chain first (if it fails, nothing is committed and the result must not be delivered); the
-// charge is added to the channel and journaled before the answer. A refund is executed and
-// its channel record updated.
+// charge is added to the channel and journaled, with the answer, before the answer. A refund is
+// executed and its channel record updated. The request names its voucher: only the held
+// request paid with it is committed, and a completion retried after its answer was lost (the
+// channel's last completion has that voucher) gets the same answer and charges nothing more.
 func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchCompleteRequest) (x402.BatchSettleResponse, error) {
 	id := strings.ToLower(req.ID)
-	s, _ := f.channels.Take(id).(*session)
+	if req.Signature == "" || req.MaxClaimableAmount == "" {
+		return x402.BatchSettleResponse{}, fmt.Errorf("%w: a completion names its request's voucher (maxClaimableAmount, signature)", ErrState)
+	}
+	v, completing := f.channels.TakeIf(id, func(v any) bool {
+		s, ok := v.(*session)
+		return ok && s.req.PaymentPayload.Payload.Voucher.MaxClaimableAmount == req.MaxClaimableAmount &&
+			strings.EqualFold(s.req.PaymentPayload.Payload.Voucher.Signature, req.Signature)
+	})
+	s, _ := v.(*session)
 	if s == nil {
-		return x402.BatchSettleResponse{}, fmt.Errorf("%w: no request holds channel %s", ErrState, id)
+		if c, ok := f.channels.Get(id); ok && c.Last.Answers(req.MaxClaimableAmount, req.Signature) {
+			return c.Last.Result, nil
+		}
+		if completing {
+			return x402.BatchSettleResponse{}, errCompleting
+		}
+		return x402.BatchSettleResponse{}, fmt.Errorf("%w: no request paid with this voucher holds channel %s", ErrState, id)
 	}
 	committed := false
 	defer func() {
@@ -141,8 +162,16 @@ func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchComplete
 	on := s.call.onchain
 	switch p.Type {
 	case x402.BatchDeposit, x402.BatchRefund:
-		// The facilitator's own settle path (deposit transaction, or claim + refund).
-		out, err := f.batchSettle(ctx, s.req, &on)
+		// The facilitator's own settle path (deposit transaction, or claim + refund). The
+		// channel is journaled with each transaction before its broadcast, so a restart that
+		// loses this request still knows the channel and mirrors it from the chain.
+		markPending := func(tx *types.Transaction) error {
+			fresh := s.channel
+			fresh.Config = *p.ChannelConfig
+			_, err := f.channels.UpdateOrAdd(id, fresh, func(c *ledger.Channel) error { c.PendingTx = tx.Hash().Hex(); return nil })
+			return err
+		}
+		out, err := f.batchSettle(ctx, s.req, &on, markPending)
 		if err != nil {
 			return x402.BatchSettleResponse{}, err
 		}
@@ -164,11 +193,12 @@ func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchComplete
 	} else {
 		res.Extra = &x402.BatchResponseExtra{}
 	}
+	st := ch.State()
+	res.Extra.ChannelState = &st
+	ch.Last = &ledger.Completion{MaxClaimable: req.MaxClaimableAmount, Signature: req.Signature, Result: res}
 	if err := f.channels.Commit(ch); err != nil {
 		return x402.BatchSettleResponse{}, err
 	}
 	committed = true
-	st := ch.State()
-	res.Extra.ChannelState = &st
 	return res, nil
 }

@@ -22,7 +22,8 @@ import (
 type BatchFacilitator interface {
 	BatchReserve(ctx context.Context, req *x402.BatchRequest) (x402.BatchReserveResponse, error)
 	BatchRelease(ctx context.Context, id string) error
-	BatchComplete(ctx context.Context, id string, charged uint64) (x402.BatchSettleResponse, error)
+	// BatchComplete is idempotent: the same request again answers the same result.
+	BatchComplete(ctx context.Context, req *x402.BatchCompleteRequest) (x402.BatchSettleResponse, error)
 }
 
 // correction is the payment error of a cumulative-amount mismatch: the 402 it turns into
@@ -91,7 +92,7 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 	}
 	call.Request.Payer = res.Payer
 	if pl.Type == x402.BatchRefund {
-		return g.refundBatch(ctx, bf, res.ID)
+		return g.refundBatch(ctx, bf, req, res.ID)
 	}
 	out, werr := work(ctx)
 	if werr != nil || !succeeded(out) {
@@ -104,7 +105,7 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(g.policy.SettleTimeoutSeconds)*time.Second)
 	defer cancel()
-	receipt, err := bf.BatchComplete(cctx, res.ID, e.Price)
+	receipt, err := g.batchCompleteRetrying(cctx, bf, req.Completion(res.ID, e.Price))
 	switch {
 	case err != nil:
 		// Unknown whether the charge was committed: nothing is delivered. A charge that was
@@ -143,12 +144,31 @@ func (g *X402) reserveBatch(ctx context.Context, bf BatchFacilitator, req *x402.
 	}
 }
 
+// batchCompleteRetrying asks for a completion until it gets an answer or ctx ends: an answer
+// lost on the way (a transport error, a settle daemon restarting, a completion still under
+// way) is asked again with the same request, which the settle daemon answers with the same
+// result without charging twice; a verdict (4xx) ends it.
+func (g *X402) batchCompleteRetrying(ctx context.Context, bf BatchFacilitator, req *x402.BatchCompleteRequest) (x402.BatchSettleResponse, error) {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		r, err := bf.BatchComplete(ctx, req)
+		if err == nil || !transient(err) {
+			return r, err
+		}
+		g.log.Warn("batch complete answer lost; asking again", keyPayment, req.ID, keyErr, err)
+		select {
+		case <-ctx.Done():
+			return r, err
+		case <-time.After(wait):
+		}
+	}
+}
+
 // refundBatch executes a held cooperative refund (the settle daemon claims what the channel was
 // charged, then refunds the rest or the amount asked) and answers its receipt.
-func (g *X402) refundBatch(ctx context.Context, bf BatchFacilitator, id string) (any, map[string]string, error) {
+func (g *X402) refundBatch(ctx context.Context, bf BatchFacilitator, req *x402.BatchRequest, id string) (any, map[string]string, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(g.policy.SettleTimeoutSeconds)*time.Second)
 	defer cancel()
-	receipt, err := bf.BatchComplete(cctx, id, 0)
+	receipt, err := g.batchCompleteRetrying(cctx, bf, req.Completion(id, 0))
 	if err != nil {
 		return nil, nil, &apierr.Error{Code: apierr.CodeUnavailable, Message: x402.ReasonSettlementPending +
 			": the refund's outcome could not be confirmed; the channel's state on chain tells", Cause: err}

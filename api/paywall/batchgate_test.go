@@ -29,6 +29,10 @@ type channelFacilitator struct {
 	completed []uint64
 	releases  int
 	holding   chan struct{} // closed when a request holds the channel (if set)
+	lose      int           // completion answers to lose (after committing)
+	asked     int           // completions asked
+	last      *x402.BatchSettleResponse
+	lastMax   string
 }
 
 func (f *channelFacilitator) BatchReserve(_ context.Context, req *x402.BatchRequest) (x402.BatchReserveResponse, error) {
@@ -67,15 +71,37 @@ func (f *channelFacilitator) BatchRelease(context.Context, string) error {
 	return nil
 }
 
-func (f *channelFacilitator) BatchComplete(_ context.Context, id string, charged uint64) (x402.BatchSettleResponse, error) {
+// verdict is a facilitator answer other than 200 (as settle/client's Error).
+type verdict int
+
+func (v verdict) Error() string   { return "facilitator answered " + strconv.Itoa(int(v)) }
+func (v verdict) HTTPStatus() int { return int(v) }
+
+// BatchComplete commits the held request's charge (its voucher is the last reserved one) and
+// answers it, or loses that answer (a transport error) while f.lose > 0; the same completion
+// again answers the last result, as the settle daemon does; anything else is a 409.
+func (f *channelFacilitator) BatchComplete(_ context.Context, req *x402.BatchCompleteRequest) (x402.BatchSettleResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.asked++
+	if !f.held {
+		if f.last != nil && req.MaxClaimableAmount == f.lastMax && req.Signature == "0xsig" {
+			return *f.last, nil
+		}
+		return x402.BatchSettleResponse{}, verdict(409)
+	}
 	f.held = false
-	f.completed = append(f.completed, charged)
-	f.charged += charged
-	st := x402.ChannelState{ChannelID: id, Balance: "1000000", TotalClaimed: "0", RefundNonce: "0", ChargedCumulativeAmount: strconv.FormatUint(f.charged, 10)}
-	return x402.BatchSettleResponse{Success: true, Payer: "0xP", Network: "eip155:8453",
-		Extra: &x402.BatchResponseExtra{ChargedAmount: strconv.FormatUint(charged, 10), ChannelState: &st}}, nil
+	f.completed = append(f.completed, req.Charged)
+	f.charged += req.Charged
+	st := x402.ChannelState{ChannelID: req.ID, Balance: "1000000", TotalClaimed: "0", RefundNonce: "0", ChargedCumulativeAmount: strconv.FormatUint(f.charged, 10)}
+	res := x402.BatchSettleResponse{Success: true, Payer: "0xP", Network: "eip155:8453",
+		Extra: &x402.BatchResponseExtra{ChargedAmount: strconv.FormatUint(req.Charged, 10), ChannelState: &st}}
+	f.last, f.lastMax = &res, req.MaxClaimableAmount
+	if f.lose > 0 {
+		f.lose--
+		return x402.BatchSettleResponse{}, errors.New("facilitator /batch/complete: EOF")
+	}
+	return res, nil
 }
 
 func batchConfig() Config {
@@ -227,6 +253,49 @@ func TestBatchGate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBatchCompleteAnswerLost: the completion's answer is lost after the charge was
+// committed; the gate asks again with the same request, gets the same result and delivers,
+// the channel charged once. A facilitator that refuses the completion (409) is not asked
+// again and nothing is delivered.
+func TestBatchCompleteAnswerLost(t *testing.T) {
+	cfg := batchConfig()
+	e := &catalog.Entry{ID: "a", Path: "/v1/a", Price: 5_000, Timeout: 10 * time.Second}
+	work := func(context.Context) (any, error) { return &catalog.Raw{Status: 200, Body: []byte(`{"r":1}`)}, nil }
+	policy := DefaultPolicy()
+	policy.SettleTimeoutSeconds = 5
+
+	f := &channelFacilitator{charged: 10_000, lose: 1}
+	out, hdr, err := New(cfg, policy, f, GateOptions{}).Charge(context.Background(), batchPayment(t, cfg, e, x402.BatchVoucher, 15_000), work)
+	if err != nil || out == nil || hdr[x402.HeaderPaymentResponse] == "" {
+		t.Fatalf("after a lost answer: %v %v %v", out, hdr, err)
+	}
+	if f.asked != 2 || f.charged != 15_000 || len(f.completed) != 1 {
+		t.Fatalf("asked %d, charged %d, completions %v", f.asked, f.charged, f.completed)
+	}
+	var receipt x402.BatchSettleResponse
+	raw, _ := base64.StdEncoding.DecodeString(hdr[x402.HeaderPaymentResponse])
+	if json.Unmarshal(raw, &receipt) != nil || receipt.Extra.ChargedAmount != "5000" || receipt.Extra.ChannelState.ChargedCumulativeAmount != "15000" {
+		t.Fatalf("receipt %s", raw)
+	}
+
+	// Refused outright: one ask, nothing delivered.
+	refusing := &refusingComplete{channelFacilitator: &channelFacilitator{charged: 10_000}}
+	out, _, err = New(cfg, policy, refusing, GateOptions{}).Charge(context.Background(), batchPayment(t, cfg, e, x402.BatchVoucher, 15_000), work)
+	if err == nil || out != nil || refusing.asked != 1 {
+		t.Fatalf("a refused completion: %v %v, asked %d", out, err, refusing.asked)
+	}
+}
+
+// refusingComplete answers every completion with a 409.
+type refusingComplete struct {
+	*channelFacilitator
+}
+
+func (f *refusingComplete) BatchComplete(context.Context, *x402.BatchCompleteRequest) (x402.BatchSettleResponse, error) {
+	f.asked++
+	return x402.BatchSettleResponse{}, verdict(409)
 }
 
 // TestBatchCorrectiveChallenge: the corrective 402 names the mismatch as its error, bare (the

@@ -140,10 +140,11 @@ func (c *Client) BatchRelease(ctx context.Context, id string) error {
 	return c.do(ctx, http.MethodPost, "/batch/release", x402.ReleaseRequest{ID: id}, &out)
 }
 
-// BatchComplete commits the charge of a held request after its work succeeded.
-func (c *Client) BatchComplete(ctx context.Context, id string, charged uint64) (x402.BatchSettleResponse, error) {
+// BatchComplete commits the charge of a held request after its work succeeded (the same
+// request again answers the same result: it is safe to retry).
+func (c *Client) BatchComplete(ctx context.Context, req *x402.BatchCompleteRequest) (x402.BatchSettleResponse, error) {
 	var out x402.BatchSettleResponse
-	return out, c.do(ctx, http.MethodPost, "/batch/complete", x402.BatchCompleteRequest{ID: id, Charged: charged}, &out)
+	return out, c.do(ctx, http.MethodPost, "/batch/complete", req, &out)
 }
 
 // Release gives a reservation back (the work failed; nothing is charged).

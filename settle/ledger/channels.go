@@ -36,9 +36,31 @@ type Channel struct {
 	// ClaimTx is the claim transaction in flight for this channel (written before broadcast,
 	// cleared at its receipt), so a restart finds it instead of claiming twice.
 	ClaimTx string `json:"claim_tx,omitempty"`
+	// PendingTx is the last transaction a request of this channel sent (a deposit, or a
+	// refund and its claim), written before broadcast and cleared by the request's commit or
+	// once it is mined, so a restart that lost the request still knows the channel and mirrors
+	// it from the chain.
+	PendingTx string `json:"pending_tx,omitempty"`
+	// Last is the channel's last completed request: its voucher and the answer it got, so a
+	// completion retried after a lost answer gets the same answer and charges nothing more.
+	Last *Completion `json:"last,omitempty"`
 	// ClaimGas is this channel's share of the gas of the claims that covered it (a claim's gas
 	// divided among its rows), for the operator's gas per paid call.
 	ClaimGas uint64 `json:"claim_gas,omitempty"`
+}
+
+// Completion is a completed request of a channel: the voucher it was paid with and the
+// answer its completion gave.
+type Completion struct {
+	MaxClaimable string                   `json:"max_claimable"`
+	Signature    string                   `json:"signature"`
+	Result       x402.BatchSettleResponse `json:"result"`
+}
+
+// Answers reports whether c is the completion of the request paid with the voucher for max
+// signed sig (a signature's hex is compared case-insensitively).
+func (c *Completion) Answers(max, sig string) bool {
+	return c != nil && sig != "" && c.MaxClaimable == max && strings.EqualFold(c.Signature, sig)
 }
 
 // Unclaimed is what the payer has been charged and the chain has not yet recorded as claimed.
@@ -184,6 +206,24 @@ func (s *Channels) Take(id string) any {
 	return v
 }
 
+// TakeIf is Take of a value that match accepts; a value it refuses stays attached (nil is
+// returned). completing reports a channel taken with nothing attached: a completion (or a
+// reservation) is under way.
+func (s *Channels) TakeIf(id string, match func(v any) bool) (v any, completing bool) {
+	id = strings.ToLower(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, taken := s.busy[id]
+	if !taken || v == nil {
+		return nil, taken
+	}
+	if !match(v) {
+		return nil, false
+	}
+	s.busy[id] = nil
+	return v, false
+}
+
 // Commit writes the channel's new state durably and frees it; it returns once the record is on
 // disk (under SyncAlways). The state must come from Begin's copy, updated by the caller.
 func (s *Channels) Commit(c Channel) error {
@@ -215,12 +255,25 @@ func (s *Channels) Commit(c Channel) error {
 // durably. It waits for no request: fn must only touch fields requests do not (the mirrored
 // chain figures and ClaimTx), since a request's Commit writes its own copy.
 func (s *Channels) Update(id string, fn func(c *Channel) error) (Channel, error) {
+	return s.update(id, nil, fn)
+}
+
+// UpdateOrAdd is Update, applied to fresh (its ID set to id) when the store has no such channel.
+func (s *Channels) UpdateOrAdd(id string, fresh Channel, fn func(c *Channel) error) (Channel, error) {
+	return s.update(id, &fresh, fn)
+}
+
+func (s *Channels) update(id string, fresh *Channel, fn func(c *Channel) error) (Channel, error) {
 	id = strings.ToLower(id)
 	s.mu.Lock()
 	r, ok := s.recs[id]
-	if !ok {
+	if !ok && fresh == nil {
 		s.mu.Unlock()
 		return Channel{}, ErrUnknown
+	}
+	if !ok {
+		fresh.ID = id
+		r = fresh
 	}
 	c := *r
 	if err := fn(&c); err != nil {

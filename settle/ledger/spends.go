@@ -1,9 +1,12 @@
 package ledger
 
 import (
+	"cmp"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,13 +22,28 @@ const (
 	SpendRefund  = "refund"  // refundWithSignature
 )
 
-// Spend is one mined batch-settlement transaction and what it cost the hot key.
+// States of a batch-settlement transaction in the journal.
+const (
+	TxMined     = ""          // its receipt was seen: Gas and Wei are what it cost
+	TxBroadcast = "broadcast" // signed and about to be broadcast: no receipt seen yet
+	TxDropped   = "dropped"   // never mined: its account nonce went to another transaction
+)
+
+// Spend is one batch-settlement transaction of the hot key: journaled before its broadcast
+// (Status TxBroadcast, with the signed transaction, so a restart finds it, waits for it or
+// sends it again instead of sending another), then with what it cost once mined.
 type Spend struct {
-	Tx   string    `json:"tx"`
-	Kind string    `json:"kind"`
-	Gas  uint64    `json:"gas"`
-	Wei  string    `json:"wei"` // gas × effective gas price, decimal
-	At   time.Time `json:"at"`
+	Tx     string    `json:"tx"`
+	Kind   string    `json:"kind"`
+	Status string    `json:"status,omitempty"`
+	Gas    uint64    `json:"gas"`
+	Wei    string    `json:"wei"` // gas × effective gas price, decimal
+	At     time.Time `json:"at"`
+	Nonce  uint64    `json:"nonce,omitempty"`  // the hot key's account nonce
+	Raw    string    `json:"raw,omitempty"`    // the signed transaction, kept while in flight
+	Amount string    `json:"amount,omitempty"` // value it moves (deposit, sweep, refund), decimal
+	// Channel is the channel a deposit or refund is for (empty for claims and sweeps).
+	Channel string `json:"channel,omitempty"`
 }
 
 // Spends is the journal of batch-settlement transactions (journal "batchtx"), one record per
@@ -58,13 +76,81 @@ func OpenSpends(dir string, sync journal.Sync, log *slog.Logger) (*Spends, error
 // Close closes the journal.
 func (s *Spends) Close() error { return s.j.Close() }
 
-// Record writes a mined transaction durably, once per hash.
+// Broadcast journals a signed transaction durably before it is broadcast (Status TxBroadcast).
+// A hash already journaled is left as it is.
+func (s *Spends) Broadcast(sp Spend) error {
+	sp.Status = TxBroadcast
+	return s.write(sp, func(Spend) (Spend, bool) { return sp, false })
+}
+
+// Record writes a mined transaction durably, once per hash: it completes the transaction's
+// broadcast record (kind, nonce, amount and channel kept, the signed bytes dropped).
 func (s *Spends) Record(sp Spend) error {
+	sp.Status, sp.Raw = TxMined, ""
+	return s.write(sp, func(old Spend) (Spend, bool) {
+		sp.Nonce, sp.Amount, sp.Channel = old.Nonce, old.Amount, old.Channel
+		return sp, true
+	})
+}
+
+// Drop marks a transaction in flight as never to be mined.
+func (s *Spends) Drop(tx string) error {
+	s.mu.Lock()
+	sp, ok := s.recs[strings.ToLower(tx)]
+	s.mu.Unlock()
+	if !ok {
+		return ErrUnknown
+	}
+	sp.Status, sp.Raw = TxDropped, ""
+	return s.write(sp, func(Spend) (Spend, bool) { return sp, true })
+}
+
+// InFlight lists the transactions broadcast and not yet seen mined or dropped, oldest nonce
+// first.
+func (s *Spends) InFlight() []Spend {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Spend
+	for _, sp := range s.recs {
+		if sp.Status == TxBroadcast {
+			out = append(out, sp)
+		}
+	}
+	slices.SortFunc(out, func(a, b Spend) int { return cmp.Or(cmp.Compare(a.Nonce, b.Nonce), strings.Compare(a.Tx, b.Tx)) })
+	return out
+}
+
+// Get is the journaled transaction of hash tx.
+func (s *Spends) Get(tx string) (Spend, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sp, ok := s.recs[strings.ToLower(tx)]
+	return sp, ok
+}
+
+// List is every journaled transaction, by hash.
+func (s *Spends) List() []Spend {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Spend, 0, len(s.recs))
+	for _, k := range slices.Sorted(maps.Keys(s.recs)) {
+		out = append(out, s.recs[k])
+	}
+	return out
+}
+
+// write journals sp; when its hash is journaled already, merge (given the journaled record)
+// returns what to write instead, or false to leave it. A mined record is final.
+func (s *Spends) write(sp Spend, merge func(old Spend) (Spend, bool)) error {
 	sp.Tx = strings.ToLower(sp.Tx)
 	s.mu.Lock()
-	if _, ok := s.recs[sp.Tx]; ok {
-		s.mu.Unlock()
-		return nil
+	if old, ok := s.recs[sp.Tx]; ok {
+		var write bool
+		if sp, write = merge(old); old.Status == TxMined || !write {
+			s.mu.Unlock()
+			return nil
+		}
+		sp.Tx = old.Tx
 	}
 	b, err := json.Marshal(sp)
 	if err != nil {
@@ -111,6 +197,9 @@ func (s *Spends) ByKind() map[string]GasFigures {
 		out[k] = GasFigures{Wei: "0"}
 	}
 	for _, sp := range s.recs {
+		if sp.Status != TxMined {
+			continue
+		}
 		g := out[sp.Kind]
 		g.add(sp.Gas, sp.Wei)
 		out[sp.Kind] = g

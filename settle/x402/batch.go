@@ -245,9 +245,25 @@ type BatchReserveResponse struct {
 // BatchCompleteRequest commits a reserved batch-settlement request after its work succeeded:
 // Charged (atomic units, at most the requirement's amount) is added to the channel's charged
 // cumulative amount. A refund has no work and ignores Charged.
+//
+// MaxClaimableAmount and Signature are the held request's voucher: a completion whose voucher
+// is not the held request's commits nothing, and one whose voucher is that of the channel's
+// last completed request answers that completion's result again (a retry after a lost answer)
+// without charging anything more.
 type BatchCompleteRequest struct {
-	ID      string `json:"id"`
-	Charged uint64 `json:"charged"`
+	ID                 string `json:"id"`
+	Charged            uint64 `json:"charged"`
+	MaxClaimableAmount string `json:"maxClaimableAmount"`
+	Signature          string `json:"signature"`
+}
+
+// Completion is the BatchCompleteRequest of this request, held as id, charging charged.
+func (r *BatchRequest) Completion(id string, charged uint64) *BatchCompleteRequest {
+	c := &BatchCompleteRequest{ID: id, Charged: charged}
+	if v := r.PaymentPayload.Payload.Voucher; v != nil {
+		c.MaxClaimableAmount, c.Signature = v.MaxClaimableAmount, v.Signature
+	}
+	return c
 }
 
 // ReasonBatchDepositBelowMin is a deposit under the server's own minDeposit policy.

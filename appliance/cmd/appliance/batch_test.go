@@ -129,7 +129,10 @@ func TestDevBatchSettlement(t *testing.T) {
 	}))
 	t.Cleanup(ban.Close)
 	cfgPath := filepath.Join(t.TempDir(), "appliance.toml")
-	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf("[upstream.override.ban]\nbase_url = %q\n", ban.URL)), 0o644); err != nil {
+	// The background claimer waits a day: the test's own claim round (POST /dev/claim) is the
+	// one that claims.
+	conf := fmt.Sprintf("[upstream.override.ban]\nbase_url = %q\n[settle]\nclaim_interval_seconds = 86400\nclaim_withdraw_margin_seconds = 86490\n", ban.URL)
+	if err := os.WriteFile(cfgPath, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	d := startDev(t, "--config", cfgPath, "--allow-egress", strings.TrimPrefix(ban.URL, "http://"))

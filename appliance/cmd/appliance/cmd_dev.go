@@ -83,7 +83,11 @@ func runDev(ctx context.Context, args []string) error {
 		}
 	}()
 	d.proxy = px
-	chain, err := settle.StartDev(ctx, cfg.StateDir, log)
+	claim, err := settle.DevClaimPolicy(cfg.Settle)
+	if err != nil {
+		return err
+	}
+	chain, err := settle.StartDevWith(ctx, settle.DevOptions{StateDir: cfg.StateDir, Logger: log, Claim: claim})
 	if err != nil {
 		return fmt.Errorf("settle: %w", err)
 	}

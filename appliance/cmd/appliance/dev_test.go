@@ -108,6 +108,21 @@ func TestDevNeedsNoConfig(t *testing.T) {
 	if code, body := get(t, "http://"+admin+"/healthz"); code != 200 || !strings.Contains(body, `"status":"ok"`) {
 		t.Fatalf("healthz %d %s", code, body)
 	}
+	// Dev runs the batch-settlement claimer, at the dev defaults (the configuration leaves
+	// settle's claim policy at the production defaults).
+	code, body := get(t, "http://"+admin+"/status.json")
+	var status struct {
+		Channels struct {
+			Claimer struct {
+				IntervalSeconds int    `json:"interval_seconds"`
+				MinClaimable    uint64 `json:"min_claimable"`
+			} `json:"claimer"`
+		} `json:"channels"`
+	}
+	if err := json.Unmarshal([]byte(body), &status); code != 200 || err != nil ||
+		status.Channels.Claimer.IntervalSeconds != int(settle.DevClaimInterval/time.Second) || status.Channels.Claimer.MinClaimable != 0 {
+		t.Fatalf("status.json %d %+v %v", code, status.Channels.Claimer, err)
+	}
 	if code, _ := get(t, "http://"+api+"/healthz"); code != 404 {
 		t.Fatalf("public /healthz answered %d, want 404", code)
 	}
@@ -122,7 +137,7 @@ func TestDevNeedsNoConfig(t *testing.T) {
 	}
 	// The chain routes are ready on the embedded chain with no configuration. The catalog says
 	// so without spending the free calls the payment check below needs.
-	code, body := get(t, "http://"+api+"/")
+	code, body = get(t, "http://"+api+"/")
 	var index struct {
 		Routes []struct {
 			Path      string `json:"path"`

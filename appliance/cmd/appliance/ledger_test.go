@@ -51,7 +51,7 @@ func TestLedgerShowsChannels(t *testing.T) {
 		if err != nil || !res.IsValid {
 			t.Fatalf("reserve: %+v %v", res, err)
 		}
-		done, err := f.BatchComplete(ctx, &x402.BatchCompleteRequest{ID: res.ID, Charged: price})
+		done, err := f.BatchComplete(ctx, r.Completion(res.ID, price))
 		if err != nil || !done.Success {
 			t.Fatalf("complete: %+v %v", done, err)
 		}

@@ -225,7 +225,7 @@ func (b *bench) call(ctx context.Context, req *x402.BatchRequest) (string, error
 	if !r.IsValid {
 		return "", fmt.Errorf("reserve refused: %s %s", r.InvalidReason, r.InvalidMessage)
 	}
-	res, err := b.f.BatchComplete(ctx, &x402.BatchCompleteRequest{ID: r.ID, Charged: b.price})
+	res, err := b.f.BatchComplete(ctx, req.Completion(r.ID, b.price))
 	if err != nil {
 		return "", err
 	}
@@ -423,7 +423,7 @@ func through(ctx context.Context, c *client.Client, req *x402.BatchRequest, pric
 	if err != nil || !r.IsValid {
 		return fmt.Errorf("batch reserve: %+v %v", r, err)
 	}
-	res, err := c.BatchComplete(ctx, r.ID, price)
+	res, err := c.BatchComplete(ctx, req.Completion(r.ID, price))
 	if err != nil || !res.Success {
 		return fmt.Errorf("batch complete: %+v %v", res, err)
 	}
