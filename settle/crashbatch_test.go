@@ -273,9 +273,12 @@ func TestCrashDuringRefund(t *testing.T) {
 		name         string
 		claimedFirst bool   // a claim round ran before the refund
 		stopAt       string // the receipt the child stops at
+		kill         string // the child's line to kill it at ("": that receipt)
 	}{
-		{"after the refund's claim is mined", false, ledger.SpendClaim},
-		{"after the refund is mined, before the commit", true, ledger.SpendRefund},
+		{"after the refund's claim is broadcast", false, ledger.SpendClaim, "BROADCAST "},
+		{"after the refund's claim is mined", false, ledger.SpendClaim, ""},
+		{"after the refund is broadcast", true, ledger.SpendRefund, "BROADCAST "},
+		{"after the refund is mined, before the commit", true, ledger.SpendRefund, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -296,7 +299,11 @@ func TestCrashDuringRefund(t *testing.T) {
 			refund := e.request(t, x402.BatchRefund, 2*price, e.ch.Payer)
 			spec := e.childSpec(tc.stopAt)
 			spec.Request = refund
-			killAt(t, "TestCrashDuringRefund", refundChildEnv, spec, "RECEIPT "+tc.stopAt+" ")
+			kill := tc.kill
+			if kill == "" {
+				kill = "RECEIPT " + tc.stopAt + " "
+			}
+			killAt(t, "TestCrashDuringRefund", refundChildEnv, spec, kill)
 			e.restart(t, func(o *Options) { o.Claim = ClaimPolicy{Interval: time.Hour} })
 			t.Cleanup(func() { _ = e.f.Close() })
 			defer stop()
