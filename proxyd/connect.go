@@ -104,7 +104,7 @@ func parseHead(b []byte) (connectHead, error) {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	method, rest, ok1 := bytes.Cut(line, []byte{' '})
 	target, version, ok2 := bytes.Cut(rest, []byte{' '})
-	if !ok1 || !ok2 || len(method) == 0 || len(target) == 0 || !validToken(method) ||
+	if !ok1 || !ok2 || len(method) == 0 || len(target) == 0 || !validToken(method) || hasCTL(target) ||
 		!(bytes.Equal(version, []byte("HTTP/1.1")) || bytes.Equal(version, []byte("HTTP/1.0"))) {
 		return h, errMalformed
 	}
@@ -125,6 +125,17 @@ func parseHead(b []byte) (connectHead, error) {
 		}
 	}
 	return h, nil
+}
+
+// hasCTL says whether b holds a control character (a request-target never does: net/http,
+// which read the heads before, refused one with 400 too).
+func hasCTL(b []byte) bool {
+	for _, c := range b {
+		if c < ' ' || c == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 // validToken says whether b is an RFC 9110 token (method and field-name syntax).

@@ -33,6 +33,8 @@ func TestParseHead(t *testing.T) {
 		{name: "HTTP/2 version", head: "CONNECT a:443 HTTP/2.0\r\n\r\n", malformed: true},
 		{name: "no version", head: "CONNECT a:443\r\n\r\n", malformed: true},
 		{name: "empty target", head: "CONNECT  HTTP/1.1\r\n\r\n", malformed: true},
+		{name: "control character in the target", head: "CONNECT a\x01b:443 HTTP/1.1\r\n\r\n", malformed: true},
+		{name: "tab in the target", head: "CONNECT a:443\tb HTTP/1.1\r\n\r\n", malformed: true},
 		{name: "method not a token", head: "CON(NECT a:443 HTTP/1.1\r\n\r\n", malformed: true},
 		{name: "folded field line", head: "CONNECT a:443 HTTP/1.1\r\nHost: a\r\n continued\r\n\r\n", malformed: true},
 		{name: "space before the colon", head: "CONNECT a:443 HTTP/1.1\r\nProxy-Authorization : Basic x\r\n\r\n", malformed: true},
