@@ -64,7 +64,7 @@ type Server struct {
 	writeMu sync.Mutex // one meter write at a time, so a key's values land in order
 
 	tunnels atomic.Int64
-	pending atomic.Int64 // connections still sending their CONNECT head
+	pending atomic.Int64 // connections whose CONNECT is not decided yet (head read, checked, name resolved)
 	stats   stats
 
 	failMu   sync.Mutex
