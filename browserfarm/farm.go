@@ -160,11 +160,9 @@ func New(ctx context.Context, cfg Config, policy *egress.Policy, log *slog.Logge
 	}
 	for _, s := range f.slots {
 		f.wg.Add(1)
-		failures := 0
-		if s == first {
-			failures = firstFailures
-		}
-		go f.worker(s, failures)
+		// A machine too slow for the first browser's budget is too slow for the others' too:
+		// every slot starts at the longer budget rather than spending a start of its own to learn it.
+		go f.worker(s, firstFailures)
 	}
 	return f, nil
 }

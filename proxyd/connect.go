@@ -41,32 +41,46 @@ var errHeadTooLarge = errors.New("request head too large")
 // the bytes the client sent after it (a client may start its TLS handshake without waiting
 // for the 200); rest aliases buf.
 func readConnectHead(c net.Conn, buf []byte) (connectHead, []byte, error) {
-	n := 0
+	// Each search resumes where the last one stopped, and blank lines before the request line
+	// are dropped as they come, so a head sent a byte at a time costs linear time, not
+	// quadratic; dropped bytes still count against the buffer's size.
+	n, from, dropped := 0, 0, 0
 	for {
 		k, err := c.Read(buf[n:])
+		if n == 0 {
+			skip := 0
+			for skip < k && (buf[skip] == '\r' || buf[skip] == '\n') {
+				skip++
+			}
+			copy(buf, buf[skip:k])
+			k -= skip
+			dropped += skip
+		}
 		n += k
-		if end := headEnd(buf[:n]); end >= 0 {
+		if end := headEnd(buf[:n], from); end >= 0 {
 			h, perr := parseHead(buf[:end])
 			return h, buf[end:n], perr
 		}
 		if err != nil {
 			return connectHead{}, nil, err
 		}
-		if n == len(buf) {
+		if n+dropped >= len(buf) {
 			return connectHead{}, nil, errHeadTooLarge
 		}
+		from = max(0, n-2)
 	}
 }
 
-// headEnd returns the length of the head in b (through the blank line that ends it), or -1.
+// headEnd returns the length of the head in b (through the blank line that ends it), or -1;
+// from says that b[:from] was searched before (its end cannot lie wholly in it).
 // Lines may end in CRLF or a bare LF, as net/http accepts; blank lines before the request
 // line are skipped (RFC 9112 §2.2).
-func headEnd(b []byte) int {
+func headEnd(b []byte, from int) int {
 	start := 0
 	for start < len(b) && (b[start] == '\r' || b[start] == '\n') {
 		start++
 	}
-	for i := start; i < len(b); i++ {
+	for i := max(start, from); i < len(b); i++ {
 		if b[i] != '\n' {
 			continue
 		}
@@ -90,7 +104,7 @@ func parseHead(b []byte) (connectHead, error) {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	method, rest, ok1 := bytes.Cut(line, []byte{' '})
 	target, version, ok2 := bytes.Cut(rest, []byte{' '})
-	if !ok1 || !ok2 || len(method) == 0 || len(target) == 0 || !validToken(method) ||
+	if !ok1 || !ok2 || len(method) == 0 || len(target) == 0 || !validToken(method) || hasCTL(target) ||
 		!(bytes.Equal(version, []byte("HTTP/1.1")) || bytes.Equal(version, []byte("HTTP/1.0"))) {
 		return h, errMalformed
 	}
@@ -111,6 +125,17 @@ func parseHead(b []byte) (connectHead, error) {
 		}
 	}
 	return h, nil
+}
+
+// hasCTL says whether b holds a control character (a request-target never does: net/http,
+// which read the heads before, refused one with 400 too).
+func hasCTL(b []byte) bool {
+	for _, c := range b {
+		if c < ' ' || c == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 // validToken says whether b is an RFC 9110 token (method and field-name syntax).

@@ -64,7 +64,7 @@ type Server struct {
 	writeMu sync.Mutex // one meter write at a time, so a key's values land in order
 
 	tunnels atomic.Int64
-	pending atomic.Int64 // connections still sending their CONNECT head
+	pending atomic.Int64 // connections whose CONNECT is not decided yet (head read, checked, name resolved)
 	stats   stats
 
 	failMu   sync.Mutex
@@ -443,18 +443,6 @@ func splitTarget(hostport string) (string, int, error) {
 	return h, port, nil
 }
 
-func writeStatus(conn net.Conn, code int, text, proxyStatus string) {
-	_ = conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	var b strings.Builder
-	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", code, text)
-	if proxyStatus != "" {
-		fmt.Fprintf(&b, "Proxy-Status: peage; error=%s\r\nConnection: close\r\nContent-Length: 0\r\n", proxyStatus)
-	}
-	b.WriteString("\r\n")
-	_, _ = io.WriteString(conn, b.String())
-	_ = conn.SetWriteDeadline(time.Time{})
-}
-
 // serveTunnel dials target and carries the tunnel; early is what the client sent after its
 // CONNECT head, passed on first (and metered) once the 200 is out.
 func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.AddrPort, early []byte) {
@@ -470,21 +458,21 @@ func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.
 	cancel()
 	if err != nil {
 		s.stats.dialFailed.Add(1)
-		writeStatus(conn, http.StatusBadGateway, "Bad Gateway", "destination_unavailable")
+		s.writeRefusal(conn, refusal{status: http.StatusBadGateway, errName: "destination_unavailable", msg: fmt.Sprintf("cannot connect to %s port %d", host, target.Port())})
 		return
 	}
 	t := &tunnel{m: m, client: conn, target: tc, kernel: &s.stats.bytesKernel}
 	t.touch()
 	if err := m.addTunnel(t, s.now(), s.cfg.MaxTunnelsPerKey); err != nil {
 		_ = tc.Close()
-		code, text, ps := http.StatusForbidden, "Forbidden", "http_request_denied"
+		r := refusal{status: http.StatusForbidden, errName: "http_request_denied", msg: err.Error()}
 		if errors.Is(err, errTooMany) {
 			s.stats.refusedBusy.Add(1)
-			code, text, ps = http.StatusTooManyRequests, "Too Many Tunnels", "connection_limit_reached"
+			r.status, r.errName = http.StatusTooManyRequests, "connection_limit_reached"
 		} else {
 			s.stats.refusedEnded.Add(1)
 		}
-		writeStatus(conn, code, text, ps)
+		s.writeRefusal(conn, r)
 		return
 	}
 	defer m.removeTunnel(t)

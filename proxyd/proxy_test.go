@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -628,5 +629,44 @@ func TestAllowedTargetOpensItsPortOnly(t *testing.T) {
 				t.Fatalf("through the tunnel: %q %v", b, err)
 			}
 		})
+	}
+}
+
+// TestDialFailureAnswered: a target that refuses the connection gets 502 with its Proxy-Status
+// and a line naming the target, costs nothing, and counts as a failed dial.
+func TestDialFailureAnswered(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	_ = ln.Close()
+	_, p, _ := net.SplitHostPort(closed)
+	port, _ := strconv.Atoi(p)
+	e := newEnv(t, func(c *Config) {
+		c.Ports = append(c.Ports, port)
+		c.AllowEgress = append(c.AllowEgress, closed)
+	})
+	key := e.issue(1 << 20)
+	c, err := net.Dial("tcp", e.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	auth := base64.StdEncoding.EncodeToString([]byte("buyer:" + key))
+	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nProxy-Authorization: Basic %s\r\n\r\n", closed, auth)
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || !resp.Close ||
+		!strings.Contains(resp.Header.Get("Proxy-Status"), "error=destination_unavailable") || !strings.Contains(string(body), "127.0.0.1 port "+p) {
+		t.Fatalf("%d %v %q, want 502 destination_unavailable naming %s", resp.StatusCode, resp.Header, body, closed)
+	}
+	if u, _ := e.s.Usage(context.Background(), key); u.Used != 0 || e.s.Stats().DialFailed != 1 {
+		t.Fatalf("used %d, dial failures %d; want 0 and 1", u.Used, e.s.Stats().DialFailed)
 	}
 }

@@ -134,7 +134,7 @@ func (p *pump) readAndForward(fd uintptr) bool {
 		}
 		if n == len(buf) && left >= len(buf) && len(buf) < bigChunkSize {
 			// A full read with as much again waiting: the sender outruns this copy, so the
-			// rest of this burst goes through a bigger buffer, in half the system calls.
+			// rest of this burst goes through a bigger buffer, in a quarter of the system calls.
 			bufPool.Put(r.bp)
 			r.bp = bigPool.Get().(*[]byte)
 		}

@@ -200,9 +200,11 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 	}
 	// Setups are timed in turns, one on each path, so that every path meets the same load of
 	// the machine; the relay shares proxyd's process, so it takes its turns apart, after.
-	var proxies []path
+	var proxies, relay []path
 	for _, p := range paths {
-		if p.name != nameRelay {
+		if p.name == nameRelay {
+			relay = append(relay, p)
+		} else {
 			proxies = append(proxies, p)
 		}
 	}
@@ -210,7 +212,7 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 	if err != nil {
 		return err
 	}
-	rst, err := setupTimes(paths[1:2], setups)
+	rst, err := setupTimes(relay, setups)
 	if err != nil {
 		return err
 	}
