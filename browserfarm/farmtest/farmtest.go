@@ -81,7 +81,7 @@ func start(size, queue int, tune func(*browserfarm.Config), pages map[string]htt
 	}
 	cfg.Size = size
 	cfg.Queue = queue
-	cfg.MaxHTMLBytes = 4 << 20
+	cfg.MaxHTMLBytes = 1 << 20
 	cfg.JobTimeout = 20 * time.Second
 	cfg.RecycleJobs = 0
 	// Generous on purpose: the tests check what scripts insert, on a machine that may be
