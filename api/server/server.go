@@ -190,8 +190,18 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 	case errors.As(err, &small):
 		e = &apierr.Error{Code: apierr.CodeHeaderTooBig, Message: fmt.Sprintf("request headers larger than %d bytes", s.cfg.MaxHeaderBytes)}
 	}
-	ctx.SetConnectionClose()
+	closeUnread(ctx)
 	s.writeError(ctx, e, nil)
+}
+
+// closeUnread ends the connection after this answer, whose request was not read whole: the
+// connection lingers on close (netlimit's LingerUnread) so the client reads the answer
+// instead of a reset.
+func closeUnread(ctx *fasthttp.RequestCtx) {
+	ctx.SetConnectionClose()
+	if c, ok := ctx.Conn().(interface{ LingerUnread() }); ok {
+		c.LingerUnread()
+	}
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
@@ -211,7 +221,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	var status int
 	if berr := s.readBody(ctx); berr != nil {
 		// The rest of the body (if any) is unread: the connection cannot carry another request.
-		ctx.SetConnectionClose()
+		closeUnread(ctx)
 		status = s.writeError(ctx, berr, nil)
 	} else {
 		status = s.serve(ctx, e, pathID, err)

@@ -4,9 +4,11 @@
 package netlimit
 
 import (
+	"io"
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -127,11 +129,36 @@ func (l *Listener) Accept() (net.Conn, error) {
 
 type conn struct {
 	net.Conn
-	once    sync.Once
-	release func()
+	once      sync.Once
+	release   func()
+	linger    atomic.Bool // LingerUnread was called
+	lingering atomic.Bool // Close has started the lingering close
 }
 
+// lingerFor and lingerBytes bound what a lingering close waits for and reads.
+const (
+	lingerFor   = 500 * time.Millisecond
+	lingerBytes = 256 << 10
+)
+
+// LingerUnread marks the connection as closing with input the server did not read (a request
+// head over its limit, a body it refused). The kernel resets a socket closed with unread
+// input, and the client then loses the answer written just before; so Close ends the sending
+// side first and discards what the client still sends, for a moment and a bounded amount,
+// before closing. The connection counts against its client until then.
+func (c *conn) LingerUnread() { c.linger.Store(true) }
+
 func (c *conn) Close() error {
+	if tc, ok := c.Conn.(*net.TCPConn); ok && c.linger.Load() && c.lingering.CompareAndSwap(false, true) {
+		_ = tc.CloseWrite()
+		go func() {
+			_ = tc.SetReadDeadline(time.Now().Add(lingerFor))
+			_, _ = io.Copy(io.Discard, io.LimitReader(tc, lingerBytes))
+			_ = tc.Close()
+			c.once.Do(c.release)
+		}()
+		return nil
+	}
 	err := c.Conn.Close()
 	c.once.Do(c.release)
 	return err
