@@ -82,6 +82,7 @@ type Server struct {
 
 	bg     sync.WaitGroup
 	stopBg context.CancelFunc
+	closed atomic.Bool // Close has begun: no tunnel may start
 }
 
 type stats struct {
@@ -173,6 +174,7 @@ func (s *Server) meterList() []*meter {
 // Close stops the background loops, closes every tunnel and writes every meter. It does not
 // close the store (its owner does).
 func (s *Server) Close() error {
+	s.closed.Store(true)
 	ms := s.meterList()
 	for _, m := range ms {
 		m.mu.Lock()
@@ -476,6 +478,13 @@ func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.
 		return
 	}
 	defer m.removeTunnel(t)
+	if s.closed.Load() {
+		// Registered after Close shut the tunnels it found (a CONNECT accepted just before
+		// the shutdown): refused, never left running past it.
+		_ = tc.Close()
+		s.writeRefusal(conn, refusal{status: http.StatusServiceUnavailable, errName: "proxy_internal_response", msg: "the proxy is shutting down"})
+		return
+	}
 	s.tunnels.Add(1)
 	defer s.tunnels.Add(-1)
 	// Bytes dialled-but-unsent are not metered: the 200 line and the CONNECT head are the

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os/exec"
 	"strconv"
@@ -668,5 +669,45 @@ func TestDialFailureAnswered(t *testing.T) {
 	}
 	if u, _ := e.s.Usage(context.Background(), key); u.Used != 0 || e.s.Stats().DialFailed != 1 {
 		t.Fatalf("used %d, dial failures %d; want 0 and 1", u.Used, e.s.Stats().DialFailed)
+	}
+}
+
+// TestTunnelAfterCloseIsRefused: a CONNECT decided just before Close but registered after it
+// shut the tunnels is answered 503, not left running past the shutdown.
+func TestTunnelAfterCloseIsRefused(t *testing.T) {
+	e := newEnv(t, nil)
+	key := e.issue(1 << 20)
+	e.s.mu.RLock()
+	m := e.s.meters[hashKey(key)]
+	e.s.mu.RUnlock()
+	if m == nil {
+		t.Fatal("no meter for the issued key")
+	}
+	if err := e.s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	client, server := net.Pipe()
+	defer client.Close()
+	done := make(chan struct{})
+	go func() {
+		e.s.serveTunnel(server, m, "127.0.0.1", netip.MustParseAddrPort(e.src.addr), nil)
+		close(done)
+	}()
+	_ = client.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(client), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(resp.Header.Get("Proxy-Status"), "error=proxy_internal_response") {
+		t.Fatalf("%d %v, want 503 proxy_internal_response", resp.StatusCode, resp.Header)
+	}
+	_ = client.Close()
+	<-done
+	m.mu.Lock()
+	n := len(m.tunnels)
+	m.mu.Unlock()
+	if n != 0 || e.s.tunnels.Load() != 0 {
+		t.Fatalf("%d tunnels on the meter, %d in all after the refusal; want none", n, e.s.tunnels.Load())
 	}
 }
