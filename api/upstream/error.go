@@ -36,6 +36,10 @@ type Error struct {
 	// Body is the upstream's answer to a non-2xx status, for connectors whose errors say what
 	// went wrong in the body (OSRM's code); nil otherwise.
 	Body []byte
+	// Reason is the refusal the upstream named in an answer whose HTTP status says success
+	// (VIES's IP_BLOCKED, MS_UNAVAILABLE): a code safe to show the client, which the status
+	// alone would hide.
+	Reason string
 }
 
 func (e *Error) Error() string {
@@ -107,6 +111,8 @@ func APIError(err error) error {
 		return apierr.Upstream(ue.Upstream, err, "%s answered in an unexpected shape", ue.Upstream)
 	case ue.Status == 429:
 		return apierr.Upstream(ue.Upstream, err, "%s refused the call (rate limited)", ue.Upstream)
+	case ue.Reason != "":
+		return apierr.Upstream(ue.Upstream, err, "%s did not answer: %s", ue.Upstream, ue.Reason)
 	case ue.Status != 0:
 		return apierr.Upstream(ue.Upstream, err, "%s answered status %d", ue.Upstream, ue.Status)
 	default:

@@ -78,7 +78,7 @@ func (c *Client) result(op string, w wire) (*Result, error) {
 		code = w.ErrorWrappers[0].Error
 	}
 	if transient[code] {
-		return nil, &upstream.Error{Upstream: Name, Op: op, Status: http.StatusOK, Retryable: true, Err: errors.New("VIES: " + code)}
+		return nil, &upstream.Error{Upstream: Name, Op: op, Status: http.StatusOK, Retryable: true, Reason: code, Err: errors.New("VIES: " + code)}
 	}
 	if code == "INVALID_INPUT" {
 		return nil, &upstream.Error{Upstream: Name, Op: op, Status: http.StatusBadRequest, Err: errors.New("VIES: INVALID_INPUT")}
@@ -86,7 +86,7 @@ func (c *Client) result(op string, w wire) (*Result, error) {
 	if code != "" && code != "VALID" && code != "INVALID" {
 		// Any other code is VIES refusing to answer (IP_BLOCKED comes with isValid false):
 		// the number's validity is unknown, never "invalid".
-		return nil, &upstream.Error{Upstream: Name, Op: op, Status: http.StatusOK, Err: errors.New("VIES: " + code)}
+		return nil, &upstream.Error{Upstream: Name, Op: op, Status: http.StatusOK, Reason: code, Err: errors.New("VIES: " + code)}
 	}
 	var valid *bool
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/peage/appliance/api/upstream"
@@ -44,9 +45,10 @@ func TestRefusalIsAFailureNotInvalid(t *testing.T) {
 	for _, tt := range []struct {
 		cc, number, file string
 		retryable        bool
+		reason           string // what the client is told VIES answered
 	}{
-		{"PL", "7740001454", "testdata/get_ms_unavailable.json", true},
-		{"FR", "29921822466", "testdata/get_ip_blocked_fr.json", false},
+		{"PL", "7740001454", "testdata/get_ms_unavailable.json", true, "MS_UNAVAILABLE"},
+		{"FR", "29921822466", "testdata/get_ip_blocked_fr.json", false, "IP_BLOCKED"},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			s := upstreamtest.New(t)
@@ -55,6 +57,9 @@ func TestRefusalIsAFailureNotInvalid(t *testing.T) {
 			var ue *upstream.Error
 			if err == nil || !asErr(err, &ue) || ue.Retryable != tt.retryable {
 				t.Fatalf("Check = %+v, %v; want an upstream error, retryable %v", r, err, tt.retryable)
+			}
+			if msg := upstream.APIError(err).Error(); !strings.Contains(msg, "vies did not answer: "+tt.reason) {
+				t.Errorf("the client is told %q; want VIES's %s named", msg, tt.reason)
 			}
 		})
 	}
