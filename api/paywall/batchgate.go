@@ -149,18 +149,10 @@ func (g *X402) reserveBatch(ctx context.Context, bf BatchFacilitator, req *x402.
 // way) is asked again with the same request, which the settle daemon answers with the same
 // result without charging twice; a verdict (4xx) ends it.
 func (g *X402) batchCompleteRetrying(ctx context.Context, bf BatchFacilitator, req *x402.BatchCompleteRequest) (x402.BatchSettleResponse, error) {
-	for wait := 100 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		r, err := bf.BatchComplete(ctx, req)
-		if err == nil || !transient(err) {
-			return r, err
-		}
-		g.log.Warn("batch complete answer lost; asking again", keyPayment, req.ID, keyErr, err)
-		select {
-		case <-ctx.Done():
-			return r, err
-		case <-time.After(wait):
-		}
-	}
+	return askUntilAnswered(ctx, func() (x402.BatchSettleResponse, error) { return bf.BatchComplete(ctx, req) },
+		func(err error) {
+			g.log.Warn("batch complete answer lost; asking again", keyPayment, req.ID, keyErr, err)
+		})
 }
 
 // refundBatch executes a held cooperative refund (the settle daemon claims what the channel was

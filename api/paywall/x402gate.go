@@ -347,11 +347,20 @@ func (g *X402) complete(ctx context.Context, call *Call, req *x402.FacilitatorRe
 // completeRetrying asks for completion until it gets an answer: Complete is idempotent, and a
 // settle daemon that restarts in between answers the second time.
 func (g *X402) completeRetrying(ctx context.Context, id, mode string) (x402.SettlementResponse, error) {
-	var err error
-	for wait := 100 * time.Millisecond; ; wait *= 2 {
-		var r x402.SettlementResponse
-		if r, err = g.f.Complete(ctx, id, mode); err == nil || !transient(err) {
+	return askUntilAnswered(ctx, func() (x402.SettlementResponse, error) { return g.f.Complete(ctx, id, mode) }, nil)
+}
+
+// askUntilAnswered calls ask, an idempotent request to the settle daemon, until it answers or
+// gives its verdict (an error that is not transient), or ctx ends; lost (when not nil) hears
+// each answer lost on the way. Tries are 100 ms apart, doubling up to 1 s.
+func askUntilAnswered[T any](ctx context.Context, ask func() (T, error), lost func(error)) (T, error) {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		r, err := ask()
+		if err == nil || !transient(err) {
 			return r, err
+		}
+		if lost != nil {
+			lost(err)
 		}
 		select {
 		case <-ctx.Done():
