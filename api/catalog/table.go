@@ -312,7 +312,9 @@ func Table(n Names) []Entry {
 		route("crypto", "GET", "/v1/crypto/market", 5_000, "Crypto market overview: capitalisation, volume, dominance, stablecoin supply.").
 			up("coingecko", 5*minute),
 		route("crypto", "GET", "/v1/crypto/funding-rate", 5_000, "Perpetual funding rates with annualised figure and bias.",
-			L("symbols", "perp symbols, e.g. BTC,ETH").Req().Range(1, 10).Fmt("perp_symbol")).up("hyperliquid", minute).ex("symbols", "BTC,ETH"),
+			L("symbols", "perp symbols, e.g. BTC,ETH").Req().Range(1, 10).Fmt("perp_symbol"),
+			S("exchange", "venue: hyperliquid (hourly, geo-safe), binance or bybit (USDT perpetuals)").Of("hyperliquid", "binance", "bybit").Def("hyperliquid")).
+			up("hyperliquid", minute).ex("symbols", "BTC,ETH"),
 		route("crypto", "GET", "/v1/token/price-history", 5_000, "Token price history (up to 500 points) or the price at a date.",
 			S("coin", "token id or chain:address").Req().Range(1, 120).Fmt("coin_ref"), I("days", "days of history").Range(1, 365).Def(int64(30)),
 			S("period", "sampling period").Of("hourly", "daily"), S("at", "price at this date (within the last 365 days)").Fmt("past_year_date")).

@@ -146,6 +146,13 @@ var Specs = []Spec{
 	// metaAndAssetCtxs weighs 20 of 1,200 per minute and IP: at most 60 a minute, so 0.8/s.
 	{Name: "hyperliquid", BaseURL: "https://api.hyperliquid.xyz", Timeout: 5 * time.Second, RPS: 0.8, Burst: 4,
 		Terms: "Hyperliquid public info API. Funding and prices are the venue's own figures."},
+	// Funding venues of /v1/crypto/funding-rate: Binance USDⓈ-M allows 2,400 weight a minute
+	// per IP (premiumIndex 1 with a symbol) and 500 fundingInfo calls per 5 minutes; Bybit about
+	// 600 requests per 5 s per IP. A question asks at most 10 symbols (plus fundingInfo).
+	{Name: "binance-futures", BaseURL: "https://fapi.binance.com", Timeout: 5 * time.Second, RPS: 2, Burst: 11, Retries: 1,
+		Terms: "Binance USDⓈ-M futures public market data. Funding and prices are the venue's own figures."},
+	{Name: "bybit", BaseURL: "https://api.bybit.com", Timeout: 5 * time.Second, RPS: 5, Burst: 10, Retries: 1,
+		Terms: "Bybit v5 public market data. Funding and prices are the venue's own figures."},
 	// Prediction markets: Gamma allows 300 /markets requests per 10 s, Kalshi's keyless reads
 	// are per IP (kept well under 10/s), Manifold 500 requests a minute per IP.
 	{Name: "polymarket", BaseURL: "https://gamma-api.polymarket.com", Timeout: 6 * time.Second, RPS: 2, Burst: 4, Retries: 1,

@@ -1,6 +1,6 @@
 // Package crypto serves the market-data routes: /v1/crypto/price, /v1/crypto/market,
 // /v1/token/price-history (CoinGecko, DefiLlama for the stablecoin supply),
-// /v1/crypto/funding-rate (Hyperliquid), /v1/markets/prediction (Polymarket, Kalshi, Manifold)
+// /v1/crypto/funding-rate (Hyperliquid, Binance or Bybit), /v1/markets/prediction (Polymarket, Kalshi, Manifold)
 // /v1/crypto/news (four newsroom feeds) and /v1/token/verdict (GoPlus and honeypot.is, scored
 // by the rules of verdict.go, kept under the caller's requestKey) and /v1/perps/stock-gaps
 // (Hyperliquid's stock perps against Yahoo Finance and Jupiter's xStock prices). Every figure names its source; a source that
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/upstream/binance"
+	"github.com/peage/appliance/api/upstream/bybit"
 	"github.com/peage/appliance/api/upstream/coingecko"
 	"github.com/peage/appliance/api/upstream/defillama"
 	"github.com/peage/appliance/api/upstream/goplus"
@@ -45,6 +47,8 @@ type Routes struct {
 	gecko    *coingecko.Client
 	llama    *defillama.Client
 	hl       *hyperliquid.Client
+	binance  *binance.Client
+	bybit    *bybit.Client
 	poly     *polymarket.Client
 	kalshi   *kalshi.Client
 	mani     *manifold.Client
@@ -81,7 +85,7 @@ func New(d Deps) (*Routes, error) {
 		return nil, err
 	}
 	clients := map[string]*httpc.Client{}
-	for _, name := range []string{polymarket.Name, kalshi.Name, manifold.Name, goplus.Name, honeypot.Name, jupiter.Name, yahoo.Name} {
+	for _, name := range []string{polymarket.Name, kalshi.Name, manifold.Name, goplus.Name, honeypot.Name, jupiter.Name, yahoo.Name, binance.Name, bybit.Name} {
 		if clients[name], err = d.Pool.Client(name); err != nil {
 			return nil, err
 		}
@@ -93,6 +97,7 @@ func New(d Deps) (*Routes, error) {
 		}
 	}
 	r := &Routes{feeds: feeds, goplus: goplus.New(clients[goplus.Name]), honeypot: honeypot.New(clients[honeypot.Name]), results: d.Results,
+		binance: binance.New(clients[binance.Name]), bybit: bybit.New(clients[bybit.Name]),
 		jup: jupiter.New(clients[jupiter.Name]), yahoo: yahoo.New(clients[yahoo.Name]),
 		poly: polymarket.New(clients[polymarket.Name]), kalshi: kalshi.New(clients[kalshi.Name]), mani: manifold.New(clients[manifold.Name]),
 		gecko: coingecko.New(cg), llama: defillama.New(dl), hl: hyperliquid.New(hl), now: d.Now, marketMaxAge: d.MarketMaxAge}

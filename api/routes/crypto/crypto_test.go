@@ -21,6 +21,8 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/routes/crypto"
 	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/binance"
+	"github.com/peage/appliance/api/upstream/bybit"
 	"github.com/peage/appliance/api/upstream/coingecko"
 	"github.com/peage/appliance/api/upstream/defillama"
 	"github.com/peage/appliance/api/upstream/goplus"
@@ -65,6 +67,7 @@ type env struct {
 	feeds                  map[string]*upstreamtest.Server // by source
 	goplus, honeypot       *upstreamtest.Server
 	jupiter, yahoo         *upstreamtest.Server
+	binance, bybit         *upstreamtest.Server
 	h                      *apitest.Harness
 	gate                   *apitest.RecordingGate
 }
@@ -87,6 +90,8 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	specs[goplus.Name], specs[honeypot.Name] = e.goplus.Spec(t, goplus.Name), e.honeypot.Spec(t, honeypot.Name)
 	e.jupiter, e.yahoo = upstreamtest.New(t), upstreamtest.New(t)
 	specs[jupiter.Name], specs[yahoo.Name] = e.jupiter.Spec(t, jupiter.Name), e.yahoo.Spec(t, yahoo.Name)
+	e.binance, e.bybit = upstreamtest.New(t), upstreamtest.New(t)
+	specs[binance.Name], specs[bybit.Name] = e.binance.Spec(t, binance.Name), e.bybit.Spec(t, bybit.Name)
 	e.feeds = map[string]*upstreamtest.Server{}
 	for _, f := range rss.Newsrooms {
 		e.feeds[f.Source] = upstreamtest.New(t)
@@ -158,6 +163,7 @@ func TestBadParamsBeforePayment(t *testing.T) {
 		{"/v1/crypto/price", url.Values{"ids": {"a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z"}}, "ids"},
 		{"/v1/crypto/funding-rate", url.Values{"symbols": {"BTC,ETH,SOL,DOGE,XRP,ADA,AVAX,LINK,DOT,LTC,BCH"}}, "symbols"},
 		{"/v1/crypto/funding-rate", url.Values{"symbols": {"BTC/USD"}}, "symbols"},
+		{"/v1/crypto/funding-rate", url.Values{"symbols": {"BTC"}, "exchange": {"okx"}}, "exchange"},
 		{"/v1/token/price-history", url.Values{"coin": {"bitcoin"}, "days": {"0"}}, "days"},
 		{"/v1/token/price-history", url.Values{"coin": {"bitcoin"}, "days": {"366"}}, "days"},
 		{"/v1/token/price-history", url.Values{"coin": {"base:0x1234"}}, "coin"},
@@ -179,7 +185,7 @@ func TestBadParamsBeforePayment(t *testing.T) {
 			t.Errorf("%s?%s: %d %v, want 400 naming %s", c.path, c.q.Encode(), code, body, c.param)
 		}
 	}
-	if n := len(e.gecko.Requests()) + len(e.hl.Requests()); n != 0 {
+	if n := len(e.gecko.Requests()) + len(e.hl.Requests()) + len(e.binance.Requests()) + len(e.bybit.Requests()); n != 0 {
 		t.Errorf("%d upstream requests for bad input", n)
 	}
 	// The same routes with good input ask for payment, without calling anyone.
@@ -400,6 +406,89 @@ func TestFundingRateDownAndUnknown(t *testing.T) {
 	e.hl.Expect("/info", nil, info(t, `{"type":"metaAndAssetCtxs"}`, fixture(t, "hyperliquid", "meta_and_asset_ctxs.json")))
 	if code, body := e.get(t, "/v1/crypto/funding-rate", url.Values{"symbols": {"NOPE"}}); code != 404 {
 		t.Errorf("unknown symbol: %d %v, want 404", code, body)
+	}
+	if charged, waived := e.gate.Counts(); charged != 0 || waived != 2 {
+		t.Errorf("charged %d waived %d, want 0 and 2", charged, waived)
+	}
+}
+
+func TestFundingRateBinance(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	e.binance.Expect("/fapi/v1/fundingInfo", nil, fixture(t, "binance", "funding_info.json"))
+	e.binance.Expect("/fapi/v1/premiumIndex", upstreamtest.Query("symbol", "BTCUSDT"), fixture(t, "binance", "premium_index_BTCUSDT.json"))
+	// Derived: Binance's documented refusal of a symbol it does not list.
+	e.binance.Expect("/fapi/v1/premiumIndex", upstreamtest.Query("symbol", "NOPEUSDT"), upstreamtest.JSON(400, `{"code":-1121,"msg":"Invalid symbol."}`))
+	code, body := e.get(t, "/v1/crypto/funding-rate", url.Values{"symbols": {"btc,nope,BTCUSDT"}, "exchange": {"binance"}})
+	wantStatus(t, code, 200, body)
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"exchange"}, "binance"}, {[]any{"count"}, 1.0},
+		{[]any{"rates", 0, "symbol"}, "BTCUSDT"},
+		{[]any{"rates", 0, "funding_rate_pct"}, 0.00038246 * 100},
+		// Not listed in fundingInfo: Binance's default 8-hour interval, three settlements a day.
+		{[]any{"rates", 0, "interval_hours"}, 8.0},
+		{[]any{"rates", 0, "annualized_pct"}, perYear(0.00038246, 8)},
+		{[]any{"rates", 0, "bias"}, "longs_pay"},
+		{[]any{"rates", 0, "next_funding_time"}, "2020-08-14T08:00:00Z"},
+		{[]any{"rates", 0, "bounds"}, nil},
+		{[]any{"rates", 0, "mark_price"}, 11793.63104562},
+		{[]any{"rates", 0, "oracle_price"}, 11781.80495970},
+		{[]any{"rates", 0, "open_interest"}, nil},
+		{[]any{"not_found", 0}, "NOPEUSDT"},
+	} {
+		if got := apitest.At(body, c.path...); got != c.want {
+			t.Errorf("%v = %v, want %v", c.path, got, c.want)
+		}
+	}
+	if n := len(e.hl.Requests()) + len(e.bybit.Requests()); n != 0 {
+		t.Errorf("%d requests to the other venues", n)
+	}
+	if n := len(e.binance.Requests()); n != 3 {
+		t.Errorf("%d Binance requests, want fundingInfo and one premiumIndex per distinct symbol (3)", n)
+	}
+}
+
+func TestFundingRateBybit(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	e.bybit.Expect("/v5/market/tickers", upstreamtest.Query("category", "linear", "symbol", "BTCUSDT"), fixture(t, "bybit", "tickers_linear_BTCUSDT.json"))
+	code, body := e.get(t, "/v1/crypto/funding-rate", url.Values{"symbols": {"BTC"}, "exchange": {"bybit"}})
+	wantStatus(t, code, 200, body)
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"exchange"}, "bybit"}, {[]any{"count"}, 1.0},
+		{[]any{"rates", 0, "symbol"}, "BTCUSDT"},
+		{[]any{"rates", 0, "funding_rate_pct"}, 0.00001938 * 100},
+		{[]any{"rates", 0, "interval_hours"}, 8.0},
+		{[]any{"rates", 0, "annualized_pct"}, perYear(0.00001938, 8)},
+		{[]any{"rates", 0, "next_funding_time"}, "2025-11-04T08:00:00Z"},
+		{[]any{"rates", 0, "bounds", "max_pct"}, 0.5},
+		{[]any{"rates", 0, "bounds", "min_pct"}, -0.5},
+		{[]any{"rates", 0, "mark_price"}, 107084.0},
+		{[]any{"rates", 0, "oracle_price"}, 107135.27},
+		{[]any{"rates", 0, "open_interest"}, 50923.331},
+		{[]any{"rates", 0, "day_volume_usd"}, 10983940889.69},
+	} {
+		if got := apitest.At(body, c.path...); got != c.want {
+			t.Errorf("%v = %v, want %v", c.path, got, c.want)
+		}
+	}
+}
+
+func TestFundingRateVenuesDownAreNotCharged(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	// Derived: the 451 Binance documents for restricted locations.
+	e.binance.Handle(upstreamtest.JSON(451, `{"code":0,"msg":"Service unavailable from a restricted location."}`))
+	if code, body := e.get(t, "/v1/crypto/funding-rate", url.Values{"symbols": {"BTC"}, "exchange": {"binance"}}); code != 502 {
+		t.Errorf("binance refused: %d %v, want 502", code, body)
+	}
+	// Derived: Bybit's rate-limit refusal inside an HTTP 200 (error code 10006).
+	e.bybit.Handle(upstreamtest.JSON(200, `{"retCode":10006,"retMsg":"Too many visits!","result":{},"retExtInfo":{},"time":1762220791908}`))
+	if code, body := e.get(t, "/v1/crypto/funding-rate", url.Values{"symbols": {"BTC"}, "exchange": {"bybit"}}); code != 502 {
+		t.Errorf("bybit refused: %d %v, want 502", code, body)
 	}
 	if charged, waived := e.gate.Counts(); charged != 0 || waived != 2 {
 		t.Errorf("charged %d waived %d, want 0 and 2", charged, waived)
@@ -994,4 +1083,11 @@ func TestNewsTwoNewsroomsAnswering(t *testing.T) {
 	if sources["cointelegraph"] != 2 || sources["coindesk"] == 0 {
 		t.Errorf("q=bitget: %v", sources)
 	}
+}
+
+// perYear is the annualised percentage of a rate (a fraction per interval), computed at run
+// time in the route's order: constant folding would round differently.
+func perYear(rate float64, intervalHours int) float64 {
+	pct := rate * 100
+	return pct * 24 / float64(intervalHours) * 365
 }

@@ -2,12 +2,17 @@ package crypto
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/binance"
+	"github.com/peage/appliance/api/upstream/bybit"
 )
 
 // Hyperliquid settles funding every hour and caps it at 4 % an hour (its documentation,
@@ -19,17 +24,20 @@ const (
 
 // FundingRate is one symbol's rate.
 type FundingRate struct {
-	Symbol         string  `json:"symbol"`
+	Symbol         string  `json:"symbol"`           // the venue's own symbol: BTC on Hyperliquid, BTCUSDT on Binance and Bybit
 	FundingRatePct float64 `json:"funding_rate_pct"` // per interval, in percent
 	AnnualizedPct  float64 `json:"annualized_pct"`   // rate × (24 / interval_hours) × 365
 	Bias           string  `json:"bias"`             // longs_pay, shorts_pay or neutral
 	IntervalHours  int     `json:"interval_hours"`
 	NextFundingAt  string  `json:"next_funding_time"`
-	Bounds         Bounds  `json:"bounds"`
-	MarkPrice      float64 `json:"mark_price"`
-	OraclePrice    float64 `json:"oracle_price"`
-	OpenInterest   float64 `json:"open_interest"`
-	DayVolumeUSD   float64 `json:"day_volume_usd"`
+	// Bounds is nil when the venue publishes none for the symbol (Binance lists caps and floors
+	// only for the symbols whose limits it adjusted).
+	Bounds      *Bounds `json:"bounds"`
+	MarkPrice   float64 `json:"mark_price"`
+	OraclePrice float64 `json:"oracle_price"` // Hyperliquid's oracle; the index price on Binance and Bybit
+	// OpenInterest (contracts) and DayVolumeUSD are left out where the venue's answer has none.
+	OpenInterest *float64 `json:"open_interest,omitempty"`
+	DayVolumeUSD *float64 `json:"day_volume_usd,omitempty"`
 }
 
 // Bounds are the venue's limits on one interval's rate, in percent.
@@ -48,46 +56,173 @@ type FundingAnswer struct {
 	Method   string        `json:"method"`
 }
 
-const fundingMethod = "Hyperliquid metaAndAssetCtxs (main perpetual dex): funding is the hourly rate for the coming hour; " +
-	"annualized_pct = funding_rate_pct × (24 / interval_hours) × 365, without compounding; longs pay shorts when positive."
+const annualised = "annualized_pct = funding_rate_pct × (24 / interval_hours) × 365, without compounding; longs pay shorts when positive."
+
+// fundingMethods say, per venue, where each figure comes from.
+var fundingMethods = map[string]string{
+	"hyperliquid": "Hyperliquid metaAndAssetCtxs (main perpetual dex): funding is the hourly rate for the coming hour, capped at 4 % an hour; " + annualised,
+	"binance": "Binance USDⓈ-M premiumIndex (lastFundingRate, mark and index price) per symbol, fundingInfo for the symbols whose interval, " +
+		"cap or floor Binance adjusted (others: 8 hours, bounds not published, null); " + annualised,
+	"bybit": "Bybit v5 linear tickers: fundingRate for the coming settlement, fundingIntervalHour, fundingCap as the bound both ways; " + annualised,
+}
+
+// venueRates is one venue's answer: rates found, symbols it does not list.
+type venueRates struct {
+	rates    []FundingRate
+	notFound []string
+}
 
 func (r *Routes) fundingRate(ctx context.Context, req *catalog.Request) (any, error) {
-	assets, err := r.hl.MetaAndAssetCtxs(ctx, "")
+	exchange := req.Args.Str("exchange")
+	if exchange == "" {
+		exchange = "hyperliquid"
+	}
+	now := r.now().UTC()
+	var got venueRates
+	var err error
+	switch exchange {
+	case "binance":
+		got, err = r.binanceRates(ctx, venueSymbols(req.Args.List("symbols")))
+	case "bybit":
+		got, err = r.bybitRates(ctx, venueSymbols(req.Args.List("symbols")))
+	default:
+		got, err = r.hyperliquidRates(ctx, dedupe(req.Args.List("symbols")), now)
+	}
 	if err != nil {
 		return nil, upstream.APIError(err)
 	}
-	now := r.now().UTC()
-	next := now.Truncate(time.Hour).Add(time.Hour).Format(time.RFC3339)
-	out := FundingAnswer{Exchange: "hyperliquid", Rates: []FundingRate{}, NotFound: []string{}, AsOf: now.Format(time.RFC3339), Method: fundingMethod}
-	for _, sym := range dedupe(req.Args.List("symbols")) {
+	if len(got.rates) == 0 {
+		return nil, apierr.NotFound("%s lists no perpetual for %s", exchange, strings.Join(got.notFound, ", "))
+	}
+	return FundingAnswer{Exchange: exchange, Count: len(got.rates), Rates: got.rates, NotFound: got.notFound,
+		AsOf: now.Format(time.RFC3339), Method: fundingMethods[exchange]}, nil
+}
+
+// newFundingRate builds one rate from the venue's figures; pct is per interval, in percent.
+func newFundingRate(symbol string, pct float64, intervalHours int, next time.Time, bounds *Bounds, mark, oracle float64) FundingRate {
+	bias := "neutral"
+	switch {
+	case pct > 0:
+		bias = "longs_pay"
+	case pct < 0:
+		bias = "shorts_pay"
+	}
+	return FundingRate{Symbol: symbol, FundingRatePct: pct, AnnualizedPct: pct * 24 / float64(intervalHours) * 365, Bias: bias,
+		IntervalHours: intervalHours, NextFundingAt: next.UTC().Format(time.RFC3339), Bounds: bounds, MarkPrice: mark, OraclePrice: oracle}
+}
+
+func (r *Routes) hyperliquidRates(ctx context.Context, symbols []string, now time.Time) (venueRates, error) {
+	assets, err := r.hl.MetaAndAssetCtxs(ctx, "")
+	if err != nil {
+		return venueRates{}, err
+	}
+	next := now.Truncate(time.Hour).Add(time.Hour)
+	out := venueRates{rates: []FundingRate{}, notFound: []string{}}
+	for _, sym := range symbols {
 		found := false
 		for _, a := range assets {
 			if !strings.EqualFold(a.Name, sym) || a.IsDelisted || !a.Funding.Valid {
 				continue
 			}
-			pct := a.Funding.V * 100
-			bias := "neutral"
-			switch {
-			case pct > 0:
-				bias = "longs_pay"
-			case pct < 0:
-				bias = "shorts_pay"
-			}
-			out.Rates = append(out.Rates, FundingRate{
-				Symbol: a.Name, FundingRatePct: pct, AnnualizedPct: pct * 24 / hlIntervalHours * 365, Bias: bias,
-				IntervalHours: hlIntervalHours, NextFundingAt: next, Bounds: Bounds{MinPct: -hlCapPctPerHour, MaxPct: hlCapPctPerHour},
-				MarkPrice: a.MarkPx.V, OraclePrice: a.OraclePx.V, OpenInterest: a.OpenInterest.V, DayVolumeUSD: a.DayNtlVlm.V,
-			})
+			fr := newFundingRate(a.Name, a.Funding.V*100, hlIntervalHours, next, &Bounds{MinPct: -hlCapPctPerHour, MaxPct: hlCapPctPerHour},
+				a.MarkPx.V, a.OraclePx.V)
+			fr.OpenInterest, fr.DayVolumeUSD = a.OpenInterest.Ptr(), a.DayNtlVlm.Ptr()
+			out.rates = append(out.rates, fr)
 			found = true
 			break
 		}
 		if !found {
-			out.NotFound = append(out.NotFound, sym)
+			out.notFound = append(out.notFound, sym)
 		}
 	}
-	if len(out.Rates) == 0 {
-		return nil, apierr.NotFound("Hyperliquid lists no perpetual for %s", strings.Join(out.NotFound, ", "))
-	}
-	out.Count = len(out.Rates)
 	return out, nil
+}
+
+// venueSymbols names USDT-margined perpetuals as Binance and Bybit do: BTC is BTCUSDT; a
+// symbol already ending in USDT or USDC is kept.
+func venueSymbols(symbols []string) []string {
+	out := make([]string, 0, len(symbols))
+	for _, s := range symbols {
+		s = strings.ToUpper(s)
+		if !strings.HasSuffix(s, "USDT") && !strings.HasSuffix(s, "USDC") {
+			s += "USDT"
+		}
+		out = append(out, s)
+	}
+	return dedupe(out)
+}
+
+// eachSymbol asks one venue about every symbol at once and keeps the answers in the asked
+// order; a symbol the venue does not list (errUnknown) is not found, any other failure fails
+// the question.
+func eachSymbol(ctx context.Context, symbols []string, errUnknown error, ask func(context.Context, string) (FundingRate, error)) (venueRates, error) {
+	rates := make([]FundingRate, len(symbols))
+	errs := make([]error, len(symbols))
+	var wg sync.WaitGroup
+	for i, s := range symbols {
+		wg.Go(func() { rates[i], errs[i] = ask(ctx, s) })
+	}
+	wg.Wait()
+	out := venueRates{rates: []FundingRate{}, notFound: []string{}}
+	for i, s := range symbols {
+		switch {
+		case errors.Is(errs[i], errUnknown):
+			out.notFound = append(out.notFound, s)
+		case errs[i] != nil:
+			return venueRates{}, errs[i]
+		default:
+			out.rates = append(out.rates, rates[i])
+		}
+	}
+	return out, nil
+}
+
+func (r *Routes) binanceRates(ctx context.Context, symbols []string) (venueRates, error) {
+	infos, err := r.binance.FundingInfos(ctx)
+	if err != nil {
+		return venueRates{}, err
+	}
+	adjusted := map[string]binance.FundingInfo{}
+	for _, fi := range infos {
+		adjusted[fi.Symbol] = fi
+	}
+	return eachSymbol(ctx, symbols, binance.ErrUnknownSymbol, func(ctx context.Context, s string) (FundingRate, error) {
+		p, err := r.binance.Premium(ctx, s)
+		if err != nil {
+			return FundingRate{}, err
+		}
+		interval := binance.DefaultIntervalHours
+		var bounds *Bounds
+		if fi, ok := adjusted[p.Symbol]; ok {
+			if fi.FundingIntervalHours.V > 0 {
+				interval = int(fi.FundingIntervalHours.V)
+			}
+			if fi.AdjustedCap.Valid && fi.AdjustedFloor.Valid {
+				bounds = &Bounds{MinPct: fi.AdjustedFloor.V * 100, MaxPct: fi.AdjustedCap.V * 100}
+			}
+		}
+		return newFundingRate(p.Symbol, p.LastFundingRate.V*100, interval, time.UnixMilli(p.NextFundingTime.V), bounds,
+			p.MarkPrice.V, p.IndexPrice.V), nil
+	})
+}
+
+func (r *Routes) bybitRates(ctx context.Context, symbols []string) (venueRates, error) {
+	return eachSymbol(ctx, symbols, bybit.ErrUnknownSymbol, func(ctx context.Context, s string) (FundingRate, error) {
+		t, err := r.bybit.Linear(ctx, s)
+		if err != nil {
+			return FundingRate{}, err
+		}
+		if t.FundingIntervalHour.V <= 0 {
+			return FundingRate{}, upstream.BadAnswer(bybit.Name, "GET /v5/market/tickers", 200, "result.list.fundingIntervalHour",
+				fmt.Errorf("%s: no funding interval, the rate cannot be annualised", s))
+		}
+		var bounds *Bounds
+		if t.FundingCap.Valid {
+			bounds = &Bounds{MinPct: -t.FundingCap.V * 100, MaxPct: t.FundingCap.V * 100}
+		}
+		fr := newFundingRate(t.Symbol, t.FundingRate.V*100, int(t.FundingIntervalHour.V), time.UnixMilli(t.NextFundingTime.V), bounds,
+			t.MarkPrice.V, t.IndexPrice.V)
+		fr.OpenInterest, fr.DayVolumeUSD = t.OpenInterest.Ptr(), t.Turnover24h.Ptr()
+		return fr, nil
+	})
 }
