@@ -478,8 +478,53 @@ func TestFundingRateBybit(t *testing.T) {
 	}
 }
 
+func TestFundingRateFallsBackToHyperliquid(t *testing.T) {
+	for _, c := range []struct {
+		exchange, symbol string
+		refuse           func(e *env)
+		status           string
+	}{
+		// Derived: the 451 Binance documents for restricted locations.
+		{"binance", "AVAXUSDT", func(e *env) {
+			e.binance.Handle(upstreamtest.JSON(451, `{"code":0,"msg":"Service unavailable from a restricted location."}`))
+		}, "451"},
+		// Derived: the 403 Bybit's CDN answers US addresses with.
+		{"bybit", "AVAXUSDT", func(e *env) { e.bybit.Handle(upstreamtest.JSON(403, `{}`)) }, "403"},
+	} {
+		t.Run(c.exchange, func(t *testing.T) {
+			e := start(t, &apitest.RecordingGate{})
+			c.refuse(e)
+			e.hl.Expect("/info", nil, info(t, `{"type":"predictedFundings"}`, fixture(t, "hyperliquid", "predicted_fundings.json")))
+			code, body := e.get(t, "/v1/crypto/funding-rate", url.Values{"symbols": {"avax,BTC"}, "exchange": {c.exchange}})
+			wantStatus(t, code, 200, body)
+			for _, w := range []struct {
+				path []any
+				want any
+			}{
+				{[]any{"exchange"}, c.exchange}, {[]any{"via"}, "hyperliquid"}, {[]any{"count"}, 1.0},
+				{[]any{"rates", 0, "symbol"}, c.symbol},
+				{[]any{"rates", 0, "funding_rate_pct"}, 0.0001 * 100},
+				{[]any{"rates", 0, "interval_hours"}, 8.0},
+				{[]any{"rates", 0, "annualized_pct"}, perYear(0.0001, 8)},
+				{[]any{"rates", 0, "next_funding_time"}, "2024-12-12T00:00:00Z"},
+				{[]any{"rates", 0, "mark_price"}, nil},
+				{[]any{"rates", 0, "bounds"}, nil},
+				{[]any{"not_found", 0}, "BTCUSDT"},
+			} {
+				if got := apitest.At(body, w.path...); got != w.want {
+					t.Errorf("%v = %v, want %v", w.path, got, w.want)
+				}
+			}
+			if reason, _ := body["fallback_reason"].(string); !strings.Contains(reason, c.status) {
+				t.Errorf("fallback_reason %q does not name the venue's %s", reason, c.status)
+			}
+		})
+	}
+}
+
 func TestFundingRateVenuesDownAreNotCharged(t *testing.T) {
 	e := start(t, &apitest.RecordingGate{})
+	e.hl.Handle(upstreamtest.TooMany()) // the fallback fails too
 	// Derived: the 451 Binance documents for restricted locations.
 	e.binance.Handle(upstreamtest.JSON(451, `{"code":0,"msg":"Service unavailable from a restricted location."}`))
 	if code, body := e.get(t, "/v1/crypto/funding-rate", url.Values{"symbols": {"BTC"}, "exchange": {"binance"}}); code != 502 {

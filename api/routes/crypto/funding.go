@@ -13,6 +13,7 @@ import (
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/binance"
 	"github.com/peage/appliance/api/upstream/bybit"
+	"github.com/peage/appliance/api/upstream/hyperliquid"
 )
 
 // Hyperliquid settles funding every hour and caps it at 4 % an hour (its documentation,
@@ -32,9 +33,11 @@ type FundingRate struct {
 	NextFundingAt  string  `json:"next_funding_time"`
 	// Bounds is nil when the venue publishes none for the symbol (Binance lists caps and floors
 	// only for the symbols whose limits it adjusted).
-	Bounds      *Bounds `json:"bounds"`
-	MarkPrice   float64 `json:"mark_price"`
-	OraclePrice float64 `json:"oracle_price"` // Hyperliquid's oracle; the index price on Binance and Bybit
+	Bounds *Bounds `json:"bounds"`
+	// MarkPrice and OraclePrice (Hyperliquid's oracle; the index price on Binance and Bybit) are
+	// null when the rate came through Hyperliquid's predictedFundings, which has no prices.
+	MarkPrice   *float64 `json:"mark_price"`
+	OraclePrice *float64 `json:"oracle_price"`
 	// OpenInterest (contracts) and DayVolumeUSD are left out where the venue's answer has none.
 	OpenInterest *float64 `json:"open_interest,omitempty"`
 	DayVolumeUSD *float64 `json:"day_volume_usd,omitempty"`
@@ -54,6 +57,10 @@ type FundingAnswer struct {
 	NotFound []string      `json:"not_found"`
 	AsOf     string        `json:"as_of"`
 	Method   string        `json:"method"`
+	// Via is "hyperliquid" when the venue itself failed and its rates are those Hyperliquid
+	// reports for it (predictedFundings); FallbackReason says why.
+	Via            string `json:"via,omitempty"`
+	FallbackReason string `json:"fallback_reason,omitempty"`
 }
 
 const annualised = "annualized_pct = funding_rate_pct × (24 / interval_hours) × 365, without compounding; longs pay shorts when positive."
@@ -66,10 +73,17 @@ var fundingMethods = map[string]string{
 	"bybit": "Bybit v5 linear tickers: fundingRate for the coming settlement, fundingIntervalHour, fundingCap as the bound both ways; " + annualised,
 }
 
+// predictedMethod is the method of rates read through Hyperliquid when the venue failed.
+const predictedMethod = "The venue did not answer (see fallback_reason); its rates are those Hyperliquid's predictedFundings reports for it " +
+	"(BinPerp, BybitPerp): the predicted rate of the coming settlement, interval_hours from the answer or the venue's default 8 hours, " +
+	"no prices and no bounds; " + annualised
+
 // venueRates is one venue's answer: rates found, symbols it does not list.
 type venueRates struct {
 	rates    []FundingRate
 	notFound []string
+	// via names the source that answered for the venue, "" when the venue did.
+	via, fallbackReason string
 }
 
 func (r *Routes) fundingRate(ctx context.Context, req *catalog.Request) (any, error) {
@@ -82,9 +96,15 @@ func (r *Routes) fundingRate(ctx context.Context, req *catalog.Request) (any, er
 	var err error
 	switch exchange {
 	case "binance":
-		got, err = r.binanceRates(ctx, venueSymbols(req.Args.List("symbols")))
+		symbols := venueSymbols(req.Args.List("symbols"))
+		if got, err = r.binanceRates(ctx, symbols); err != nil {
+			got, err = r.predictedRates(ctx, symbols, hyperliquid.VenueBinance, err)
+		}
 	case "bybit":
-		got, err = r.bybitRates(ctx, venueSymbols(req.Args.List("symbols")))
+		symbols := venueSymbols(req.Args.List("symbols"))
+		if got, err = r.bybitRates(ctx, symbols); err != nil {
+			got, err = r.predictedRates(ctx, symbols, hyperliquid.VenueBybit, err)
+		}
 	default:
 		got, err = r.hyperliquidRates(ctx, dedupe(req.Args.List("symbols")), now)
 	}
@@ -94,12 +114,41 @@ func (r *Routes) fundingRate(ctx context.Context, req *catalog.Request) (any, er
 	if len(got.rates) == 0 {
 		return nil, apierr.NotFound("%s lists no perpetual for %s", exchange, strings.Join(got.notFound, ", "))
 	}
+	method := fundingMethods[exchange]
+	if got.via != "" {
+		method = predictedMethod
+	}
 	return FundingAnswer{Exchange: exchange, Count: len(got.rates), Rates: got.rates, NotFound: got.notFound,
-		AsOf: now.Format(time.RFC3339), Method: fundingMethods[exchange]}, nil
+		AsOf: now.Format(time.RFC3339), Method: method, Via: got.via, FallbackReason: got.fallbackReason}, nil
+}
+
+// predictedRates reads the rates of venue (BinPerp, BybitPerp) from Hyperliquid's
+// predictedFundings, the geo-safe source when the venue itself failed with cause (Binance and
+// Bybit refuse US addresses). If Hyperliquid fails too, the venue's own failure is answered.
+func (r *Routes) predictedRates(ctx context.Context, symbols []string, venue string, cause error) (venueRates, error) {
+	preds, err := r.hl.PredictedFundings(ctx)
+	if err != nil {
+		return venueRates{}, cause
+	}
+	out := venueRates{rates: []FundingRate{}, notFound: []string{}, via: "hyperliquid", fallbackReason: upstream.APIError(cause).Error()}
+	for _, s := range symbols {
+		// Hyperliquid reports the venues' USDT perpetuals under its own coin name.
+		f, ok := preds[strings.TrimSuffix(s, "USDT")][venue]
+		if !ok || !strings.HasSuffix(s, "USDT") {
+			out.notFound = append(out.notFound, s)
+			continue
+		}
+		interval := 8
+		if f.FundingIntervalHours.V > 0 {
+			interval = int(f.FundingIntervalHours.V)
+		}
+		out.rates = append(out.rates, newFundingRate(s, f.FundingRate.V*100, interval, time.UnixMilli(f.NextFundingTime.V), nil, nil, nil))
+	}
+	return out, nil
 }
 
 // newFundingRate builds one rate from the venue's figures; pct is per interval, in percent.
-func newFundingRate(symbol string, pct float64, intervalHours int, next time.Time, bounds *Bounds, mark, oracle float64) FundingRate {
+func newFundingRate(symbol string, pct float64, intervalHours int, next time.Time, bounds *Bounds, mark, oracle *float64) FundingRate {
 	bias := "neutral"
 	switch {
 	case pct > 0:
@@ -125,7 +174,7 @@ func (r *Routes) hyperliquidRates(ctx context.Context, symbols []string, now tim
 				continue
 			}
 			fr := newFundingRate(a.Name, a.Funding.V*100, hlIntervalHours, next, &Bounds{MinPct: -hlCapPctPerHour, MaxPct: hlCapPctPerHour},
-				a.MarkPx.V, a.OraclePx.V)
+				a.MarkPx.Ptr(), a.OraclePx.Ptr())
 			fr.OpenInterest, fr.DayVolumeUSD = a.OpenInterest.Ptr(), a.DayNtlVlm.Ptr()
 			out.rates = append(out.rates, fr)
 			found = true
@@ -202,7 +251,7 @@ func (r *Routes) binanceRates(ctx context.Context, symbols []string) (venueRates
 			}
 		}
 		return newFundingRate(p.Symbol, p.LastFundingRate.V*100, interval, time.UnixMilli(p.NextFundingTime.V), bounds,
-			p.MarkPrice.V, p.IndexPrice.V), nil
+			p.MarkPrice.Ptr(), p.IndexPrice.Ptr()), nil
 	})
 }
 
@@ -221,7 +270,7 @@ func (r *Routes) bybitRates(ctx context.Context, symbols []string) (venueRates, 
 			bounds = &Bounds{MinPct: -t.FundingCap.V * 100, MaxPct: t.FundingCap.V * 100}
 		}
 		fr := newFundingRate(t.Symbol, t.FundingRate.V*100, int(t.FundingIntervalHour.V), time.UnixMilli(t.NextFundingTime.V), bounds,
-			t.MarkPrice.V, t.IndexPrice.V)
+			t.MarkPrice.Ptr(), t.IndexPrice.Ptr())
 		fr.OpenInterest, fr.DayVolumeUSD = t.OpenInterest.Ptr(), t.Turnover24h.Ptr()
 		return fr, nil
 	})

@@ -97,3 +97,55 @@ func (c *Client) MetaAndAssetCtxs(ctx context.Context, dex string) ([]Asset, err
 	}
 	return out, nil
 }
+
+// Venue funding names of predictedFundings: Binance and Bybit perpetuals as Hyperliquid
+// reports them, and its own.
+const (
+	VenueBinance     = "BinPerp"
+	VenueBybit       = "BybitPerp"
+	VenueHyperliquid = "HlPerp"
+)
+
+// VenueFunding is one venue's predicted funding of a coin.
+type VenueFunding struct {
+	FundingRate     wire.Float `json:"fundingRate"`     // per interval, as a fraction
+	NextFundingTime wire.Int   `json:"nextFundingTime"` // ms
+	// FundingIntervalHours is absent from some answers (the documented example has none).
+	FundingIntervalHours wire.Int `json:"fundingIntervalHours"`
+}
+
+// PredictedFundings asks the predicted funding of every main-dex coin on Binance, Bybit and
+// Hyperliquid: coin → venue → funding. A venue that does not list a coin is absent from it.
+func (c *Client) PredictedFundings(ctx context.Context) (map[string]map[string]VenueFunding, error) {
+	const op = "POST /info predictedFundings"
+	var raw [][2]json.RawMessage
+	if err := c.h.PostJSON(ctx, "/info", Request{Type: "predictedFundings"}, &raw); err != nil {
+		return nil, err
+	}
+	out := make(map[string]map[string]VenueFunding, len(raw))
+	for i, row := range raw {
+		var coin string
+		if err := json.Unmarshal(row[0], &coin); err != nil {
+			return nil, upstream.BadAnswer(Name, op, 200, fmt.Sprintf("%d.0", i), err)
+		}
+		var venues [][2]json.RawMessage
+		if err := json.Unmarshal(row[1], &venues); err != nil {
+			return nil, upstream.BadAnswer(Name, op, 200, fmt.Sprintf("%d.1", i), err)
+		}
+		out[coin] = map[string]VenueFunding{}
+		for j, v := range venues {
+			var name string
+			var f *VenueFunding // null when the venue does not list the coin
+			if err := json.Unmarshal(v[0], &name); err != nil {
+				return nil, upstream.BadAnswer(Name, op, 200, fmt.Sprintf("%d.1.%d.0", i, j), err)
+			}
+			if err := json.Unmarshal(v[1], &f); err != nil {
+				return nil, upstream.BadAnswer(Name, op, 200, fmt.Sprintf("%d.1.%d.1", i, j), err)
+			}
+			if f != nil && f.FundingRate.Valid {
+				out[coin][name] = *f
+			}
+		}
+	}
+	return out, nil
+}

@@ -67,3 +67,43 @@ func TestMetaAndAssetCtxsOfTheMainDex(t *testing.T) {
 		t.Fatalf("assets %+v", got)
 	}
 }
+
+func TestPredictedFundingsDecodeTheRecordedAnswer(t *testing.T) {
+	srv := upstreamtest.New(t)
+	answer(t, srv, `{"type":"predictedFundings"}`, "predicted_fundings.json")
+	got, err := hyperliquid.New(srv.Client(t, hyperliquid.Name)).PredictedFundings(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	avax := got["AVAX"]
+	if len(got) != 1 || len(avax) != 3 {
+		t.Fatalf("predicted fundings %+v", got)
+	}
+	for venue, want := range map[string]struct {
+		rate float64
+		next int64
+	}{
+		hyperliquid.VenueBinance:     {0.0001, 1733961600000},
+		hyperliquid.VenueHyperliquid: {0.0000125, 1733958000000},
+		hyperliquid.VenueBybit:       {0.0001, 1733961600000},
+	} {
+		f := avax[venue]
+		if f.FundingRate.V != want.rate || f.NextFundingTime.V != want.next || f.FundingIntervalHours.Valid {
+			t.Errorf("%s: %+v, want rate %v next %d and no interval", venue, f, want.rate, want.next)
+		}
+	}
+}
+
+// A venue that does not list a coin answers null: the coin has no entry for it (shape derived
+// from the recorded answer).
+func TestPredictedFundingsSkipNullVenues(t *testing.T) {
+	srv := upstreamtest.New(t)
+	srv.Expect("/info", nil, upstreamtest.JSON(200, `[["HYPE",[["BinPerp",null],["HlPerp",{"fundingRate":"0.0000125","nextFundingTime":1733958000000}],["BybitPerp",null]]]]`))
+	got, err := hyperliquid.New(srv.Client(t, hyperliquid.Name)).PredictedFundings(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got["HYPE"][hyperliquid.VenueBinance]; ok || len(got["HYPE"]) != 1 {
+		t.Errorf("HYPE venues %+v, want Hyperliquid's only", got["HYPE"])
+	}
+}
