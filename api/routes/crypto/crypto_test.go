@@ -220,15 +220,26 @@ func TestPrice(t *testing.T) {
 	}
 }
 
-func TestPriceUpstreamDown(t *testing.T) {
+func TestCoinGeckoDownIs502NotCharged(t *testing.T) {
 	e := start(t, &apitest.RecordingGate{})
 	e.gecko.Handle(upstreamtest.ServerError())
-	code, body := e.get(t, "/v1/crypto/price", url.Values{"ids": {"bitcoin"}})
-	if code != 502 || apitest.At(body, "error", "upstream") != coingecko.Name {
-		t.Fatalf("%d %v, want 502 naming coingecko", code, body)
+	calls := []struct {
+		path string
+		q    url.Values
+	}{
+		{"/v1/crypto/price", url.Values{"ids": {"bitcoin"}}},
+		{"/v1/token/price-history", url.Values{"coin": {"bitcoin"}, "days": {"7"}}},
+		{"/v1/token/price-history", url.Values{"coin": {"base:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"}}},
+		{"/v1/token/price-history", url.Values{"coin": {"bitcoin"}, "at": {time.Now().UTC().AddDate(0, 0, -3).Format(time.DateOnly)}}},
 	}
-	if charged, waived := e.gate.Counts(); charged != 0 || waived != 1 {
-		t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
+	for _, c := range calls {
+		code, body := e.get(t, c.path, c.q)
+		if code != 502 || apitest.At(body, "error", "upstream") != coingecko.Name {
+			t.Errorf("%s?%s: %d %v, want 502 naming coingecko", c.path, c.q.Encode(), code, body)
+		}
+	}
+	if charged, waived := e.gate.Counts(); charged != 0 || waived != len(calls) {
+		t.Errorf("charged %d waived %d, want 0 and %d", charged, waived, len(calls))
 	}
 }
 
