@@ -1,6 +1,7 @@
 // Package annonces serves the French listing routes through the browser farm, on the box's
 // own (residential) exit: /v1/fr/<classifieds_a> (the classifieds site's search),
-// /v1/fr/immo (its property listings with price per m² and the median asking price) and
+// /v1/fr/<listings_b> (the property-listings site's listings), /v1/fr/immo (both sites'
+// property listings with price per m² and the median asking price) and
 // /v1/fr/biens-sous-cotes (those listings against the DVF sale median that estimation-immo
 // computes, by fr.Routes.DVFReference). The page's own JSON state is read first, the visible
 // markup only when it is missing; a captcha or block page (DataDome's, the site's own) is a
@@ -51,6 +52,9 @@ type Deps struct {
 	Farm Farm
 	// Classifieds is the classifieds site's root URL; "" is DefaultClassifieds.
 	Classifieds string
+	// Listings and ListingsPlaces are the listings site's search and place services' root
+	// URLs; "" is DefaultListings and DefaultListingsPlaces.
+	Listings, ListingsPlaces string
 	// Reference answers the DVF median; nil leaves biens-sous-cotes unbound (503).
 	Reference Reference
 	Names     catalog.Names
@@ -60,20 +64,26 @@ type Deps struct {
 type Routes struct {
 	farm        Farm
 	classifieds *url.URL
+	listings    *url.URL
+	places      *url.URL
 	ref         Reference
 	names       catalog.Names
 }
 
 // New builds the routes.
 func New(d Deps) (*Routes, error) {
-	if d.Classifieds == "" {
-		d.Classifieds = DefaultClassifieds
+	r := &Routes{farm: d.Farm, ref: d.Reference, names: d.Names}
+	for _, b := range []struct {
+		dst      **url.URL
+		raw, def string
+	}{{&r.classifieds, d.Classifieds, DefaultClassifieds}, {&r.listings, d.Listings, DefaultListings}, {&r.places, d.ListingsPlaces, DefaultListingsPlaces}} {
+		base, err := url.Parse(strings.TrimRight(nonEmpty(b.raw, b.def), "/"))
+		if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+			return nil, fmt.Errorf("annonces: bad base URL %q", b.raw)
+		}
+		*b.dst = base
 	}
-	base, err := url.Parse(strings.TrimRight(d.Classifieds, "/"))
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("annonces: bad classifieds base URL %q", d.Classifieds)
-	}
-	return &Routes{farm: d.Farm, classifieds: base, ref: d.Reference, names: d.Names}, nil
+	return r, nil
 }
 
 // Bind attaches the handlers, ready while the farm is (and the DVF reference, for
@@ -87,6 +97,7 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 	}
 	errs := []error{
 		c.Bind("fr."+r.names.ClassifiedsA, r.searchAds, farmReady),
+		c.Bind("fr."+r.names.ListingsB, r.listingsRoute, farmReady),
 		c.Bind("fr.immo", r.immo, farmReady),
 	}
 	if r.ref != nil {

@@ -70,13 +70,53 @@ func search() http.Handler {
 	})
 }
 
+// The listings site as the local site serves it: the place service answers the recorded
+// place of 75005 for every q but 75019, for which it answers the DataDome page; the search
+// service answers the recorded listings of 75005 whatever the filters.
+func listingsSite() map[string]http.Handler {
+	place, ads, blocked := file("listings_place_75005.json", 200), file("listings_ads_75005.json", 200), file("datadome.html", 403)
+	record := func(h http.Handler, alt func(*http.Request) bool) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			requests = append(requests, r.URL.RequestURI())
+			mu.Unlock()
+			if alt != nil && alt(r) {
+				blocked.ServeHTTP(w, r)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	return map[string]http.Handler{
+		"/place.json":         record(jsonType(place), func(r *http.Request) bool { return r.URL.Query().Get("q") == "75019" }),
+		"/realEstateAds.json": record(jsonType(ads), nil),
+	}
+}
+
+// jsonType serves h's body as JSON, as the site does.
+func jsonType(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&typed{ResponseWriter: w, ct: "application/json; charset=utf-8"}, r)
+	})
+}
+
+type typed struct {
+	http.ResponseWriter
+	ct string
+}
+
+func (t *typed) WriteHeader(code int) {
+	t.ResponseWriter.Header().Set("Content-Type", t.ct)
+	t.ResponseWriter.WriteHeader(code)
+}
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	var err error
 	// The recorded search page is 1.8 MB, as the site's pages are: the production bound
 	// (16 MiB), not the tests' 1 MiB.
 	env, err = farmtest.StartPagesTuned(1, 8, func(c *browserfarm.Config) { c.MaxHTMLBytes = browserfarm.DefaultConfig().MaxHTMLBytes },
-		map[string]http.Handler{"/recherche": search()})
+		pages())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "annonces tests need a real Chromium:", err)
 		os.Exit(1)
@@ -84,6 +124,12 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	env.Close()
 	os.Exit(code)
+}
+
+func pages() map[string]http.Handler {
+	p := listingsSite()
+	p["/recherche"] = search()
+	return p
 }
 
 // now is the reference's clock: DVF years 2024-2026 are read, then 2021-2023.
@@ -126,7 +172,7 @@ func reference(t *testing.T) *fr.Routes {
 func start(t *testing.T, gate paywall.Gate) *apitest.Harness {
 	t.Helper()
 	names := catalog.DefaultNames()
-	r, err := annonces.New(annonces.Deps{Farm: env.Farm, Classifieds: env.Base, Reference: reference(t), Names: names})
+	r, err := annonces.New(annonces.Deps{Farm: env.Farm, Classifieds: env.Base, Listings: env.Base, ListingsPlaces: env.Base, Reference: reference(t), Names: names})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,11 +244,21 @@ func TestRecordedSearches(t *testing.T) {
 					apitest.At(d, "ads", 0, "attributes", 0, "key") == "real_estate_type" && apitest.At(d, "ads", 0, "attributes", 0, "value") == "Appartement" &&
 					apitest.At(d, "ads", 2, "id") == "3088152467"
 			}},
-		{"immo", "/v1/fr/immo", url.Values{"cp": {"75018"}}, "/recherche?category=9&locations=75018&real_estate_type=1%2C2", func(d map[string]any) bool {
-			return apitest.At(d, "count") == 12.0 && apitest.At(d, "left_out", "autre_lieu") == 23.0 &&
-				apitest.At(d, "listings", 0, "type") == "appartement" && apitest.At(d, "listings", 0, "rooms") == 1.0 &&
-				apitest.At(d, "listings", 0, "surface_m2") == 24.0 && apitest.At(d, "listings", 0, "price_m2") == 7083.0 &&
-				apitest.At(d, "listings", 0, "cp") == "75018" && apitest.At(d, "median_asking_price_m2") != nil
+		{"listings", "/v1/fr/annonces-immo", url.Values{"cp": {"75005"}, "max": {"10"}},
+			`/realEstateAds.json?filters=%7B%22size%22%3A10%2C%22from%22%3A0%2C%22showAllModels%22%3Afalse%2C%22filterType%22%3A%22buy%22%2C%22propertyType%22%3A%5B%22house%22%2C%22flat%22%5D%2C%22page%22%3A1%2C%22sortBy%22%3A%22relevance%22%2C%22sortOrder%22%3A%22desc%22%2C%22onTheMarket%22%3A%5Btrue%5D%2C%22zoneIdsByTypes%22%3A%7B%22zoneIds%22%3A%5B%22-20873%22%5D%7D%7D`,
+			func(d map[string]any) bool {
+				return asked("/place.json?q=75005") && apitest.At(d, "count") == 2.0 &&
+					apitest.At(d, "listings", 0, "id") == "century-21-202_2421_10464" && apitest.At(d, "listings", 0, "type") == "appartement" &&
+					apitest.At(d, "listings", 0, "rooms") == 3.0 && apitest.At(d, "listings", 0, "surface_m2") == 63.51 &&
+					apitest.At(d, "listings", 0, "price") == 882000.0 && apitest.At(d, "listings", 0, "price_m2") == 13888.0 &&
+					apitest.At(d, "listings", 0, "cp") == "75005" && apitest.At(d, "listings", 1, "price_m2") == 11400.0 &&
+					apitest.At(d, "median_asking_price_m2") == 12644.0 && apitest.At(d, "median_of") == 2.0
+			}},
+		{"immo", "/v1/fr/immo", url.Values{"cp": {"75005"}}, "/recherche?category=9&locations=75005&real_estate_type=1%2C2", func(d map[string]any) bool {
+			return apitest.At(d, "count") == 4.0 && apitest.At(d, "left_out", "autre_lieu") == 33.0 &&
+				apitest.At(d, "listings", 0, "id") == "3072292353" && apitest.At(d, "listings", 2, "id") == "century-21-202_2421_10464" &&
+				apitest.At(d, "sources", 0, "status") == "ok" && apitest.At(d, "sources", 1, "status") == "ok" &&
+				apitest.At(d, "median_asking_price_m2") != nil
 		}},
 		{"biens_sous_cotes", "/v1/fr/biens-sous-cotes", url.Values{"cp": {"75018"}, "minGap": {"20"}}, "/recherche?category=9&locations=75018&real_estate_type=1%2C2",
 			func(d map[string]any) bool {
@@ -262,6 +318,27 @@ func TestBlockedAndFailingSites(t *testing.T) {
 				t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
 			}
 		})
+	}
+}
+
+// TestOneSourceDown: the listings site answering its DataDome page is a 502 naming it for
+// /v1/fr/<listings_b> (not charged); /v1/fr/immo declares that source failed and answers from
+// the classifieds site (charged).
+func TestOneSourceDown(t *testing.T) {
+	gate := &apitest.RecordingGate{}
+	h := start(t, gate)
+	status, d := get(t, h, "/v1/fr/annonces-immo", url.Values{"cp": {"75019"}})
+	if msg, _ := apitest.At(d, "error", "message").(string); status != 502 || !strings.Contains(msg, "DataDome") {
+		t.Fatalf("listings site blocked = %d %v, want 502 naming DataDome", status, d)
+	}
+	status, d = get(t, h, "/v1/fr/immo", url.Values{"cp": {"75019"}})
+	msg, _ := apitest.At(d, "sources", 1, "error").(string)
+	if status != 200 || apitest.At(d, "count") != 2.0 || apitest.At(d, "sources", 0, "status") != "ok" ||
+		apitest.At(d, "sources", 1, "status") != "failed" || !strings.Contains(msg, "DataDome") {
+		t.Fatalf("immo with the listings site blocked = %d %v, want 200 from the classifieds site, the other declared failed", status, d)
+	}
+	if charged, waived := gate.Counts(); charged != 1 || waived != 1 {
+		t.Errorf("charged %d waived %d, want 1 and 1", charged, waived)
 	}
 }
 

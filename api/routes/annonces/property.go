@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
@@ -131,21 +132,65 @@ type Place struct {
 
 // Site says which site was read and how.
 type Site struct {
-	Site      string `json:"site"`
-	URL       string `json:"url"`
-	PagesRead int    `json:"pages_read"`
-	ReadFrom  string `json:"read_from"`
-	Status    string `json:"status"`
+	Site      string  `json:"site"`
+	URL       string  `json:"url"`
+	PagesRead int     `json:"pages_read"`
+	ReadFrom  string  `json:"read_from"`
+	Status    string  `json:"status"` // ok, or failed (Error says why; its listings are missing)
+	Error     *string `json:"error"`
 }
 
-const immoMethod = "The property listings of the classifieds site (the one listing source this route aggregates today), read from its own search page " +
-	"in a real browser: the page's Next.js state (__NEXT_DATA__), surface and rooms from the ads' attributes. Listings of another postal code " +
-	"than the one asked are left out (the site widens searches). Price per m² = price / surface, rounded; the median is over the listings having both."
+const immoMethod = "The property listings of both listing sources, read at once in a real browser: the classifieds site's search page " +
+	"(its Next.js state, __NEXT_DATA__; surface and rooms from the ads' attributes) and the property-listings site's JSON API. A source " +
+	"that fails is declared in sources and the answer is made from the other; both failing is a 502. Listings of another postal code " +
+	"than the one asked are left out (the sites widen searches). Price per m² = asking price / surface, rounded; the median is over " +
+	"the listings having both."
+
+// allListings reads both sources at once; one failing is declared, both failing is the error.
+func (r *Routes) allListings(ctx context.Context, free bool, city, cp, tr string) ([]Listing, map[string]int, []Site, error) {
+	type result struct {
+		ls   []Listing
+		out  map[string]int
+		site Site
+		err  error
+	}
+	results := make([]result, 2)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		ls, out, read, from, err := r.propertySearch(ctx, free, city, cp, tr, 35)
+		results[0] = result{ls, out, Site{Site: r.classifieds.Host, URL: r.searchURL(city, cp, tr), PagesRead: read, ReadFrom: from, Status: "ok"}, err}
+	})
+	wg.Go(func() {
+		ls, out, site, err := r.listingsSearch(ctx, free, city, cp, tr, 100)
+		results[1] = result{ls, out, site, err}
+	})
+	wg.Wait()
+	var ls []Listing
+	out := map[string]int{}
+	sites := []Site{}
+	failed := 0
+	for _, res := range results {
+		if res.err != nil {
+			msg := res.err.Error()
+			res.site.Status, res.site.Error, res.site.PagesRead, res.site.ReadFrom = "failed", &msg, 0, ""
+			failed++
+		}
+		sites = append(sites, res.site)
+		ls = append(ls, res.ls...)
+		for k, v := range res.out {
+			out[k] += v
+		}
+	}
+	if failed == len(results) {
+		return nil, nil, sites, results[0].err
+	}
+	return ls, out, sites, nil
+}
 
 func (r *Routes) immo(ctx context.Context, req *catalog.Request) (any, error) {
 	city, cp := strings.TrimSpace(req.Args.Str("city")), req.Args.Str("cp")
 	tr := nonEmpty(req.Args.Str("type"), "achat")
-	ls, out, read, from, err := r.propertySearch(ctx, req.Free, city, cp, tr, 35)
+	ls, out, sites, err := r.allListings(ctx, req.Free, city, cp, tr)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +199,7 @@ func (r *Routes) immo(ctx context.Context, req *catalog.Request) (any, error) {
 	}
 	med, n := medianPerM2(ls)
 	return &Immo{Place: Place{City: city, Postcode: cp}, Transaction: tr, Listings: ls, Count: len(ls), MedianAskingM2: med, MedianOf: n, LeftOut: out,
-		Sources: []Site{{Site: r.classifieds.Host, URL: r.searchURL(city, cp, tr), PagesRead: read, ReadFrom: from, Status: "ok"}}, Method: immoMethod}, nil
+		Sources: sites, Method: immoMethod}, nil
 }
 
 func (r *Routes) searchURL(city, cp, transaction string) string {
@@ -187,7 +232,7 @@ type SousCotes struct {
 	Method     string                   `json:"method"`
 }
 
-const sousCotesMethod = "Listings for sale of the postal code (the classifieds site's search, read as /v1/fr/immo reads it) compared with the DVF " +
+const sousCotesMethod = "Listings for sale of the postal code (both listing sources, read as /v1/fr/immo reads them) compared with the DVF " +
 	"median sale price per m² of the same commune or arrondissement and type, as /v1/fr/estimation-immo computes it (method prixm2, same sample " +
 	"and widening). gap = (median - asking price per m²) / median; listings with gap >= minGap, sorted by gap, largest first. A listing without " +
 	"surface or price, or of a type without DVF sales, is left out and counted."
@@ -195,7 +240,7 @@ const sousCotesMethod = "Listings for sale of the postal code (the classifieds s
 func (r *Routes) sousCotes(ctx context.Context, req *catalog.Request) (any, error) {
 	city, cp := strings.TrimSpace(req.Args.Str("city")), req.Args.Str("cp")
 	minGap := req.Args.Float("minGap")
-	ls, out, read, from, err := r.propertySearch(ctx, req.Free, city, cp, "achat", 35)
+	ls, out, sites, err := r.allListings(ctx, req.Free, city, cp, "achat")
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +252,7 @@ func (r *Routes) sousCotes(ctx context.Context, req *catalog.Request) (any, erro
 		cp = ls[0].Postcode
 	}
 	ans := &SousCotes{Place: Place{City: city, Postcode: cp}, MinGap: minGap, Biens: []Undervalued{}, References: map[string]*fr.Reference{}, LeftOut: out,
-		Sources: []Site{{Site: r.classifieds.Host, URL: r.searchURL(city, cp, "achat"), PagesRead: read, ReadFrom: from, Status: "ok"}}, Method: sousCotesMethod}
+		Sources: sites, Method: sousCotesMethod}
 	for _, l := range ls {
 		if l.PriceM2 == nil {
 			ans.LeftOut["sans_surface_ou_prix"]++

@@ -393,7 +393,8 @@ func bindFamilies(a *app, d deps) error {
 		b.add(webRoutes, nil)
 		pages = webRoutes
 		b.add(marketplace.New(marketplace.Deps{Farm: d.farm, Base: specs[marketplace.Name].BaseURL, Names: a.cfg.Routes}))
-		annoncesDeps := annonces.Deps{Farm: d.farm, Classifieds: specs[annonces.ClassifiedsName].BaseURL, Names: a.cfg.Routes}
+		annoncesDeps := annonces.Deps{Farm: d.farm, Classifieds: specs[annonces.ClassifiedsName].BaseURL,
+			Listings: specs[annonces.ListingsName].BaseURL, ListingsPlaces: specs[annonces.ListingsPlacesName].BaseURL, Names: a.cfg.Routes}
 		if frErr == nil {
 			annoncesDeps.Reference = frRoutes // biens-sous-cotes compares with estimation-immo's DVF median
 		}
