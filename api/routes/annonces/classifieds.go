@@ -3,6 +3,7 @@ package annonces
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -102,21 +103,36 @@ func readSearch(doc *goquery.Document) (searchPage, bool, error) {
 	}
 	var ads []rawAd
 	doc.Find(`[data-qa-id="aditem_container"]`).Each(func(_ int, card *goquery.Selection) {
-		link := card.Find(`a[href*="/ad/"]`).First()
-		if !link.Is("a") {
-			link = card.Filter(`a[href*="/ad/"]`)
+		href := card.Find(`a[href*="/ad/"]`).First().AttrOr("href", "")
+		if href == "" {
+			href = card.Filter(`a[href*="/ad/"]`).AttrOr("href", "")
 		}
-		href, _ := link.Attr("href")
 		id := href[strings.LastIndex(href, "/")+1:]
 		if _, err := strconv.ParseInt(id, 10, 64); err != nil {
 			return
 		}
-		a := rawAd{ListID: json.Number(id), URL: href, Subject: clean(card.Find(`[data-qa-id="aditem_title"], h3`).First().Text())}
+		a := rawAd{ListID: json.Number(id), URL: href}
+		for _, sel := range []string{`[data-test-id="adcard-title"]`, `[data-qa-id="aditem_title"]`, "h3"} {
+			if a.Subject == "" {
+				a.Subject = clean(card.Find(sel).First().Text())
+			}
+		}
 		if a.Subject == "" {
 			a.Subject = card.AttrOr("aria-label", "")
 		}
-		if v, ok := euros(card.Find(`[data-qa-id="aditem_price"], [data-test-id="price"]`).First().Text()); ok {
+		if v, ok := euros(card.Find(`[data-test-id="price"], [data-qa-id="aditem_price"]`).First().Find("span").First().Text()); ok {
 			a.Price = []float64{v}
+		}
+		// The place is the caption "City 12345".
+		card.Find("p.text-caption").EachWithBreak(func(_ int, p *goquery.Selection) bool {
+			if m := cityZip.FindStringSubmatch(clean(p.Text())); m != nil {
+				a.Location.City, a.Location.Zipcode = m[1], m[2]
+				return false
+			}
+			return true
+		})
+		if src := card.Find(`img[src*="/images/"]`).First().AttrOr("src", ""); src != "" {
+			a.Images.URLs = []string{src}
 		}
 		ads = append(ads, a)
 	})
@@ -125,6 +141,8 @@ func readSearch(doc *goquery.Document) (searchPage, bool, error) {
 	}
 	return searchPage{}, false, nil
 }
+
+var cityZip = regexp.MustCompile(`^(\S.*?)\s+([0-9]{5})$`)
 
 var paris = func() *time.Location {
 	if l, err := time.LoadLocation("Europe/Paris"); err == nil {

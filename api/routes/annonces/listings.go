@@ -198,10 +198,5 @@ func (r *Routes) listingsRoute(ctx context.Context, req *catalog.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	if len(ls) == 0 {
-		return nil, apierr.NotFound("no %s listing found for %s", tr, strings.TrimSpace(city+" "+cp))
-	}
-	med, n := medianPerM2(ls)
-	return &Immo{Place: Place{City: city, Postcode: cp}, Transaction: tr, Listings: ls, Count: len(ls), MedianAskingM2: med, MedianOf: n,
-		LeftOut: out, Sources: []Site{site}, Method: listingsMethod}, nil
+	return listingsAnswer(city, cp, tr, ls, out, []Site{site}, listingsMethod)
 }

@@ -194,12 +194,17 @@ func (r *Routes) immo(ctx context.Context, req *catalog.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return listingsAnswer(city, cp, tr, ls, out, sites, immoMethod)
+}
+
+// listingsAnswer is the answer of the listing routes; no listing at all is a 404.
+func listingsAnswer(city, cp, tr string, ls []Listing, out map[string]int, sites []Site, method string) (*Immo, error) {
 	if len(ls) == 0 {
 		return nil, apierr.NotFound("no %s listing found for %s", tr, strings.TrimSpace(city+" "+cp))
 	}
 	med, n := medianPerM2(ls)
-	return &Immo{Place: Place{City: city, Postcode: cp}, Transaction: tr, Listings: ls, Count: len(ls), MedianAskingM2: med, MedianOf: n, LeftOut: out,
-		Sources: sites, Method: immoMethod}, nil
+	return &Immo{Place: Place{City: city, Postcode: cp}, Transaction: tr, Listings: ls, Count: len(ls), MedianAskingM2: med, MedianOf: n,
+		LeftOut: out, Sources: sites, Method: method}, nil
 }
 
 func (r *Routes) searchURL(city, cp, transaction string) string {
