@@ -64,6 +64,8 @@ func search() http.Handler {
 			http.Error(w, "too many", http.StatusTooManyRequests)
 		case "panne":
 			http.Error(w, "down", http.StatusInternalServerError)
+		case "lent":
+			<-r.Context().Done()
 		default:
 			page.ServeHTTP(w, r)
 		}
@@ -153,12 +155,12 @@ func dvfSite(t *testing.T) http.Handler {
 }
 
 // reference is fr's DVF reference over fixture upstreams (DVF as dvfSite, nothing else asked).
-func reference(t *testing.T) *fr.Routes {
+func reference(t *testing.T, dvf http.Handler) *fr.Routes {
 	specs := map[string]upstream.Spec{}
 	for _, s := range upstream.Specs {
 		srv := upstreamtest.New(t)
 		if s.Name == "dvf" {
-			srv.Handle(dvfSite(t))
+			srv.Handle(dvf)
 		}
 		specs[s.Name] = srv.Spec(t, s.Name)
 	}
@@ -171,8 +173,14 @@ func reference(t *testing.T) *fr.Routes {
 
 func start(t *testing.T, gate paywall.Gate) *apitest.Harness {
 	t.Helper()
+	return startWith(t, gate, dvfSite(t))
+}
+
+// startWith is start with DVF answered by dvf.
+func startWith(t *testing.T, gate paywall.Gate, dvf http.Handler) *apitest.Harness {
+	t.Helper()
 	names := catalog.DefaultNames()
-	r, err := annonces.New(annonces.Deps{Farm: env.Farm, Classifieds: env.Base, Listings: env.Base, ListingsPlaces: env.Base, Reference: reference(t), Names: names})
+	r, err := annonces.New(annonces.Deps{Farm: env.Farm, Classifieds: env.Base, Listings: env.Base, ListingsPlaces: env.Base, Reference: reference(t, dvf), Names: names})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,10 +271,10 @@ func TestRecordedSearches(t *testing.T) {
 		{"biens_sous_cotes", "/v1/fr/biens-sous-cotes", url.Values{"cp": {"75018"}, "minGap": {"20"}}, "/recherche?category=9&locations=75018&real_estate_type=1%2C2",
 			func(d map[string]any) bool {
 				biens, _ := apitest.At(d, "biens").([]any)
-				if len(biens) < 2 || apitest.At(d, "dvf_reference", "appartement", "insee") != "75118" {
+				if len(biens) < 2 || apitest.At(d, "dvf_reference", "appartement 75018", "insee") != "75118" {
 					return false
 				}
-				median := num(apitest.At(d, "dvf_reference", "appartement", "prix_m2", "median"))
+				median := num(apitest.At(d, "dvf_reference", "appartement 75018", "prix_m2", "median"))
 				for i, b := range biens {
 					gap, m2 := num(apitest.At(b, "gap_pct")), num(apitest.At(b, "price_m2"))
 					if gap < 20 || (i > 0 && gap > num(apitest.At(biens[i-1], "gap_pct"))) || num(apitest.At(b, "dvf_median_m2")) != median ||
@@ -318,6 +326,32 @@ func TestBlockedAndFailingSites(t *testing.T) {
 				t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
 			}
 		})
+	}
+}
+
+// TestDVFDown: biens-sous-cotes cannot stand without the DVF median: DVF failing on every
+// file is a 502 naming it, not charged.
+func TestDVFDown(t *testing.T) {
+	gate := &apitest.RecordingGate{}
+	h := startWith(t, gate, upstreamtest.ServerError())
+	status, d := get(t, h, "/v1/fr/biens-sous-cotes", url.Values{"cp": {"75018"}})
+	if status != 502 || !strings.Contains(fmt.Sprint(d), "dvf") {
+		t.Fatalf("= %d %v, want 502 naming dvf", status, d)
+	}
+	if charged, waived := gate.Counts(); charged != 0 || waived != 1 {
+		t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
+	}
+}
+
+// TestSlowSite: a search page that never answers is a 504, not charged.
+func TestSlowSite(t *testing.T) {
+	gate := &apitest.RecordingGate{}
+	h := start(t, gate)
+	if status, d := get(t, h, "/v1/fr/petites-annonces", url.Values{"text": {"lent"}}); status != 504 {
+		t.Fatalf("= %d %v, want 504", status, d)
+	}
+	if charged, waived := gate.Counts(); charged != 0 || waived != 1 {
+		t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
 	}
 }
 

@@ -70,7 +70,9 @@ func inPlace(l Listing, city, cp string) bool {
 	if cp != "" {
 		return l.Postcode == cp
 	}
-	return strings.EqualFold(strings.TrimSpace(l.City), city)
+	// "Paris 5e" is in Paris.
+	lc, c := strings.ToLower(strings.TrimSpace(l.City)), strings.ToLower(city)
+	return lc == c || strings.HasPrefix(lc, c+" ")
 }
 
 // propertySearch reads the site's property listings of the place for transaction (achat or
@@ -231,7 +233,7 @@ type SousCotes struct {
 	Biens      []Undervalued            `json:"biens"`
 	Count      int                      `json:"count"`
 	Compared   int                      `json:"listings_compared"`
-	References map[string]*fr.Reference `json:"dvf_reference"` // by type: the recorded sale median it was compared with
+	References map[string]*fr.Reference `json:"dvf_reference"` // by "type cp": the recorded sale median the listings were compared with
 	LeftOut    map[string]int           `json:"left_out"`
 	Sources    []Site                   `json:"sources"`
 	Method     string                   `json:"method"`
@@ -252,10 +254,6 @@ func (r *Routes) sousCotes(ctx context.Context, req *catalog.Request) (any, erro
 	if len(ls) == 0 {
 		return nil, apierr.NotFound("no listing for sale found for %s", strings.TrimSpace(city+" "+cp))
 	}
-	if cp == "" {
-		// DVF is read by commune: the postal code of the listings names it.
-		cp = ls[0].Postcode
-	}
 	ans := &SousCotes{Place: Place{City: city, Postcode: cp}, MinGap: minGap, Biens: []Undervalued{}, References: map[string]*fr.Reference{}, LeftOut: out,
 		Sources: sites, Method: sousCotesMethod}
 	for _, l := range ls {
@@ -267,9 +265,12 @@ func (r *Routes) sousCotes(ctx context.Context, req *catalog.Request) (any, erro
 			ans.LeftOut["autre_type"]++
 			continue
 		}
-		ref, seen := ans.References[l.Type]
+		// DVF is read by commune (arrondissement): each listing's postal code names it, the
+		// one asked or, for a city, its own.
+		key := l.Type + " " + l.Postcode
+		ref, seen := ans.References[key]
 		if !seen {
-			ref, err = r.ref.DVFReference(ctx, cp, city, l.Type)
+			ref, err = r.ref.DVFReference(ctx, l.Postcode, city, l.Type)
 			var ae *apierr.Error
 			if errors.As(err, &ae) && ae.Code == apierr.CodeNotFound {
 				ref, err = nil, nil // no sale of that type: its listings cannot be compared
@@ -277,7 +278,7 @@ func (r *Routes) sousCotes(ctx context.Context, req *catalog.Request) (any, erro
 			if err != nil {
 				return nil, err
 			}
-			ans.References[l.Type] = ref
+			ans.References[key] = ref
 		}
 		if ref == nil || ref.PrixM2.Median <= 0 {
 			ans.LeftOut["sans_ventes_dvf"]++
