@@ -343,6 +343,21 @@ func TestDVFDown(t *testing.T) {
 	}
 }
 
+// TestViagerAndWiderSample: in 75013 the recorded page has two flats and a viager; DVF has
+// no file of 75113, so the median is the whole city's (estimation-immo's widening, said in
+// the reference), and the viager, priced at its down payment, is left out.
+func TestViagerAndWiderSample(t *testing.T) {
+	h := start(t, &apitest.RecordingGate{})
+	status, d := get(t, h, "/v1/fr/biens-sous-cotes", url.Values{"cp": {"75013"}, "minGap": {"20"}})
+	ref := apitest.At(d, "dvf_reference", "appartement 75013")
+	if status != 200 || apitest.At(d, "left_out", "viager") != 1.0 || apitest.At(d, "listings_compared") != 2.0 ||
+		apitest.At(ref, "echantillon", "perimetre") != "ville" || apitest.At(ref, "echantillon", "insee_lu") != "75056" ||
+		apitest.At(d, "count") != 1.0 || apitest.At(d, "biens", 0, "id") != "3134758576" {
+		b, _ := json.Marshal(d)
+		t.Fatalf("= %d %s", status, b)
+	}
+}
+
 // TestSlowSite: a search page that never answers is a 504, not charged.
 func TestSlowSite(t *testing.T) {
 	gate := &apitest.RecordingGate{}

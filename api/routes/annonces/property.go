@@ -39,6 +39,9 @@ type Listing struct {
 	Title       string   `json:"title"`
 	Date        string   `json:"date"`
 	URL         string   `json:"url"`
+	// Viager: sold as a life annuity, its price is the down payment alone; it is counted out
+	// of the medians and of biens-sous-cotes.
+	Viager bool `json:"viager,omitempty"`
 }
 
 // listing reads a property ad; its surface and rooms are the site's attributes square and rooms.
@@ -51,6 +54,7 @@ func listing(a rawAd, host, base, transaction string) Listing {
 			l.Type = strings.ToLower(at.Value)
 		}
 	}
+	l.Viager = a.attr("immo_sell_type") == "viager"
 	if n, err := strconv.Atoi(a.attr("rooms")); err == nil && n > 0 {
 		l.Rooms = &n
 	}
@@ -101,7 +105,7 @@ func (r *Routes) propertySearch(ctx context.Context, free bool, city, cp, transa
 func medianPerM2(ls []Listing) (*float64, int) {
 	var v []float64
 	for _, l := range ls {
-		if l.PriceM2 != nil {
+		if l.PriceM2 != nil && !l.Viager {
 			v = append(v, *l.PriceM2)
 		}
 	}
@@ -146,7 +150,7 @@ const immoMethod = "The property listings of both listing sources, read at once 
 	"(its Next.js state, __NEXT_DATA__; surface and rooms from the ads' attributes) and the property-listings site's JSON API. A source " +
 	"that fails is declared in sources and the answer is made from the other; both failing is a 502. Listings of another postal code " +
 	"than the one asked are left out (the sites widen searches). Price per m² = asking price / surface, rounded; the median is over " +
-	"the listings having both."
+	"the listings having both, viagers (priced at their down payment) excepted."
 
 // allListings reads both sources at once; one failing is declared, both failing is the error.
 func (r *Routes) allListings(ctx context.Context, free bool, city, cp, tr string) ([]Listing, map[string]int, []Site, error) {
@@ -242,7 +246,8 @@ type SousCotes struct {
 const sousCotesMethod = "Listings for sale of the postal code (both listing sources, read as /v1/fr/immo reads them) compared with the DVF " +
 	"median sale price per m² of the same commune or arrondissement and type, as /v1/fr/estimation-immo computes it (method prixm2, same sample " +
 	"and widening). gap = (median - asking price per m²) / median; listings with gap >= minGap, sorted by gap, largest first. A listing without " +
-	"surface or price, or of a type without DVF sales, is left out and counted."
+	"surface or price, sold as a viager (its price is the down payment), or of a type without DVF sales, is left out and counted; none left " +
+	"to compare is a 404."
 
 func (r *Routes) sousCotes(ctx context.Context, req *catalog.Request) (any, error) {
 	city, cp := strings.TrimSpace(req.Args.Str("city")), req.Args.Str("cp")
@@ -259,6 +264,10 @@ func (r *Routes) sousCotes(ctx context.Context, req *catalog.Request) (any, erro
 	for _, l := range ls {
 		if l.PriceM2 == nil {
 			ans.LeftOut["sans_surface_ou_prix"]++
+			continue
+		}
+		if l.Viager {
+			ans.LeftOut["viager"]++
 			continue
 		}
 		if l.Type != "appartement" && l.Type != "maison" {
@@ -305,6 +314,10 @@ func (r *Routes) sousCotes(ctx context.Context, req *catalog.Request) (any, erro
 		return strings.Compare(a.ID, b.ID)
 	})
 	ans.Count = len(ans.Biens)
+	if ans.Compared == 0 {
+		return nil, apierr.NotFound("none of the %d listings read for %s could be compared with a DVF median (left out: %v)",
+			len(ls), strings.TrimSpace(city+" "+cp), ans.LeftOut)
+	}
 	return ans, nil
 }
 
