@@ -40,6 +40,7 @@ var formats = map[string]format{
 	"lang":        {check: re(`^[a-z]{2}$`, "must be a 2-letter lowercase code"), pattern: `^[a-z]{2}$`},
 	"school_year": {check: re(`^20[0-9]{2}-20[0-9]{2}$`, "must be a school year like 2025-2026"), pattern: `^[0-9]{4}-[0-9]{4}$`},
 	"id_hex":      {check: re(`^[0-9a-f]{16,64}$`, "must be a hex identifier")},
+	"category_id": {check: re(`^[0-9]{1,4}$`, "must be the site's numeric category id (e.g. 9 property sales, 55 bicycles)"), pattern: `^[0-9]{1,4}$`},
 }
 
 // RegisterFormat adds a validator; families call it at init for formats of their own.

@@ -197,7 +197,7 @@ func Table(n Names) []Entry {
 			S("siren", "SIREN").Group("company").Fmt("siren"), S("name", "company name (with city)").Group("company").Range(2, 200),
 			S("city", "city, with name").Range(2, 100)).timeout(composite).ex("siren", "542065479"),
 		route("fr", "GET", "/v1/fr/"+n.ClassifiedsA, 20_000, "Classified ads search: title, price, city, date, URL, images, attributes.",
-			S("text", "search text").Req().Range(2, 200), S("category", "category").Range(1, 60), S("city", "city").Range(2, 100),
+			S("text", "search text").Req().Range(2, 200), S("category", "the classifieds site's category id (e.g. 9 property sales, 10 rentals, 55 bicycles)").Fmt("category_id"), S("city", "city").Range(2, 100),
 			S("zipcode", "postal code").Fmt("cp"), pLimit(20, 100)).timeout(browserTimeout).ex("text", "velo"),
 		route("fr", "GET", "/v1/fr/"+n.ListingsB, 30_000, "Real-estate listings with rooms, surface, price per m² and the median asking price.",
 			S("city", "city").Group("place").Range(2, 100), S("cp", "postal code").Group("place").Fmt("cp"),

@@ -136,6 +136,16 @@ var Specs = []Spec{
 	// HTTP client; the row holds its host (override base_url for another country's site).
 	{Name: "marketplace", BaseURL: "https://www.amazon.com", Timeout: 30 * time.Second, RPS: 1, Burst: 3,
 		Terms: "Product data as the marketplace's public pages show it, read in a real browser; captchas and robot checks are reported, never bypassed."},
+	// The classifieds site of /v1/fr/<classifieds_a>, /v1/fr/immo and biens-sous-cotes: read by
+	// the browser farm; the row holds its host.
+	{Name: "classifieds", BaseURL: "https://www.leboncoin.fr", Timeout: 30 * time.Second, RPS: 1, Burst: 3,
+		Terms: "Classified ads as the site's public search pages show them, read in a real browser; captchas and block pages are reported, never bypassed."},
+	// The property-listings site of /v1/fr/<listings_b> and /v1/fr/immo: its search service
+	// (www) and place service (res), read by the browser farm.
+	{Name: "listings", BaseURL: "https://www.bienici.com", Timeout: 30 * time.Second, RPS: 1, Burst: 3,
+		Terms: "Property listings as the site's public JSON API gives them to its own pages, read in a real browser; block pages are reported, never bypassed."},
+	{Name: "listings-places", BaseURL: "https://res.bienici.com", Timeout: 30 * time.Second, RPS: 1, Burst: 3,
+		Terms: "The listings site's place lookup (postal code or city to its zone ids), read in a real browser."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
 	// Keyless CoinGecko shares an unpublished per-IP limit (the Demo plan publishes 30 calls a

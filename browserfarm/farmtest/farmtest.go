@@ -48,6 +48,12 @@ func StartPages(size, queue int, pages map[string]http.Handler) (*Env, error) {
 	return start(size, queue, nil, pages)
 }
 
+// StartPagesTuned is StartPages with a last say on the farm's configuration (a route reading
+// real pages bigger than the tests' 1 MiB bound sets the production one).
+func StartPagesTuned(size, queue int, tune func(*browserfarm.Config), pages map[string]http.Handler) (*Env, error) {
+	return start(size, queue, tune, pages)
+}
+
 func start(size, queue int, tune func(*browserfarm.Config), pages map[string]http.Handler) (*Env, error) {
 	cfg := browserfarm.DefaultConfig()
 	if _, err := os.Stat(cfg.Chromium); err != nil {

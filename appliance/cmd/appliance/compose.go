@@ -22,6 +22,7 @@ import (
 	"github.com/peage/appliance/api/mcp"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
+	"github.com/peage/appliance/api/routes/annonces"
 	chainroutes "github.com/peage/appliance/api/routes/chain"
 	cryptoroutes "github.com/peage/appliance/api/routes/crypto"
 	"github.com/peage/appliance/api/routes/directions"
@@ -336,7 +337,8 @@ func bindFamilies(a *app, d deps) error {
 	if d.cache != nil {
 		frDeps.Cache = d.cache // the company reports share upstream answers through it
 	}
-	b.add(fr.New(frDeps))
+	frRoutes, frErr := fr.New(frDeps)
+	b.add(frRoutes, frErr)
 	b.add(uk.New(uk.Deps{Pool: pool}))
 	llmHTTP, err := pool.Client(llmclient.Name)
 	if err != nil {
@@ -391,6 +393,12 @@ func bindFamilies(a *app, d deps) error {
 		b.add(webRoutes, nil)
 		pages = webRoutes
 		b.add(marketplace.New(marketplace.Deps{Farm: d.farm, Base: specs[marketplace.Name].BaseURL, Names: a.cfg.Routes}))
+		annoncesDeps := annonces.Deps{Farm: d.farm, Classifieds: specs[annonces.ClassifiedsName].BaseURL,
+			Listings: specs[annonces.ListingsName].BaseURL, ListingsPlaces: specs[annonces.ListingsPlacesName].BaseURL, Names: a.cfg.Routes}
+		if frErr == nil {
+			annoncesDeps.Reference = frRoutes // biens-sous-cotes compares with estimation-immo's DVF median
+		}
+		b.add(annonces.New(annoncesDeps))
 		a.metrics.GaugeFunc("peage_browserfarm", "Browser farm health: browsers up, jobs, queue, restarts, memory.", d.farm.Gauges, "stat")
 		a.addHealth("browserfarm", d.farm.Ready)
 	}
