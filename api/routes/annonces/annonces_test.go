@@ -36,6 +36,7 @@ var (
 	requests []string
 )
 
+// file serves a recorded page; a .gz one is sent compressed, as the site sends its pages.
 func file(name string, status int) http.Handler {
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
@@ -43,6 +44,9 @@ func file(name string, status int) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if strings.HasSuffix(name, ".gz") {
+			w.Header().Set("Content-Encoding", "gzip")
+		}
 		w.WriteHeader(status)
 		_, _ = w.Write(b)
 	})
@@ -52,7 +56,7 @@ func file(name string, status int) http.Handler {
 // search page (a property search of Paris), whatever the query; the DataDome page for the
 // text "bloque"; statuses alone for "limite" (429) and "panne" (500).
 func search() http.Handler {
-	page, blocked := file("search_immo_paris.html", 200), file("datadome.html", 403)
+	page, blocked := file("search_immo_paris.html.gz", 200), file("datadome.html", 403)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		requests = append(requests, r.URL.RequestURI())
