@@ -28,6 +28,8 @@ type Task struct {
 	Layout     bool        // read the page's layout signals (Result.Layout), for main-content extraction
 	Screenshot *Screenshot // capture a PNG
 	PDF        bool        // print an A4 PDF
+	// Scroll scrolls a list that grows as it is scrolled before the page is read.
+	Scroll *Scroll
 	// Free marks work nobody pays for: it runs within the pool's free share and every
 	// waiting paid job is served before it.
 	Free bool
@@ -69,6 +71,8 @@ type Result struct {
 	LoadComplete bool
 	RetrievedAt  time.Time
 	Timings      Timings
+	// Scrolled says how Task.Scroll ended; nil when the task asked for none.
+	Scrolled *ScrollResult
 }
 
 // Redirect is one hop of the main document.
@@ -244,6 +248,9 @@ func (f *Farm) execute(s *slot, tb *tab, j *job) (*Result, error) {
 	start = time.Now()
 	if err := f.waitPage(ctx, page, reqs, waitEnd, res); err != nil {
 		return nil, err
+	}
+	if t.Scroll != nil {
+		res.Scrolled = f.scroll(ctx, page, reqs, waitEnd, t.Scroll)
 	}
 	res.Timings.Wait = time.Since(start)
 

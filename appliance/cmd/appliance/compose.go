@@ -29,6 +29,7 @@ import (
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
 	llmroutes "github.com/peage/appliance/api/routes/llm"
+	"github.com/peage/appliance/api/routes/maps"
 	"github.com/peage/appliance/api/routes/marketplace"
 	"github.com/peage/appliance/api/routes/mica"
 	"github.com/peage/appliance/api/routes/payments"
@@ -391,6 +392,7 @@ func bindFamilies(a *app, d deps) error {
 		b.add(webRoutes, nil)
 		pages = webRoutes
 		b.add(marketplace.New(marketplace.Deps{Farm: d.farm, Base: specs[marketplace.Name].BaseURL, Names: a.cfg.Routes}))
+		b.add(maps.New(maps.Deps{Farm: d.farm, Base: specs[maps.Name].BaseURL}))
 		a.metrics.GaugeFunc("peage_browserfarm", "Browser farm health: browsers up, jobs, queue, restarts, memory.", d.farm.Gauges, "stat")
 		a.addHealth("browserfarm", d.farm.Ready)
 	}
