@@ -164,7 +164,7 @@ func (r *Routes) handle(ctx context.Context, req *catalog.Request) (any, error) 
 	}
 	target := r.searchURL(q, loc)
 	res, err := r.load(ctx, req, target.String(), &browserfarm.Scroll{
-		Container: `div[role="feed"]`, Items: `div[role="feed"] a[href*="/maps/place/"]`, Want: want, End: "span.HlvSq"})
+		Container: `div[role="feed"]`, Items: `div[role="feed"] a.hfpxzc`, Want: want, End: "span.HlvSq"})
 	if err != nil {
 		return nil, err
 	}
@@ -266,15 +266,14 @@ func (r *Routes) feed(res *browserfarm.Result, want int) ([]Place, string, error
 	for i := range out {
 		out[i].MapURL = r.rebase(out[i].MapURL)
 	}
-	end := "no_more_loaded"
-	if s := res.Scrolled; s != nil {
-		end = map[string]string{"want": "max", "end": "end_of_list", "stalled": "no_more_loaded", "budget": "time_budget"}[s.Stop]
-		if end == "" {
-			end = "no_more_loaded"
-		}
-	}
 	if len(out) >= want {
-		out, end = out[:want], "max"
+		return out[:want], "max", nil
+	}
+	end := "no_more_loaded" // the farm stopped at enough cards, yet fewer places were read
+	if s := res.Scrolled; s != nil && s.Stop == "end" {
+		end = "end_of_list"
+	} else if s != nil && s.Stop == "budget" {
+		end = "time_budget"
 	}
 	return out, end, nil
 }
