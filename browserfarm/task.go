@@ -75,6 +75,24 @@ type Result struct {
 	Scrolled *ScrollResult
 }
 
+// Landed is the URL the page was read at: the final one, after redirects and script
+// navigation, else the one asked for.
+func (r *Result) Landed() string {
+	if r.FinalURL != "" {
+		return r.FinalURL
+	}
+	return r.URL
+}
+
+// LandedHost is the host (and port) of Landed, "" when it does not parse.
+func (r *Result) LandedHost() string {
+	u, err := url.Parse(r.Landed())
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
 // Redirect is one hop of the main document.
 type Redirect struct {
 	URL    string `json:"url"`

@@ -168,7 +168,7 @@ func (r *Routes) handle(ctx context.Context, req *catalog.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	ans := &Answer{Query: q, Location: loc, Source: hostOf(res), URL: finalURL(res), Businesses: []Place{}, Method: method}
+	ans := &Answer{Query: q, Location: loc, Source: res.LandedHost(), URL: res.Landed(), Businesses: []Place{}, Method: method}
 	places, feedEnd, err := r.feed(res, want)
 	if err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ func (r *Routes) feed(res *browserfarm.Result, want int) ([]Place, string, error
 	if err != nil {
 		return nil, "", fmt.Errorf("maps: parse rendered html: %w", err)
 	}
-	page, err := url.Parse(finalURL(res))
+	page, err := url.Parse(res.Landed())
 	if err != nil {
 		page = r.base
 	}
@@ -462,7 +462,7 @@ func (r *Routes) load(ctx context.Context, req *catalog.Request, target string, 
 // "unusual traffic" page (google.com/sorry, its captcha form), or a challenge the farm's
 // detector knows.
 func Blocked(res *browserfarm.Result) string {
-	u, _ := url.Parse(finalURL(res))
+	u, _ := url.Parse(res.Landed())
 	host, path := "", ""
 	if u != nil {
 		host, path = strings.ToLower(u.Hostname()), u.Path
@@ -483,19 +483,4 @@ func Blocked(res *browserfarm.Result) string {
 		return fmt.Sprintf("an anti-bot challenge (%s; %s)", ch.Vendor, ch.Signal)
 	}
 	return ""
-}
-
-func finalURL(res *browserfarm.Result) string {
-	if res.FinalURL != "" {
-		return res.FinalURL
-	}
-	return res.URL
-}
-
-func hostOf(res *browserfarm.Result) string {
-	u, err := url.Parse(finalURL(res))
-	if err != nil {
-		return ""
-	}
-	return u.Host
 }
