@@ -37,9 +37,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func start(t *testing.T, gate paywall.Gate) *apitest.Harness {
+func start(t *testing.T, gate paywall.Gate) *apitest.Harness { return startAt(t, gate, env.Base) }
+
+// startAt serves the route reading the maps at base.
+func startAt(t *testing.T, gate paywall.Gate, base string) *apitest.Harness {
 	t.Helper()
-	r, err := New(Deps{Farm: env.Farm, Base: env.Base})
+	r, err := New(Deps{Farm: env.Farm, Base: base})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,6 +226,25 @@ func TestWallsAndEmptySearchAreNotCharged(t *testing.T) {
 				t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
 			}
 		})
+	}
+}
+
+// TestUnreachableMapsIs502: a maps host the farm may not reach (here a local server the
+// egress policy does not allow) is a 502 naming the maps, not a 400 about a url the caller
+// never gave; nothing is charged and the host is never asked.
+func TestUnreachableMapsIs502(t *testing.T) {
+	gate := &apitest.RecordingGate{}
+	h := startAt(t, gate, env.Other.URL)
+	status, d := get(t, h, url.Values{"q": {"coffee"}})
+	msg, _ := apitest.At(d, "error", "message").(string)
+	if status != 502 || apitest.At(d, "error", "param") != nil || !strings.Contains(msg, "the maps could not be reached") {
+		t.Fatalf("= %d %v, want 502 naming the maps", status, d)
+	}
+	if charged, waived := gate.Counts(); charged != 0 || waived != 1 {
+		t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
+	}
+	if n := env.OtherHits.Load(); n != 0 {
+		t.Errorf("the refused host was asked %d times", n)
 	}
 }
 
