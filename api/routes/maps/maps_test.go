@@ -201,8 +201,25 @@ func TestOnePlacePageBlocked(t *testing.T) {
 	}
 }
 
+// TestPlacePagesThatNeverAnswer: when no place page asked for answers, the call is a 504 and
+// is not charged.
+func TestPlacePagesThatNeverAnswer(t *testing.T) {
+	local.hangAll.Store(true)
+	defer local.hangAll.Store(false)
+	gate := &apitest.RecordingGate{}
+	h := start(t, gate)
+	status, d := get(t, h, url.Values{"q": {"coffee"}, "location": {"Ilion"}, "max": {"2"}})
+	if status != 504 {
+		t.Fatalf("= %d %v, want 504", status, d)
+	}
+	if charged, waived := gate.Counts(); charged != 0 || waived != 1 {
+		t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
+	}
+}
+
 // TestWallsAndEmptySearchAreNotCharged: Google's consent page and its unusual-traffic page
-// are 502s naming them, a search without results is a 404; none is charged.
+// are 502s naming them, a search without results is a 404, a maps that never answers a 504;
+// none is charged.
 func TestWallsAndEmptySearchAreNotCharged(t *testing.T) {
 	tests := []struct {
 		name, q string
@@ -212,6 +229,7 @@ func TestWallsAndEmptySearchAreNotCharged(t *testing.T) {
 		{"consent page", "consent wall", 502, "consent page"},
 		{"unusual traffic", "unusual traffic", 502, `"unusual traffic" page`},
 		{"no result", "coffee nowhere", 404, "no business"},
+		{"no answer", "never answers", 504, "did not"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

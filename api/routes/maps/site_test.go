@@ -87,8 +87,9 @@ type site struct {
 	consent []byte
 	sorry   []byte
 
-	base      string // the site's root URL, known once it runs
-	blockID   atomic.Value
+	base      string       // the site's root URL, known once it runs
+	blockID   atomic.Value // the feature id whose place page is the unusual-traffic page
+	hangAll   atomic.Bool  // place pages never answer
 	mu        sync.Mutex
 	requested []string
 }
@@ -164,6 +165,8 @@ func (s *site) pages() map[string]http.Handler {
 			case "consent+wall":
 				// Google sends a browser without its consent cookie to consent.google.com.
 				http.Redirect(w, r, "/ml?continue="+url.QueryEscape(r.URL.String()), http.StatusFound)
+			case "never+answers":
+				<-r.Context().Done()
 			case "unusual+traffic":
 				http.Redirect(w, r, "/sorry/index?continue="+url.QueryEscape(r.URL.String()), http.StatusFound)
 			default:
@@ -191,6 +194,10 @@ func (s *site) pages() map[string]http.Handler {
 			m := featureInURL.FindStringSubmatch(r.URL.Path)
 			if m == nil {
 				http.NotFound(w, r)
+				return
+			}
+			if s.hangAll.Load() {
+				<-r.Context().Done()
 				return
 			}
 			if m[1] == s.blockID.Load().(string) {
