@@ -28,6 +28,8 @@ type Task struct {
 	Layout     bool        // read the page's layout signals (Result.Layout), for main-content extraction
 	Screenshot *Screenshot // capture a PNG
 	PDF        bool        // print an A4 PDF
+	// Scroll scrolls a list that grows as it is scrolled before the page is read.
+	Scroll *Scroll
 	// Free marks work nobody pays for: it runs within the pool's free share and every
 	// waiting paid job is served before it.
 	Free bool
@@ -69,6 +71,26 @@ type Result struct {
 	LoadComplete bool
 	RetrievedAt  time.Time
 	Timings      Timings
+	// Scrolled says how Task.Scroll ended; nil when the task asked for none.
+	Scrolled *ScrollResult
+}
+
+// Landed is the URL the page was read at: the final one, after redirects and script
+// navigation, else the one asked for.
+func (r *Result) Landed() string {
+	if r.FinalURL != "" {
+		return r.FinalURL
+	}
+	return r.URL
+}
+
+// LandedHost is the host (and port) of Landed, "" when it does not parse.
+func (r *Result) LandedHost() string {
+	u, err := url.Parse(r.Landed())
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }
 
 // Redirect is one hop of the main document.
@@ -244,6 +266,9 @@ func (f *Farm) execute(s *slot, tb *tab, j *job) (*Result, error) {
 	start = time.Now()
 	if err := f.waitPage(ctx, page, reqs, waitEnd, res); err != nil {
 		return nil, err
+	}
+	if t.Scroll != nil {
+		res.Scrolled = f.scroll(ctx, page, reqs, waitEnd, t.Scroll)
 	}
 	res.Timings.Wait = time.Since(start)
 

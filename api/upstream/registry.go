@@ -146,6 +146,10 @@ var Specs = []Spec{
 		Terms: "Property listings as the site's public JSON API gives them to its own pages, read in a real browser; block pages are reported, never bypassed."},
 	{Name: "listings-places", BaseURL: "https://res.bienici.com", Timeout: 30 * time.Second, RPS: 1, Burst: 3,
 		Terms: "The listings site's place lookup (postal code or city to its zone ids), read in a real browser."},
+	// The maps of /v1/maps: read by the browser farm like the marketplace; the row holds its
+	// host (override base_url to read another).
+	{Name: "maps", BaseURL: "https://www.google.com", Timeout: 45 * time.Second, RPS: 1, Burst: 3,
+		Terms: "Business listings as Google Maps' public pages show them, read in a real browser; its consent and unusual-traffic pages are reported, never bypassed."},
 	{Name: "apicarto", BaseURL: "https://apicarto.ign.fr", Timeout: 8 * time.Second, RPS: 5, Burst: 5, Retries: 1,
 		Terms: "IGN API Carto, cadastre PCI Express, " + etalab},
 	// Keyless CoinGecko shares an unpublished per-IP limit (the Demo plan publishes 30 calls a

@@ -132,6 +132,12 @@ func Site(h *Hooks) http.Handler {
 	// An app whose bundle did not load: all a reader sees is the request to enable JavaScript.
 	page("/script-wall", `<!doctype html><html lang="en"><head><title>App</title><script src="/missing-bundle.js"></script></head><body><div id="root">You need to enable JavaScript to run this app.</div></body></html>`)
 	page("/short", `<!doctype html><html lang="en"><head><title>Short</title></head><body><p>Hi.</p></body></html>`)
+	// An endless feed: 5 items, 5 more a moment after each scroll to its end, an end marker
+	// after 12; and one whose scrolling brings nothing.
+	page("/feed", Feed)
+	page("/feed-stuck", `<!doctype html><html><head><title>Stuck</title></head><body><ul id="feed" style="height:200px;overflow-y:auto">`+
+		`<li style="height:100px">item 1</li><li style="height:100px">item 2</li><li style="height:100px">item 3</li>`+
+		`<li style="height:100px">item 4</li><li style="height:100px">item 5</li></ul></body></html>`)
 	mux.HandleFunc("/fingerprint", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, `<html><head><title>FP</title></head><body><pre id="h">header-ua=%s
@@ -449,3 +455,18 @@ const ChallengeSoft = `<!doctype html><html><head><title>Vérification</title></
 // Tall is taller than the screenshot cap.
 var Tall = `<!doctype html><html><head><title>Tall</title></head><body style="margin:0">
 <div style="height:30000px;background:linear-gradient(#fff,#00f)">tall</div></body></html>`
+
+// Feed grows as it is scrolled, like a results feed that asks its server for the next page.
+const Feed = `<!doctype html><html><head><title>Feed</title></head><body>
+<ul id="feed" style="height:200px;overflow-y:auto"></ul>
+<script>
+const feed = document.getElementById('feed');
+let n = 0, busy = false;
+const add = k => { for (let i = 0; i < k && n < 12; i++) feed.insertAdjacentHTML('beforeend', '<li class="item" style="height:100px">item ' + (++n) + '</li>'); };
+add(5);
+feed.addEventListener('scroll', () => {
+	if (busy || n >= 12 || feed.scrollTop + feed.clientHeight < feed.scrollHeight - 20) return;
+	busy = true;
+	setTimeout(() => { add(5); if (n >= 12) feed.insertAdjacentHTML('beforeend', '<li class="end">End of the ' + 'list.</li>'); busy = false; }, 100);
+});
+</script></body></html>`

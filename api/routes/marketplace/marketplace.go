@@ -115,9 +115,9 @@ func (r *Routes) handle(ctx context.Context, req *catalog.Request) (any, error) 
 	if err != nil {
 		return nil, fmt.Errorf("marketplace: parse rendered html: %w", err)
 	}
-	p := ParseProduct(doc, finalURL(res))
+	p := ParseProduct(doc, res.Landed())
 	if p.ASIN == "" {
-		if u, err := url.Parse(finalURL(res)); err == nil {
+		if u, err := url.Parse(res.Landed()); err == nil {
 			p.ASIN = ASINOf(u)
 		}
 	}
@@ -125,7 +125,7 @@ func (r *Routes) handle(ctx context.Context, req *catalog.Request) (any, error) 
 		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: Name,
 			Message: "the marketplace answered a page without product data (its layout may have changed); nothing was charged"}
 	}
-	return &Answer{Source: hostOf(res), Mode: "product", Product: &p, Count: 1, URL: finalURL(res), Method: method}, nil
+	return &Answer{Source: res.LandedHost(), Mode: "product", Product: &p, Count: 1, URL: res.Landed(), Method: method}, nil
 }
 
 func (r *Routes) search(ctx context.Context, req *catalog.Request, q string) (any, error) {
@@ -150,7 +150,7 @@ func (r *Routes) search(ctx context.Context, req *catalog.Request, q string) (an
 			return nil, fmt.Errorf("marketplace: parse rendered html: %w", err)
 		}
 		if page == 1 {
-			ans.Source, ans.URL = hostOf(res), finalURL(res)
+			ans.Source, ans.URL = res.LandedHost(), res.Landed()
 		}
 		ans.Pages = page
 		found := 0
@@ -208,19 +208,4 @@ func Blocked(res *browserfarm.Result) string {
 		return fmt.Sprintf("anti-bot challenge (%s; %s)", ch.Vendor, ch.Signal)
 	}
 	return ""
-}
-
-func finalURL(res *browserfarm.Result) string {
-	if res.FinalURL != "" {
-		return res.FinalURL
-	}
-	return res.URL
-}
-
-func hostOf(res *browserfarm.Result) string {
-	u, err := url.Parse(finalURL(res))
-	if err != nil {
-		return ""
-	}
-	return u.Host
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/peage/appliance/api/routes/fr"
 	"github.com/peage/appliance/api/routes/infra"
 	llmroutes "github.com/peage/appliance/api/routes/llm"
+	"github.com/peage/appliance/api/routes/maps"
 	"github.com/peage/appliance/api/routes/marketplace"
 	"github.com/peage/appliance/api/routes/mica"
 	"github.com/peage/appliance/api/routes/payments"
@@ -399,6 +400,7 @@ func bindFamilies(a *app, d deps) error {
 			annoncesDeps.Reference = frRoutes // biens-sous-cotes compares with estimation-immo's DVF median
 		}
 		b.add(annonces.New(annoncesDeps))
+		b.add(maps.New(maps.Deps{Farm: d.farm, Base: specs[maps.Name].BaseURL}))
 		a.metrics.GaugeFunc("peage_browserfarm", "Browser farm health: browsers up, jobs, queue, restarts, memory.", d.farm.Gauges, "stat")
 		a.addHealth("browserfarm", d.farm.Ready)
 	}
