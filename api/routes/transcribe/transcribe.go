@@ -174,10 +174,14 @@ type YTDLP struct {
 	Base   string // the YouTube base URL the video is fetched from
 }
 
-// FindYTDLP returns a downloader when yt-dlp is installed, nil otherwise.
+// FindYTDLP returns a downloader when yt-dlp is installed with ffmpeg (its audio extraction
+// runs ffmpeg: without it every download would fail), nil otherwise.
 func FindYTDLP(base string) *YTDLP {
 	p, err := exec.LookPath("yt-dlp")
 	if err != nil {
+		return nil
+	}
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		return nil
 	}
 	return &YTDLP{Binary: p, Base: base}
