@@ -175,8 +175,8 @@ func TestAgentSearchesNews(t *testing.T) {
 		t.Fatalf("steps %v", steps)
 	}
 	for i, s := range want {
-		if apitest.At(m, "steps", i, "action") != s.action || apitest.At(m, "steps", i, "statut") != "ok" || apitest.At(m, "steps", i, "cost_usd") != s.cost {
-			t.Errorf("step %d: %v, want %s ok %s", i+1, steps[i], s.action, s.cost)
+		if apitest.At(m, "steps", i, "action") != s.action || apitest.At(m, "steps", i, "statut") != "COMPLETED" || apitest.At(m, "steps", i, "cost_usd") != s.cost {
+			t.Errorf("step %d: %v, want %s COMPLETED %s", i+1, steps[i], s.action, s.cost)
 		}
 	}
 	if apitest.At(m, "steps", 1, "input", "url") != apitest.At(m, "sources", 0, "url") || !strings.HasPrefix(apitest.At(m, "sources", 0, "url").(string), "https://www.reuters.com/") {
@@ -189,6 +189,69 @@ func TestAgentSearchesNews(t *testing.T) {
 		t.Errorf("%d news searches, want 1 (a quote searches nothing)", n)
 	}
 	if c, wv := w.gate.Counts(); c != 1 || wv != 0 {
+		t.Errorf("charged %d waived %d", c, wv)
+	}
+}
+
+// TestAgentReadsPageAndNews: an objective with a page and a question on recent events reads
+// the page, searches the news (the bound route over the recorded answer), reads the top story
+// and answers from both, each quote attributed to the page it is in.
+func TestAgentReadsPageAndNews(t *testing.T) {
+	objective := "Does https://shop.example/item say the kettle is in stock, and what is the latest news on Tesla's board?"
+	both := pages{}
+	for k, v := range shop {
+		both[k] = v
+	}
+	for k, v := range reuters {
+		both[k] = v
+	}
+	w, serper := newsWorld(t, both, "Does say the kettle is in stock, and what is the latest news on Tesla's board?")
+	w.srv.Push(
+		llmtest.JSON(t, map[string]any{"answerable": true, "answer": "The kettle is in stock; ISS advises against re-electing Tesla's chair.",
+			"evidence": []string{"In stock: yes.", "recommended Tesla investors vote against re-election of board chair Robyn Denholm"}}),
+		llmtest.JSON(t, map[string]any{"answerable": true, "answer": "The kettle is in stock; Tesla's chair resigned.",
+			"evidence": []string{"In stock: yes.", "Robyn Denholm resigned"}}),
+	)
+	a := w.post(t, "/v1/agent/task", map[string]any{"objective": objective})
+	m := a.json(t)
+	if a.status != 200 || m["actual_cost_usd"] != "0.019" || m["budget_usd"] != "0.05" {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+	want := []struct{ action, cost string }{{"read_page", "0.005"}, {"search_news", "0.003"}, {"read_page", "0.005"}, {"answer_with_evidence", "0.006"}}
+	if n := len(m["steps"].([]any)); n != len(want) {
+		t.Fatalf("steps %v", m["steps"])
+	}
+	for i, s := range want {
+		if apitest.At(m, "steps", i, "action") != s.action || apitest.At(m, "steps", i, "statut") != "COMPLETED" || apitest.At(m, "steps", i, "cost_usd") != s.cost {
+			t.Errorf("step %d: %v, want %s COMPLETED %s", i+1, apitest.At(m, "steps", i), s.action, s.cost)
+		}
+	}
+	if apitest.At(m, "sources", 0, "url") != "https://shop.example/item" || !strings.HasPrefix(apitest.At(m, "sources", 1, "url").(string), "https://www.reuters.com/") ||
+		apitest.At(m, "evidence", 0, "source") != 1.0 || apitest.At(m, "evidence", 1, "source") != 2.0 || apitest.At(m, "verification", "checked") != 2.0 {
+		t.Errorf("sources %v evidence %v", m["sources"], m["evidence"])
+	}
+	// The model read both pages, numbered.
+	if user := w.srv.Bodies()[0]["messages"].([]any)[1].(map[string]any)["content"].(string); !strings.Contains(user, "Page [1] (https://shop.example/item)") ||
+		!strings.Contains(user, "Page [2] (https://www.reuters.com/") || !strings.Contains(user, "Robyn Denholm") {
+		t.Errorf("the model was given %s", user)
+	}
+	// A quote in neither page: explicit failure naming the steps, not charged.
+	f := w.post(t, "/v1/agent/task", map[string]any{"objective": objective})
+	if f.status != 502 || !strings.Contains(string(f.body), "not in any page as read") || !strings.Contains(string(f.body), "search_news: COMPLETED") {
+		t.Errorf("unverified: %d %s", f.status, f.body)
+	}
+	// Over budget: the four-step plan stops before its first step and says what it costs.
+	b := w.post(t, "/v1/agent/task", map[string]any{"objective": objective, "budget": 0.015})
+	if b.status != 400 || !strings.Contains(string(b.body), "0.019 USD (4 steps)") || !strings.Contains(string(b.body), "0.015") {
+		t.Errorf("over budget: %d %s", b.status, b.body)
+	}
+	if n := len(serper.Requests()); n != 2 {
+		t.Errorf("%d news searches, want 2 (none over budget)", n)
+	}
+	if n := len(w.srv.Bodies()); n != 2 {
+		t.Errorf("%d model calls, want 2", n)
+	}
+	if c, wv := w.gate.Counts(); c != 1 || wv != 2 {
 		t.Errorf("charged %d waived %d", c, wv)
 	}
 }
