@@ -349,10 +349,10 @@ func Table(n Names) []Entry {
 			S("instructions", "extra guidance").AtMost(2000)).
 			timeout(llmTimeout).up("llm", 0).freeFirst().ex("messages", []any{"refund please", "great product"}, "labels", []any{"complaint", "praise"}),
 		route("llm", "POST", "/v1/solve", 50_000, "Task router: picks the capability that solves a task and returns its result.",
-			S("task", "what to solve").Req().Range(3, 4000), S("capability", "name a capability directly").Range(2, 60)).
+			S("task", "what to solve").Req().Range(3, 4000).Fmt("text_urls"), S("capability", "name a capability directly").Range(2, 60)).
 			timeout(llmTimeout).ex("task", "weather in Amiens tomorrow"),
 		route("llm", "POST", "/v1/agent/task", 50_000, "Agent task: read a page and/or search news, answer with verified steps and actual cost.",
-			S("objective", "what to find out").Req().Range(3, 4000), S("source", "page to read").Fmt("public_url"),
+			S("objective", "what to find out").Req().Range(3, 4000).Fmt("text_urls"), S("source", "page to read").Fmt("public_url"),
 			N("budget", "maximum spend in USD").Range(0.01, 1)).timeout(llmTimeout).ex("objective", "summarise https://example.com/"),
 		route("llm", "POST", "/v1/llm", 2_000, "Language-model completion, up to 2000 output tokens.",
 			S("prompt", "prompt").Req().Range(1, 32000), S("system", "system prompt").AtMost(8000), I("max_tokens", "output budget").Range(1, 2000)).
@@ -390,9 +390,9 @@ func Table(n Names) []Entry {
 		// Free routes.
 		route("free", "GET", "/v1/capabilities", 0, "What the task router can solve, free."),
 		route("free", "POST", "/v1/solve/preview", 0, "Plan, normalised input and price of a /v1/solve task, free.",
-			S("task", "what to solve").Req().Range(3, 4000), S("capability", "name a capability directly").Range(2, 60)).ex("task", "weather in Amiens"),
+			S("task", "what to solve").Req().Range(3, 4000).Fmt("text_urls"), S("capability", "name a capability directly").Range(2, 60)).ex("task", "weather in Amiens"),
 		route("free", "POST", "/v1/agent/quote", 0, "Plan, price and limits of a /v1/agent/task, free.",
-			S("objective", "what to find out").Req().Range(3, 4000), S("source", "page to read").Fmt("public_url"),
+			S("objective", "what to find out").Req().Range(3, 4000).Fmt("text_urls"), S("source", "page to read").Fmt("public_url"),
 			N("budget", "maximum spend in USD").Range(0.01, 1)).ex("objective", "summarise https://example.com/"),
 		route("free", "POST", "/free/extract", 0, "First 300 characters of the markdown extraction of a page, free.", pURL).
 			timeout(browserTimeout).ex("url", "https://example.com/"),
