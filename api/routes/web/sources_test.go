@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
@@ -40,6 +41,13 @@ func serperPointingAt(t *testing.T, links []string) http.Handler {
 
 func sourcesServer(t *testing.T, links []string) (*apitest.Harness, *apitest.RecordingGate) {
 	t.Helper()
+	return sourcesServerWithin(t, links, 0)
+}
+
+// sourcesServerWithin is sourcesServer with the route's timeout set to timeout (0: the
+// catalog's).
+func sourcesServerWithin(t *testing.T, links []string, timeout time.Duration) (*apitest.Harness, *apitest.RecordingGate) {
+	t.Helper()
 	srv := upstreamtest.New(t)
 	srv.Expect("/search", nil, serperPointingAt(t, links))
 	specs := map[string]upstream.Spec{search.SerperName: srv.Spec(t, search.SerperName)}
@@ -50,6 +58,9 @@ func sourcesServer(t *testing.T, links []string) (*apitest.Harness, *apitest.Rec
 	c, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if timeout > 0 {
+		c.ByPath("/v1/search/sources").Timeout = timeout
 	}
 	if err := web.New(env.Farm, env.Policy).WithSearch(chain).Bind(c); err != nil {
 		t.Fatal(err)
@@ -119,5 +130,32 @@ func TestSearchSourcesNoneReadable(t *testing.T) {
 	}
 	if status, m := postSources(t, h, `{"q":"apple inc","top":11}`); status != 400 {
 		t.Errorf("top 11: %d %v", status, m)
+	}
+}
+
+// TestSearchSourcesOnePageTimesOut: the pages are read under one deadline (the call's, less
+// the margin kept to answer); a page that never finishes loading is ok: false with reason
+// timeout, the others are answered, and the call is charged for what it read.
+func TestSearchSourcesOnePageTimesOut(t *testing.T) {
+	links := []string{env.URL("/article"), env.URL("/hang"), env.URL("/short")}
+	h, gate := sourcesServerWithin(t, links, 7*time.Second)
+	status, m := postSources(t, h, `{"q":"apple inc","top":3}`)
+	if status != 200 {
+		t.Fatalf("status %d %v", status, m)
+	}
+	want := []struct {
+		ok     bool
+		reason string
+	}{{true, ""}, {false, "timeout"}, {true, ""}}
+	for i, w := range want {
+		if apitest.At(m, "results", i, "ok") != w.ok || (!w.ok && apitest.At(m, "results", i, "reason") != w.reason) {
+			t.Errorf("result %d: %v, want ok=%v reason=%q", i, apitest.At(m, "results", i), w.ok, w.reason)
+		}
+	}
+	if m["read"] != 2.0 || m["failed"] != 1.0 {
+		t.Errorf("read %v failed %v", m["read"], m["failed"])
+	}
+	if c, w := gate.Counts(); c != 1 || w != 0 {
+		t.Errorf("charged %d waived %d", c, w)
 	}
 }
