@@ -41,15 +41,15 @@ func serperPointingAt(t *testing.T, links []string) http.Handler {
 
 func sourcesServer(t *testing.T, links []string) (*apitest.Harness, *apitest.RecordingGate) {
 	t.Helper()
-	return sourcesServerWithin(t, links, 0)
+	return sourcesServerWithin(t, serperPointingAt(t, links), 0)
 }
 
-// sourcesServerWithin is sourcesServer with the route's timeout set to timeout (0: the
-// catalog's).
-func sourcesServerWithin(t *testing.T, links []string, timeout time.Duration) (*apitest.Harness, *apitest.RecordingGate) {
+// sourcesServerWithin serves the route over a Serper answering serper, with the route's
+// timeout set to timeout (0: the catalog's).
+func sourcesServerWithin(t *testing.T, serper http.Handler, timeout time.Duration) (*apitest.Harness, *apitest.RecordingGate) {
 	t.Helper()
 	srv := upstreamtest.New(t)
-	srv.Expect("/search", nil, serperPointingAt(t, links))
+	srv.Expect("/search", nil, serper)
 	specs := map[string]upstream.Spec{search.SerperName: srv.Spec(t, search.SerperName)}
 	chain, err := search.FromPool(httpc.NewPool(specs, httpc.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}), specs)
 	if err != nil {
@@ -138,7 +138,7 @@ func TestSearchSourcesNoneReadable(t *testing.T) {
 // timeout, the others are answered, and the call is charged for what it read.
 func TestSearchSourcesOnePageTimesOut(t *testing.T) {
 	links := []string{env.URL("/article"), env.URL("/hang"), env.URL("/short")}
-	h, gate := sourcesServerWithin(t, links, 7*time.Second)
+	h, gate := sourcesServerWithin(t, serperPointingAt(t, links), 7*time.Second)
 	status, m := postSources(t, h, `{"q":"apple inc","top":3}`)
 	if status != 200 {
 		t.Fatalf("status %d %v", status, m)
@@ -156,6 +156,19 @@ func TestSearchSourcesOnePageTimesOut(t *testing.T) {
 		t.Errorf("read %v failed %v", m["read"], m["failed"])
 	}
 	if c, w := gate.Counts(); c != 1 || w != 0 {
+		t.Errorf("charged %d waived %d", c, w)
+	}
+}
+
+// TestSearchSourcesSearchDown: the search provider failing is a 502 naming it; no page is
+// read and nothing is charged.
+func TestSearchSourcesSearchDown(t *testing.T) {
+	h, gate := sourcesServerWithin(t, upstreamtest.ServerError(), 0)
+	status, m := postSources(t, h, `{"q":"apple inc","top":3}`)
+	if status != 502 || !strings.Contains(apitest.At(m, "error", "message").(string), "serper") {
+		t.Fatalf("status %d %v", status, m)
+	}
+	if c, w := gate.Counts(); c != 0 || w != 1 {
 		t.Errorf("charged %d waived %d", c, w)
 	}
 }
