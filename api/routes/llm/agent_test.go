@@ -38,10 +38,15 @@ func TestAgentTask(t *testing.T) {
 	if n.status != 503 || !strings.Contains(string(n.body), "search_news: FAILED") {
 		t.Errorf("no news: %d %s", n.status, n.body)
 	}
+	// A captcha page: the read step fails, the model is never asked, nothing is charged.
+	c := w.post(t, "/v1/agent/task", map[string]any{"objective": "What is on this page?", "source": "https://captcha.example/"})
+	if c.status != 502 || !strings.Contains(string(c.body), "read_page: FAILED") || !strings.Contains(string(c.body), "anti-bot challenge") {
+		t.Errorf("captcha: %d %s", c.status, c.body)
+	}
 	if calls := len(w.srv.Bodies()); calls != 2 {
 		t.Errorf("%d model calls, want 2", calls)
 	}
-	if c, wv := w.gate.Counts(); c != 1 || wv != 3 {
+	if c, wv := w.gate.Counts(); c != 1 || wv != 4 {
 		t.Errorf("charged %d waived %d", c, wv)
 	}
 }
