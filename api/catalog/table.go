@@ -83,8 +83,9 @@ func Table(n Names) []Entry {
 			timeout(llmTimeout).up("search", 0).ex("q", "x402 protocol"),
 		route("web", "GET", "/v1/site/agent-readiness", 1_000_000, "Agent-readiness audit of a site: 21 read-only checks, pillar scores, fixes.", pURL).
 			timeout(120*time.Second).ex("url", "https://example.com/"),
-		route("web", "GET", "/v1/transcribe", 20_000, "Transcript of a video page with sentence timestamps, by speech recognition.", pURL).
-			timeout(180*time.Second).up("speech", day).ex("url", "https://video.example/watch?v=abc"),
+		route("web", "GET", "/v1/transcribe", 20_000, "Transcript of a video page with sentence timestamps, by speech recognition.",
+			S("url", "the video page (YouTube: youtube.com/watch?v=, youtu.be/, /shorts/)").Req().Fmt("video_url")).
+			timeout(180*time.Second).up("speech", day).ex("url", "https://www.youtube.com/watch?v=GJLlxj_dtq8"),
 
 		// French public data: registries.
 		route("fr", "GET", "/v1/fr/entreprise", 20_000, "French company search by name, SIREN or SIRET: identity, officers, NAF, HQ, status.",
