@@ -81,7 +81,8 @@ func Table(n Names) []Entry {
 			I("top", "how many pages to read").Range(1, 10).Def(int64(3)),
 			I("max_chars", "characters kept per page").Range(200, 20000).Def(int64(4000))).
 			timeout(llmTimeout).up("search", 0).ex("q", "x402 protocol"),
-		route("web", "GET", "/v1/site/agent-readiness", 1_000_000, "Agent-readiness audit of a site: 21 read-only checks, pillar scores, fixes.", pURL).
+		route("web", "GET", "/v1/site/agent-readiness", 1_000_000, "Agent-readiness audit of a site: 21 read-only checks, pillar scores, fixes.",
+			S("url", "absolute http or https URL of the page").Req().Fmt("public_url")).
 			timeout(120*time.Second).ex("url", "https://example.com/"),
 		route("web", "GET", "/v1/transcribe", 20_000, "Transcript of a video page with sentence timestamps, by speech recognition.",
 			S("url", "the video page (YouTube: youtube.com/watch?v=, youtu.be/, /shorts/)").Req().Fmt("video_url")).
