@@ -347,7 +347,7 @@ func Table(n Names) []Entry {
 			S("q", "query").Req().Range(1, 300), S("gl", "country code").Def("fr").Fmt("lang"), S("hl", "language code").Def("fr").Fmt("lang")).
 			up("search", 10*minute).freeFirst().ex("q", "stablecoin"),
 		route("llm", "POST", "/v1/classify", 5_000, "Label up to 20 messages with one of 2 to 12 supplied labels.",
-			L("messages", "messages to label").Req().Range(1, 20).Each(1000), L("labels", "allowed labels").Req().Range(2, 12).Each(100),
+			L("messages", "messages to label").Req().Range(1, 20).Each(1000), L("labels", "allowed labels").Req().Range(2, 12).Each(100).Unique(),
 			S("instructions", "extra guidance").AtMost(2000)).
 			timeout(llmTimeout).up("llm", 0).freeFirst().ex("messages", []any{"refund please", "great product"}, "labels", []any{"complaint", "praise"}),
 		route("llm", "POST", "/v1/solve", 50_000, "Task router: picks the capability that solves a task and returns its result.",
@@ -364,7 +364,7 @@ func Table(n Names) []Entry {
 			timeout(2*llmTimeout).up("llm", 0).freeFirst().ex("prompt", "Write a haiku about toll roads."),
 		route("llm", "GET", "/v1/extract-structured", 15_000, "JSON with exactly the requested fields extracted from a page.",
 			S("url", "absolute http or https URL of the page").Req().Fmt("public_url"),
-			L("fields", "field names").Group("shape").Range(1, 30).Each(60), S("schema", "free-text description of the wanted JSON").Group("shape").Range(3, 4000)).
+			L("fields", "field names").Group("shape").Range(1, 30).Each(60).Unique(), S("schema", "free-text description of the wanted JSON").Group("shape").Range(3, 4000)).
 			timeout(llmTimeout).ex("url", "https://example.com/", "fields", "title,price"),
 		route("llm", "GET", "/v1/guard", 12_000, "Prompt-injection guard: verdict, score, findings with snippets, sanitized text.",
 			S("text", "raw text").Group("input").Range(1, 20000), S("url", "page URL").Group("input").Fmt("public_url")).
