@@ -168,6 +168,11 @@ func (e *Entry) Decode(raw map[string]any) (Args, error) {
 			return nil, apierr.BadParam(names[0], "one of %s is required", strings.Join(names, ", "))
 		}
 	}
+	if e.Check != nil {
+		if err := e.Check(args); err != nil {
+			return nil, err
+		}
+	}
 	return args, nil
 }
 

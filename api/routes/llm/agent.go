@@ -86,8 +86,8 @@ func asksForNews(objective string) bool {
 // objective): read it; when the objective also asks about recent events, search the news and
 // read the top story as well. Without a source: search recent news and read the top story.
 // Then answer with evidence from what was read.
-func (r *Routes) agentPlan(req *catalog.Request) []Step {
-	objective, source := req.Args.Str("objective"), req.Args.Str("source")
+func (r *Routes) agentPlan(args catalog.Args) []Step {
+	objective, source := args.Str("objective"), args.Str("source")
 	if source == "" {
 		source = strings.TrimRight(urlRe.FindString(objective), ".,;:!?")
 	}
@@ -109,11 +109,22 @@ func (r *Routes) agentPlan(req *catalog.Request) []Step {
 }
 
 // budgetOf is the caller's budget in atomic units; by default the route's own price.
-func (r *Routes) budgetOf(req *catalog.Request) uint64 {
-	if req.Args.Has("budget") {
-		return uint64(math.Round(req.Args.Float("budget") * 1e6))
+func (r *Routes) budgetOf(args catalog.Args) uint64 {
+	if args.Has("budget") {
+		return uint64(math.Round(args.Float("budget") * 1e6))
 	}
 	return r.cat.Entry("agent.task").Price
+}
+
+// checkBudget refuses a plan that costs more than the budget: the task would stop before its
+// first step, so the call is a 400 before any 402 (agent.task's Entry.Check).
+func (r *Routes) checkBudget(args catalog.Args) error {
+	steps, budget := r.agentPlan(args), r.budgetOf(args)
+	if total(steps) > budget {
+		return apierr.BadParam("budget", "the plan costs %s USD (%d steps) and the budget is %s USD: the task stops before its first step; nothing was charged",
+			usd(total(steps)), len(steps), usd(budget))
+	}
+	return nil
 }
 
 func total(steps []Step) (sum uint64) {
@@ -124,7 +135,7 @@ func total(steps []Step) (sum uint64) {
 }
 
 func (r *Routes) agentQuote(ctx context.Context, req *catalog.Request) (any, error) {
-	steps, budget := r.agentPlan(req), r.budgetOf(req)
+	steps, budget := r.agentPlan(req.Args), r.budgetOf(req.Args)
 	q := Quote{Objective: req.Args.Str("objective"), Plan: steps, PriceUSD: usd(r.cat.Entry("agent.task").Price), PlanUSD: usd(total(steps)),
 		Limits: Limits{BudgetUSD: usd(budget), MaxBudgetUSD: "1", MaxSteps: agentMaxSteps, MaxPageChars: maxPageChars, TimeoutSecond: int(r.cat.Entry("agent.task").Timeout / time.Second)}}
 	q.Feasible = true
@@ -166,10 +177,9 @@ func agentFailure(steps []Step, err error) error {
 
 func (r *Routes) agentTask(ctx context.Context, req *catalog.Request) (any, error) {
 	start := time.Now()
-	steps, budget := r.agentPlan(req), r.budgetOf(req)
-	if total(steps) > budget {
-		return nil, apierr.BadParam("budget", "the plan costs %s USD (%d steps) and the budget is %s USD: the task stops before its first step; nothing was charged",
-			usd(total(steps)), len(steps), usd(budget))
+	steps, budget := r.agentPlan(req.Args), r.budgetOf(req.Args)
+	if err := r.checkBudget(req.Args); err != nil { // checked at decoding already; kept for direct callers
+		return nil, err
 	}
 	var read []*web.Page
 	var spent uint64
