@@ -72,7 +72,9 @@ func init() {
 	// SEC tickers: a letter, then letters, digits, "." or "-" (BRK-B), 10 characters at most.
 	RegisterFormat("ticker", `^[A-Za-z][A-Za-z0-9.-]{0,9}$`, re(`^[A-Za-z][A-Za-z0-9.-]{0,9}$`, "must be a stock ticker: a letter, then up to 9 letters, digits, '.' or '-' (e.g. AAPL, BRK-B)"))
 	RegisterFormat("cik", `^[0-9]{1,10}$`, re(`^[0-9]{1,10}$`, "must be 1 to 10 digits"))
-	RegisterFormat("social_id", `^[a-z]+:[A-Za-z0-9_]+$`, re(`^[a-z]+:[A-Za-z0-9_]+$`, "must be <source>:<id> as returned by /v1/social/search"))
+	// Community ids: reddit:<base36 id> (t3_ prefix allowed) or hn:<item number>, as
+	// /v1/social/search returns them; any other source or shape is a 400 before any 402.
+	RegisterFormat("social_id", `^(reddit:(t3_)?[a-z0-9]{1,12}|hn:[0-9]{1,12})$`, re(`^(reddit:(t3_)?[a-z0-9]{1,12}|hn:[0-9]{1,12})$`, "must be reddit:<id> or hn:<id> as returned by /v1/social/search"))
 	RegisterFormat("actor", `^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, re(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, "must be owner/name"))
 	RegisterFormat("asin", `^[A-Z0-9]{10}$`, re(`^[A-Z0-9]{10}$`, "must be a 10-character ASIN"))
 	RegisterFormat("lei", `^[A-Z0-9]{18}[0-9]{2}$`, checkLEI)
@@ -80,6 +82,9 @@ func init() {
 	// wiki family refines it with the list of open Wikipedias.
 	RegisterFormat("wiki_lang", `^[a-z]{2,12}(-[a-z]{2,12})*$`, re(`^[a-z]{2,12}(-[a-z]{2,12})*$`, "must be a Wikipedia language code such as en, fr, simple or zh-min-nan"))
 	formats["product_url"] = format{check: checkProductURL, jsonFormat: "uri"}
+	// A video page: any http(s) URL here; the transcribe family refines it to the platforms
+	// whose audio it can fetch, so another platform is a 400 before any 402.
+	formats["video_url"] = format{check: checkURL, jsonFormat: "uri"}
 	RegisterFormat("stops", `^-?[0-9.]+,-?[0-9.]+(\|-?[0-9.]+,-?[0-9.]+){1,9}$`, checkStops)
 	// CoinGecko coin ids are lowercase words joined by "-" (bitcoin, usd-coin, matic-network).
 	RegisterFormat("coin_id", `^[a-z0-9][a-z0-9.-]{0,79}$`, re(`^[a-z0-9][a-z0-9.-]{0,79}$`, "must be a CoinGecko coin id in lowercase (e.g. bitcoin, usd-coin)"))

@@ -129,6 +129,16 @@ func (c *Catalog) Bind(id string, h Handler, ready func() error) error {
 	return nil
 }
 
+// BindCheck attaches a family's check across an entry's decoded parameters (Entry.Check).
+func (c *Catalog) BindCheck(id string, check func(Args) error) error {
+	e := c.byID[id]
+	if e == nil {
+		return fmt.Errorf("catalog: bind check %s: no such entry", id)
+	}
+	e.Check = check
+	return nil
+}
+
 // Lookup finds the entry for method and path. Every /v1 route accepts GET and POST; other
 // methods answer 405. Resource routes (/hook/{id}) accept whatever methods they declare.
 // It returns the {id} segment for pattern routes.

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/peage/appliance/api/apierr"
 )
 
 func TestDefaultTableIsValid(t *testing.T) {
@@ -57,4 +59,36 @@ func TestEverySpecRouteIsDeclared(t *testing.T) {
 		t.Fatalf("parsed only %d spec routes; the table format changed?", seen)
 	}
 	t.Logf("%d spec routes, all declared", seen)
+}
+
+// TestBindCheckRunsAtDecoding: a family's check across parameters runs after the parameters
+// decode (so before any 402), and only on input they accept.
+func TestBindCheckRunsAtDecoding(t *testing.T) {
+	c, err := Default(DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	if err := c.BindCheck("agent.task", func(a Args) error {
+		seen = append(seen, a.Str("objective"))
+		if a.Has("budget") && a.Float("budget") < 0.02 {
+			return apierr.BadParam("budget", "too small for the plan")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e := c.Entry("agent.task")
+	if _, err := e.Decode(map[string]any{"objective": "read https://example.com/", "budget": 0.5}); err != nil {
+		t.Errorf("accepted input refused: %v", err)
+	}
+	if _, err := e.Decode(map[string]any{"objective": "read https://example.com/", "budget": 0.01}); apierr.From(err).Param != "budget" {
+		t.Errorf("the check's refusal is not returned: %v", err)
+	}
+	if _, err := e.Decode(map[string]any{"objective": "x"}); err == nil || len(seen) != 2 {
+		t.Errorf("a parameter refusal must come first, without the check: %v, check saw %q", err, seen)
+	}
+	if err := c.BindCheck("no.such", func(Args) error { return nil }); err == nil {
+		t.Error("a check bound to no entry")
+	}
 }

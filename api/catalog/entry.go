@@ -97,6 +97,10 @@ type Entry struct {
 	// Ready, when set, reports whether the route can serve right now (upstream configured,
 	// browser pool up). It is consulted before any 402.
 	Ready func() error
+	// Check, when set, is the family's check across the decoded parameters (a plan over its
+	// budget, a capability the router cannot call): Decode runs it, so such input is a 400
+	// before any 402 like a malformed parameter. It must do no I/O.
+	Check func(Args) error
 }
 
 // Available reports whether the route has an implementation and is ready to serve.

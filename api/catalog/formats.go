@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"net/mail"
 	"net/url"
@@ -41,6 +42,25 @@ var formats = map[string]format{
 	"school_year": {check: re(`^20[0-9]{2}-20[0-9]{2}$`, "must be a school year like 2025-2026"), pattern: `^[0-9]{4}-[0-9]{4}$`},
 	"id_hex":      {check: re(`^[0-9a-f]{16,64}$`, "must be a hex identifier")},
 	"category_id": {check: re(`^[0-9]{1,4}$`, "must be the site's numeric category id (e.g. 9 property sales, 55 bicycles)"), pattern: `^[0-9]{1,4}$`},
+}
+
+// init adds text_urls, whose check reads the public_url format at call time (after AlsoCheck).
+func init() { formats["text_urls"] = format{check: checkTextURLs} }
+
+// textURL is a URL written in free text, as the router and the agent read one.
+var textURL = regexp.MustCompile(`https?://[^\s<>"'\])]+`)
+
+// checkTextURLs checks free text whose URLs a route's paid work may fetch (an agent's
+// objective, a router task): each URL in it must pass public_url, so a private or loopback
+// address written in a sentence is a 400 before any 402 like one given as a parameter.
+func checkTextURLs(s string) error {
+	for _, u := range textURL.FindAllString(s, -1) {
+		u = strings.TrimRight(u, ".,;:!?")
+		if err := checkFormat("public_url", u); err != nil {
+			return fmt.Errorf("contains the URL %s, which %s", u, err.Error())
+		}
+	}
+	return nil
 }
 
 // RegisterFormat adds a validator; families call it at init for formats of their own.

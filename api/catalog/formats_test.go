@@ -82,3 +82,31 @@ func TestCompanyIdentifierFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestTextURLsFollowPublicURL: every URL written in free text passes the public_url check as
+// it is at call time (with what AlsoCheck added), trailing punctuation aside.
+func TestTextURLsFollowPublicURL(t *testing.T) {
+	saved := formats["public_url"]
+	t.Cleanup(func() { formats["public_url"] = saved })
+	AlsoCheck("public_url", func(s string) error {
+		if s == "http://10.0.0.1/admin" {
+			return errors.New("is a private address")
+		}
+		return nil
+	})
+	for _, tt := range []struct {
+		in string
+		ok bool
+	}{
+		{"weather in Amiens tomorrow", true},
+		{"What does https://example.com/pricing say?", true},
+		{"Compare https://a.example/ and https://b.example/x.", true},
+		{"What does http://10.0.0.1/admin say?", false},
+		{"read https://a.example/ then http://10.0.0.1/admin.", false},
+		{"log in to https://user:secret@example.com/", false},
+	} {
+		if err := checkFormat("text_urls", tt.in); (err == nil) != tt.ok {
+			t.Errorf("text_urls(%q) = %v, want ok %v", tt.in, err, tt.ok)
+		}
+	}
+}

@@ -39,6 +39,9 @@ type Param struct {
 	Min, Max *float64
 	// ItemMax bounds each list item's length in characters.
 	ItemMax int
+	// Distinct asks a list's items to be non-empty and distinct, case and surrounding spaces
+	// aside (labels, field names), so a repeat is a 400 before any 402.
+	Distinct bool
 	// MaxBytes bounds a string's size in bytes (a page limit is about storage, not characters).
 	MaxBytes int
 	// With names a parameter that must be given whenever this one is (lat goes with lon).
@@ -64,6 +67,7 @@ func (p Param) Fmt(f string) Param       { p.Format = f; return p }
 func (p Param) Of(vals ...string) Param  { p.Enum = vals; return p }
 func (p Param) Def(v any) Param          { p.Default = v; return p }
 func (p Param) Each(maxChars int) Param  { p.ItemMax = maxChars; return p }
+func (p Param) Unique() Param            { p.Distinct = true; return p }
 func (p Param) Bytes(max int) Param      { p.MaxBytes = max; return p }
 func (p Param) Needs(other string) Param { p.With = other; return p }
 func (p Param) Range(min, max float64) Param {
@@ -162,6 +166,11 @@ func (e *Entry) Decode(raw map[string]any) (Args, error) {
 		if !groups[g] {
 			names := e.groupNames(g)
 			return nil, apierr.BadParam(names[0], "one of %s is required", strings.Join(names, ", "))
+		}
+	}
+	if e.Check != nil {
+		if err := e.Check(args); err != nil {
+			return nil, err
 		}
 	}
 	return args, nil
@@ -340,9 +349,20 @@ func (p *Param) check(v any) error {
 		if p.Max != nil && n > *p.Max {
 			return apierr.BadParam(p.Name, "%s takes at most %s items", p.Name, num(*p.Max))
 		}
+		seen := map[string]bool{}
 		for i, it := range x {
 			if p.ItemMax > 0 && len([]rune(it)) > p.ItemMax {
 				return apierr.BadParam(p.Name, "%s[%d] must be at most %d characters", p.Name, i, p.ItemMax)
+			}
+			if p.Distinct {
+				k := strings.ToLower(strings.TrimSpace(it))
+				if k == "" {
+					return apierr.BadParam(p.Name, "%s[%d] must not be empty", p.Name, i)
+				}
+				if seen[k] {
+					return apierr.BadParam(p.Name, "%s lists %q twice", p.Name, it)
+				}
+				seen[k] = true
 			}
 			if err := p.checkEnum(it); err != nil {
 				return err
@@ -457,6 +477,10 @@ func (p *Param) schema() map[string]any {
 		target = item
 		if p.ItemMax > 0 {
 			item["maxLength"] = p.ItemMax
+		}
+		if p.Distinct {
+			item["minLength"] = 1
+			s["uniqueItems"] = true
 		}
 	}
 	if len(p.Enum) > 0 {

@@ -81,10 +81,12 @@ func Table(n Names) []Entry {
 			I("top", "how many pages to read").Range(1, 10).Def(int64(3)),
 			I("max_chars", "characters kept per page").Range(200, 20000).Def(int64(4000))).
 			timeout(llmTimeout).up("search", 0).ex("q", "x402 protocol"),
-		route("web", "GET", "/v1/site/agent-readiness", 1_000_000, "Agent-readiness audit of a site: 21 read-only checks, pillar scores, fixes.", pURL).
+		route("web", "GET", "/v1/site/agent-readiness", 1_000_000, "Agent-readiness audit of a site: 21 read-only checks, pillar scores, fixes.",
+			S("url", "absolute http or https URL of the page").Req().Fmt("public_url")).
 			timeout(120*time.Second).ex("url", "https://example.com/"),
-		route("web", "GET", "/v1/transcribe", 20_000, "Transcript of a video page with sentence timestamps, by speech recognition.", pURL).
-			timeout(180*time.Second).up("speech", day).ex("url", "https://video.example/watch?v=abc"),
+		route("web", "GET", "/v1/transcribe", 20_000, "Transcript of a video page with sentence timestamps, by speech recognition.",
+			S("url", "the video page (YouTube: youtube.com/watch?v=, youtu.be/, /shorts/)").Req().Fmt("video_url")).
+			timeout(180*time.Second).up("speech", day).ex("url", "https://www.youtube.com/watch?v=GJLlxj_dtq8"),
 
 		// French public data: registries.
 		route("fr", "GET", "/v1/fr/entreprise", 20_000, "French company search by name, SIREN or SIRET: identity, officers, NAF, HQ, status.",
@@ -347,14 +349,14 @@ func Table(n Names) []Entry {
 			S("q", "query").Req().Range(1, 300), S("gl", "country code").Def("fr").Fmt("lang"), S("hl", "language code").Def("fr").Fmt("lang")).
 			up("search", 10*minute).freeFirst().ex("q", "stablecoin"),
 		route("llm", "POST", "/v1/classify", 5_000, "Label up to 20 messages with one of 2 to 12 supplied labels.",
-			L("messages", "messages to label").Req().Range(1, 20).Each(1000), L("labels", "allowed labels").Req().Range(2, 12).Each(100),
+			L("messages", "messages to label").Req().Range(1, 20).Each(1000), L("labels", "allowed labels").Req().Range(2, 12).Each(100).Unique(),
 			S("instructions", "extra guidance").AtMost(2000)).
 			timeout(llmTimeout).up("llm", 0).freeFirst().ex("messages", []any{"refund please", "great product"}, "labels", []any{"complaint", "praise"}),
 		route("llm", "POST", "/v1/solve", 50_000, "Task router: picks the capability that solves a task and returns its result.",
-			S("task", "what to solve").Req().Range(3, 4000), S("capability", "name a capability directly").Range(2, 60)).
+			S("task", "what to solve").Req().Range(3, 4000).Fmt("text_urls"), S("capability", "name a capability directly").Range(2, 60)).
 			timeout(llmTimeout).ex("task", "weather in Amiens tomorrow"),
 		route("llm", "POST", "/v1/agent/task", 50_000, "Agent task: read a page and/or search news, answer with verified steps and actual cost.",
-			S("objective", "what to find out").Req().Range(3, 4000), S("source", "page to read").Fmt("public_url"),
+			S("objective", "what to find out").Req().Range(3, 4000).Fmt("text_urls"), S("source", "page to read").Fmt("public_url"),
 			N("budget", "maximum spend in USD").Range(0.01, 1)).timeout(llmTimeout).ex("objective", "summarise https://example.com/"),
 		route("llm", "POST", "/v1/llm", 2_000, "Language-model completion, up to 2000 output tokens.",
 			S("prompt", "prompt").Req().Range(1, 32000), S("system", "system prompt").AtMost(8000), I("max_tokens", "output budget").Range(1, 2000)).
@@ -364,7 +366,7 @@ func Table(n Names) []Entry {
 			timeout(2*llmTimeout).up("llm", 0).freeFirst().ex("prompt", "Write a haiku about toll roads."),
 		route("llm", "GET", "/v1/extract-structured", 15_000, "JSON with exactly the requested fields extracted from a page.",
 			S("url", "absolute http or https URL of the page").Req().Fmt("public_url"),
-			L("fields", "field names").Group("shape").Range(1, 30).Each(60), S("schema", "free-text description of the wanted JSON").Group("shape").Range(3, 4000)).
+			L("fields", "field names").Group("shape").Range(1, 30).Each(60).Unique(), S("schema", "free-text description of the wanted JSON").Group("shape").Range(3, 4000)).
 			timeout(llmTimeout).ex("url", "https://example.com/", "fields", "title,price"),
 		route("llm", "GET", "/v1/guard", 12_000, "Prompt-injection guard: verdict, score, findings with snippets, sanitized text.",
 			S("text", "raw text").Group("input").Range(1, 20000), S("url", "page URL").Group("input").Fmt("public_url")).
@@ -392,9 +394,9 @@ func Table(n Names) []Entry {
 		// Free routes.
 		route("free", "GET", "/v1/capabilities", 0, "What the task router can solve, free."),
 		route("free", "POST", "/v1/solve/preview", 0, "Plan, normalised input and price of a /v1/solve task, free.",
-			S("task", "what to solve").Req().Range(3, 4000), S("capability", "name a capability directly").Range(2, 60)).ex("task", "weather in Amiens"),
+			S("task", "what to solve").Req().Range(3, 4000).Fmt("text_urls"), S("capability", "name a capability directly").Range(2, 60)).ex("task", "weather in Amiens"),
 		route("free", "POST", "/v1/agent/quote", 0, "Plan, price and limits of a /v1/agent/task, free.",
-			S("objective", "what to find out").Req().Range(3, 4000), S("source", "page to read").Fmt("public_url"),
+			S("objective", "what to find out").Req().Range(3, 4000).Fmt("text_urls"), S("source", "page to read").Fmt("public_url"),
 			N("budget", "maximum spend in USD").Range(0.01, 1)).ex("objective", "summarise https://example.com/"),
 		route("free", "POST", "/free/extract", 0, "First 300 characters of the markdown extraction of a page, free.", pURL).
 			timeout(browserTimeout).ex("url", "https://example.com/"),

@@ -20,7 +20,7 @@ type Step struct {
 	Action    string         `json:"action"` // search_news, read_page, answer_with_evidence
 	Route     string         `json:"route"`  // the route whose price the step costs
 	Input     map[string]any `json:"input"`
-	Statut    string         `json:"statut"` // planned, ok, failed, skipped
+	Statut    string         `json:"statut"` // PLANNED, COMPLETED, FAILED, SKIPPED
 	CostUSD   string         `json:"cost_usd"`
 	Detail    string         `json:"detail,omitempty"`
 	LatencyMS int64          `json:"latency_ms,omitempty"`
@@ -61,34 +61,70 @@ type Limits struct {
 	TimeoutSecond int    `json:"timeout_seconds"`
 }
 
-// agentPlan is the steps an objective needs: read the source (given, or the first URL of the
-// objective) or search recent news and read the top story, then answer with evidence.
-func (r *Routes) agentPlan(req *catalog.Request) []Step {
-	objective, source := req.Args.Str("objective"), req.Args.Str("source")
+// Step statuses. The spec evidences COMPLETED only; the others are named the same way.
+const (
+	statusPlanned   = "PLANNED"
+	statusCompleted = "COMPLETED"
+	statusFailed    = "FAILED"
+	statusSkipped   = "SKIPPED"
+)
+
+// topNewsURL is the read_page input of the news story the search step will choose.
+const topNewsURL = "the top news result"
+
+// agentMaxSteps is the longest plan: read the source, search news, read the top story, answer.
+const agentMaxSteps = 4
+
+// asksForNews reports whether an objective asks about recent events, which a page alone
+// cannot tell.
+func asksForNews(objective string) bool {
+	return newTask(objective).has("news", "latest", "recent", "recently", "today", "this week", "headlines", "current events",
+		"actualité", "actualités", "dernières nouvelles", "récemment", "aujourd'hui", "cette semaine")
+}
+
+// agentPlan is the steps an objective needs. With a source (given, or the first URL of the
+// objective): read it; when the objective also asks about recent events, search the news and
+// read the top story as well. Without a source: search recent news and read the top story.
+// Then answer with evidence from what was read.
+func (r *Routes) agentPlan(args catalog.Args) []Step {
+	objective, source := args.Str("objective"), args.Str("source")
 	if source == "" {
 		source = strings.TrimRight(urlRe.FindString(objective), ".,;:!?")
 	}
 	var steps []Step
 	add := func(action, route string, in map[string]any) {
 		e := r.cat.ByPath(route)
-		steps = append(steps, Step{N: len(steps) + 1, Action: action, Route: route, Input: in, Statut: "planned", cost: e.Price, CostUSD: usd(e.Price)})
+		steps = append(steps, Step{N: len(steps) + 1, Action: action, Route: route, Input: in, Statut: statusPlanned, cost: e.Price, CostUSD: usd(e.Price)})
 	}
-	if source == "" {
-		add("search_news", "/v1/search/news", map[string]any{"q": truncate(objective, 300)})
-		add("read_page", "/v1/extract", map[string]any{"url": "the top news result"})
-	} else {
+	if source != "" {
 		add("read_page", "/v1/extract", map[string]any{"url": source})
+	}
+	if source == "" || asksForNews(objective) {
+		q := strings.Join(strings.Fields(urlRe.ReplaceAllString(objective, " ")), " ")
+		add("search_news", "/v1/search/news", map[string]any{"q": truncate(q, 300)})
+		add("read_page", "/v1/extract", map[string]any{"url": topNewsURL})
 	}
 	add("answer_with_evidence", "/v1/llm/pro", map[string]any{"objective": objective})
 	return steps
 }
 
 // budgetOf is the caller's budget in atomic units; by default the route's own price.
-func (r *Routes) budgetOf(req *catalog.Request) uint64 {
-	if req.Args.Has("budget") {
-		return uint64(math.Round(req.Args.Float("budget") * 1e6))
+func (r *Routes) budgetOf(args catalog.Args) uint64 {
+	if args.Has("budget") {
+		return uint64(math.Round(args.Float("budget") * 1e6))
 	}
 	return r.cat.Entry("agent.task").Price
+}
+
+// checkBudget refuses a plan that costs more than the budget: the task would stop before its
+// first step, so the call is a 400 before any 402 (agent.task's Entry.Check).
+func (r *Routes) checkBudget(args catalog.Args) error {
+	steps, budget := r.agentPlan(args), r.budgetOf(args)
+	if total(steps) > budget {
+		return apierr.BadParam("budget", "the plan costs %s USD (%d steps) and the budget is %s USD: the task stops before its first step; nothing was charged",
+			usd(total(steps)), len(steps), usd(budget))
+	}
+	return nil
 }
 
 func total(steps []Step) (sum uint64) {
@@ -99,16 +135,16 @@ func total(steps []Step) (sum uint64) {
 }
 
 func (r *Routes) agentQuote(ctx context.Context, req *catalog.Request) (any, error) {
-	steps, budget := r.agentPlan(req), r.budgetOf(req)
+	steps, budget := r.agentPlan(req.Args), r.budgetOf(req.Args)
 	q := Quote{Objective: req.Args.Str("objective"), Plan: steps, PriceUSD: usd(r.cat.Entry("agent.task").Price), PlanUSD: usd(total(steps)),
-		Limits: Limits{BudgetUSD: usd(budget), MaxBudgetUSD: "1", MaxSteps: 3, MaxPageChars: maxPageChars, TimeoutSecond: int(r.cat.Entry("agent.task").Timeout / time.Second)}}
+		Limits: Limits{BudgetUSD: usd(budget), MaxBudgetUSD: "1", MaxSteps: agentMaxSteps, MaxPageChars: maxPageChars, TimeoutSecond: int(r.cat.Entry("agent.task").Timeout / time.Second)}}
 	q.Feasible = true
 	switch {
 	case total(steps) > budget:
 		q.Feasible, q.Note = false, "the plan costs "+q.PlanUSD+" USD, over the budget of "+q.Limits.BudgetUSD+" USD: the task would stop before its first step and charge nothing"
 	case r.modelReady() != nil || r.pagesReady() != nil:
 		q.Feasible, q.Note = false, "the model or the browser farm is not available right now: /v1/agent/task answers 503"
-	case steps[0].Action == "search_news" && !r.cat.ByPath("/v1/search/news").Available():
+	case hasAction(steps, "search_news") && !r.cat.ByPath("/v1/search/news").Available():
 		q.Feasible, q.Note = false, "news search is not available on this appliance: give a source URL, or the task fails explicitly without charge"
 	default:
 		q.Note = "the task answers only from what its steps read, each quote checked against the page; when it cannot, it fails explicitly and charges nothing"
@@ -116,11 +152,20 @@ func (r *Routes) agentQuote(ctx context.Context, req *catalog.Request) (any, err
 	return q, nil
 }
 
+func hasAction(steps []Step, action string) bool {
+	for _, s := range steps {
+		if s.Action == action {
+			return true
+		}
+	}
+	return false
+}
+
 // agentFailure is the explicit failure of a task, naming the steps it ran; nothing is charged.
 func agentFailure(steps []Step, err error) error {
 	var b strings.Builder
 	for _, s := range steps {
-		if s.Statut != "planned" {
+		if s.Statut != statusPlanned {
 			b.WriteString(" " + s.Action + ": " + s.Statut + ";")
 		}
 	}
@@ -132,17 +177,16 @@ func agentFailure(steps []Step, err error) error {
 
 func (r *Routes) agentTask(ctx context.Context, req *catalog.Request) (any, error) {
 	start := time.Now()
-	steps, budget := r.agentPlan(req), r.budgetOf(req)
-	if total(steps) > budget {
-		return nil, apierr.BadParam("budget", "the plan costs %s USD (%d steps) and the budget is %s USD: the task stops before its first step; nothing was charged",
-			usd(total(steps)), len(steps), usd(budget))
+	steps, budget := r.agentPlan(req.Args), r.budgetOf(req.Args)
+	if err := r.checkBudget(req.Args); err != nil { // checked at decoding already; kept for direct callers
+		return nil, err
 	}
-	var page *web.Page
+	var read []*web.Page
 	var spent uint64
 	for i := range steps {
 		s := &steps[i]
 		if spent+s.cost > budget { // unreachable after the check above, kept for plans that grow
-			s.Statut = "skipped"
+			s.Statut = statusSkipped
 			return nil, agentFailure(steps, apierr.BadParam("budget", "the next step would exceed the budget"))
 		}
 		t0 := time.Now()
@@ -155,26 +199,29 @@ func (r *Routes) agentTask(ctx context.Context, req *catalog.Request) (any, erro
 				steps[i+1].Input["url"] = url
 			}
 		case "read_page":
+			var page *web.Page
 			page, err = r.pages.ReadPage(ctx, s.Input["url"].(string), req.Free)
+			if err == nil {
+				read = append(read, page)
+			}
 		case "answer_with_evidence":
 			var answer string
 			var ev []Evidence
 			var u Usage
-			answer, ev, u, err = r.answerFrom(ctx, page, req.Args.Str("objective"))
+			answer, ev, u, err = r.answerFrom(ctx, req.Args.Str("objective"), read...)
 			if err == nil {
-				s.Statut, s.LatencyMS = "ok", since(t0)
+				s.Statut, s.LatencyMS = statusCompleted, since(t0)
 				spent += s.cost
 				return Agent{Objective: req.Args.Str("objective"), Answer: answer, Steps: steps, ActualCostUSD: usd(spent), BudgetUSD: usd(budget),
-					Sources:  []Source{{N: 1, URL: page.URL, FinalURL: page.FinalURL, Title: page.Title}},
-					Evidence: ev, Verification: Verification{Passe: true, Checked: len(ev), Method: verifyMethod}, Usage: u, LatencyMS: since(start)}, nil
+					Sources: sourcesOf(read), Evidence: ev, Verification: Verification{Passe: true, Checked: len(ev), Method: verifyMethod}, Usage: u, LatencyMS: since(start)}, nil
 			}
 		}
 		s.LatencyMS = since(t0)
 		if err != nil {
-			s.Statut, s.Detail = "failed", apierrMessage(err)
+			s.Statut, s.Detail = statusFailed, apierrMessage(err)
 			return nil, agentFailure(steps, err)
 		}
-		s.Statut = "ok"
+		s.Statut = statusCompleted
 		spent += s.cost
 	}
 	return nil, agentFailure(steps, apierr.Unavailable("the plan ended without an answer"))

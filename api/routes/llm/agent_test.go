@@ -19,13 +19,13 @@ func TestAgentTask(t *testing.T) {
 		t.Fatalf("%d %s", a.status, a.body)
 	}
 	steps := m["steps"].([]any)
-	if len(steps) != 2 || steps[0].(map[string]any)["statut"] != "ok" || steps[0].(map[string]any)["cost_usd"] != "0.005" ||
-		steps[1].(map[string]any)["action"] != "answer_with_evidence" || steps[1].(map[string]any)["statut"] != "ok" {
+	if len(steps) != 2 || steps[0].(map[string]any)["statut"] != "COMPLETED" || steps[0].(map[string]any)["cost_usd"] != "0.005" ||
+		steps[1].(map[string]any)["action"] != "answer_with_evidence" || steps[1].(map[string]any)["statut"] != "COMPLETED" {
 		t.Errorf("steps %v", steps)
 	}
 	// Cannot answer from its source: an explicit failure naming the steps, not charged.
 	f := w.post(t, "/v1/agent/task", map[string]any{"objective": "Who designed the kettle?", "source": "https://shop.example/item"})
-	if f.status != 404 || !strings.Contains(string(f.body), "could not answer from its sources") || !strings.Contains(string(f.body), "read_page: ok") {
+	if f.status != 404 || !strings.Contains(string(f.body), "could not answer from its sources") || !strings.Contains(string(f.body), "read_page: COMPLETED") {
 		t.Errorf("unanswerable: %d %s", f.status, f.body)
 	}
 	// Over budget: stops before its first step and says so.
@@ -35,12 +35,18 @@ func TestAgentTask(t *testing.T) {
 	}
 	// No source and no news search on this appliance: explicit failure.
 	n := w.post(t, "/v1/agent/task", map[string]any{"objective": "latest news on stablecoin rules"})
-	if n.status != 503 || !strings.Contains(string(n.body), "search_news: failed") {
+	if n.status != 503 || !strings.Contains(string(n.body), "search_news: FAILED") {
 		t.Errorf("no news: %d %s", n.status, n.body)
+	}
+	// A captcha page: the read step fails, the model is never asked, nothing is charged.
+	c := w.post(t, "/v1/agent/task", map[string]any{"objective": "What is on this page?", "source": "https://captcha.example/"})
+	if c.status != 502 || !strings.Contains(string(c.body), "read_page: FAILED") || !strings.Contains(string(c.body), "anti-bot challenge") {
+		t.Errorf("captcha: %d %s", c.status, c.body)
 	}
 	if calls := len(w.srv.Bodies()); calls != 2 {
 		t.Errorf("%d model calls, want 2", calls)
 	}
+	// The over-budget call is refused at decoding: it never reaches the gate.
 	if c, wv := w.gate.Counts(); c != 1 || wv != 3 {
 		t.Errorf("charged %d waived %d", c, wv)
 	}
@@ -62,5 +68,51 @@ func TestAgentQuote(t *testing.T) {
 	}
 	if len(w.srv.Bodies()) != 0 {
 		t.Errorf("a quote called the model")
+	}
+}
+
+// TestAgentPlanFollowsTheTask: the plan is chosen by the objective: a page to read, recent
+// news, or both; the quote prices it and says when the budget does not cover it.
+func TestAgentPlanFollowsTheTask(t *testing.T) {
+	w := newWorld(t, true, shop, nil)
+	for _, tc := range []struct {
+		name    string
+		params  map[string]any
+		actions string
+		cost    string
+	}{
+		{"a page and a question", map[string]any{"objective": "What does the kettle at https://shop.example/item cost?"}, "read_page answer_with_evidence", "0.011"},
+		{"a source given", map[string]any{"objective": "What does the kettle cost?", "source": "https://shop.example/item"}, "read_page answer_with_evidence", "0.011"},
+		{"recent news", map[string]any{"objective": "What happened to stablecoin rules this week?"}, "search_news read_page answer_with_evidence", "0.014"},
+		{"no source at all", map[string]any{"objective": "Who chairs Tesla's board?"}, "search_news read_page answer_with_evidence", "0.014"},
+		{"a page and the latest news", map[string]any{"objective": "Compare https://shop.example/item with the latest news on kettle prices"},
+			"read_page search_news read_page answer_with_evidence", "0.019"},
+		{"a source and recent events", map[string]any{"objective": "Is the kettle still sold? Check recent headlines too.", "source": "https://shop.example/item"},
+			"read_page search_news read_page answer_with_evidence", "0.019"},
+		{"actualités", map[string]any{"objective": "Quelles sont les actualités sur https://shop.example/item ?"}, "read_page search_news read_page answer_with_evidence", "0.019"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := w.post(t, "/v1/agent/quote", tc.params).json(t)
+			var actions []string
+			for _, s := range q["plan"].([]any) {
+				st := s.(map[string]any)
+				actions = append(actions, st["action"].(string))
+				if st["statut"] != "PLANNED" {
+					t.Errorf("step %v", st)
+				}
+			}
+			if got := strings.Join(actions, " "); got != tc.actions || q["plan_cost_usd"] != tc.cost {
+				t.Errorf("plan %q costing %v, want %q costing %s", got, q["plan_cost_usd"], tc.actions, tc.cost)
+			}
+			if strings.Contains(tc.actions, "search_news") {
+				// Without a bound news search the quote says the task cannot run.
+				if q["feasible"] != false || !strings.Contains(q["note"].(string), "news search is not available") {
+					t.Errorf("quote %v", q)
+				}
+			}
+		})
+	}
+	if n := len(w.srv.Bodies()); n != 0 {
+		t.Errorf("%d model calls for quotes", n)
 	}
 }

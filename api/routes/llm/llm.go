@@ -104,6 +104,8 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 	for _, b := range binds {
 		errs = append(errs, c.Bind(b.id, b.h, b.ready))
 	}
+	// Checks across parameters that need no I/O run before any 402.
+	errs = append(errs, c.BindCheck("agent.task", r.checkBudget), c.BindCheck("solve", r.checkCapability), c.BindCheck("solve.preview", r.checkCapability))
 	return errors.Join(errs...)
 }
 

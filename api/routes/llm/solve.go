@@ -84,13 +84,21 @@ func (r *Routes) pricing(p *Plan) Pricing {
 	return pr
 }
 
+// checkCapability refuses a named capability the router cannot call (solve's and
+// solve/preview's Entry.Check: a 400 before any 402).
+func (r *Routes) checkCapability(args catalog.Args) error {
+	if want := args.Str("capability"); want != "" {
+		if e := r.cat.Entry(want); e == nil || e.Kind != catalog.Paid || excluded[want] {
+			return apierr.BadParam("capability", "capability %q is not one the router can call; see /v1/capabilities", want)
+		}
+	}
+	return nil
+}
+
 // plan chooses the capability: the recognisers first, the model only when none matches.
 func (r *Routes) plan(ctx context.Context, raw, want string) (*Plan, *Usage, error) {
-	if want != "" {
-		e := r.cat.Entry(want)
-		if e == nil || e.Kind != catalog.Paid || excluded[want] {
-			return nil, nil, apierr.BadParam("capability", "capability %q is not one the router can call; see /v1/capabilities", want)
-		}
+	if err := r.checkCapability(catalog.Args{"capability": want}); err != nil {
+		return nil, nil, err
 	}
 	if p, ok := Deterministic(r.cat, raw, want); ok {
 		return p, nil, nil
@@ -214,10 +222,8 @@ func (r *Routes) solve(ctx context.Context, req *catalog.Request) (any, error) {
 // preview plans deterministically only: a free call never spends a model call.
 func (r *Routes) preview(ctx context.Context, req *catalog.Request) (any, error) {
 	raw, want := req.Args.Str("task"), req.Args.Str("capability")
-	if want != "" {
-		if e := r.cat.Entry(want); e == nil || e.Kind != catalog.Paid || excluded[want] {
-			return nil, apierr.BadParam("capability", "capability %q is not one the router can call; see /v1/capabilities", want)
-		}
+	if err := r.checkCapability(req.Args); err != nil {
+		return nil, err
 	}
 	p, ok := Deterministic(r.cat, raw, want)
 	if !ok {

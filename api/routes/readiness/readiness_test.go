@@ -8,11 +8,14 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/routes/readiness"
 	"github.com/peage/appliance/appliance/egress"
 )
@@ -94,10 +97,29 @@ func badSite(t *testing.T, noRobots bool) *httptest.Server {
 
 func harness(t *testing.T, tlsConf *tls.Config, allow ...string) (*apitest.Harness, *apitest.RecordingGate) {
 	t.Helper()
+	gate := &apitest.RecordingGate{}
+	return harnessGate(t, tlsConf, gate, allow...), gate
+}
+
+// testPolicy is the egress policy of the harness serving now (the tests run one after
+// another); public_url checks against it, as compose chains the appliance's policy.
+var (
+	testPolicy     atomic.Pointer[egress.Policy]
+	publicURLCheck sync.Once
+)
+
+// harnessGate serves the family behind gate, the egress policy allowing allow (local test
+// sites) and joined to the public_url format as compose does.
+func harnessGate(t *testing.T, tlsConf *tls.Config, gate paywall.Gate, allow ...string) *apitest.Harness {
+	t.Helper()
 	pol, err := egress.New(egress.Config{Allow: allow})
 	if err != nil {
 		t.Fatal(err)
 	}
+	testPolicy.Store(pol)
+	publicURLCheck.Do(func() {
+		catalog.AlsoCheck("public_url", func(s string) error { return testPolicy.Load().CheckURL(s) })
+	})
 	cat, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {
 		t.Fatal(err)
@@ -105,8 +127,7 @@ func harness(t *testing.T, tlsConf *tls.Config, allow ...string) (*apitest.Harne
 	if err := readiness.New(pol, tlsConf).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	gate := &apitest.RecordingGate{}
-	return apitest.Start(t, cat, apitest.Options{Gate: gate}), gate
+	return apitest.Start(t, cat, apitest.Options{Gate: gate})
 }
 
 func hostPort(s *httptest.Server) string { u, _ := url.Parse(s.URL); return u.Host }
@@ -199,16 +220,18 @@ func TestBadSiteFailsEachCheck(t *testing.T) {
 	}
 }
 
+// TestRefusedURLIs400NotCharged runs behind the challenge-only gate: a URL the egress guard
+// refuses is a 400 naming url before any 402; a public one is the challenge.
 func TestRefusedURLIs400NotCharged(t *testing.T) {
-	h, gate := harness(t, nil)
-	for _, target := range []string{"http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "http://127.0.0.1:9/", "ftp://example.com/"} {
+	h := harnessGate(t, nil, paywall.ChallengeOnly{})
+	for _, target := range []string{"http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "http://127.0.0.1:9/", "http://[::1]/", "http://2130706433/", "ftp://example.com/"} {
 		status, m := audit(t, h, target)
 		if status != 400 || m["error"].(map[string]any)["param"] != "url" {
 			t.Errorf("%s: %d %v", target, status, m)
 		}
 	}
-	if c, _ := gate.Counts(); c != 0 {
-		t.Errorf("charged %d", c)
+	if status, m := audit(t, h, "https://example.com/"); status != 402 {
+		t.Errorf("a public site: %d %v, want the 402 challenge", status, m)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/routes/social"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/hackernews"
@@ -38,7 +39,16 @@ type env struct {
 // OAuth when key is "id:secret" (the token endpoint is the same fixture server).
 func start(t *testing.T, key string) *env {
 	t.Helper()
-	e := &env{reddit: upstreamtest.New(t), hn: upstreamtest.New(t), gate: &apitest.RecordingGate{}}
+	g := &apitest.RecordingGate{}
+	e := startGate(t, key, g)
+	e.gate = g
+	return e
+}
+
+// startGate is start behind gate (the tests of bad input use the challenge-only gate).
+func startGate(t *testing.T, key string, gate paywall.Gate) *env {
+	t.Helper()
+	e := &env{reddit: upstreamtest.New(t), hn: upstreamtest.New(t)}
 	rs, as, hs := e.reddit.Spec(t, reddit.Name), e.reddit.Spec(t, reddit.AuthName), e.hn.Spec(t, hackernews.Name)
 	rs.Key = key
 	pool := httpc.NewPool(map[string]upstream.Spec{reddit.Name: rs, reddit.AuthName: as, hackernews.Name: hs},
@@ -57,7 +67,7 @@ func start(t *testing.T, key string) *env {
 	if err := social.New(rc, hackernews.New(hh)).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	e.h = apitest.Start(t, cat, apitest.Options{Gate: e.gate})
+	e.h = apitest.Start(t, cat, apitest.Options{Gate: gate})
 	return e
 }
 
@@ -144,8 +154,15 @@ func TestSearchAllDown(t *testing.T) {
 	}
 }
 
+// TestBadInput runs behind the challenge-only gate: bad input is a 400 before any 402, good
+// input the 402 challenge.
 func TestBadInput(t *testing.T) {
-	e := start(t, "")
+	e := startGate(t, "", paywall.ChallengeOnly{})
+	for _, path := range []string{"/v1/social/thread?id=hn:8863", "/v1/social/thread?id=reddit:3hahrw", "/v1/social/thread?id=reddit:t3_3hahrw", "/v1/social/search?q=x402&sources=hn"} {
+		if status, m := e.get(t, path); status != 402 {
+			t.Errorf("%s: status %d %v, want the 402 challenge", path, status, m)
+		}
+	}
 	for _, path := range []string{
 		"/v1/social/search?q=",
 		"/v1/social/search?q=x402&limit=0",
@@ -156,6 +173,8 @@ func TestBadInput(t *testing.T) {
 		"/v1/social/thread?id=hn:abc",
 		"/v1/social/thread?id=twitter:123",
 		"/v1/social/thread?id=hn:8863&limit=201",
+		"/v1/social/thread?id=reddit:3HAHRW",
+		"/v1/social/thread?id=hn:8863:1",
 	} {
 		status, m := e.get(t, path)
 		if status != 400 {

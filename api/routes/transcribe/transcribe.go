@@ -24,6 +24,19 @@ import (
 	"github.com/peage/appliance/api/upstream/youtube"
 )
 
+// The catalog's video_url format is narrowed to the pages this route reads, so another
+// platform is a 400 naming url before any 402.
+func init() {
+	catalog.RefineFormat("video_url", func(s string) error {
+		if _, ok := youtube.VideoID(s); !ok {
+			return errNotYouTube
+		}
+		return nil
+	})
+}
+
+var errNotYouTube = errors.New("must be a YouTube video page (youtube.com/watch?v=…, youtu.be/…, /shorts/…); other platforms are not supported")
+
 // Recogniser is the speech-recognition endpoint.
 type Recogniser interface {
 	Ready() error
@@ -122,7 +135,7 @@ func (r *Routes) transcribe(ctx context.Context, req *catalog.Request) (any, err
 	raw := req.Args.Str("url")
 	id, ok := youtube.VideoID(raw)
 	if !ok {
-		return nil, apierr.BadParam("url", "url must be a YouTube video page (youtube.com/watch?v=…, youtu.be/…, /shorts/…); other platforms are not supported")
+		return nil, apierr.BadParam("url", "url %s", errNotYouTube) // refused by the format already; kept for direct callers
 	}
 	ans := Answer{URL: raw, Platform: "youtube", VideoID: id}
 	caps, err := r.yt.Captions(ctx, id)
@@ -174,10 +187,14 @@ type YTDLP struct {
 	Base   string // the YouTube base URL the video is fetched from
 }
 
-// FindYTDLP returns a downloader when yt-dlp is installed, nil otherwise.
+// FindYTDLP returns a downloader when yt-dlp is installed with ffmpeg (its audio extraction
+// runs ffmpeg: without it every download would fail), nil otherwise.
 func FindYTDLP(base string) *YTDLP {
 	p, err := exec.LookPath("yt-dlp")
 	if err != nil {
+		return nil
+	}
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		return nil
 	}
 	return &YTDLP{Binary: p, Base: base}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/routes/transcribe"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/httpc"
@@ -149,12 +150,31 @@ func TestEmptyCaptionBodyWithoutRecogniserIs502(t *testing.T) {
 	}
 }
 
+// TestNotAYouTubePageIs400 runs behind the challenge-only gate: another platform, a malformed
+// id or another host is a 400 naming url before any 402; a YouTube page is the challenge.
 func TestNotAYouTubePageIs400(t *testing.T) {
 	srv := upstreamtest.New(t)
-	h, _ := start(t, srv, nil)
-	for _, u := range []string{"https://vimeo.com/123", "https://www.youtube.com/watch?v=short", "http://169.254.169.254/watch?v=" + video} {
-		if status, m := get(t, h, u); status != 400 {
+	yh, err := httpc.NewPool(map[string]upstream.Spec{youtube.Name: srv.Spec(t, youtube.Name)}, httpc.Options{Logger: quiet}).Client(youtube.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := transcribe.New(youtube.New(yh), nil, nil).Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	h := apitest.Start(t, cat, apitest.Options{Gate: paywall.ChallengeOnly{}})
+	for _, u := range []string{"https://vimeo.com/123", "https://www.youtube.com/watch?v=short", "http://169.254.169.254/watch?v=" + video, "https://www.youtube.com/channel/UC123"} {
+		status, m := get(t, h, u)
+		if status != 400 || apitest.At(m, "error", "param") != "url" {
 			t.Errorf("%s: %d %v", u, status, m)
+		}
+	}
+	for _, u := range []string{"https://www.youtube.com/watch?v=" + video, "https://youtu.be/" + video, "https://www.youtube.com/shorts/" + video} {
+		if status, m := get(t, h, u); status != 402 {
+			t.Errorf("%s: %d %v, want the 402 challenge", u, status, m)
 		}
 	}
 	if n := len(srv.Requests()); n != 0 {

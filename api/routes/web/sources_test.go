@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
@@ -40,8 +41,15 @@ func serperPointingAt(t *testing.T, links []string) http.Handler {
 
 func sourcesServer(t *testing.T, links []string) (*apitest.Harness, *apitest.RecordingGate) {
 	t.Helper()
+	return sourcesServerWithin(t, serperPointingAt(t, links), 0)
+}
+
+// sourcesServerWithin serves the route over a Serper answering serper, with the route's
+// timeout set to timeout (0: the catalog's).
+func sourcesServerWithin(t *testing.T, serper http.Handler, timeout time.Duration) (*apitest.Harness, *apitest.RecordingGate) {
+	t.Helper()
 	srv := upstreamtest.New(t)
-	srv.Expect("/search", nil, serperPointingAt(t, links))
+	srv.Expect("/search", nil, serper)
 	specs := map[string]upstream.Spec{search.SerperName: srv.Spec(t, search.SerperName)}
 	chain, err := search.FromPool(httpc.NewPool(specs, httpc.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}), specs)
 	if err != nil {
@@ -50,6 +58,9 @@ func sourcesServer(t *testing.T, links []string) (*apitest.Harness, *apitest.Rec
 	c, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if timeout > 0 {
+		c.ByPath("/v1/search/sources").Timeout = timeout
 	}
 	if err := web.New(env.Farm, env.Policy).WithSearch(chain).Bind(c); err != nil {
 		t.Fatal(err)
@@ -119,5 +130,45 @@ func TestSearchSourcesNoneReadable(t *testing.T) {
 	}
 	if status, m := postSources(t, h, `{"q":"apple inc","top":11}`); status != 400 {
 		t.Errorf("top 11: %d %v", status, m)
+	}
+}
+
+// TestSearchSourcesOnePageTimesOut: the pages are read under one deadline (the call's, less
+// the margin kept to answer); a page that never finishes loading is ok: false with reason
+// timeout, the others are answered, and the call is charged for what it read.
+func TestSearchSourcesOnePageTimesOut(t *testing.T) {
+	links := []string{env.URL("/article"), env.URL("/hang"), env.URL("/short")}
+	h, gate := sourcesServerWithin(t, serperPointingAt(t, links), 7*time.Second)
+	status, m := postSources(t, h, `{"q":"apple inc","top":3}`)
+	if status != 200 {
+		t.Fatalf("status %d %v", status, m)
+	}
+	want := []struct {
+		ok     bool
+		reason string
+	}{{true, ""}, {false, "timeout"}, {true, ""}}
+	for i, w := range want {
+		if apitest.At(m, "results", i, "ok") != w.ok || (!w.ok && apitest.At(m, "results", i, "reason") != w.reason) {
+			t.Errorf("result %d: %v, want ok=%v reason=%q", i, apitest.At(m, "results", i), w.ok, w.reason)
+		}
+	}
+	if m["read"] != 2.0 || m["failed"] != 1.0 {
+		t.Errorf("read %v failed %v", m["read"], m["failed"])
+	}
+	if c, w := gate.Counts(); c != 1 || w != 0 {
+		t.Errorf("charged %d waived %d", c, w)
+	}
+}
+
+// TestSearchSourcesSearchDown: the search provider failing is a 502 naming it; no page is
+// read and nothing is charged.
+func TestSearchSourcesSearchDown(t *testing.T) {
+	h, gate := sourcesServerWithin(t, upstreamtest.ServerError(), 0)
+	status, m := postSources(t, h, `{"q":"apple inc","top":3}`)
+	if status != 502 || !strings.Contains(apitest.At(m, "error", "message").(string), "serper") {
+		t.Fatalf("status %d %v", status, m)
+	}
+	if c, w := gate.Counts(); c != 0 || w != 1 {
+		t.Errorf("charged %d waived %d", c, w)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/peage/appliance/api/apitest"
@@ -228,5 +229,69 @@ func TestSearchSearXNG(t *testing.T) {
 	}
 	if c, w := gate.Counts(); c != 1 || w != 0 {
 		t.Errorf("charged %d waived %d", c, w)
+	}
+}
+
+// TestSearchProviderChain configures both providers: Serper first, SearXNG after it. One
+// provider down is answered by the other (provider says which); both down is a 502 naming the
+// last one asked, not charged.
+func TestSearchProviderChain(t *testing.T) {
+	searxQuery := upstreamtest.Query("q", "openclaw latest features", "format", "json", "categories", "general", "language", "en-US", "pageno", "1")
+	serperWant := map[string]any{"q": "openclaw latest features", "gl": "us", "hl": "en", "num": 10.0}
+	target := "/v1/search?" + url.Values{"q": {"openclaw latest features"}, "gl": {"us"}, "hl": {"en"}}.Encode()
+	for _, tc := range []struct {
+		name          string
+		serper, searx func(t *testing.T, srv *upstreamtest.Server)
+		status        int
+		provider      string
+		charged       int
+	}{
+		{"serper answers, searxng is not asked",
+			func(t *testing.T, s *upstreamtest.Server) {
+				s.Expect("/search", nil, serperBody(t, map[string]any{"q": "openclaw latest features", "gl": "us", "hl": "en", "num": 10.0},
+					upstreamtest.File(t, fixture("serper_search_apple_inc.json"))))
+			},
+			func(t *testing.T, s *upstreamtest.Server) {}, 200, "serper", 1},
+		{"serper down (500), searxng answers",
+			func(t *testing.T, s *upstreamtest.Server) {
+				s.Expect("/search", nil, serperBody(t, serperWant, upstreamtest.ServerError()))
+			},
+			func(t *testing.T, s *upstreamtest.Server) {
+				s.Expect("/search", searxQuery, upstreamtest.File(t, fixture("searxng_openclaw_latest_features.json")))
+			}, 200, "searxng", 1},
+		{"both down",
+			func(t *testing.T, s *upstreamtest.Server) {
+				s.Expect("/search", nil, serperBody(t, serperWant, upstreamtest.ServerError()))
+			},
+			func(t *testing.T, s *upstreamtest.Server) {
+				s.Expect("/search", searxQuery, upstreamtest.ServerError())
+			},
+			502, "searxng", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			serper, searx := upstreamtest.New(t), upstreamtest.New(t)
+			tc.serper(t, serper)
+			tc.searx(t, searx)
+			gate := &apitest.RecordingGate{}
+			h := startSpecs(t, map[string]upstream.Spec{search.SerperName: serper.Spec(t, search.SerperName), search.SearXNGName: searx.Spec(t, search.SearXNGName)}, gate)
+			status, m := get(t, h, target)
+			if status != tc.status {
+				t.Fatalf("status %d %v", status, m)
+			}
+			if status == 200 && m["provider"] != tc.provider {
+				t.Errorf("provider %v, want %s", m["provider"], tc.provider)
+			}
+			if status != 200 {
+				if msg, _ := apitest.At(m, "error", "message").(string); !strings.Contains(msg, tc.provider) {
+					t.Errorf("error %v does not name %s", m["error"], tc.provider)
+				}
+			}
+			if tc.provider == "serper" && len(searx.Requests()) != 0 {
+				t.Errorf("searxng asked although serper answered")
+			}
+			if c, w := gate.Counts(); c != tc.charged || w != 1-tc.charged {
+				t.Errorf("charged %d waived %d", c, w)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,6 +46,20 @@ func TestComplete(t *testing.T) {
 				}
 				if b := bodies[0]; b["model"] != "gpt-4o-mini" || b["max_tokens"] != 2000.0 || b["response_format"] != nil {
 					t.Errorf("request %v", b)
+				}
+			}},
+		{name: "a local Ollama server's answer (recorded: no refusal, logprobs or service tier fields)",
+			req:     llm.Request{Messages: []llm.Message{{Role: "system", Content: "You are a helpful assistant."}, {Role: "user", Content: "Who are you?"}}, MaxTokens: 2000},
+			replies: []func(*testing.T) llmtest.Reply{func(t *testing.T) llmtest.Reply { return llmtest.OK(t, "chat_ollama_llama3") }},
+			check: func(t *testing.T, res *llm.Result, err error, bodies []map[string]any) {
+				if err != nil || res.Truncated() || !strings.HasPrefix(res.Text, "Hello there! *adjusts glasses*") || !strings.HasSuffix(res.Text, "How may I assist you today?") {
+					t.Fatalf("res %+v err %v", res, err)
+				}
+				if res.Usage != (llm.Usage{PromptTokens: 22, CompletionTokens: 73, TotalTokens: 95}) || res.Model != "llama3" {
+					t.Errorf("usage %+v model %s", res.Usage, res.Model)
+				}
+				if msgs := bodies[0]["messages"].([]any); len(msgs) != 2 || msgs[0].(map[string]any)["role"] != "system" {
+					t.Errorf("request %v", bodies[0])
 				}
 			}},
 		{name: "strong class and max_completion_tokens", tokenField: "max_completion_tokens",
