@@ -242,7 +242,7 @@ func accountsCheck(in kybInputs) Check {
 }
 
 // sameName: the names share a significant word (legal forms and short words aside), which
-// tolerates "SA DANONE" against "DANONE".
+// tolerates "SAS DURAND BOIS" against "DURAND BOIS".
 func sameName(a, b string) bool {
 	words := func(s string) map[string]bool {
 		m := map[string]bool{}

@@ -124,3 +124,21 @@ func TestKYBUncheckedRulesAreNotPassed(t *testing.T) {
 		t.Errorf("verdict = %s", v)
 	}
 }
+
+// TestSameName: the VIES name check tolerates legal forms, case and accents, and nothing else.
+func TestSameName(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"SA DANONE", "DANONE", true},
+		{"SAS DURAND BOIS", "Durand Bois", true},
+		{"SOCIETE GENERALE", "Société Générale", true},
+		{"ORLEN SPÓŁKA AKCYJNA", "DANONE", false},
+		{"SARL MARTIN", "SAS DURAND", false},
+	} {
+		if got := sameName(c.a, c.b); got != c.want {
+			t.Errorf("sameName(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

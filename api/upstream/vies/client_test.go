@@ -24,7 +24,7 @@ func TestCheck(t *testing.T) {
 	if err != nil || !g.Valid || g.Name != "ORLEN SPÓŁKA AKCYJNA" || g.Address != "CHEMIKÓW 7\n09-411 PŁOCK" {
 		t.Fatalf("GET = %+v, %v", g, err)
 	}
-	if g, err := c.Check(context.Background(), "FR", "27552032534"); err != nil || !g.Valid || g.Name != "SA DANONE" {
+	if g, err := c.Check(context.Background(), "FR", "27552032534"); err != nil || !g.Valid || g.Name != "DANONE" {
 		t.Fatalf("GET FR = %+v, %v", g, err)
 	}
 	// The recorded POST answer: a French number whose key is wrong (79 for SIREN 632012100, whose key is 10).
