@@ -722,7 +722,7 @@ func child() error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := proxyd.Listen(ctx, cfg.Listen)
 	if err != nil {
 		return err
 	}
