@@ -128,7 +128,7 @@ func (s *Server) Run(ctx context.Context, ready func()) error {
 // background until ctx ends; wait returns once both stopped and every meter is written. The
 // listener is bound before Start returns, so a sale right after it can check the exit.
 func (s *Server) Start(ctx context.Context) (addr string, wait func() error, err error) {
-	ln, err := net.Listen("tcp", s.cfg.Listen)
+	ln, err := Listen(ctx, s.cfg.Listen)
 	if err != nil {
 		return "", nil, fmt.Errorf("proxyd: listen: %w", err)
 	}

@@ -65,7 +65,7 @@ func newEnv(t *testing.T, mut func(*Config), opts ...func(*Options)) *env {
 		t.Fatal(err)
 	}
 	e.s = s
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := Listen(context.Background(), cfg.Listen)
 	if err != nil {
 		t.Fatal(err)
 	}

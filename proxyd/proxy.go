@@ -454,7 +454,7 @@ func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.
 		m = newMeter(Package{ID: "probe", Bytes: 1 << 62, ExpiresAt: s.now().Add(time.Hour)}, 1<<61, s.window, nil)
 		m.durable = 1 << 61
 	}
-	d := net.Dialer{Timeout: s.cfg.DialTimeout, KeepAlive: 30 * time.Second}
+	d := dialer(s.cfg.DialTimeout)
 	dctx, cancel := context.WithTimeout(context.Background(), s.cfg.DialTimeout)
 	tc, err := d.DialContext(dctx, "tcp", target.String())
 	cancel()
