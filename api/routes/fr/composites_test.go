@@ -67,11 +67,11 @@ func besoinDeToit(e *env) map[string]http.Handler {
 
 // besoinDeToitReceivership is the same recorded roofer with a collective proceeding open: the
 // notice of bodacc/testdata/annonces.json, DERIVED from a real conversion into redressement
-// judiciaire (another company's, its registre replaced by 843701079; see bodacc/PROVENANCE).
-// q is the register query: the SIRET (verif-artisan by q) or the SIREN.
-func besoinDeToitReceivership(e *env, q string) map[string]http.Handler {
+// judiciaire (another company's, its registre replaced by 843701079; see bodacc/PROVENANCE),
+// asked for by SIREN (the recorded register answer to q=843701079).
+func besoinDeToitReceivership(e *env) map[string]http.Handler {
 	m := besoinDeToit(e)
-	m["recherche-entreprises"] = upstreamtest.Want(e.t, "/search", registerQuery(q), e.file("rechercheentreprises", "search_"+q[:9]+".json"))
+	m["recherche-entreprises"] = upstreamtest.Want(e.t, "/search", registerQuery("843701079"), e.file("rechercheentreprises", "search_843701079.json"))
 	m["bodacc"] = upstreamtest.Want(e.t, bodaccRecords, bodaccQuery("843701079"), e.file("bodacc", "annonces.json"))
 	return m
 }
@@ -194,8 +194,7 @@ func compositeCases() []compCase {
 					t.Errorf("confiance %d %s rge %v procedures %d kos %v", a.Confiance, a.Niveau, *a.CertifieRGE, *a.ProceduresCollectives, a.KnockOuts)
 				}
 			}},
-		{"verif_artisan_receivership", "fr.verif-artisan", now, map[string]any{"siren": "843701079"},
-			func(e *env) map[string]http.Handler { return besoinDeToitReceivership(e, "843701079") }, nil,
+		{"verif_artisan_receivership", "fr.verif-artisan", now, map[string]any{"siren": "843701079"}, besoinDeToitReceivership, nil,
 			func(t *testing.T, out any) {
 				// The healthy roofer's factors but the proceeding: open (15), active (15), 43.91A
 				// (F: 10), created 2018 (15), redressement open (0), VIES unavailable (2), RGE
