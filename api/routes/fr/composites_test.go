@@ -65,16 +65,15 @@ func besoinDeToit(e *env) map[string]http.Handler {
 	}
 }
 
-// durand is the HAND-WRITTEN company in receivership the score and KYB tests use (no
-// recording of a company in receivership exists in the v2.1 format).
-func durand(e *env) map[string]http.Handler {
-	t, f := e.t, e.file
-	return map[string]http.Handler{
-		"recherche-entreprises": upstreamtest.Want(t, "/search", registerQuery("812345676"), f("rechercheentreprises", "search.json")),
-		"bodacc":                upstreamtest.Want(t, bodaccRecords, bodaccQuery("812345676"), f("bodacc", "annonces.json")),
-		"ademe":                 upstreamtest.Want(t, rgeLines, upstreamtest.Query("siret_eq", "81234567600017", "size", "100"), f("ademe", "rge.json")),
-		"vies":                  upstreamtest.TooMany(),
-	}
+// besoinDeToitReceivership is the same recorded roofer with a collective proceeding open: the
+// notice of bodacc/testdata/annonces.json, DERIVED from a real conversion into redressement
+// judiciaire (another company's, its registre replaced by 843701079; see bodacc/PROVENANCE),
+// asked for by SIREN (the recorded register answer to q=843701079).
+func besoinDeToitReceivership(e *env) map[string]http.Handler {
+	m := besoinDeToit(e)
+	m["recherche-entreprises"] = upstreamtest.Want(e.t, "/search", registerQuery("843701079"), e.file("rechercheentreprises", "search_843701079.json"))
+	m["bodacc"] = upstreamtest.Want(e.t, bodaccRecords, bodaccQuery("843701079"), e.file("bodacc", "annonces.json"))
+	return m
 }
 
 // naturalia is an organic retailer (302474648) with its recorded Agence Bio operators.
@@ -195,10 +194,11 @@ func compositeCases() []compCase {
 					t.Errorf("confiance %d %s rge %v procedures %d kos %v", a.Confiance, a.Niveau, *a.CertifieRGE, *a.ProceduresCollectives, a.KnockOuts)
 				}
 			}},
-		{"verif_artisan_receivership", "fr.verif-artisan", now, map[string]any{"siren": "812345676"}, durand, nil,
+		{"verif_artisan_receivership", "fr.verif-artisan", now, map[string]any{"siren": "843701079"}, besoinDeToitReceivership, nil,
 			func(t *testing.T, out any) {
-				// Open, active, 43.32A (F), founded 2015 (15), redressement open (0), VIES
-				// down (2), RGE valid (15), officers named (5): 77, capped at 30.
+				// The healthy roofer's factors but the proceeding: open (15), active (15), 43.91A
+				// (F: 10), created 2018 (15), redressement open (0), VIES unavailable (2), RGE
+				// valid (15), one officer named (5): 77, capped at 30.
 				a := out.(ArtisanCheck)
 				checkPoints(t, a.Facteurs, []int{15, 15, 10, 15, 0, 2, 15, 5})
 				if a.Confiance != 30 || a.Niveau != "faible" || len(a.KnockOuts) != 1 || a.KnockOuts[0].Regle != "redressement_judiciaire" {
@@ -538,8 +538,10 @@ func TestCompositesThroughTheServer(t *testing.T) {
 }
 
 // Scores with a company in receivership: a lead with an open proceeding is dropped, and a
-// director's company in receivership raises the alert. The notices are the HAND-WRITTEN
-// receivership of bodacc/testdata/annonces.json, served for the company under test.
+// director's company in receivership raises the alert. The notice is the redressement
+// judiciaire of bodacc/testdata/annonces.json (DERIVED from a real notice, registre 843701079),
+// served for the company under test (DERIVED use: the connector asks by SIREN and keeps what
+// it is answered).
 func TestCompositeReceivership(t *testing.T) {
 	t.Run("lead dropped", func(t *testing.T) {
 		e := setup(t, 0)

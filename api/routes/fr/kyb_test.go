@@ -52,15 +52,18 @@ func kybCases() []kybCase {
 		}, AVerifier, nil, nil},
 		// The same company two years on: its newest recorded accounts are now too old.
 		{"kyb_accounts_stale", "fr.kyb", now, map[string]any{"siren": "552032534"}, danone, AVerifier, []string{"comptes_24_mois"}, nil},
-		// HAND-WRITTEN fixtures (see the connectors' PROVENANCE): a company in receivership.
-		{"kyb_receivership", "fr.kyb", now, map[string]any{"siren": "812345676"}, func(e *env) map[string]http.Handler {
+		// BESOIN DE TOIT (recorded register) with a redressement judiciaire open (the notice
+		// DERIVED from a real one, see bodacc/PROVENANCE); VIES MS_UNAVAILABLE (DERIVED, the VAT
+		// rule is unchecked); a 5710 company with no accounts known: the accounts rule fires.
+		{"kyb_receivership", "fr.kyb", now, map[string]any{"siren": "843701079"}, func(e *env) map[string]http.Handler {
 			return map[string]http.Handler{
-				"recherche-entreprises": upstreamtest.Want(e.t, "/search", registerQuery("812345676"), e.file("rechercheentreprises", "search.json")),
-				"bodacc":                upstreamtest.Want(e.t, bodaccRecords, bodaccQuery("812345676"), e.file("bodacc", "annonces.json")),
-				"vies":                  upstreamtest.TooMany(),
-				"data-economie":         upstreamtest.Want(e.t, ratiosRecords, ratiosQuery("812345676"), e.file("economie", "empty.json")),
+				"recherche-entreprises": upstreamtest.Want(e.t, "/search", registerQuery("843701079"), e.file("rechercheentreprises", "search_843701079.json")),
+				"bodacc":                upstreamtest.Want(e.t, bodaccRecords, bodaccQuery("843701079"), e.file("bodacc", "annonces.json")),
+				"vies":                  upstreamtest.Want(e.t, viesREST+"/ms/FR/vat/90843701079", nil, e.file("vies", "get_ms_unavailable.json")),
+				"data-economie":         upstreamtest.Want(e.t, ratiosRecords, ratiosQuery("843701079"), e.file("economie", "empty.json")),
 			}
-		}, AVerifier, []string{"procedure_collective_en_cours"}, nil},
+		}, AVerifier, []string{"procedure_collective_en_cours", "comptes_24_mois"},
+			map[string]string{"verdict": "string", "fiscal.tva_validee_vies": "null", "controles.3.valeur": "string", "controles.3.resultat": "string", "confidence": "number"}},
 		{"kyb_partial", "fr.kyb.partial", now, map[string]any{"q": "88087814500015"}, ganymede, NonConforme,
 			[]string{"etat_administratif", "radiation", "tva_validee_vies"},
 			map[string]string{"verdict": "string", "tva_validee_vies": "boolean", "insolvency": "string", "drapeaux": "number", "_partial": "boolean"}},

@@ -191,9 +191,9 @@ func TestReportThroughTheServer(t *testing.T) {
 func TestProceduresDeclareTheirWindow(t *testing.T) {
 	e := setup(t, 0)
 	e.serve("bodacc", upstreamtest.Match(t,
-		upstreamtest.Route{Path: bodaccRecords, Query: bodaccFamily("812345676", "collective"), H: upstreamtest.JSON(200, `{"total_count": 150, "results": []}`)},
-		upstreamtest.Route{Path: bodaccRecords, Query: bodaccFamily("812345676", "radiation"), H: e.file("bodacc", "empty.json")}))
-	out, err := e.call("fr.procedures-collectives", map[string]any{"siren": "812345676"})
+		upstreamtest.Route{Path: bodaccRecords, Query: bodaccFamily("843701079", "collective"), H: upstreamtest.JSON(200, `{"total_count": 150, "results": []}`)},
+		upstreamtest.Route{Path: bodaccRecords, Query: bodaccFamily("843701079", "radiation"), H: e.file("bodacc", "empty.json")}))
+	out, err := e.call("fr.procedures-collectives", map[string]any{"siren": "843701079"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,16 +47,20 @@ func scoreCases() []scoreCase {
 		// (12), no employee (2), newest accounts 2021-12-31 (0); then the knock-out sets 0.
 		{"score_ceased", "fr.score-entreprise", now, map[string]any{"q": "88087814500015"}, ganymede, 0, "cessee",
 			[]int{2, 2, 4, 4, 2, 2, 25, 12, 2, 0}, map[string]string{"score": "number", "niveau": "string", "knock_outs.0.regle": "string"}},
-		// HAND-WRITTEN fixtures: a company in receivership: no ratios (16), open proceeding
-		// (0), founded 2015 (15), PME band 11 (7), accounts closed 2024-12-31, 23 months ago
-		// (5): 43, capped at 25.
-		{"score_receivership", "fr.score-entreprise", now, map[string]any{"siren": "812345676"}, func(e *env) map[string]http.Handler {
+		// BESOIN DE TOIT (recorded register) with a redressement judiciaire open (the notice
+		// DERIVED from a real one, see bodacc/PROVENANCE), no published ratios (DERIVED empty).
+		// No ratios (pillar A at 40 %: 16), open proceeding (0), created 2018-11-12: 8 years
+		// (12), employee band 03 (5), legal category 5710 with no accounts known (0): 33,
+		// capped at 25 by the redressement.
+		{"score_receivership", "fr.score-entreprise", now, map[string]any{"siren": "843701079"}, func(e *env) map[string]http.Handler {
 			return map[string]http.Handler{
-				"recherche-entreprises": upstreamtest.Want(e.t, "/search", registerQuery("812345676"), e.file("rechercheentreprises", "search.json")),
-				"bodacc":                upstreamtest.Want(e.t, bodaccRecords, bodaccQuery("812345676"), e.file("bodacc", "annonces.json")),
-				"data-economie":         upstreamtest.Want(e.t, ratiosRecords, ratiosQuery("812345676"), e.file("economie", "empty.json")),
+				"recherche-entreprises": upstreamtest.Want(e.t, "/search", registerQuery("843701079"), e.file("rechercheentreprises", "search_843701079.json")),
+				"bodacc":                upstreamtest.Want(e.t, bodaccRecords, bodaccQuery("843701079"), e.file("bodacc", "annonces.json")),
+				"data-economie":         upstreamtest.Want(e.t, ratiosRecords, ratiosQuery("843701079"), e.file("economie", "empty.json")),
 			}
-		}, 25, "risque_eleve", []int{2, 2, 4, 4, 2, 2, 0, 15, 7, 5}, nil},
+		}, 25, "risque_eleve", []int{2, 2, 4, 4, 2, 2, 0, 12, 5, 0},
+			map[string]string{"score": "number", "grade": "string", "facteurs.0.valeur": "null", "facteurs.6.valeur": "string",
+				"knock_outs.0.regle": "string", "confidence": "number"}},
 		// Without the accounts: pillar A and the filing factor earn 40 % of their weights:
 		// 16 + 25 + 15 + 10 + 4 = 70, B.
 		{"score_partial", "fr.score-entreprise.partial", recorded, map[string]any{"siren": "552032534"}, danone, 70, "satisfaisant",
