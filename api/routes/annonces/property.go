@@ -274,6 +274,12 @@ func (r *Routes) sousCotes(ctx context.Context, req *catalog.Request) (any, erro
 			ans.LeftOut["autre_type"]++
 			continue
 		}
+		if l.Postcode == "" {
+			// A city search keeps listings by city name: one without a postal code names no
+			// commune or arrondissement to read DVF for.
+			ans.LeftOut["sans_code_postal"]++
+			continue
+		}
 		// DVF is read by commune (arrondissement): each listing's postal code names it, the
 		// one asked or, for a city, its own.
 		key := l.Type + " " + l.Postcode
