@@ -55,9 +55,6 @@ type Deps struct {
 	Farm Farm
 	// Base is the maps site's root URL (scheme and host); "" is DefaultBase.
 	Base string
-	// Parallel bounds the place pages read at once; 0 is the farm's size when it tells it
-	// (so one call never fills the farm's queue by itself), else 2.
-	Parallel int
 }
 
 // Routes holds the handler.
@@ -76,13 +73,13 @@ func New(d Deps) (*Routes, error) {
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("maps: bad base URL %q", d.Base)
 	}
-	if d.Parallel <= 0 {
-		d.Parallel = 2
-		if s, ok := d.Farm.(interface{ Stats() browserfarm.Stats }); ok && s.Stats().Size > 0 {
-			d.Parallel = s.Stats().Size
-		}
+	// The place pages read at once: the farm's size when it tells it (so one call never fills
+	// the farm's queue by itself), else 2.
+	parallel := 2
+	if s, ok := d.Farm.(interface{ Stats() browserfarm.Stats }); ok && s.Stats().Size > 0 {
+		parallel = s.Stats().Size
 	}
-	return &Routes{farm: d.Farm, base: base, parallel: d.Parallel}, nil
+	return &Routes{farm: d.Farm, base: base, parallel: parallel}, nil
 }
 
 // Bind attaches the handler, ready while the farm is.
