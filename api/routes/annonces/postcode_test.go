@@ -14,16 +14,38 @@ import (
 	"github.com/peage/appliance/browserfarm"
 )
 
-// pageFarm answers the classifieds search with a fixed page and fails every other read.
-type pageFarm struct{ search string }
+// pageFarm answers a fixed page for each path it lists and fails every other read.
+type pageFarm map[string]string
 
 func (f pageFarm) Ready() error { return nil }
 
 func (f pageFarm) Do(_ context.Context, t browserfarm.Task) (*browserfarm.Result, error) {
-	if strings.Contains(t.URL, "/recherche") {
-		return &browserfarm.Result{URL: t.URL, Status: 200, HTML: f.search}, nil
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return nil, err
+	}
+	if html, ok := f[u.Path]; ok {
+		return &browserfarm.Result{URL: t.URL, Status: 200, HTML: html}, nil
 	}
 	return nil, errors.New("unreachable in this test")
+}
+
+// harness serves the routes over farm and ref.
+func harness(t *testing.T, farm pageFarm, ref annonces.Reference, gate *apitest.RecordingGate) *apitest.Harness {
+	t.Helper()
+	names := catalog.DefaultNames()
+	r, err := annonces.New(annonces.Deps{Farm: farm, Reference: ref, Names: names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	return apitest.Start(t, cat, apitest.Options{Gate: gate})
 }
 
 // cpReference answers a DVF median for any postal code and records the codes asked.
@@ -47,19 +69,7 @@ func TestSousCotesListingWithoutPostcode(t *testing.T) {
 		`"attributes":[{"key":"real_estate_type","key_label":"Type","value":"2","value_label":"Appartement"},{"key":"square","key_label":"Surface","value":"60","value_label":"60 m²"}]}` +
 		`]}}}}</script></body></html>`
 	ref := &cpReference{}
-	names := catalog.DefaultNames()
-	r, err := annonces.New(annonces.Deps{Farm: pageFarm{page}, Reference: ref, Names: names})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Default(names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	h := apitest.Start(t, cat, apitest.Options{Gate: &apitest.RecordingGate{}})
+	h := harness(t, pageFarm{"/recherche": page}, ref, &apitest.RecordingGate{})
 	status, d := get(t, h, "/v1/fr/biens-sous-cotes", url.Values{"city": {"Amiens"}, "minGap": {"0"}})
 	if status != 200 {
 		t.Fatalf("= %d %v, want 200", status, d)
@@ -70,5 +80,23 @@ func TestSousCotesListingWithoutPostcode(t *testing.T) {
 	}
 	if len(ref.asked) != 1 || ref.asked[0] != "80000" {
 		t.Errorf("DVF asked about postal codes %q, want only 80000", ref.asked)
+	}
+}
+
+// TestListingsAnswerWithoutAds: a search answer without realEstateAds is not the search
+// service's (its API changed): a 502 saying so, not a 404 saying there is no listing, and
+// nothing is charged.
+func TestListingsAnswerWithoutAds(t *testing.T) {
+	gate := &apitest.RecordingGate{}
+	h := harness(t, pageFarm{
+		"/place.json":         `<html><body><pre>{"name":"Amiens","postalCodes":["80000"],"zoneIds":["-20873"]}</pre></body></html>`,
+		"/realEstateAds.json": `<html><body><pre>{"total":0,"message":"moved"}</pre></body></html>`,
+	}, nil, gate)
+	status, d := get(t, h, "/v1/fr/annonces-immo", url.Values{"cp": {"80000"}})
+	if msg, _ := apitest.At(d, "error", "message").(string); status != 502 || !strings.Contains(msg, "realEstateAds") {
+		t.Errorf("= %d %v, want 502 naming realEstateAds", status, d)
+	}
+	if charged, waived := gate.Counts(); charged != 0 || waived != 1 {
+		t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
 	}
 }
