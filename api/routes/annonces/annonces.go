@@ -109,15 +109,8 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 // load runs the browser job and turns what is not the site's page into an error.
 func (r *Routes) load(ctx context.Context, free bool, site, target string) (*browserfarm.Result, error) {
 	res, err := r.farm.Do(ctx, browserfarm.Task{URL: target, Free: free})
-	var ae *apierr.Error
-	if errors.As(err, &ae) && ae.Code == apierr.CodeBadParam && ae.Param == "url" {
-		// The farm names url when it refuses a target (no such host, egress policy): here the
-		// target is the site's own, not the caller's input.
-		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: site, Cause: err,
-			Message: fmt.Sprintf("the %s site could not be reached (%s); nothing was charged", site, ae.Message)}
-	}
 	if err != nil {
-		return nil, err
+		return nil, browserfarm.SiteTarget(err, site, site+" site")
 	}
 	if b := Blocked(res); b != "" {
 		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: site,

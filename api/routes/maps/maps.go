@@ -440,15 +440,8 @@ func reason(err error) string {
 // load runs the browser job and turns what is not the maps' page into an error.
 func (r *Routes) load(ctx context.Context, req *catalog.Request, target string, scroll *browserfarm.Scroll) (*browserfarm.Result, error) {
 	res, err := r.farm.Do(ctx, browserfarm.Task{URL: target, Free: req.Free, Scroll: scroll})
-	var ae *apierr.Error
-	if errors.As(err, &ae) && ae.Code == apierr.CodeBadParam && ae.Param == "url" {
-		// The farm names url when it refuses a target (no such host, egress policy): here the
-		// target is the maps' own, not the caller's input.
-		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: Name, Cause: err,
-			Message: fmt.Sprintf("the maps could not be reached (%s); nothing was charged", ae.Message)}
-	}
 	if err != nil {
-		return nil, err
+		return nil, browserfarm.SiteTarget(err, Name, "maps")
 	}
 	if b := Blocked(res); b != "" {
 		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: Name,
