@@ -161,6 +161,18 @@ func (f *Farm) checkTarget(ctx context.Context, raw string) error {
 	return nil
 }
 
+// SiteTarget is for a route whose target is its site's own, not the caller's input: Do's
+// refusal of the target (a bad request naming url: no such host, the egress policy) becomes
+// a failure of upstream, said as "the <site> could not be reached"; any other err is itself.
+func SiteTarget(err error, upstream, site string) error {
+	var ae *apierr.Error
+	if errors.As(err, &ae) && ae.Code == apierr.CodeBadParam && ae.Param == "url" {
+		return &apierr.Error{Code: apierr.CodeUpstream, Upstream: upstream, Cause: err,
+			Message: fmt.Sprintf("the %s could not be reached (%s); nothing was charged", site, ae.Message)}
+	}
+	return err
+}
+
 // navWatch follows the main frame's document requests from CDP events.
 type navWatch struct {
 	frame proto.PageFrameID

@@ -110,7 +110,7 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 func (r *Routes) load(ctx context.Context, free bool, site, target string) (*browserfarm.Result, error) {
 	res, err := r.farm.Do(ctx, browserfarm.Task{URL: target, Free: free})
 	if err != nil {
-		return nil, err
+		return nil, browserfarm.SiteTarget(err, site, site+" site")
 	}
 	if b := Blocked(res); b != "" {
 		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: site,

@@ -333,6 +333,46 @@ func TestBlockedAndFailingSites(t *testing.T) {
 	}
 }
 
+// TestUnreachableSiteIs502: a site host the farm may not reach (here a local server the
+// egress policy does not allow) is a 502 naming the site, not a 400 about a url the caller
+// never gave; nothing is charged and the host is never asked.
+func TestUnreachableSiteIs502(t *testing.T) {
+	names := catalog.DefaultNames()
+	r, err := annonces.New(annonces.Deps{Farm: env.Farm, Classifieds: env.Other.URL, Listings: env.Other.URL, ListingsPlaces: env.Other.URL, Names: names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	gate := &apitest.RecordingGate{}
+	h := apitest.Start(t, cat, apitest.Options{Gate: gate})
+	for _, c := range []struct {
+		path string
+		q    url.Values
+	}{
+		{"/v1/fr/petites-annonces", url.Values{"text": {"velo"}}},
+		{"/v1/fr/annonces-immo", url.Values{"cp": {"80000"}}},
+		{"/v1/fr/immo", url.Values{"cp": {"80000"}}},
+	} {
+		status, d := get(t, h, c.path, c.q)
+		msg, _ := apitest.At(d, "error", "message").(string)
+		if status != 502 || apitest.At(d, "error", "param") != nil || !strings.Contains(msg, "could not be reached") {
+			t.Errorf("%s = %d %v, want 502 naming the site", c.path, status, d)
+		}
+	}
+	if charged, waived := gate.Counts(); charged != 0 || waived != 3 {
+		t.Errorf("charged %d waived %d, want 0 and 3", charged, waived)
+	}
+	if n := env.OtherHits.Load(); n != 0 {
+		t.Errorf("the refused host was asked %d times", n)
+	}
+}
+
 // TestDVFDown: biens-sous-cotes cannot stand without the DVF median: DVF failing on every
 // file is a 502 naming it, not charged.
 func TestDVFDown(t *testing.T) {

@@ -42,12 +42,9 @@ type sitePlace struct {
 	ZoneIDs     []string `json:"zoneIds"`
 }
 
-// siteAds is the search service's answer.
+// siteAds is the search service's answer; Ads is nil when the answer has no realEstateAds.
 type siteAds struct {
-	Total   wire.Int  `json:"total"`
-	PerPage wire.Int  `json:"perPage"`
-	Ads     []siteAd  `json:"realEstateAds"`
-	Error   wire.Text `json:"error"`
+	Ads []siteAd `json:"realEstateAds"`
 }
 
 type siteAd struct {
@@ -143,6 +140,11 @@ func (r *Routes) listingsSearch(ctx context.Context, free bool, city, cp, transa
 	var ans siteAds
 	if err := r.readJSON(ctx, free, ListingsName, u.String(), &ans); err != nil {
 		return nil, nil, site, err
+	}
+	if ans.Ads == nil {
+		// Not "no listing": the answer is not the search service's (its API may have changed).
+		return nil, nil, site, &apierr.Error{Code: apierr.CodeUpstream, Upstream: ListingsName,
+			Message: "the listings site's search answer has no realEstateAds (its API may have changed); nothing was charged"}
 	}
 	site.PagesRead, site.Status = 1, "ok"
 	out := map[string]int{}

@@ -246,7 +246,7 @@ type SousCotes struct {
 const sousCotesMethod = "Listings for sale of the postal code (both listing sources, read as /v1/fr/immo reads them) compared with the DVF " +
 	"median sale price per m² of the same commune or arrondissement and type, as /v1/fr/estimation-immo computes it (method prixm2, same sample " +
 	"and widening). gap = (median - asking price per m²) / median; listings with gap >= minGap, sorted by gap, largest first. A listing without " +
-	"surface or price, sold as a viager (its price is the down payment), or of a type without DVF sales, is left out and counted; none left " +
+	"surface or price, without a postal code, sold as a viager (its price is the down payment), or of a type without DVF sales, is left out and counted; none left " +
 	"to compare is a 404."
 
 func (r *Routes) sousCotes(ctx context.Context, req *catalog.Request) (any, error) {
@@ -272,6 +272,12 @@ func (r *Routes) sousCotes(ctx context.Context, req *catalog.Request) (any, erro
 		}
 		if l.Type != "appartement" && l.Type != "maison" {
 			ans.LeftOut["autre_type"]++
+			continue
+		}
+		if l.Postcode == "" {
+			// A city search keeps listings by city name: one without a postal code names no
+			// commune or arrondissement to read DVF for.
+			ans.LeftOut["sans_code_postal"]++
 			continue
 		}
 		// DVF is read by commune (arrondissement): each listing's postal code names it, the

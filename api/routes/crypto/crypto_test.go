@@ -551,6 +551,22 @@ func TestFundingRateVenuesDownAreNotCharged(t *testing.T) {
 	}
 }
 
+// TestFundingRateFallbackWithoutTheSymbol: the venue refused and Hyperliquid's
+// predictedFundings, which lists only Hyperliquid's coins, reports none of the symbols for it.
+// That says nothing of what the venue lists: the venue's failure is answered (502), not a 404
+// saying the venue lists no such perpetual.
+func TestFundingRateFallbackWithoutTheSymbol(t *testing.T) {
+	e := start(t, &apitest.RecordingGate{})
+	// Derived: the 451 Binance documents for restricted locations.
+	e.binance.Handle(upstreamtest.JSON(451, `{"code":0,"msg":"Service unavailable from a restricted location."}`))
+	e.hl.Expect("/info", nil, info(t, `{"type":"predictedFundings"}`, fixture(t, "hyperliquid", "predicted_fundings.json")))
+	code, body := e.get(t, "/v1/crypto/funding-rate", url.Values{"symbols": {"BTC"}, "exchange": {"binance"}})
+	wantStatus(t, code, 502, body)
+	if charged, _ := e.gate.Counts(); charged != 0 {
+		t.Errorf("charged %d, want 0", charged)
+	}
+}
+
 // expectKalshi serves the recorded Kalshi listing for the route's request.
 func expectKalshi(t *testing.T, e *env) {
 	e.kalshi.Expect("/trade-api/v2/markets", upstreamtest.Query("status", "open", "limit", "200"), fixture(t, "kalshi", "markets.json"))

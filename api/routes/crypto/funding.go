@@ -124,7 +124,9 @@ func (r *Routes) fundingRate(ctx context.Context, req *catalog.Request) (any, er
 
 // predictedRates reads the rates of venue (BinPerp, BybitPerp) from Hyperliquid's
 // predictedFundings, the geo-safe source when the venue itself failed with cause (Binance and
-// Bybit refuse US addresses). If Hyperliquid fails too, the venue's own failure is answered.
+// Bybit refuse US addresses). If Hyperliquid fails too, or reports none of the symbols for the
+// venue (it lists only its own coins, so that says nothing of what the venue lists), the
+// venue's own failure is answered.
 func (r *Routes) predictedRates(ctx context.Context, symbols []string, venue string, cause error) (venueRates, error) {
 	preds, err := r.hl.PredictedFundings(ctx)
 	if err != nil {
@@ -143,6 +145,9 @@ func (r *Routes) predictedRates(ctx context.Context, symbols []string, venue str
 			interval = int(f.FundingIntervalHours.V)
 		}
 		out.rates = append(out.rates, newFundingRate(s, f.FundingRate.V*100, interval, time.UnixMilli(f.NextFundingTime.V), nil, nil, nil))
+	}
+	if len(out.rates) == 0 {
+		return venueRates{}, cause
 	}
 	return out, nil
 }

@@ -54,8 +54,11 @@ func (r *Routes) DVFReference(ctx context.Context, cp, city, typ string) (*Refer
 
 // plmPostcode maps a postal code of Paris, Lyon or Marseille to its arrondissement:
 // 75001-75020 → 75101-75120 (75116 → 75116 too), 69001-69009 → 69381-69389, 13001-13016 →
-// 13201-13216. ok is false for any other postal code.
+// 13201-13216. ok is false for any other postal code (or what is not five characters).
 func plmPostcode(cp string) (insee, name string, ok bool) {
+	if len(cp) != 5 {
+		return "", "", false
+	}
 	n, err := strconv.Atoi(cp[2:])
 	if err != nil {
 		return "", "", false

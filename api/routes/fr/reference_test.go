@@ -25,6 +25,8 @@ func TestPLMPostcode(t *testing.T) {
 		{"75021", "", "", false},
 		{"69010", "", "", false},
 		{"33000", "", "", false},
+		{"", "", "", false}, // a listing without a postal code
+		{"7", "", "", false},
 	} {
 		insee, name, ok := plmPostcode(tt.cp)
 		if insee != tt.insee || name != tt.name || ok != tt.ok {

@@ -55,9 +55,6 @@ type Deps struct {
 	Farm Farm
 	// Base is the maps site's root URL (scheme and host); "" is DefaultBase.
 	Base string
-	// Parallel bounds the place pages read at once; 0 is the farm's size when it tells it
-	// (so one call never fills the farm's queue by itself), else 2.
-	Parallel int
 }
 
 // Routes holds the handler.
@@ -76,13 +73,13 @@ func New(d Deps) (*Routes, error) {
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("maps: bad base URL %q", d.Base)
 	}
-	if d.Parallel <= 0 {
-		d.Parallel = 2
-		if s, ok := d.Farm.(interface{ Stats() browserfarm.Stats }); ok && s.Stats().Size > 0 {
-			d.Parallel = s.Stats().Size
-		}
+	// The place pages read at once: the farm's size when it tells it (so one call never fills
+	// the farm's queue by itself), else 2.
+	parallel := 2
+	if s, ok := d.Farm.(interface{ Stats() browserfarm.Stats }); ok && s.Stats().Size > 0 {
+		parallel = s.Stats().Size
 	}
-	return &Routes{farm: d.Farm, base: base, parallel: d.Parallel}, nil
+	return &Routes{farm: d.Farm, base: base, parallel: parallel}, nil
 }
 
 // Bind attaches the handler, ready while the farm is.
@@ -443,15 +440,8 @@ func reason(err error) string {
 // load runs the browser job and turns what is not the maps' page into an error.
 func (r *Routes) load(ctx context.Context, req *catalog.Request, target string, scroll *browserfarm.Scroll) (*browserfarm.Result, error) {
 	res, err := r.farm.Do(ctx, browserfarm.Task{URL: target, Free: req.Free, Scroll: scroll})
-	var ae *apierr.Error
-	if errors.As(err, &ae) && ae.Code == apierr.CodeBadParam && ae.Param == "url" {
-		// The farm names url when it refuses a target (no such host, egress policy): here the
-		// target is the maps' own, not the caller's input.
-		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: Name, Cause: err,
-			Message: fmt.Sprintf("the maps could not be reached (%s); nothing was charged", ae.Message)}
-	}
 	if err != nil {
-		return nil, err
+		return nil, browserfarm.SiteTarget(err, Name, "maps")
 	}
 	if b := Blocked(res); b != "" {
 		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: Name,

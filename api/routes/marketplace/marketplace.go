@@ -178,7 +178,10 @@ func (r *Routes) search(ctx context.Context, req *catalog.Request, q string) (an
 func (r *Routes) load(ctx context.Context, req *catalog.Request, target string) (*browserfarm.Result, error) {
 	res, err := r.farm.Do(ctx, browserfarm.Task{URL: target, Free: req.Free})
 	if err != nil {
-		return nil, err
+		if req.Args.Str("url") != "" {
+			return nil, err // the caller's url: the farm's refusal names it
+		}
+		return nil, browserfarm.SiteTarget(err, Name, "marketplace")
 	}
 	if b := Blocked(res); b != "" {
 		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: Name,

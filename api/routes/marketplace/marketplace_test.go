@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -203,6 +204,44 @@ func TestFailuresAreNotCharged(t *testing.T) {
 				t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
 			}
 		})
+	}
+}
+
+// TestUnreachableMarketplaceIs502: a marketplace host the farm may not reach (here a local
+// server the egress policy does not allow) is a 502 naming the marketplace for a search or an
+// ASIN, not a 400 about a url the caller never gave; a url the caller gave stays the farm's
+// 400 naming it. Nothing is charged and the host is never asked.
+func TestUnreachableMarketplaceIs502(t *testing.T) {
+	names := catalog.DefaultNames()
+	names.Marketplace = "shop"
+	r, err := marketplace.New(marketplace.Deps{Farm: env.Farm, Base: env.Other.URL, Names: names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	gate := &apitest.RecordingGate{}
+	h := apitest.Start(t, cat, apitest.Options{Gate: gate})
+	for _, q := range []url.Values{{"q": {"kettle"}}, {"asin": {"B0CFPL6CFY"}}} {
+		status, d := get(t, h, q)
+		msg, _ := apitest.At(d, "error", "message").(string)
+		if status != 502 || apitest.At(d, "error", "param") != nil || !strings.Contains(msg, "the marketplace could not be reached") {
+			t.Errorf("?%s = %d %v, want 502 naming the marketplace", q.Encode(), status, d)
+		}
+	}
+	if status, d := get(t, h, url.Values{"url": {env.Other.URL + "/dp/B0CFPL6CFY"}}); status != 400 || apitest.At(d, "error", "param") != "url" {
+		t.Errorf("the caller's url = %d %v, want 400 naming url", status, d)
+	}
+	if charged, _ := gate.Counts(); charged != 0 {
+		t.Errorf("charged %d, want 0", charged)
+	}
+	if n := env.OtherHits.Load(); n != 0 {
+		t.Errorf("the refused host was asked %d times", n)
 	}
 }
 
