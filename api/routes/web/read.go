@@ -38,7 +38,7 @@ func (r *Routes) ReadPage(ctx context.Context, url string, free bool) (*Page, er
 	if strings.TrimSpace(c.Markdown) == "" && strings.TrimSpace(p.res.Text) == "" {
 		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: "target", Message: "the page has no readable content; nothing was charged"}
 	}
-	return &Page{URL: url, FinalURL: finalURL(p.res), Title: c.Title, Markdown: c.Markdown, Text: p.res.Text}, nil
+	return &Page{URL: url, FinalURL: p.res.Landed(), Title: c.Title, Markdown: c.Markdown, Text: p.res.Text}, nil
 }
 
 // ReadyToRead reports whether pages can be read.

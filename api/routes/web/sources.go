@@ -122,7 +122,7 @@ func (r *Routes) readSource(ctx context.Context, s *Source, free bool, maxChars 
 		fail(reasonEmpty, errors.New("the page has no readable content"))
 		return
 	}
-	s.OK, s.FinalURL, s.PageTitle = true, finalURL(res), c.Title
+	s.OK, s.FinalURL, s.PageTitle = true, res.Landed(), c.Title
 	s.Markdown, s.Truncated = cut(md, maxChars)
 	s.Chars = len([]rune(s.Markdown))
 }

@@ -24,8 +24,8 @@ func (r *Routes) links(ctx context.Context, req *catalog.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, ex := extract.Links(p.doc, finalURL(p.res))
-	return Links{URL: req.Args.Str("url"), FinalURL: finalURL(p.res), Count: len(in) + len(ex), Internal: in, External: ex}, nil
+	in, ex := extract.Links(p.doc, p.res.Landed())
+	return Links{URL: req.Args.Str("url"), FinalURL: p.res.Landed(), Count: len(in) + len(ex), Internal: in, External: ex}, nil
 }
 
 // Meta is the answer of /v1/meta.
@@ -40,14 +40,14 @@ func (r *Routes) meta(ctx context.Context, req *catalog.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := extract.PageMeta(p.doc, finalURL(p.res))
+	m := extract.PageMeta(p.doc, p.res.Landed())
 	if m.Title == "" {
 		m.Title = p.res.Title
 	}
 	if m.Lang == "" {
 		m.Lang = p.res.Lang
 	}
-	return Meta{URL: req.Args.Str("url"), FinalURL: finalURL(p.res), Meta: m}, nil
+	return Meta{URL: req.Args.Str("url"), FinalURL: p.res.Landed(), Meta: m}, nil
 }
 
 // Tables is the answer of /v1/web/tables.
@@ -81,7 +81,7 @@ func (r *Routes) jsonld(ctx context.Context, req *catalog.Request) (any, error) 
 		return nil, err
 	}
 	blocks, types := extract.JSONLD(p.doc)
-	base, _ := url.Parse(finalURL(p.res))
+	base, _ := url.Parse(p.res.Landed())
 	return JSONLD{URL: req.Args.Str("url"), JSONLDCount: len(blocks), Types: types, JSONLD: blocks,
 		OpenGraph: extract.OpenGraph(p.doc, base)}, nil
 }
@@ -97,7 +97,7 @@ func (r *Routes) contacts(ctx context.Context, req *catalog.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return Contacts{URL: req.Args.Str("url"), Contacts: extract.FindContacts(p.doc, p.res.Text, finalURL(p.res), r.Region)}, nil
+	return Contacts{URL: req.Args.Str("url"), Contacts: extract.FindContacts(p.doc, p.res.Text, p.res.Landed(), r.Region)}, nil
 }
 
 // Prices is the answer of /v1/web/prices.
@@ -175,7 +175,7 @@ func (r *Routes) forms(ctx context.Context, req *catalog.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := extract.Forms(p.doc, finalURL(p.res))
+	f := extract.Forms(p.doc, p.res.Landed())
 	return Forms{URL: req.Args.Str("url"), FormCount: len(f), Forms: f}, nil
 }
 
@@ -204,7 +204,7 @@ func (r *Routes) images(ctx context.Context, req *catalog.Request) (any, error) 
 		imgs = append(imgs, im)
 	}
 	return Images{URL: req.Args.Str("url"), ImageCount: len(imgs), Images: imgs,
-		SocialImage: extract.SocialImage(p.doc, finalURL(p.res))}, nil
+		SocialImage: extract.SocialImage(p.doc, p.res.Landed())}, nil
 }
 
 // Navigation is the answer of /v1/web/navigation.
@@ -221,7 +221,7 @@ func (r *Routes) navigation(ctx context.Context, req *catalog.Request) (any, err
 		return nil, err
 	}
 	out := Navigation{URL: req.Args.Str("url"), Header: []extract.Zone{}, Nav: []extract.Zone{}, Footer: []extract.Zone{}}
-	for _, z := range extract.Navigation(p.doc, finalURL(p.res)) {
+	for _, z := range extract.Navigation(p.doc, p.res.Landed()) {
 		switch z.Zone {
 		case "header":
 			out.Header = append(out.Header, z)

@@ -60,7 +60,7 @@ func (r *Routes) unblock(ctx context.Context, req *catalog.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	out := Unblock{URL: req.Args.Str("url"), FinalURL: finalURL(p.res), Status: p.res.Status, Country: country,
+	out := Unblock{URL: req.Args.Str("url"), FinalURL: p.res.Landed(), Status: p.res.Status, Country: country,
 		Rendered: render, Format: format, Title: p.res.Title}
 	switch format {
 	case "html":

@@ -80,7 +80,7 @@ func (r *Routes) verified(ctx context.Context, req *catalog.Request) (any, error
 	sum, chars := extract.Hash(c.Markdown)
 	words := extract.Words(c.Markdown)
 	reqURL, _ := url.Parse(req.Args.Str("url"))
-	finURL, _ := url.Parse(finalURL(res))
+	finURL, _ := url.Parse(res.Landed())
 	sameSite := reqURL != nil && finURL != nil &&
 		strings.TrimPrefix(strings.ToLower(reqURL.Hostname()), "www.") == strings.TrimPrefix(strings.ToLower(finURL.Hostname()), "www.")
 	checks := []Control{
@@ -104,7 +104,7 @@ func (r *Routes) verified(ctx context.Context, req *catalog.Request) (any, error
 	at := res.RetrievedAt.UTC().Format(time.RFC3339)
 	return Verified{URL: req.Args.Str("url"), Title: c.Title, Lang: lang, Markdown: c.Markdown, RetrievedAt: at,
 		Verification: v,
-		Evidence: Evidence{RequestedURL: req.Args.Str("url"), FinalURL: finalURL(res), HTTPStatus: res.Status,
+		Evidence: Evidence{RequestedURL: req.Args.Str("url"), FinalURL: res.Landed(), HTTPStatus: res.Status,
 			ContentType: res.ContentType, Redirects: len(res.Redirects), ContentSHA256: sum, Chars: chars, Words: words,
 			RetrievedAt: at}}, nil
 }

@@ -179,18 +179,11 @@ func blocked(res *browserfarm.Result) []browserfarm.BlockedRequest {
 	return res.Blocked
 }
 
-func finalURL(res *browserfarm.Result) string {
-	if res.FinalURL != "" {
-		return res.FinalURL
-	}
-	return res.URL
-}
-
 // contentOf is the page's main content through the one pipeline every content route uses
 // (extract, free/extract, extract/verified, web.changed), so their markdown and hashes agree.
 func contentOf(p *page) (article.Content, error) {
 	c, err := article.Extract(article.Page{HTML: p.res.HTML, ContentType: p.res.ContentType,
-		Text: p.res.Text, URL: finalURL(p.res), Signals: (*article.Signals)(p.res.Layout)})
+		Text: p.res.Text, URL: p.res.Landed(), Signals: (*article.Signals)(p.res.Layout)})
 	if err != nil {
 		return c, fmt.Errorf("web: extract main content: %w", err)
 	}
@@ -222,7 +215,7 @@ func (r *Routes) extract(ctx context.Context, req *catalog.Request) (any, error)
 	if strings.TrimSpace(c.Markdown) == "" {
 		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: "target", Message: "the page has no readable content; nothing was charged"}
 	}
-	return Extract{URL: req.Args.Str("url"), FinalURL: finalURL(p.res), Title: c.Title, Markdown: c.Markdown,
+	return Extract{URL: req.Args.Str("url"), FinalURL: p.res.Landed(), Title: c.Title, Markdown: c.Markdown,
 		Extractor: c.Method, BlockedRequests: blocked(p.res)}, nil
 }
 
@@ -266,7 +259,7 @@ func (r *Routes) render(ctx context.Context, req *catalog.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return Render{URL: req.Args.Str("url"), FinalURL: finalURL(p.res), Status: p.res.Status, HTML: p.res.HTML,
+	return Render{URL: req.Args.Str("url"), FinalURL: p.res.Landed(), Status: p.res.Status, HTML: p.res.HTML,
 		LoadComplete: p.res.LoadComplete, BlockedRequests: blocked(p.res)}, nil
 }
 
@@ -279,7 +272,7 @@ func (r *Routes) screenshot(ctx context.Context, req *catalog.Request) (any, err
 	}
 	res := p.res
 	h := map[string]string{
-		"X-Final-URL":         finalURL(res),
+		"X-Final-URL":         res.Landed(),
 		"X-Page-Height":       fmt.Sprint(res.PageHeight),
 		"X-Screenshot-Height": fmt.Sprint(res.ShotHeight),
 		"X-Screenshot-Width":  "1280",
@@ -298,5 +291,5 @@ func (r *Routes) pdf(ctx context.Context, req *catalog.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &catalog.Raw{ContentType: "application/pdf", Header: map[string]string{"X-Final-URL": finalURL(p.res), "X-Paper": "A4"}, Body: p.res.PDF}, nil
+	return &catalog.Raw{ContentType: "application/pdf", Header: map[string]string{"X-Final-URL": p.res.Landed(), "X-Paper": "A4"}, Body: p.res.PDF}, nil
 }
