@@ -161,6 +161,19 @@ func (f *Farm) checkTarget(ctx context.Context, raw string) error {
 	return nil
 }
 
+// SiteBase is the root URL of a site a route reads through the farm: raw, or fallback when
+// raw is "", without its trailing slash; anything but an http(s) URL with a host is an error.
+func SiteBase(raw, fallback string) (*url.URL, error) {
+	if raw == "" {
+		raw = fallback
+	}
+	base, err := url.Parse(strings.TrimRight(raw, "/"))
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("bad site URL %q", raw)
+	}
+	return base, nil
+}
+
 // SiteTarget is for a route whose target is its site's own, not the caller's input: Do's
 // refusal of the target (a bad request naming url: no such host, the egress policy) becomes
 // a failure of upstream, said as "the <site> could not be reached"; any other err is itself.

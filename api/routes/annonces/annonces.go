@@ -77,9 +77,9 @@ func New(d Deps) (*Routes, error) {
 		dst      **url.URL
 		raw, def string
 	}{{&r.classifieds, d.Classifieds, DefaultClassifieds}, {&r.listings, d.Listings, DefaultListings}, {&r.places, d.ListingsPlaces, DefaultListingsPlaces}} {
-		base, err := url.Parse(strings.TrimRight(nonEmpty(b.raw, b.def), "/"))
-		if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-			return nil, fmt.Errorf("annonces: bad base URL %q", b.raw)
+		base, err := browserfarm.SiteBase(b.raw, b.def)
+		if err != nil {
+			return nil, fmt.Errorf("annonces: %w", err)
 		}
 		*b.dst = base
 	}

@@ -66,12 +66,9 @@ type Routes struct {
 
 // New builds the route.
 func New(d Deps) (*Routes, error) {
-	if d.Base == "" {
-		d.Base = DefaultBase
-	}
-	base, err := url.Parse(strings.TrimRight(d.Base, "/"))
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("maps: bad base URL %q", d.Base)
+	base, err := browserfarm.SiteBase(d.Base, DefaultBase)
+	if err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
 	}
 	// The place pages read at once: the farm's size when it tells it (so one call never fills
 	// the farm's queue by itself), else 2.

@@ -57,12 +57,9 @@ type Routes struct {
 
 // New builds the route.
 func New(d Deps) (*Routes, error) {
-	if d.Base == "" {
-		d.Base = DefaultBase
-	}
-	base, err := url.Parse(strings.TrimRight(d.Base, "/"))
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("marketplace: bad base URL %q", d.Base)
+	base, err := browserfarm.SiteBase(d.Base, DefaultBase)
+	if err != nil {
+		return nil, fmt.Errorf("marketplace: %w", err)
 	}
 	return &Routes{farm: d.Farm, base: base, id: d.Names.Marketplace}, nil
 }
