@@ -349,7 +349,7 @@ func (p *Param) check(v any) error {
 		if p.Max != nil && n > *p.Max {
 			return apierr.BadParam(p.Name, "%s takes at most %s items", p.Name, num(*p.Max))
 		}
-		seen := map[string]bool{}
+		var seen map[string]bool // only for Distinct lists
 		for i, it := range x {
 			if p.ItemMax > 0 && len([]rune(it)) > p.ItemMax {
 				return apierr.BadParam(p.Name, "%s[%d] must be at most %d characters", p.Name, i, p.ItemMax)
@@ -361,6 +361,9 @@ func (p *Param) check(v any) error {
 				}
 				if seen[k] {
 					return apierr.BadParam(p.Name, "%s lists %q twice", p.Name, it)
+				}
+				if seen == nil {
+					seen = map[string]bool{}
 				}
 				seen[k] = true
 			}
