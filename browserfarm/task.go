@@ -17,6 +17,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/browserfarm/extract"
 	"github.com/ysmood/gson"
 )
 
@@ -159,6 +160,12 @@ func (f *Farm) checkTarget(ctx context.Context, raw string) error {
 		return apierr.Upstream("target", err, "could not resolve %s", u.Hostname())
 	}
 	return nil
+}
+
+// Challenge is the anti-bot challenge the page is, nil for a real page (extract.DetectChallenge
+// on the result's status, headers, title, markup and text).
+func (r *Result) Challenge() *extract.Challenge {
+	return extract.DetectChallenge(r.Status, r.Header, r.Title, r.HTML, r.Text)
 }
 
 // SiteBase is the root URL of a site a route reads through the farm: raw, or fallback when

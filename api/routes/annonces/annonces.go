@@ -133,7 +133,7 @@ func Blocked(res *browserfarm.Result) string {
 	if strings.Contains(res.HTML, "captcha-delivery.com") && !strings.Contains(res.HTML, "__NEXT_DATA__") {
 		return "captcha (DataDome, captcha-delivery.com)"
 	}
-	if ch := extract.DetectChallenge(res.Status, res.Header, res.Title, res.HTML, res.Text); ch != nil {
+	if ch := res.Challenge(); ch != nil {
 		return fmt.Sprintf("anti-bot challenge (%s; %s)", ch.Vendor, ch.Signal)
 	}
 	return ""

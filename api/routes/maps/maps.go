@@ -473,7 +473,7 @@ func Blocked(res *browserfarm.Result) string {
 		strings.Contains(res.Text, "unusual traffic from your computer network")):
 		return `Google's "unusual traffic" page (google.com/sorry captcha)`
 	}
-	if ch := extract.DetectChallenge(res.Status, res.Header, res.Title, res.HTML, res.Text); ch != nil && !hasData {
+	if ch := res.Challenge(); ch != nil && !hasData {
 		return fmt.Sprintf("an anti-bot challenge (%s; %s)", ch.Vendor, ch.Signal)
 	}
 	return ""

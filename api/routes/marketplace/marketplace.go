@@ -204,7 +204,7 @@ func Blocked(res *browserfarm.Result) string {
 	if strings.Contains(res.HTML, "api-services-support@amazon.com") && len([]rune(strings.TrimSpace(res.Text))) < 1500 {
 		return "block page (automated access notice)"
 	}
-	if ch := extract.DetectChallenge(res.Status, res.Header, res.Title, res.HTML, res.Text); ch != nil {
+	if ch := res.Challenge(); ch != nil {
 		return fmt.Sprintf("anti-bot challenge (%s; %s)", ch.Vendor, ch.Signal)
 	}
 	return ""

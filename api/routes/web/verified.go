@@ -87,7 +87,7 @@ func (r *Routes) verified(ctx context.Context, req *catalog.Request) (any, error
 		{"statut_http_2xx", res.Status >= 200 && res.Status < 300},
 		{"document_html", htmlTypes[res.ContentType]},
 		// load refuses a challenge page; checked again here so the control states a check.
-		{"sans_defi_antibot", extract.DetectChallenge(res.Status, res.Header, res.Title, res.HTML, res.Text) == nil},
+		{"sans_defi_antibot", res.Challenge() == nil},
 		{"meme_site", sameSite},
 		{"contenu_principal", words >= minWords},
 		{"titre_present", strings.TrimSpace(c.Title) != ""},

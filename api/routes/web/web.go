@@ -136,7 +136,7 @@ const (
 
 // problem is judge with the reason named.
 func problem(res *browserfarm.Result, acc accept) (string, error) {
-	if ch := extract.DetectChallenge(res.Status, res.Header, res.Title, res.HTML, res.Text); ch != nil {
+	if ch := res.Challenge(); ch != nil {
 		return reasonBlocked, &apierr.Error{Code: apierr.CodeUpstream, Upstream: "target",
 			Message: fmt.Sprintf("the page answered with an anti-bot challenge (%s; %s); it is reported, not bypassed, and nothing was charged", ch.Vendor, ch.Signal)}
 	}
