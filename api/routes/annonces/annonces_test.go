@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -188,29 +187,17 @@ func startWith(t *testing.T, gate paywall.Gate, dvf http.Handler) *apitest.Harne
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	return apitest.Start(t, cat, apitest.Options{Gate: gate})
+	return apitest.StartFamily(t, names, r, apitest.Options{Gate: gate})
 }
 
 func get(t *testing.T, h *apitest.Harness, path string, q url.Values) (int, map[string]any) {
 	t.Helper()
-	resp, err := http.Get(h.BaseURL + path + "?" + q.Encode())
-	if err != nil {
-		t.Fatal(err)
+	status, b := h.Get(t, path, q)
+	m, ok := apitest.Decode(t, b).(map[string]any)
+	if !ok {
+		t.Fatalf("%d %s: not a JSON object", status, b)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("%d %s: %v", resp.StatusCode, b, err)
-	}
-	return resp.StatusCode, m
+	return status, m
 }
 
 func asked(want string) bool {

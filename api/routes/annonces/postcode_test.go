@@ -38,14 +38,7 @@ func harness(t *testing.T, farm pageFarm, ref annonces.Reference, gate *apitest.
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	return apitest.Start(t, cat, apitest.Options{Gate: gate})
+	return apitest.StartFamily(t, names, r, apitest.Options{Gate: gate})
 }
 
 // cpReference answers a DVF median for any postal code and records the codes asked.

@@ -46,14 +46,7 @@ func startAt(t *testing.T, gate paywall.Gate, base string) *apitest.Harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	return apitest.Start(t, cat, apitest.Options{Gate: gate})
+	return apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate})
 }
 
 func get(t *testing.T, h *apitest.Harness, q url.Values) (int, map[string]any) {
