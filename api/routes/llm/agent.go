@@ -177,18 +177,13 @@ func agentFailure(steps []Step, err error) error {
 
 func (r *Routes) agentTask(ctx context.Context, req *catalog.Request) (any, error) {
 	start := time.Now()
+	// The plan's cost was held against the budget when the parameters were decoded
+	// (checkBudget, the entry's Check), before any 402.
 	steps, budget := r.agentPlan(req.Args), r.budgetOf(req.Args)
-	if err := r.checkBudget(req.Args); err != nil { // checked at decoding already; kept for direct callers
-		return nil, err
-	}
 	var read []*web.Page
 	var spent uint64
 	for i := range steps {
 		s := &steps[i]
-		if spent+s.cost > budget { // unreachable after the check above, kept for plans that grow
-			s.Statut = statusSkipped
-			return nil, agentFailure(steps, apierr.BadParam("budget", "the next step would exceed the budget"))
-		}
 		t0 := time.Now()
 		var err error
 		switch s.Action {
