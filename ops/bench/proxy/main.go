@@ -34,6 +34,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -235,7 +236,7 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 
 	fmt.Printf("proxy bench: loopback, %d-MiB single stream (best of %d), %d streams × %d MiB, offered rate %d Mbit/s in the paced rows, %d setups, %d idle tunnels; load average before: %s\n\n",
 		mib, runs, streams, streamMiB, rateMbit, setups, idle, load0)
-	fmt.Printf("proxyd copy path: %s\n\n", px.copyPath)
+	fmt.Printf("proxyd copy path: %s; processors (GOMAXPROCS): %s\n\n", px.copyPath, px.procs)
 	if setupOnly {
 		fmt.Println("tunnel setup (TCP connect + CONNECT + 200 + first byte), in turns across the paths:")
 		var rows [][]string
@@ -244,9 +245,10 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 			if c := st[p.name].cpu; c > 0 {
 				cpu = fmt.Sprintf("%.0f µs", float64(c)/float64(time.Microsecond))
 			}
-			rows = append(rows, []string{p.name, fmtDur(p50[p.name]), fmtDur(p99[p.name]), cpu})
+			t := st[p.name]
+			rows = append(rows, []string{p.name, fmtDur(t.p50), fmtDur(t.p90), fmtDur(t.p99), fmtDur(t.p999), cpu})
 		}
-		benchutil.Table([]string{"path", "setup p50", "setup p99", "CPU per setup"}, rows)
+		benchutil.Table([]string{"path", "setup p50", "p90", "p99", "p99.9", "CPU per setup"}, rows)
 		return nil
 	}
 	fmt.Println("CPU seconds (user + system of the proxy process alone) per GiB relayed; ×squid < 1 is better:")
@@ -441,7 +443,7 @@ func parallel(p path, streams int, n, rate int64) (float64, error) {
 // setupTime is one path's tunnel setups: latency percentiles and the proxy process's CPU
 // time per setup (0 when the path has no process of its own).
 type setupTime struct {
-	p50, p99, cpu time.Duration
+	p50, p90, p99, p999, cpu time.Duration
 }
 
 // setupTimes times n setups on each of ps, in turns (one on each path, then the next round),
@@ -457,8 +459,19 @@ func setupTimes(ps []path, n int) (map[string]setupTime, error) {
 		cpu0[i] = c
 	}
 	one := make([]byte, 1)
+	// Each round takes the paths in a new random order, so that every path follows every
+	// other equally often: a setup runs while the previous one's tunnel is torn down, and that
+	// teardown costs each proxy differently (in a fixed order the path after the direct one
+	// always met a quiet machine).
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
 	for round := 0; round < n; round++ {
-		for i, p := range ps {
+		rnd.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		for _, i := range order {
+			p := ps[i]
 			start := time.Now()
 			c, err := p.dial()
 			if err != nil {
@@ -483,7 +496,7 @@ func setupTimes(ps []path, n int) (map[string]setupTime, error) {
 			return nil, err
 		}
 		slices.Sort(ds[i])
-		t := setupTime{p50: ds[i][n/2], p99: ds[i][n*99/100]}
+		t := setupTime{p50: ds[i][n/2], p90: ds[i][n*90/100], p99: ds[i][n*99/100], p999: ds[i][n*999/1000]}
 		if p.pid != 0 {
 			t.cpu = (c - cpu0[i]) / time.Duration(n)
 		}
@@ -601,6 +614,7 @@ type proc struct {
 	key      string
 	relay    string
 	copyPath string
+	procs    string // the child's GOMAXPROCS after proxyd.TuneScheduler
 }
 
 func (p *proc) stop() {
@@ -626,6 +640,8 @@ func startProxyd(dir, store, sink string, maxTunnels int, extraEnv ...string) (*
 	}
 	cmd := exec.Command(exe)
 	env := os.Environ()
+	// As its unit runs it (systemd/peage-proxyd.service); a variant may override either.
+	env = append(env, "GODEBUG="+strings.Trim(os.Getenv("GODEBUG")+","+proxyd.MonitorGODEBUG, ","))
 	if p := os.Getenv("BENCH_PROXYD_PROCS"); p != "" {
 		env = append(env, "GOMAXPROCS="+p)
 	}
@@ -646,10 +662,10 @@ func startProxyd(dir, store, sink string, maxTunnels int, extraEnv ...string) (*
 		return nil, fmt.Errorf("proxyd child: %w", err)
 	}
 	f := strings.Fields(line)
-	if len(f) != 4 {
+	if len(f) != 5 {
 		return nil, fmt.Errorf("proxyd child said %q", line)
 	}
-	return &proc{cmd: cmd, addr: f[0], key: f[1], relay: f[2], copyPath: f[3]}, nil
+	return &proc{cmd: cmd, addr: f[0], key: f[1], relay: f[2], copyPath: f[3], procs: f[4]}, nil
 }
 
 // startRelay is the ceiling of any proxy hop on this machine: every connection is spliced to
@@ -699,6 +715,7 @@ func child() error {
 		st = ss
 	}
 	defer st.Close()
+	sch := proxyd.TuneScheduler(st)
 	cfg := proxyd.DefaultConfig()
 	cfg.Listen = "127.0.0.1:0"
 	cfg.AdminSocket = filepath.Join(os.Getenv("BENCH_DIR"), "admin.sock")
@@ -731,7 +748,7 @@ func child() error {
 		return err
 	}
 	defer relay.Close()
-	fmt.Println(ln.Addr().String(), key, relay.Addr().String(), s.Stats().CopyPath)
+	fmt.Println(ln.Addr().String(), key, relay.Addr().String(), s.Stats().CopyPath, sch.Procs)
 	sig := make(chan os.Signal, 1)
 	go func() {
 		<-sig
