@@ -11,7 +11,7 @@ import (
 
 // RunDaemon is `appliance proxyd`: it opens proxyd's own state (name "proxyd") in stateDir
 // unless cfg.StateDir overrides it, raises the descriptor limit (two per tunnel, plus splice
-// pipes while bytes move), and serves the proxy and the admin socket until ctx ends. pol is
+// pipes while bytes move), tunes the scheduler (TuneScheduler), and serves the proxy and the admin socket until ctx ends. pol is
 // the egress policy of the tunnels (nil: built from cfg). ready, when not nil, is called once
 // both listeners are open (the unit's sd_notify READY).
 func RunDaemon(ctx context.Context, cfg Config, stateDir string, pol *egress.Policy, log *slog.Logger, ready func()) error {
@@ -31,6 +31,11 @@ func RunDaemon(ctx context.Context, cfg Config, stateDir string, pol *egress.Pol
 		return err
 	}
 	defer st.Close()
+	sch := TuneScheduler(st)
+	log.LogAttrs(ctx, slog.LevelInfo, "proxyd scheduler", slog.Int("procs", sch.Procs), slog.String("why", sch.Why), slog.Bool("monitor_awake", sch.MonitorAwake))
+	if !sch.MonitorAwake {
+		log.LogAttrs(ctx, slog.LevelWarn, "proxyd runs without GODEBUG="+MonitorGODEBUG+" (its unit sets it): each tunnel set-up costs more CPU")
+	}
 	s, err := New(ctx, cfg, Options{Store: st, Logger: log, Egress: pol})
 	if err != nil {
 		return err

@@ -150,7 +150,8 @@ func TestUnitsMatchTheCode(t *testing.T) {
 		}},
 		{"peage-proxyd.service", map[string]string{
 			"Type": "notify", "NotifyAccess": "main", "WatchdogSec": "30s",
-			"User": "peage-proxyd", "Group": "peage", "StateDirectory": "peage-proxyd", "Environment": "PEAGE_STATE_DIR=/var/lib/peage-proxyd",
+			"User": "peage-proxyd", "Group": "peage", "StateDirectory": "peage-proxyd",
+			"Environment":      "PEAGE_STATE_DIR=/var/lib/peage-proxyd GODEBUG=" + proxyd.MonitorGODEBUG,
 			"RuntimeDirectory": strings.TrimPrefix(filepath.Dir(proxydSock), "/run/"), "RuntimeDirectoryMode": "0750",
 			"EnvironmentFile": "-/etc/peage/setup.env",
 		}},

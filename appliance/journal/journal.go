@@ -113,6 +113,8 @@ type Options struct {
 	// whose other work makes no blocking system call (proxyd copies with raw non-blocking
 	// calls), that polling is most of what a durable write costs. The price: while an fsync
 	// runs, its processor runs nothing else, and a garbage collection waits for it to end.
+	// So where the kernel offers it, the fsync goes through Linux AIO instead (AsyncFsync):
+	// the kernel's worker syncs while the goroutine waits in the netpoller.
 	RawIO  bool
 	Logger *slog.Logger
 }
@@ -150,6 +152,7 @@ type Journal struct {
 	syncErr  error  // a failed fsync: sticky, the journal refuses further writes
 	stop     chan struct{}
 	loopDone chan struct{}
+	aio      *aioFsync // under RawIO where the kernel offers AIO fsync; nil otherwise
 
 	truncated   int64 // bytes dropped at Open, for tests and metrics
 	quarantined int64 // records a replay rejected and copied aside
@@ -189,6 +192,13 @@ func Open(opts Options) (*Journal, error) {
 	}
 	if err := j.openLog(snapGen); err != nil {
 		return nil, err
+	}
+	if opts.RawIO {
+		a, err := newAioFsync(j.f)
+		if err != nil {
+			j.log.Info("journal fsyncs by a raw system call: no AIO fsync here", "err", err)
+		}
+		j.aio = a
 	}
 	if opts.Sync == SyncInterval {
 		j.stop, j.loopDone = make(chan struct{}), make(chan struct{})
@@ -466,8 +476,15 @@ func (j *Journal) sink(f *os.File) io.Writer {
 	return f
 }
 
-// fsync makes f durable, by a raw system call under Options.RawIO.
+// AsyncFsync says whether the journal's fsyncs leave the waiting goroutine's processor free
+// (Options.RawIO where the kernel offers AIO fsync).
+func (j *Journal) AsyncFsync() bool { return j.aio != nil }
+
+// fsync makes f durable: through AIO or by a raw system call under Options.RawIO.
 func (j *Journal) fsync(f *os.File) error {
+	if j.aio != nil {
+		return j.aio.fsync(f)
+	}
 	if !j.opts.RawIO {
 		return f.Sync()
 	}
@@ -801,6 +818,9 @@ func (j *Journal) Close() error {
 	}
 	if e := j.f.Close(); err == nil {
 		err = e
+	}
+	if j.aio != nil {
+		j.aio.close()
 	}
 	j.cond.Broadcast()
 	if err != nil {

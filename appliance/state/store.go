@@ -60,7 +60,8 @@ type Options struct {
 	Sync journal.Sync
 	// SyncInterval is the fsync period for journal.SyncInterval [100ms].
 	SyncInterval time.Duration
-	// RawIO writes and fsyncs the journal by raw system calls (journal.Options.RawIO).
+	// RawIO writes the journal by raw system calls and fsyncs it through AIO where the kernel
+	// offers it, else by a raw system call (journal.Options.RawIO).
 	RawIO bool
 	// Now is the clock [time.Now].
 	Now func() time.Time
@@ -217,6 +218,10 @@ func Open(dir string, opts Options) (*Store, error) {
 // replay rebuilds memory from the journal. A record that cannot be applied (bad JSON, an
 // unknown op, a missing row) is returned to the journal as an error, which quarantines it and
 // goes on: one bad record must not stop the daemon from starting, ever.
+// AsyncFsync says whether the journal's fsyncs leave the writer's processor free
+// (journal.Journal.AsyncFsync).
+func (s *Store) AsyncFsync() bool { return s.j.AsyncFsync() }
+
 func (s *Store) replay(ctx context.Context) error {
 	txn := s.db.Txn(true)
 	var n, skipped, migrated int64

@@ -1,0 +1,89 @@
+//go:build linux
+
+package journal
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// kernelOffersAIO asks the kernel for an AIO context the way newAioFsync does.
+func kernelOffersAIO(t *testing.T) bool {
+	t.Helper()
+	var ctx uintptr
+	if _, _, e := syscall.RawSyscall(unix.SYS_IO_SETUP, 1, uintptr(unsafe.Pointer(&ctx)), 0); e != 0 {
+		t.Logf("io_setup: %v: the journal must fall back to a raw fsync", e)
+		return false
+	}
+	_, _, _ = syscall.Syscall(unix.SYS_IO_DESTROY, ctx, 0, 0)
+	return true
+}
+
+// TestRawIOFsyncsThroughAIO: under RawIO the journal fsyncs through AIO wherever the kernel
+// lets it set up a context, and what it wrote that way replays after a reopen; where the
+// kernel refuses, it says so and still writes durably.
+func TestRawIOFsyncsThroughAIO(t *testing.T) {
+	dir := t.TempDir()
+	j := openRaw(t, dir, SyncAlways, true)
+	if got, want := j.AsyncFsync(), kernelOffersAIO(t); got != want {
+		t.Fatalf("AsyncFsync() = %v, want %v (what io_setup answers)", got, want)
+	}
+	appendN(t, j, 0, 50)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j = open(t, dir, SyncAlways)
+	defer j.Close()
+	if j.AsyncFsync() {
+		t.Fatal("a journal without RawIO fsyncs through AIO")
+	}
+	if got := all(t, j); !slices.Equal(got, want(0, 50)) {
+		t.Fatalf("replayed %v, want %v", got, want(0, 50))
+	}
+}
+
+// TestAIOFsyncErrors: a fsync the kernel refuses (a closed descriptor, a pipe that cannot be
+// synced) is an error, and the context stays usable for the next fsync.
+func TestAIOFsyncErrors(t *testing.T) {
+	if !kernelOffersAIO(t) {
+		t.Skip("no AIO context here; TestRawIOFsyncsThroughAIO checks the fallback")
+	}
+	good, err := os.Create(filepath.Join(t.TempDir(), "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer good.Close()
+	a, err := newAioFsync(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	closed, err := os.Create(filepath.Join(t.TempDir(), "closed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, f := range []*os.File{closed, r} {
+		if err := a.fsync(f); err == nil {
+			t.Errorf("fsync of %s: no error", f.Name())
+		}
+		if _, err := good.WriteString("x"); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.fsync(good); err != nil {
+			t.Fatalf("fsync after a refused one: %v", err)
+		}
+	}
+}
