@@ -5,8 +5,8 @@
 //     at a fixed offered rate over all streams (-rate-mbit, 1 Gbit/s: a home line's ceiling);
 //  2. throughput under the same loads;
 //  3. tunnel setup (TCP connect + CONNECT + 200 + first byte back), p50 and p99, timed in turns
-//     (one setup on each path, then the next round) so that every path meets the same load,
-//     and the proxy process's CPU time per setup;
+//     (one setup on each path, in a new random order each round) so that every path meets the
+//     same load, and the proxy process's CPU time per setup;
 //  4. memory per open idle tunnel: the RSS growth of the proxy process with -idle tunnels open.
 //
 // The paths: direct to a local sink; a raw splice relay (io.Copy between two *net.TCPConn, no
@@ -18,7 +18,7 @@
 // run is printed with the figures, since a busy machine inflates them all.
 //
 // Usage: go run ./ops/bench/proxy [-mib 512] [-streams 100] [-stream-mib 8] [-rate-mbit 1000]
-// [-setups 3000] [-setup-only] [-idle 5000] [-copy auto|splice|buffered] [-procs N] [-window BYTES] [-slack BYTES]
+// [-setups 10000] [-setup-only] [-idle 5000] [-copy auto|splice|buffered] [-procs N] [-window BYTES] [-slack BYTES]
 // [-cpuprofile DIR] (a CPU profile of each proxyd child over its whole life, for go tool pprof)
 // [-variants 'ENV=V ...;...'] (more metered proxyd children, each with its own environment,
 // listed under proxyd: on a shared machine only a comparison within one run means anything)
@@ -66,7 +66,7 @@ func main() {
 	copyPath := flag.String("copy", proxyd.DefaultConfig().CopyPath, "proxyd copy path: auto (measured at start), splice or buffered")
 	procs := flag.String("procs", "", "GOMAXPROCS of the proxyd children (empty: Go's default)")
 	rateMbit := flag.Int64("rate-mbit", 1000, "offered rate of the paced rows, over all streams (a home line's ceiling)")
-	setups := flag.Int("setups", 3000, "tunnel setups timed (the p99 is the 30th-worst: a steadier figure than of 1000)")
+	setups := flag.Int("setups", 10000, "tunnel setups timed on each path, after 200 untimed rounds (the machine's noise comes in bursts of tens of setups, which 3000 left to decide the p99)")
 	idle := flag.Int("idle", 5000, "idle tunnels held open for the memory figure")
 	window := flag.Int64("window", proxyd.DefaultConfig().SpliceWindowBytes, "proxyd splice window in bytes (0: user-space copy only)")
 	slack := flag.Int64("slack", proxyd.DefaultConfig().MeterSlackBytes, "proxyd meter slack in bytes")
@@ -446,19 +446,14 @@ type setupTime struct {
 	p50, p90, p99, p999, cpu time.Duration
 }
 
+// setupWarmup is how many untimed rounds come first: the first setups of each path are slower
+// (fresh processes, cold caches) for a reason the steady state does not have.
+const setupWarmup = 200
+
 // setupTimes times n setups on each of ps, in turns (one on each path, then the next round),
-// so that a change in the machine's load weighs on every path alike.
+// so that a change in the machine's load weighs on every path alike, after setupWarmup
+// untimed rounds.
 func setupTimes(ps []path, n int) (map[string]setupTime, error) {
-	ds := make([][]time.Duration, len(ps))
-	cpu0 := make([]time.Duration, len(ps))
-	for i, p := range ps {
-		c, err := cpuTime(p.pid)
-		if err != nil {
-			return nil, err
-		}
-		cpu0[i] = c
-	}
-	one := make([]byte, 1)
 	// Each round takes the paths in a new random order, so that every path follows every
 	// other equally often: a setup runs while the previous one's tunnel is torn down, and that
 	// teardown costs each proxy differently (in a fixed order the path after the direct one
@@ -468,26 +463,33 @@ func setupTimes(ps []path, n int) (map[string]setupTime, error) {
 		order[i] = i
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
-	for round := 0; round < n; round++ {
-		rnd.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
-		for _, i := range order {
-			p := ps[i]
-			start := time.Now()
-			c, err := p.dial()
-			if err != nil {
-				return nil, fmt.Errorf("%s setup: %w", p.name, err)
+	rounds := func(n int, each func(i int, d time.Duration)) error {
+		for range n {
+			rnd.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+			for _, i := range order {
+				d, err := setupOnce(ps[i])
+				if err != nil {
+					return fmt.Errorf("%s setup: %w", ps[i].name, err)
+				}
+				each(i, d)
 			}
-			if _, err := io.WriteString(c, "down 1\n"); err != nil {
-				c.Close()
-				return nil, fmt.Errorf("%s setup: %w", p.name, err)
-			}
-			if _, err := io.ReadFull(c, one); err != nil {
-				c.Close()
-				return nil, fmt.Errorf("%s setup: %w", p.name, err)
-			}
-			ds[i] = append(ds[i], time.Since(start))
-			c.Close()
 		}
+		return nil
+	}
+	if err := rounds(setupWarmup, func(int, time.Duration) {}); err != nil {
+		return nil, err
+	}
+	cpu0 := make([]time.Duration, len(ps))
+	for i, p := range ps {
+		c, err := cpuTime(p.pid)
+		if err != nil {
+			return nil, err
+		}
+		cpu0[i] = c
+	}
+	ds := make([][]time.Duration, len(ps))
+	if err := rounds(n, func(i int, d time.Duration) { ds[i] = append(ds[i], d) }); err != nil {
+		return nil, err
 	}
 	out := map[string]setupTime{}
 	for i, p := range ps {
@@ -503,6 +505,24 @@ func setupTimes(ps []path, n int) (map[string]setupTime, error) {
 		out[p.name] = t
 	}
 	return out, nil
+}
+
+// setupOnce opens a tunnel on p, has one byte sent back through it and closes it.
+func setupOnce(p path) (time.Duration, error) {
+	start := time.Now()
+	c, err := p.dial()
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "down 1\n"); err != nil {
+		return 0, err
+	}
+	var one [1]byte
+	if _, err := io.ReadFull(c, one[:]); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
 }
 
 // idleMemory opens n tunnels that carry one request line each and then stay idle, and returns

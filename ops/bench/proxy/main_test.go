@@ -31,9 +31,10 @@ func TestSetupTimesTakeTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(order) != rounds*len(names) {
-		t.Fatalf("%d setups, want %d", len(order), rounds*len(names))
+	if len(order) != (setupWarmup+rounds)*len(names) {
+		t.Fatalf("%d setups, want %d untimed and %d timed rounds of %d", len(order), setupWarmup, rounds, len(names))
 	}
+	order = order[setupWarmup*len(names):]
 	follows := map[[2]string]int{}
 	for r := range rounds {
 		round := slices.Clone(order[r*3 : r*3+3])
