@@ -42,6 +42,7 @@ type tunnel struct {
 	client net.Conn
 	target net.Conn
 	closed atomic.Bool
+	ended  atomic.Int32 // directions whose source ended cleanly
 	last   atomic.Int64  // unix nanoseconds of the last byte moved, for the idle sweep
 	kernel *atomic.Int64 // bytes moved by splice windows (for Stats), may be nil
 }
@@ -91,8 +92,17 @@ func (t *tunnel) run(early []byte) (up, down int64) {
 		t.close()
 	}
 	wg.Wait()
-	t.close()
+	t.end()
 	return pu.moved, pd.moved
+}
+
+// end closes both sockets once both pumps returned: no call on them is under way any more, so
+// they are closed here rather than by a goroutine of their own (shut).
+func (t *tunnel) end() {
+	if !t.closed.Swap(true) {
+		_ = t.client.Close()
+		_ = t.target.Close()
+	}
 }
 
 // pump moves one direction of a tunnel.
@@ -136,6 +146,11 @@ func (p *pump) halfClose() error {
 func (p *pump) run() error {
 	err := p.copy()
 	if errors.Is(err, io.EOF) {
+		if p.t.ended.Add(1) == 2 {
+			// Both directions ended: the close that follows sends this side's FIN (every
+			// byte of both sources was read, so it is a FIN, not a reset).
+			return nil
+		}
 		return p.halfClose()
 	}
 	return err
