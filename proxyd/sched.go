@@ -8,11 +8,11 @@ import (
 
 // proxyd runs its Go code on one processor (GOMAXPROCS=1), as squid runs on one thread. A
 // tunnel's work is a few non-blocking system calls per burst, which one core carries at a home
-// line's rate many times over, while every extra processor costs each tunnel set-up thread
-// hand-offs: a goroutine made ready wakes an idle thread (a futex call each way), which spins
-// looking for work and sleeps 3 µs (50 µs with the kernel's default timer slack) before
-// stealing it. Measured with `go run ./ops/bench/proxy`, one processor cut the CPU per set-up
-// by about a fifth and the CPU per GiB in every row.
+// line's rate many times over, while with more processors every goroutine made ready wakes an
+// idle thread, which spins looking for work and sleeps before stealing it: per tunnel set-up,
+// 9 futex calls, 4.5 nanosleeps and 18 context switches on two processors (perf stat, `go run
+// ./ops/bench/proxy -setup-only`). On one, with MonitorGODEBUG, the CPU per set-up fell from
+// about 540 to 300 µs and the CPU per GiB in every row (ARCHITECTURE.md, Proxy).
 //
 // One processor is only right when nothing proxyd does holds it in a system call: the meters'
 // fsyncs must go through AIO (journal.Options.RawIO), or a slow disk would stop every tunnel
@@ -21,11 +21,11 @@ import (
 
 // MonitorGODEBUG is the GODEBUG setting proxyd's unit runs under: it keeps the runtime's
 // monitor thread (sysmon) out of its deep sleep, which it enters whenever every processor is
-// idle (between two set-ups, with one processor) and from which the next system call the
-// scheduler sees (an accept, a connect, a shutdown) must wake it: a futex call on the tunnel's
-// path and a burst of monitor wake-ups every 20 µs after it, twice per set-up. Awake, the
-// monitor ticks at most every 10 ms. The setting's only other effect is a line of scheduler
-// statistics on standard error every 2^31 ms (24.8 days) and on a fatal error.
+// idle (with one processor, between any two steps of a set-up) and from which the next system
+// call the scheduler sees (an accept, a shutdown) must wake it, after which it polls every
+// 20 µs for a millisecond: 5 futex calls and 3 nanosleeps per set-up. Awake, it ticks at most
+// every 10 ms. The setting's only other effect is a line of scheduler statistics on standard
+// error every 2^31 ms (24.8 days) and after a fatal error.
 const MonitorGODEBUG = "schedtrace=2147483647"
 
 // asyncFsyncer is a store that writes to disk: it says whether its fsyncs leave the writer's

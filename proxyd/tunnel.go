@@ -42,7 +42,7 @@ type tunnel struct {
 	client net.Conn
 	target net.Conn
 	closed atomic.Bool
-	ended  atomic.Int32 // directions whose source ended cleanly
+	ended  atomic.Int32  // directions whose source ended cleanly
 	last   atomic.Int64  // unix nanoseconds of the last byte moved, for the idle sweep
 	kernel *atomic.Int64 // bytes moved by splice windows (for Stats), may be nil
 }
