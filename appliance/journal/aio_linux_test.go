@@ -75,6 +75,14 @@ func TestAIOFsyncErrors(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
+	// The completion is awaited in the netpoller: the eventfd must stay non-blocking, or the
+	// wait would be a read that holds the processor until the disk is done.
+	if err := a.fsync(good); err != nil {
+		t.Fatal(err)
+	}
+	if fl, err := unix.FcntlInt(a.ev.Fd(), unix.F_GETFL, 0); err != nil || fl&unix.O_NONBLOCK == 0 {
+		t.Fatalf("eventfd flags %#x (%v) after an fsync: want O_NONBLOCK", fl, err)
+	}
 	for _, f := range []*os.File{closed, r} {
 		if err := a.fsync(f); err == nil {
 			t.Errorf("fsync of %s: no error", f.Name())
