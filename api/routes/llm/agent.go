@@ -161,7 +161,8 @@ func hasAction(steps []Step, action string) bool {
 	return false
 }
 
-// agentFailure is the explicit failure of a task, naming the steps it ran; nothing is charged.
+// agentFailure is the explicit failure of a task, naming its steps and what became of each
+// (those after a failed one are SKIPPED); nothing is charged.
 func agentFailure(steps []Step, err error) error {
 	var b strings.Builder
 	for _, s := range steps {
@@ -214,6 +215,9 @@ func (r *Routes) agentTask(ctx context.Context, req *catalog.Request) (any, erro
 		s.LatencyMS = since(t0)
 		if err != nil {
 			s.Statut, s.Detail = statusFailed, apierrMessage(err)
+			for j := i + 1; j < len(steps); j++ {
+				steps[j].Statut = statusSkipped
+			}
 			return nil, agentFailure(steps, err)
 		}
 		s.Statut = statusCompleted

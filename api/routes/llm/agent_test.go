@@ -40,7 +40,7 @@ func TestAgentTask(t *testing.T) {
 	}
 	// A captcha page: the read step fails, the model is never asked, nothing is charged.
 	c := w.post(t, "/v1/agent/task", map[string]any{"objective": "What is on this page?", "source": "https://captcha.example/"})
-	if c.status != 502 || !strings.Contains(string(c.body), "read_page: FAILED") || !strings.Contains(string(c.body), "anti-bot challenge") {
+	if c.status != 502 || !strings.Contains(string(c.body), "read_page: FAILED; answer_with_evidence: SKIPPED") || !strings.Contains(string(c.body), "anti-bot challenge") {
 		t.Errorf("captcha: %d %s", c.status, c.body)
 	}
 	if calls := len(w.srv.Bodies()); calls != 2 {
