@@ -7,9 +7,11 @@ package marketplace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -72,7 +74,28 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		}
 		return r.farm.Ready()
 	}
-	return c.Bind(r.id, r.handle, ready)
+	return errors.Join(c.Bind(r.id, r.handle, ready), c.BindCheck(r.id, r.checkURLHost))
+}
+
+// storefront matches the marketplace's storefront hosts, one per country.
+var storefront = regexp.MustCompile(`^(www\.|smile\.|m\.)?amazon\.(com|ca|com\.mx|com\.br|co\.uk|ie|de|fr|it|es|nl|se|pl|com\.be|com\.tr|ae|sa|eg|in|co\.jp|sg|com\.au|co\.za)$`)
+
+// checkURLHost refuses, before any 402, a product URL on another site than the marketplace:
+// one of its storefronts when the route reads a storefront, else the configured host itself.
+func (r *Routes) checkURLHost(args catalog.Args) error {
+	raw := args.Str("url")
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return apierr.BadParam("url", "url must be a product page of the marketplace")
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == strings.ToLower(r.base.Hostname()) || storefront.MatchString(host) && storefront.MatchString(strings.ToLower(r.base.Hostname())) {
+		return nil
+	}
+	return apierr.BadParam("url", "url must be a product page of the marketplace (%s or another of its storefronts), not of %s", r.base.Hostname(), host)
 }
 
 // Answer is the route's result.

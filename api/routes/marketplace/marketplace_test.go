@@ -260,6 +260,7 @@ func TestBadInputBeforePayment(t *testing.T) {
 		{url.Values{"asin": {"B0CFPL6C"}}, "asin"},
 		{url.Values{"url": {"https://www.example.com/some/page"}}, "url"},
 		{url.Values{"url": {"ftp://www.example.com/dp/B0CFPL6CFY"}}, "url"},
+		{url.Values{"url": {"https://www.example.com/dp/B0CFPL6CFY"}}, "url"},
 		{url.Values{"q": {"k"}}, "q"},
 	} {
 		status, d := get(t, h, tt.q)
