@@ -60,6 +60,10 @@ type Routes struct {
 	yahoo    *yahoo.Client
 	now      func() time.Time
 	market   *snapshot[Market]
+	// binanceAdjusted is Binance's fundingInfo by symbol: it changes when Binance adjusts a
+	// contract, and its endpoint shares 500 requests per 5 minutes per IP with the funding
+	// history, so it is fetched at most every binanceAdjustedTTL, not on every call.
+	binanceAdjusted *snapshot[map[string]binance.FundingInfo]
 	// marketMaxAge is the longest a market overview is served.
 	marketMaxAge time.Duration
 }
@@ -106,8 +110,19 @@ func New(d Deps) (*Routes, error) {
 		m, ttl, err := r.fetchMarket(ctx)
 		return m, min(ttl, maxAge), err
 	})
+	r.binanceAdjusted = newSnapshotTTL(d.Now, func(ctx context.Context) (map[string]binance.FundingInfo, time.Duration, error) {
+		infos, err := r.binance.FundingInfos(ctx)
+		adjusted := map[string]binance.FundingInfo{}
+		for _, fi := range infos {
+			adjusted[fi.Symbol] = fi
+		}
+		return adjusted, binanceAdjustedTTL, err
+	})
 	return r, nil
 }
+
+// binanceAdjustedTTL is how long Binance's list of adjusted contracts is served.
+const binanceAdjustedTTL = 10 * time.Minute
 
 // Bind attaches the handlers.
 func (r *Routes) Bind(c *catalog.Catalog) error {

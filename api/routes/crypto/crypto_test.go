@@ -459,6 +459,12 @@ func TestFundingRateBinance(t *testing.T) {
 	if n := len(e.binance.Requests()); n != 3 {
 		t.Errorf("%d Binance requests, want fundingInfo and one premiumIndex per distinct symbol (3)", n)
 	}
+	// The list of adjusted contracts is kept: the next call asks only the premium index.
+	code, body = e.get(t, "/v1/crypto/funding-rate", url.Values{"symbols": {"BTC"}, "exchange": {"binance"}})
+	wantStatus(t, code, 200, body)
+	if n := len(e.binance.Requests()); n != 4 {
+		t.Errorf("%d Binance requests after a second call, want 4 (fundingInfo is not asked again)", n)
+	}
 }
 
 func TestFundingRateBybit(t *testing.T) {

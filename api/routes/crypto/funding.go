@@ -232,13 +232,9 @@ func eachSymbol(ctx context.Context, symbols []string, errUnknown error, ask fun
 }
 
 func (r *Routes) binanceRates(ctx context.Context, symbols []string) (venueRates, error) {
-	infos, err := r.binance.FundingInfos(ctx)
+	adjusted, _, _, err := r.binanceAdjusted.Get(ctx)
 	if err != nil {
 		return venueRates{}, err
-	}
-	adjusted := map[string]binance.FundingInfo{}
-	for _, fi := range infos {
-		adjusted[fi.Symbol] = fi
 	}
 	return eachSymbol(ctx, symbols, binance.ErrUnknownSymbol, func(ctx context.Context, s string) (FundingRate, error) {
 		p, err := r.binance.Premium(ctx, s)
