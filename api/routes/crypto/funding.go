@@ -135,7 +135,7 @@ func (r *Routes) predictedRates(ctx context.Context, symbols []string, venue str
 	out := venueRates{rates: []FundingRate{}, notFound: []string{}, via: "hyperliquid", fallbackReason: upstream.APIError(cause).Error()}
 	for _, s := range symbols {
 		// Hyperliquid reports the venues' USDT perpetuals under its own coin name.
-		f, ok := preds[strings.TrimSuffix(s, "USDT")][venue]
+		f, ok := preds[hyperliquidCoin(s)][venue]
 		if !ok || !strings.HasSuffix(s, "USDT") {
 			out.notFound = append(out.notFound, s)
 			continue
@@ -150,6 +150,17 @@ func (r *Routes) predictedRates(ctx context.Context, symbols []string, venue str
 		return venueRates{}, cause
 	}
 	return out, nil
+}
+
+// hyperliquidCoin is the coin under which Hyperliquid lists a Binance or Bybit USDT perpetual:
+// the symbol without USDT, with the venues' "1000" prefix of contracts on a thousand tokens
+// written as Hyperliquid writes it, "k" (1000PEPEUSDT is kPEPE).
+func hyperliquidCoin(symbol string) string {
+	coin := strings.TrimSuffix(symbol, "USDT")
+	if rest, ok := strings.CutPrefix(coin, "1000"); ok && rest != "" && !strings.HasPrefix(rest, "0") {
+		return "k" + rest
+	}
+	return coin
 }
 
 // newFundingRate builds one rate from the venue's figures; pct is per interval, in percent.
