@@ -1,6 +1,7 @@
 package maps
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"strings"
@@ -142,5 +143,25 @@ func TestBlockedPages(t *testing.T) {
 				t.Errorf("Blocked = %q, want %q", got, tt.says)
 			}
 		})
+	}
+}
+
+// sizedFarm is a farm that tells its size and is never asked for a page.
+type sizedFarm struct{ size int }
+
+func (sizedFarm) Do(context.Context, browserfarm.Task) (*browserfarm.Result, error) {
+	panic("not asked")
+}
+func (sizedFarm) Ready() error               { return nil }
+func (f sizedFarm) Stats() browserfarm.Stats { return browserfarm.Stats{Size: f.size} }
+
+// TestDetailsTakeHalfTheFarm: one call reads place pages on at most half the farm, and on 2
+// at least.
+func TestDetailsTakeHalfTheFarm(t *testing.T) {
+	for size, want := range map[int]int{1: 2, 2: 2, 5: 2, 8: 4, 12: 6} {
+		r, err := New(Deps{Farm: sizedFarm{size}})
+		if err != nil || r.parallel != want {
+			t.Errorf("farm of %d: %d at once (%v), want %d", size, r.parallel, err, want)
+		}
 	}
 }

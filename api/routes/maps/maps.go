@@ -3,7 +3,7 @@
 // count of their own place page. Google Maps is read through the browser farm on the box's
 // own (residential) exit: the search page's results feed is scrolled until max places or
 // the end of the list, the data each page embeds is read before its visible cards, and the
-// place pages are read in parallel within the farm's size. Google's consent page and its
+// place pages are read in parallel, on at most half the farm. Google's consent page and its
 // "unusual traffic" page are reported (502, nothing charged), never bypassed.
 package maps
 
@@ -70,11 +70,12 @@ func New(d Deps) (*Routes, error) {
 	if err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
-	// The place pages read at once: the farm's size when it tells it (so one call never fills
-	// the farm's queue by itself), else 2.
+	// The place pages read at once: half the farm when it tells its size (so one call leaves
+	// the other half to the other routes' calls and never fills the farm's queue by itself),
+	// and never fewer than 2.
 	parallel := 2
-	if s, ok := d.Farm.(interface{ Stats() browserfarm.Stats }); ok && s.Stats().Size > 0 {
-		parallel = s.Stats().Size
+	if s, ok := d.Farm.(interface{ Stats() browserfarm.Stats }); ok {
+		parallel = max(parallel, s.Stats().Size/2)
 	}
 	return &Routes{farm: d.Farm, base: base, parallel: parallel}, nil
 }
