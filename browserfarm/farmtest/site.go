@@ -7,6 +7,8 @@ import (
 	"image"
 	"image/png"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -470,3 +472,21 @@ feed.addEventListener('scroll', () => {
 	setTimeout(() => { add(5); if (n >= 12) feed.insertAdjacentHTML('beforeend', '<li class="end">End of the ' + 'list.</li>'); busy = false; }, 100);
 });
 </script></body></html>`
+
+// Recorded serves a recorded HTML page from the test's testdata directory with status; a
+// name ending in .gz is stored compressed and sent with Content-Encoding: gzip, as sites send
+// their large pages. A page that cannot be read panics: the test is broken, not the route.
+func Recorded(name string, status int) http.Handler {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if strings.HasSuffix(name, ".gz") {
+			w.Header().Set("Content-Encoding", "gzip")
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write(b)
+	})
+}

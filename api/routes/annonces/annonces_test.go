@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -35,27 +34,11 @@ var (
 	requests []string
 )
 
-// file serves a recorded page; a .gz one is sent compressed, as the site sends its pages.
-func file(name string, status int) http.Handler {
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		panic(err)
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if strings.HasSuffix(name, ".gz") {
-			w.Header().Set("Content-Encoding", "gzip")
-		}
-		w.WriteHeader(status)
-		_, _ = w.Write(b)
-	})
-}
-
 // search is the classifieds site's /recherche as the local site serves it: the recorded
 // search page (a property search of Paris), whatever the query; the DataDome page for the
 // text "bloque"; statuses alone for "limite" (429) and "panne" (500).
 func search() http.Handler {
-	page, blocked := file("search_immo_paris.html.gz", 200), file("datadome.html", 403)
+	page, blocked := farmtest.Recorded("search_immo_paris.html.gz", 200), farmtest.Recorded("datadome.html", 403)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		requests = append(requests, r.URL.RequestURI())
@@ -79,7 +62,7 @@ func search() http.Handler {
 // place of 75005 for every q but 75019, for which it answers the DataDome page; the search
 // service answers the recorded listings of 75005 whatever the filters.
 func listingsSite() map[string]http.Handler {
-	place, ads, blocked := file("listings_place_75005.json", 200), file("listings_ads_75005.json", 200), file("datadome.html", 403)
+	place, ads, blocked := farmtest.Recorded("listings_place_75005.json", 200), farmtest.Recorded("listings_ads_75005.json", 200), farmtest.Recorded("datadome.html", 403)
 	record := func(h http.Handler, alt func(*http.Request) bool) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()

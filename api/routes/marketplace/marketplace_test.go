@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -31,18 +30,14 @@ var (
 	requests []string
 )
 
+// file serves a recorded page and records the request.
 func file(name string, status int) http.Handler {
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		panic(err)
-	}
+	h := farmtest.Recorded(name, status)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		requests = append(requests, r.URL.RequestURI())
 		mu.Unlock()
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(status)
-		_, _ = w.Write(b)
+		h.ServeHTTP(w, r)
 	})
 }
 
