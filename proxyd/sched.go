@@ -24,9 +24,10 @@ import (
 // idle (with one processor, between any two steps of a set-up) and from which the next system
 // call the scheduler sees (an accept, a shutdown) must wake it, after which it polls every
 // 20 µs for a millisecond: 5 futex calls and 3 nanosleeps per set-up. Awake, it ticks at most
-// every 10 ms, so an idle proxyd costs about 0.5% of a core (95 wake-ups a second, measured on
-// the 2-core VM of ARCHITECTURE.md's figures, against 0.015% asleep). The setting's only other effect is a line of scheduler statistics on standard
-// error every 2^31 ms (24.8 days) and after a fatal error.
+// every 10 ms, so an idle proxyd costs about 0.5% of a core (95 wake-ups a second on the 2-core
+// VM of ARCHITECTURE.md's figures, against 0.015% asleep). The setting's only other effect is
+// a line of scheduler statistics on standard error every 2^31 ms (24.8 days) and after a fatal
+// error.
 const MonitorGODEBUG = "schedtrace=2147483647"
 
 // asyncFsyncer is a store that writes to disk: it says whether its fsyncs leave the writer's
