@@ -39,6 +39,9 @@
 // Stats says which and why. A half-close is passed on with CloseWrite; an error, the quota, a
 // revocation, an expiry or the idle sweep closes both sides at once.
 //
+// The daemon runs its Go code on one processor, as squid runs on one thread, wherever the
+// meters' fsyncs go through AIO and so never hold it (sched.go, TuneScheduler; Stats.Procs).
+//
 // # What the meter counts
 //
 // Tunnel payload, both directions, byte for byte as the proxy hands it to the kernel: what the

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -566,7 +567,7 @@ func (s *Server) Stats() Stats {
 		RefusedPort: s.stats.refusedPort.Load(), RefusedBusy: s.stats.refusedBusy.Load(),
 		RefusedEnded: s.stats.refusedEnded.Load(), DialFailed: s.stats.dialFailed.Load(),
 		BytesUp: s.stats.bytesUp.Load(), BytesDown: s.stats.bytesDown.Load(), BytesKernel: s.stats.bytesKernel.Load(),
-		CopyPath: s.copy, CopyPathWhy: s.copyWhy,
+		CopyPath: s.copy, CopyPathWhy: s.copyWhy, Procs: runtime.GOMAXPROCS(0),
 	}
 	now := s.now()
 	s.mu.RLock()

@@ -39,6 +39,13 @@ func TestTuneScheduler(t *testing.T) {
 			}
 		})
 	}
+	// What was chosen is in the stats the operator reads.
+	t.Setenv("GOMAXPROCS", "")
+	runtime.GOMAXPROCS(3)
+	e := newEnv(t, nil)
+	if got := TuneScheduler(e.store).Procs; got != 1 || e.s.Stats().Procs != 1 {
+		t.Fatalf("tuned to %d, stats say %d; want 1", got, e.s.Stats().Procs)
+	}
 	t.Setenv("GODEBUG", "x=1,"+MonitorGODEBUG)
 	if !TuneScheduler(NewMemStore()).MonitorAwake {
 		t.Fatal("GODEBUG holds " + MonitorGODEBUG + " but MonitorAwake is false")

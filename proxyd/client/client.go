@@ -120,6 +120,9 @@ type Stats struct {
 	// CopyPath is "splice" or "buffered"; CopyPathWhy is the measurement (or config) behind it.
 	CopyPath    string `json:"copy_path"`
 	CopyPathWhy string `json:"copy_path_why"`
+	// Procs is the processors (GOMAXPROCS) proxyd runs Go code on: 1 wherever its meters'
+	// fsyncs go through AIO (proxyd.TuneScheduler).
+	Procs int `json:"procs"`
 }
 
 // Code classifies admin API failures.
