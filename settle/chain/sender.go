@@ -186,9 +186,13 @@ func (s *Sender) sign(c Call, gas, nonce uint64, tip, feeCap *big.Int) (*types.T
 	return types.SignTx(tx, s.signer, s.key)
 }
 
-// Wait waits for a receipt of tx or of any replacement of it. A transaction not mined within
-// ReplaceAfter is re-signed with the same account nonce and fees raised by a quarter (nodes
-// require at least a tenth), recorded, and broadcast; whichever version is mined wins.
+// Wait waits for a receipt of tx or of any replacement of it, and for the node's latest block
+// to include it, so that what the caller reads next ("latest") sees the transaction: a node
+// can answer the receipt before it moves its head (geth writes the lookup entry before it
+// swaps the current block), and a load-balanced endpoint may ask a node that lags. A
+// transaction not mined within ReplaceAfter is re-signed with the same account nonce and fees
+// raised by a quarter (nodes require at least a tenth), recorded, and broadcast; whichever
+// version is mined wins.
 func (s *Sender) Wait(ctx context.Context, tx *types.Transaction, record Recorder) (*types.Receipt, error) {
 	hashes := []common.Hash{tx.Hash()}
 	last := tx
@@ -197,10 +201,12 @@ func (s *Sender) Wait(ctx context.Context, tx *types.Transaction, record Recorde
 	t := time.NewTicker(s.opts.PollInterval)
 	defer t.Stop()
 	for {
+		var mined *types.Receipt
 		for _, h := range hashes {
 			r, err := s.b.TransactionReceipt(ctx, h)
 			if err == nil && r != nil {
-				return r, nil
+				mined = r
+				break
 			}
 			// A node still indexing answers an error for a receipt it may well have.
 			if err != nil && !errors.Is(err, ethereum.NotFound) && !strings.Contains(err.Error(), "indexing is in progress") {
@@ -208,10 +214,14 @@ func (s *Sender) Wait(ctx context.Context, tx *types.Transaction, record Recorde
 			}
 		}
 		now := time.Now()
-		if now.After(deadline) {
+		if mined != nil {
+			if head, err := s.b.HeaderByNumber(ctx, nil); err == nil && head.Number.Cmp(mined.BlockNumber) >= 0 || now.After(deadline) {
+				return mined, nil
+			}
+		} else if now.After(deadline) {
 			return nil, &PendingError{Hashes: hashes}
 		}
-		if now.After(replaceAt) {
+		if mined == nil && now.After(replaceAt) {
 			if next, err := s.replace(ctx, last, record); err != nil {
 				s.log.Warn("replacement not sent", keyTx, last.Hash().Hex(), keyErr, err)
 			} else {

@@ -141,3 +141,86 @@ func TestStuckTransactionIsReplaced(t *testing.T) {
 		t.Fatalf("mined %s is none of the replacements", r.TxHash.Hex())
 	}
 }
+
+// laggingHead is a node that answers receipts before its latest block includes them, as geth
+// does for a moment and a load-balanced endpoint may for longer: its head stays lag blocks
+// behind until released.
+type laggingHead struct {
+	chain.Backend
+	mu       sync.Mutex
+	released bool
+	asked    int
+}
+
+func (b *laggingHead) HeaderByNumber(ctx context.Context, n *big.Int) (*types.Header, error) {
+	h, err := b.Backend.HeaderByNumber(ctx, n)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err != nil || n != nil || b.released {
+		return h, err
+	}
+	b.asked++
+	lagged := types.CopyHeader(h)
+	lagged.Number = new(big.Int).Sub(h.Number, big.NewInt(1))
+	return lagged, nil
+}
+
+// TestWaitReturnsOnceLatestIncludesTheReceipt: a receipt whose block the node's latest has not
+// reached is waited on, so a read that follows Wait sees the transaction.
+func TestWaitReturnsOnceLatestIncludesTheReceipt(t *testing.T) {
+	ctx := context.Background()
+	ch, err := devchain.Start(ctx, devchain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ch.Close()
+	if err := ch.Mint(ctx, crypto.PubkeyToAddress(ch.Hot.PublicKey), 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	node := &laggingHead{Backend: ch.Client()}
+	s, err := chain.NewSender(ctx, node, ch.Hot, chain.SenderOptions{PollInterval: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := transferCall(t, ch, 10)
+	gas, err := s.Estimate(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.Send(ctx, c, gas, func(*types.Transaction) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *types.Receipt, 1)
+	go func() {
+		r, err := s.Wait(ctx, tx, func(*types.Transaction) error { return nil })
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	for {
+		node.mu.Lock()
+		asked := node.asked
+		node.mu.Unlock()
+		if asked >= 3 {
+			break
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("Wait returned receipt of block %v while the node's latest was behind it", r.BlockNumber)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	node.mu.Lock()
+	node.released = true
+	node.mu.Unlock()
+	select {
+	case r := <-done:
+		if r == nil || r.Status != types.ReceiptStatusSuccessful {
+			t.Fatalf("receipt %+v", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Wait did not return once the node's latest included the receipt")
+	}
+}
