@@ -95,3 +95,28 @@ func TestAIOFsyncErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAIOLayout: the iocb and io_event the kernel reads and writes are laid out as
+// include/uapi/linux/aio_abi.h declares them (64 and 32 bytes, the same on every architecture).
+func TestAIOLayout(t *testing.T) {
+	var cb iocb
+	var ev ioEvent
+	for _, c := range []struct {
+		what      string
+		got, want uintptr
+	}{
+		{"sizeof(struct iocb)", unsafe.Sizeof(cb), 64},
+		{"aio_lio_opcode", unsafe.Offsetof(cb.opcode), 16},
+		{"aio_fildes", unsafe.Offsetof(cb.fd), 20},
+		{"aio_buf", unsafe.Offsetof(cb.buf), 24},
+		{"aio_offset", unsafe.Offsetof(cb.offset), 40},
+		{"aio_flags", unsafe.Offsetof(cb.flags), 56},
+		{"aio_resfd", unsafe.Offsetof(cb.resfd), 60},
+		{"sizeof(struct io_event)", unsafe.Sizeof(ev), 32},
+		{"io_event.res", unsafe.Offsetof(ev.res), 16},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s at %d, want %d", c.what, c.got, c.want)
+		}
+	}
+}

@@ -294,17 +294,23 @@ func TestLeftoverTmpIgnored(t *testing.T) {
 	}
 }
 
-// TestConcurrentAppends, also with RawIO: what raw system calls appended, around a compaction,
-// is what a journal opened without it replays.
+// TestConcurrentAppends, also with RawIO (its fsyncs through AIO where the kernel offers it,
+// and by a raw system call where it does not): what raw system calls appended, around a
+// compaction, is what a journal opened without it replays.
 func TestConcurrentAppends(t *testing.T) {
 	for _, c := range []struct {
-		s   Sync
-		raw bool
-	}{{SyncAlways, false}, {SyncInterval, false}, {SyncAlways, true}} {
+		s     Sync
+		raw   bool
+		noAIO bool // the fallback of a kernel that refuses an AIO context
+	}{{SyncAlways, false, false}, {SyncInterval, false, false}, {SyncAlways, true, false}, {SyncAlways, true, true}} {
 		s := c.s
-		t.Run(fmt.Sprintf("%s/raw=%v", s, c.raw), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/raw=%v/noaio=%v", s, c.raw, c.noAIO), func(t *testing.T) {
 			dir := t.TempDir()
 			j := openRaw(t, dir, s, c.raw)
+			if c.noAIO && j.aio != nil {
+				j.aio.close()
+				j.aio = nil
+			}
 			const workers, each = 16, 100
 			var wg sync.WaitGroup
 			for w := range workers {

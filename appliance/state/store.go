@@ -215,13 +215,13 @@ func Open(dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// replay rebuilds memory from the journal. A record that cannot be applied (bad JSON, an
-// unknown op, a missing row) is returned to the journal as an error, which quarantines it and
-// goes on: one bad record must not stop the daemon from starting, ever.
 // AsyncFsync says whether the journal's fsyncs leave the writer's processor free
 // (journal.Journal.AsyncFsync).
 func (s *Store) AsyncFsync() bool { return s.j.AsyncFsync() }
 
+// replay rebuilds memory from the journal. A record that cannot be applied (bad JSON, an
+// unknown op, a missing row) is returned to the journal as an error, which quarantines it and
+// goes on: one bad record must not stop the daemon from starting, ever.
 func (s *Store) replay(ctx context.Context) error {
 	txn := s.db.Txn(true)
 	var n, skipped, migrated int64

@@ -184,8 +184,6 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 	}
 
 	res := map[string]map[string]result{}
-	p50 := map[string]time.Duration{}
-	p99 := map[string]time.Duration{}
 	for _, p := range paths {
 		res[p.name] = map[string]result{}
 		if setupOnly {
@@ -218,9 +216,6 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 		return err
 	}
 	st[nameRelay] = rst[nameRelay]
-	for name, t := range st {
-		p50[name], p99[name] = t.p50, t.p99
-	}
 	mem := map[string]string{}
 	for _, p := range paths {
 		if p.pid == 0 || p.name == nameRelay || setupOnly {
@@ -241,11 +236,11 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 		fmt.Println("tunnel setup (TCP connect + CONNECT + 200 + first byte), in turns across the paths:")
 		var rows [][]string
 		for _, p := range paths {
-			cpu := "—"
-			if c := st[p.name].cpu; c > 0 {
-				cpu = fmt.Sprintf("%.0f µs", float64(c)/float64(time.Microsecond))
-			}
 			t := st[p.name]
+			cpu := "—"
+			if t.cpu > 0 {
+				cpu = fmt.Sprintf("%.0f µs", float64(t.cpu)/float64(time.Microsecond))
+			}
 			rows = append(rows, []string{p.name, fmtDur(t.p50), fmtDur(t.p90), fmtDur(t.p99), fmtDur(t.p999), cpu})
 		}
 		benchutil.Table([]string{"path", "setup p50", "p90", "p99", "p99.9", "CPU per setup"}, rows)
@@ -284,7 +279,7 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 		if c := st[p.name].cpu; c > 0 {
 			cpu = fmt.Sprintf("%.0f µs", float64(c)/float64(time.Microsecond))
 		}
-		rows = append(rows, append(row, fmtDur(p50[p.name]), fmtDur(p99[p.name]), cpu, mem[p.name]))
+		rows = append(rows, append(row, fmtDur(st[p.name].p50), fmtDur(st[p.name].p99), cpu, mem[p.name]))
 	}
 	benchutil.Table(header, rows)
 
@@ -293,7 +288,7 @@ func run(mib int64, runs, streams int, streamMiB int64, rateMbit int64, setups, 
 		worst = max(worst, res[nameProxyd][l.name].cpuPerGiB/res[nameSquid][l.name].cpuPerGiB)
 	}
 	fmt.Printf("\ntargets: proxyd CPU per GiB ≤ squid in every row (worst %.2f×); setup p50 ≤ squid (%s vs %s), p99 ≤ squid (%s vs %s); < 20 KB per idle tunnel (%s)\n",
-		worst, fmtDur(p50[nameProxyd]), fmtDur(p50[nameSquid]), fmtDur(p99[nameProxyd]), fmtDur(p99[nameSquid]), mem[nameProxyd])
+		worst, fmtDur(st[nameProxyd].p50), fmtDur(st[nameSquid].p50), fmtDur(st[nameProxyd].p99), fmtDur(st[nameSquid].p99), mem[nameProxyd])
 	return nil
 }
 
