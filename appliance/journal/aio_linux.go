@@ -101,7 +101,8 @@ func (a *aioFsync) fsync(f *os.File) error {
 		err = rerr
 	}
 	if err != nil {
-		// The fsync is still the kernel's; wait for it before the iocb may be reused.
+		// The fsync is still the kernel's: reap its completion, so that the next fsync does
+		// not find it in the ring (this fsync's error already fails the journal).
 		a.reapBlocking()
 		return fmt.Errorf("journal: wait for fsync: %w", err)
 	}

@@ -70,9 +70,9 @@ func New(d Deps) (*Routes, error) {
 	if err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
-	// The place pages read at once: half the farm when it tells its size (so one call leaves
-	// the other half to the other routes' calls and never fills the farm's queue by itself),
-	// and never fewer than 2.
+	// The place pages read at once: half the farm when it tells its size, so that on a farm
+	// of 4 browsers or more one call leaves the other half to the other routes' calls, and
+	// never fewer than 2 (a smaller farm queues what it cannot run).
 	parallel := 2
 	if s, ok := d.Farm.(interface{ Stats() browserfarm.Stats }); ok {
 		parallel = max(parallel, s.Stats().Size/2)
