@@ -104,11 +104,10 @@ type StateStore struct {
 // OpenStateStore opens proxyd's state in dir. Every write is fsynced before it returns
 // (journal.SyncAlways); a key's meter is written about once per slack it may lag, less the room
 // a write needs (meter.go), and the meters of all keys that moved meanwhile go in the same write.
-// The journal writes by raw system calls and fsyncs through AIO (journal.Options.RawIO):
-// proxyd's copy loops make no blocking system call, so an fsync seen by the scheduler would be
-// the one thing that keeps the runtime's monitor polling every 20 µs, which cost more CPU than
-// the fsync itself, and on proxyd's one processor (sched.go) an fsync holding it would stop
-// every tunnel.
+// The journal fsyncs through AIO (journal.Options.RawIO): proxyd's copy loops make no
+// blocking system call, so an fsync seen by the scheduler would be the one thing that keeps
+// the runtime's monitor polling every 20 µs, which cost more CPU than the fsync itself, and
+// on proxyd's one processor (sched.go) an fsync holding it would stop every tunnel.
 func OpenStateStore(dir string, log *slog.Logger) (*StateStore, error) {
 	st, err := state.Open(dir, state.Options{Name: "proxyd", Sync: journal.SyncAlways, RawIO: true, Logger: log})
 	if err != nil {

@@ -106,15 +106,17 @@ type Options struct {
 	Sync Sync
 	// Interval is the fsync period of SyncInterval (default 100ms).
 	Interval time.Duration
-	// RawIO appends and fsyncs the log by raw system calls, which the Go scheduler does not
-	// see: the goroutine keeps its processor through the fsync instead of handing it off.
-	// A blocking system call wakes the runtime's monitor thread, which then polls every
-	// 20 µs for as long as the call lasts (a millisecond or more for an fsync); in a process
-	// whose other work makes no blocking system call (proxyd copies with raw non-blocking
-	// calls), that polling is most of what a durable write costs. The price: while an fsync
-	// runs, its processor runs nothing else, and a garbage collection waits for it to end.
-	// So where the kernel offers it, the fsync goes through Linux AIO instead (AsyncFsync):
-	// the kernel's worker syncs while the goroutine waits in the netpoller.
+	// RawIO keeps the log's fsyncs from costing the process more than the disk's time. A
+	// blocking fsync wakes the runtime's monitor thread, which then polls every 20 µs for as
+	// long as the call lasts (a millisecond or more); in a process whose other work makes no
+	// blocking system call (proxyd copies with raw non-blocking calls), that polling is most
+	// of what a durable write costs. Where the kernel offers it, the fsync goes through Linux
+	// AIO (AsyncFsync): the kernel's worker syncs while the goroutine waits in the netpoller,
+	// and the appends stay ordinary system calls, so that an append the kernel's dirty-page
+	// throttling stalls hands its processor off once the monitor notices. Elsewhere appends
+	// and fsyncs are raw system calls, which the scheduler does not see: the goroutine keeps
+	// its processor through them, which then runs nothing else, and a garbage collection
+	// waits for them to end.
 	RawIO  bool
 	Logger *slog.Logger
 }
@@ -199,6 +201,7 @@ func Open(opts Options) (*Journal, error) {
 			j.log.Info("journal fsyncs by a raw system call: no AIO fsync here", "err", err)
 		}
 		j.aio = a
+		j.w.Reset(j.sink(j.f))
 	}
 	if opts.Sync == SyncInterval {
 		j.stop, j.loopDone = make(chan struct{}), make(chan struct{})
@@ -468,9 +471,10 @@ func (j *Journal) leadSync() error {
 	return j.syncErr
 }
 
-// sink is what the log's buffered writer writes to: f itself, or f by raw system calls.
+// sink is what the log's buffered writer writes to: f itself, or f by raw system calls under
+// RawIO without AIO fsync (Options.RawIO).
 func (j *Journal) sink(f *os.File) io.Writer {
-	if j.opts.RawIO {
+	if j.opts.RawIO && j.aio == nil {
 		return rawWriter{fd: f.Fd()}
 	}
 	return f

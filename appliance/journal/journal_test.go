@@ -310,6 +310,7 @@ func TestConcurrentAppends(t *testing.T) {
 			if c.noAIO && j.aio != nil {
 				j.aio.close()
 				j.aio = nil
+				j.w.Reset(j.sink(j.f))
 			}
 			const workers, each = 16, 100
 			var wg sync.WaitGroup

@@ -60,8 +60,8 @@ type Options struct {
 	Sync journal.Sync
 	// SyncInterval is the fsync period for journal.SyncInterval [100ms].
 	SyncInterval time.Duration
-	// RawIO writes the journal by raw system calls and fsyncs it through AIO where the kernel
-	// offers it, else by a raw system call (journal.Options.RawIO).
+	// RawIO fsyncs the journal through AIO where the kernel offers it, else writes and fsyncs
+	// it by raw system calls (journal.Options.RawIO).
 	RawIO bool
 	// Now is the clock [time.Now].
 	Now func() time.Time
