@@ -13,7 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// kernelOffersAIO asks the kernel for an AIO context the way newAioFsync does.
+// kernelOffersAIO asks the kernel, without the journal's code, for an AIO context and one
+// AIO fsync (IOCB_CMD_FSYNC came in Linux 4.18, after io_setup) of a scratch file.
 func kernelOffersAIO(t *testing.T) bool {
 	t.Helper()
 	var ctx uintptr
@@ -21,7 +22,22 @@ func kernelOffersAIO(t *testing.T) bool {
 		t.Logf("io_setup: %v: the journal must fall back to a raw fsync", e)
 		return false
 	}
-	_, _, _ = syscall.Syscall(unix.SYS_IO_DESTROY, ctx, 0, 0)
+	defer syscall.Syscall(unix.SYS_IO_DESTROY, ctx, 0, 0)
+	f, err := os.Create(filepath.Join(t.TempDir(), "probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cb := &iocb{opcode: iocbCmdFsync, fd: uint32(f.Fd())}
+	if _, _, e := syscall.RawSyscall(unix.SYS_IO_SUBMIT, ctx, 1, uintptr(unsafe.Pointer(&cb))); e != 0 {
+		t.Logf("io_submit of an fsync: %v: the journal must fall back to a raw fsync", e)
+		return false
+	}
+	var ev ioEvent
+	if n, _, e := syscall.Syscall6(unix.SYS_IO_GETEVENTS, ctx, 1, 1, uintptr(unsafe.Pointer(&ev)), 0, 0); e != 0 || n != 1 || ev.res != 0 {
+		t.Logf("io_getevents: %d events, %v, result %d: the journal must fall back to a raw fsync", n, e, ev.res)
+		return false
+	}
 	return true
 }
 
