@@ -116,6 +116,18 @@ func StartFamily(t testing.TB, names catalog.Names, fam Family, opt Options) *Ha
 	return Start(t, cat, opt)
 }
 
+// GetObject requests path with the query q and returns the status and the body, which must
+// be a JSON object.
+func (h *Harness) GetObject(t testing.TB, path string, q url.Values) (int, map[string]any) {
+	t.Helper()
+	status, b := h.Get(t, path, q)
+	m, ok := Decode(t, b).(map[string]any)
+	if !ok {
+		t.Fatalf("%d %s: not a JSON object", status, b)
+	}
+	return status, m
+}
+
 // Get requests path with the query q and returns the status and the body.
 func (h *Harness) Get(t testing.TB, path string, q url.Values) (int, []byte) {
 	t.Helper()

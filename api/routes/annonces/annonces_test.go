@@ -173,16 +173,6 @@ func startWith(t *testing.T, gate paywall.Gate, dvf http.Handler) *apitest.Harne
 	return apitest.StartFamily(t, names, r, apitest.Options{Gate: gate})
 }
 
-func get(t *testing.T, h *apitest.Harness, path string, q url.Values) (int, map[string]any) {
-	t.Helper()
-	status, b := h.Get(t, path, q)
-	m, ok := apitest.Decode(t, b).(map[string]any)
-	if !ok {
-		t.Fatalf("%d %s: not a JSON object", status, b)
-	}
-	return status, m
-}
-
 func asked(want string) bool {
 	mu.Lock()
 	defer mu.Unlock()
@@ -261,7 +251,7 @@ func TestRecordedSearches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
-			status, d := get(t, h, tt.path, tt.q)
+			status, d := h.GetObject(t, tt.path, tt.q)
 			if status != 200 || !tt.check(d) {
 				b, _ := json.Marshal(d)
 				t.Fatalf("%d %s", status, b)
@@ -291,7 +281,7 @@ func TestBlockedAndFailingSites(t *testing.T) {
 		t.Run(tt.text, func(t *testing.T) {
 			gate := &apitest.RecordingGate{}
 			h := start(t, gate)
-			status, d := get(t, h, "/v1/fr/petites-annonces", url.Values{"text": {tt.text}})
+			status, d := h.GetObject(t, "/v1/fr/petites-annonces", url.Values{"text": {tt.text}})
 			msg, _ := apitest.At(d, "error", "message").(string)
 			if status != 502 || !strings.Contains(msg, tt.says) {
 				t.Fatalf("= %d %v, want 502 saying %q", status, d, tt.says)
@@ -329,7 +319,7 @@ func TestUnreachableSiteIs502(t *testing.T) {
 		{"/v1/fr/annonces-immo", url.Values{"cp": {"80000"}}},
 		{"/v1/fr/immo", url.Values{"cp": {"80000"}}},
 	} {
-		status, d := get(t, h, c.path, c.q)
+		status, d := h.GetObject(t, c.path, c.q)
 		msg, _ := apitest.At(d, "error", "message").(string)
 		if status != 502 || apitest.At(d, "error", "param") != nil || !strings.Contains(msg, "could not be reached") {
 			t.Errorf("%s = %d %v, want 502 naming the site", c.path, status, d)
@@ -348,7 +338,7 @@ func TestUnreachableSiteIs502(t *testing.T) {
 func TestDVFDown(t *testing.T) {
 	gate := &apitest.RecordingGate{}
 	h := startWith(t, gate, upstreamtest.ServerError())
-	status, d := get(t, h, "/v1/fr/biens-sous-cotes", url.Values{"cp": {"75018"}})
+	status, d := h.GetObject(t, "/v1/fr/biens-sous-cotes", url.Values{"cp": {"75018"}})
 	if status != 502 || !strings.Contains(fmt.Sprint(d), "dvf") {
 		t.Fatalf("= %d %v, want 502 naming dvf", status, d)
 	}
@@ -362,7 +352,7 @@ func TestDVFDown(t *testing.T) {
 // the reference), and the viager, priced at its down payment, is left out.
 func TestViagerAndWiderSample(t *testing.T) {
 	h := start(t, &apitest.RecordingGate{})
-	status, d := get(t, h, "/v1/fr/biens-sous-cotes", url.Values{"cp": {"75013"}, "minGap": {"20"}})
+	status, d := h.GetObject(t, "/v1/fr/biens-sous-cotes", url.Values{"cp": {"75013"}, "minGap": {"20"}})
 	ref := apitest.At(d, "dvf_reference", "appartement 75013")
 	if status != 200 || apitest.At(d, "left_out", "viager") != 1.0 || apitest.At(d, "listings_compared") != 2.0 ||
 		apitest.At(ref, "echantillon", "perimetre") != "ville" || apitest.At(ref, "echantillon", "insee_lu") != "75056" ||
@@ -376,7 +366,7 @@ func TestViagerAndWiderSample(t *testing.T) {
 func TestSlowSite(t *testing.T) {
 	gate := &apitest.RecordingGate{}
 	h := start(t, gate)
-	if status, d := get(t, h, "/v1/fr/petites-annonces", url.Values{"text": {"lent"}}); status != 504 {
+	if status, d := h.GetObject(t, "/v1/fr/petites-annonces", url.Values{"text": {"lent"}}); status != 504 {
 		t.Fatalf("= %d %v, want 504", status, d)
 	}
 	if charged, waived := gate.Counts(); charged != 0 || waived != 1 {
@@ -390,11 +380,11 @@ func TestSlowSite(t *testing.T) {
 func TestOneSourceDown(t *testing.T) {
 	gate := &apitest.RecordingGate{}
 	h := start(t, gate)
-	status, d := get(t, h, "/v1/fr/annonces-immo", url.Values{"cp": {"75019"}})
+	status, d := h.GetObject(t, "/v1/fr/annonces-immo", url.Values{"cp": {"75019"}})
 	if msg, _ := apitest.At(d, "error", "message").(string); status != 502 || !strings.Contains(msg, "DataDome") {
 		t.Fatalf("listings site blocked = %d %v, want 502 naming DataDome", status, d)
 	}
-	status, d = get(t, h, "/v1/fr/immo", url.Values{"cp": {"75019"}})
+	status, d = h.GetObject(t, "/v1/fr/immo", url.Values{"cp": {"75019"}})
 	msg, _ := apitest.At(d, "sources", 1, "error").(string)
 	if status != 200 || apitest.At(d, "count") != 2.0 || apitest.At(d, "sources", 0, "status") != "ok" ||
 		apitest.At(d, "sources", 1, "status") != "failed" || !strings.Contains(msg, "DataDome") {
@@ -409,7 +399,7 @@ func TestOneSourceDown(t *testing.T) {
 // max out of range, a category that is no id: 400 naming the parameter before any 402.
 func TestBadInputBeforePayment(t *testing.T) {
 	h := start(t, nil)
-	if status, d := get(t, h, "/v1/fr/immo", url.Values{"cp": {"75018"}}); status != 402 {
+	if status, d := h.GetObject(t, "/v1/fr/immo", url.Values{"cp": {"75018"}}); status != 402 {
 		t.Fatalf("valid call = %d %v, want 402", status, d)
 	}
 	for _, tt := range []struct {
@@ -429,7 +419,7 @@ func TestBadInputBeforePayment(t *testing.T) {
 		{"/v1/fr/petites-annonces", url.Values{"text": {"velo"}, "category": {"velos"}}, "category"},
 		{"/v1/fr/petites-annonces", url.Values{"text": {"velo"}, "zipcode": {"750"}}, "zipcode"},
 	} {
-		status, d := get(t, h, tt.path, tt.q)
+		status, d := h.GetObject(t, tt.path, tt.q)
 		if status != 400 || apitest.At(d, "error", "param") != tt.param {
 			t.Errorf("%s?%s = %d %v, want 400 naming %s", tt.path, tt.q.Encode(), status, d, tt.param)
 		}

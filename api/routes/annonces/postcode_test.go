@@ -63,7 +63,7 @@ func TestSousCotesListingWithoutPostcode(t *testing.T) {
 		`]}}}}</script></body></html>`
 	ref := &cpReference{}
 	h := harness(t, pageFarm{"/recherche": page}, ref, &apitest.RecordingGate{})
-	status, d := get(t, h, "/v1/fr/biens-sous-cotes", url.Values{"city": {"Amiens"}, "minGap": {"0"}})
+	status, d := h.GetObject(t, "/v1/fr/biens-sous-cotes", url.Values{"city": {"Amiens"}, "minGap": {"0"}})
 	if status != 200 {
 		t.Fatalf("= %d %v, want 200", status, d)
 	}
@@ -85,7 +85,7 @@ func TestListingsAnswerWithoutAds(t *testing.T) {
 		"/place.json":         `<html><body><pre>{"name":"Amiens","postalCodes":["80000"],"zoneIds":["-20873"]}</pre></body></html>`,
 		"/realEstateAds.json": `<html><body><pre>{"total":0,"message":"moved"}</pre></body></html>`,
 	}, nil, gate)
-	status, d := get(t, h, "/v1/fr/annonces-immo", url.Values{"cp": {"80000"}})
+	status, d := h.GetObject(t, "/v1/fr/annonces-immo", url.Values{"cp": {"80000"}})
 	if msg, _ := apitest.At(d, "error", "message").(string); status != 502 || !strings.Contains(msg, "realEstateAds") {
 		t.Errorf("= %d %v, want 502 naming realEstateAds", status, d)
 	}

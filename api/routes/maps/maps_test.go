@@ -49,16 +49,6 @@ func startAt(t *testing.T, gate paywall.Gate, base string) *apitest.Harness {
 	return apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate})
 }
 
-func get(t *testing.T, h *apitest.Harness, q url.Values) (int, map[string]any) {
-	t.Helper()
-	status, b := h.Get(t, "/v1/maps", q)
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("%d %s: %v", status, b, err)
-	}
-	return status, m
-}
-
 // localized replaces the local site's address, which changes from run to run.
 func localized(t *testing.T, d map[string]any) map[string]any {
 	b, _ := json.Marshal(d)
@@ -139,7 +129,7 @@ func TestSearchFromRecordedPages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
 			local.reset()
-			status, d := get(t, h, tt.q)
+			status, d := h.GetObject(t, "/v1/maps", tt.q)
 			if status != 200 {
 				t.Fatalf("%d %v", status, d)
 			}
@@ -176,7 +166,7 @@ func TestOnePlacePageBlocked(t *testing.T) {
 	defer local.blockID.Store("")
 	gate := &apitest.RecordingGate{}
 	h := start(t, gate)
-	status, d := get(t, h, url.Values{"q": {"coffee"}, "location": {"Ilion"}, "max": {"3"}})
+	status, d := h.GetObject(t, "/v1/maps", url.Values{"q": {"coffee"}, "location": {"Ilion"}, "max": {"3"}})
 	b := businesses(d)
 	if status != 200 || len(b) != 3 || d["details_read"] != 2.0 {
 		t.Fatalf("%d %v", status, d)
@@ -201,7 +191,7 @@ func TestPlacePagesThatNeverAnswer(t *testing.T) {
 	defer local.hangAll.Store(false)
 	gate := &apitest.RecordingGate{}
 	h := start(t, gate)
-	status, d := get(t, h, url.Values{"q": {"coffee"}, "location": {"Ilion"}, "max": {"2"}})
+	status, d := h.GetObject(t, "/v1/maps", url.Values{"q": {"coffee"}, "location": {"Ilion"}, "max": {"2"}})
 	if status != 504 {
 		t.Fatalf("= %d %v, want 504", status, d)
 	}
@@ -228,7 +218,7 @@ func TestWallsAndEmptySearchAreNotCharged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			gate := &apitest.RecordingGate{}
 			h := start(t, gate)
-			status, d := get(t, h, url.Values{"q": {tt.q}})
+			status, d := h.GetObject(t, "/v1/maps", url.Values{"q": {tt.q}})
 			msg, _ := apitest.At(d, "error", "message").(string)
 			if status != tt.status || !strings.Contains(msg, tt.says) {
 				t.Fatalf("= %d %v, want %d saying %q", status, d, tt.status, tt.says)
@@ -246,7 +236,7 @@ func TestWallsAndEmptySearchAreNotCharged(t *testing.T) {
 func TestUnreachableMapsIs502(t *testing.T) {
 	gate := &apitest.RecordingGate{}
 	h := startAt(t, gate, env.Other.URL)
-	status, d := get(t, h, url.Values{"q": {"coffee"}})
+	status, d := h.GetObject(t, "/v1/maps", url.Values{"q": {"coffee"}})
 	msg, _ := apitest.At(d, "error", "message").(string)
 	if status != 502 || apitest.At(d, "error", "param") != nil || !strings.Contains(msg, "the maps could not be reached") {
 		t.Fatalf("= %d %v, want 502 naming the maps", status, d)
@@ -262,7 +252,7 @@ func TestUnreachableMapsIs502(t *testing.T) {
 // TestBadInputBeforePayment: each bad parameter is a 400 naming it before any 402.
 func TestBadInputBeforePayment(t *testing.T) {
 	h := start(t, nil)
-	if status, d := get(t, h, url.Values{"q": {"coffee"}}); status != 402 {
+	if status, d := h.GetObject(t, "/v1/maps", url.Values{"q": {"coffee"}}); status != 402 {
 		t.Fatalf("valid call = %d %v, want 402", status, d)
 	}
 	for _, tt := range []struct {
@@ -278,7 +268,7 @@ func TestBadInputBeforePayment(t *testing.T) {
 		{url.Values{"q": {"coffee"}, "detailsMax": {"-1"}}, "detailsMax"},
 		{url.Values{"q": {"coffee"}, "details": {"maybe"}}, "details"},
 	} {
-		status, d := get(t, h, tt.q)
+		status, d := h.GetObject(t, "/v1/maps", tt.q)
 		if status != 400 || apitest.At(d, "error", "param") != tt.param {
 			t.Errorf("?%s = %d %v, want 400 naming %s", tt.q.Encode(), status, d, tt.param)
 		}

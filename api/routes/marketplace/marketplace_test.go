@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -76,42 +75,26 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func start(t *testing.T, gate paywall.Gate) *apitest.Harness {
+// start serves the route, named "shop", reading the marketplace at base.
+func start(t *testing.T, base string, gate paywall.Gate) *apitest.Harness {
 	t.Helper()
 	names := catalog.DefaultNames()
 	names.Marketplace = "shop"
-	r, err := marketplace.New(marketplace.Deps{Farm: env.Farm, Base: env.Base, Names: names})
+	r, err := marketplace.New(marketplace.Deps{Farm: env.Farm, Base: base, Names: names})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	return apitest.Start(t, cat, apitest.Options{Gate: gate})
+	return apitest.StartFamily(t, names, r, apitest.Options{Gate: gate})
 }
 
 func get(t *testing.T, h *apitest.Harness, q url.Values) (int, map[string]any) {
 	t.Helper()
-	resp, err := http.Get(h.BaseURL + "/v1/shop?" + q.Encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("%d %s: %v", resp.StatusCode, b, err)
-	}
-	return resp.StatusCode, m
+	return h.GetObject(t, "/v1/shop", q)
 }
 
 func TestProductAndSearchFromRecordedPages(t *testing.T) {
 	gate := &apitest.RecordingGate{}
-	h := start(t, gate)
+	h := start(t, env.Base, gate)
 	title := "Kindle Paperwhite 16 GB (Geração mais recente) - O Kindle mais rápido já lançado, com nova tela antirreflexo de 7” e bateria que dura semanas - Cor Preta"
 	product := func(d map[string]any) bool {
 		return apitest.At(d, "mode") == "product" && apitest.At(d, "product", "asin") == "B0CFPL6CFY" && apitest.At(d, "product", "title") == title &&
@@ -189,7 +172,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			gate := &apitest.RecordingGate{}
-			h := start(t, gate)
+			h := start(t, env.Base, gate)
 			status, d := get(t, h, url.Values{"asin": {tt.asin}})
 			msg, _ := apitest.At(d, "error", "message").(string)
 			if status != tt.status || !bytes.Contains([]byte(msg), []byte(tt.says)) {
@@ -207,21 +190,8 @@ func TestFailuresAreNotCharged(t *testing.T) {
 // ASIN, not a 400 about a url the caller never gave; a url the caller gave stays the farm's
 // 400 naming it. Nothing is charged and the host is never asked.
 func TestUnreachableMarketplaceIs502(t *testing.T) {
-	names := catalog.DefaultNames()
-	names.Marketplace = "shop"
-	r, err := marketplace.New(marketplace.Deps{Farm: env.Farm, Base: env.Other.URL, Names: names})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Default(names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
 	gate := &apitest.RecordingGate{}
-	h := apitest.Start(t, cat, apitest.Options{Gate: gate})
+	h := start(t, env.Other.URL, gate)
 	for _, q := range []url.Values{{"q": {"kettle"}}, {"asin": {"B0CFPL6CFY"}}} {
 		status, d := get(t, h, q)
 		msg, _ := apitest.At(d, "error", "message").(string)
@@ -243,7 +213,7 @@ func TestUnreachableMarketplaceIs502(t *testing.T) {
 // TestBadInputBeforePayment: no product, a lower-case ASIN, a URL that is no product page or
 // a one-letter query is a 400 naming the parameter before any 402.
 func TestBadInputBeforePayment(t *testing.T) {
-	h := start(t, nil)
+	h := start(t, env.Base, nil)
 	if status, d := get(t, h, url.Values{"asin": {"B0CFPL6CFY"}}); status != 402 {
 		t.Fatalf("valid call = %d %v, want 402", status, d)
 	}
