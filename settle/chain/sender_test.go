@@ -21,19 +21,26 @@ func transferCall(t *testing.T, ch *devchain.Chain, amount int64) chain.Call {
 	return chain.Call{To: ch.USDC, Data: usdc.NewTestUSDC().PackTransfer(crypto.PubkeyToAddress(to.PublicKey), big.NewInt(amount))}
 }
 
+// fundedChain starts an embedded chain whose hot key holds minted test USDC to send.
+func fundedChain(t *testing.T, o devchain.Options) *devchain.Chain {
+	t.Helper()
+	ctx := context.Background()
+	ch, err := devchain.Start(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ch.Close() })
+	if err := ch.Mint(ctx, crypto.PubkeyToAddress(ch.Hot.PublicKey), 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
 // TestConcurrentSendsNeverCollide sends from one key from many goroutines: every transaction
 // gets its own account nonce and every one is mined.
 func TestConcurrentSendsNeverCollide(t *testing.T) {
 	ctx := context.Background()
-	ch, err := devchain.Start(ctx, devchain.Options{Hot: nil})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ch.Close()
-	// The deployer holds minted tokens it can transfer; use it as the sending key.
-	if err := ch.Mint(ctx, crypto.PubkeyToAddress(ch.Hot.PublicKey), 1_000_000); err != nil {
-		t.Fatal(err)
-	}
+	ch := fundedChain(t, devchain.Options{Hot: nil})
 	s, err := chain.NewSender(ctx, ch.Client(), ch.Hot, chain.SenderOptions{PollInterval: 2 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -82,14 +89,7 @@ func TestConcurrentSendsNeverCollide(t *testing.T) {
 // it, then mines: the replacement (same account nonce, higher fees) is what lands.
 func TestStuckTransactionIsReplaced(t *testing.T) {
 	ctx := context.Background()
-	ch, err := devchain.Start(ctx, devchain.Options{ManualMine: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ch.Close()
-	if err := ch.Mint(ctx, crypto.PubkeyToAddress(ch.Hot.PublicKey), 1_000_000); err != nil {
-		t.Fatal(err)
-	}
+	ch := fundedChain(t, devchain.Options{ManualMine: true})
 	s, err := chain.NewSender(ctx, ch.Client(), ch.Hot, chain.SenderOptions{PollInterval: 2 * time.Millisecond, ReplaceAfter: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -169,14 +169,7 @@ func (b *laggingHead) HeaderByNumber(ctx context.Context, n *big.Int) (*types.He
 // reached is waited on, so a read that follows Wait sees the transaction.
 func TestWaitReturnsOnceLatestIncludesTheReceipt(t *testing.T) {
 	ctx := context.Background()
-	ch, err := devchain.Start(ctx, devchain.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ch.Close()
-	if err := ch.Mint(ctx, crypto.PubkeyToAddress(ch.Hot.PublicKey), 1_000_000); err != nil {
-		t.Fatal(err)
-	}
+	ch := fundedChain(t, devchain.Options{})
 	node := &laggingHead{Backend: ch.Client()}
 	s, err := chain.NewSender(ctx, node, ch.Hot, chain.SenderOptions{PollInterval: 2 * time.Millisecond})
 	if err != nil {
