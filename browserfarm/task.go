@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -191,6 +192,24 @@ func SiteTarget(err error, upstream, site string) error {
 			Message: fmt.Sprintf("the %s could not be reached (%s); nothing was charged", site, ae.Message)}
 	}
 	return err
+}
+
+// SitePage is for a page read from a route's own site: a wall (blocked names it, with its
+// article: "a captcha (…)", "" when there is none) or an HTTP error status is a failure of
+// upstream, said as "the <site> answered …"; a 404 is a not-found when missing names what the
+// site then has no such of (a product, a page), else a failure too. nil when res is the page.
+func SitePage(res *Result, upstream, site, blocked, missing, target string) error {
+	switch {
+	case blocked != "":
+		return &apierr.Error{Code: apierr.CodeUpstream, Upstream: upstream,
+			Message: fmt.Sprintf("the %s answered %s instead of its page; it is reported, not bypassed, and nothing was charged", site, blocked)}
+	case res.Status == http.StatusNotFound && missing != "":
+		return apierr.NotFound("the %s has no such %s (HTTP 404 at %s)", site, missing, target)
+	case res.Status >= 400:
+		return &apierr.Error{Code: apierr.CodeUpstream, Upstream: upstream,
+			Message: fmt.Sprintf("the %s answered HTTP %d %s; nothing was charged", site, res.Status, http.StatusText(res.Status))}
+	}
+	return nil
 }
 
 // navWatch follows the main frame's document requests from CDP events.

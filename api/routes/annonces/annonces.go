@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -112,16 +111,8 @@ func (r *Routes) load(ctx context.Context, free bool, site, target string) (*bro
 	if err != nil {
 		return nil, browserfarm.SiteTarget(err, site, site+" site")
 	}
-	if b := Blocked(res); b != "" {
-		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: site,
-			Message: fmt.Sprintf("the %s site answered a %s instead of its results; it is reported, not bypassed, and nothing was charged", site, b)}
-	}
-	switch {
-	case res.Status == http.StatusNotFound:
-		return nil, apierr.NotFound("the %s site has no such page (HTTP 404 at %s)", site, target)
-	case res.Status >= 400:
-		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: site,
-			Message: fmt.Sprintf("the %s site answered HTTP %d %s; nothing was charged", site, res.Status, http.StatusText(res.Status))}
+	if err := browserfarm.SitePage(res, site, site+" site", Blocked(res), "page", target); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -131,10 +122,10 @@ func (r *Routes) load(ctx context.Context, free bool, site, target string) (*bro
 // the classifieds site answers a robot), or any vendor challenge the farm's detector knows.
 func Blocked(res *browserfarm.Result) string {
 	if strings.Contains(res.HTML, "captcha-delivery.com") && !strings.Contains(res.HTML, "__NEXT_DATA__") {
-		return "captcha (DataDome, captcha-delivery.com)"
+		return "a captcha (DataDome, captcha-delivery.com)"
 	}
 	if ch := res.Challenge(); ch != nil {
-		return fmt.Sprintf("anti-bot challenge (%s; %s)", ch.Vendor, ch.Signal)
+		return fmt.Sprintf("an anti-bot challenge (%s; %s)", ch.Vendor, ch.Signal)
 	}
 	return ""
 }

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -441,13 +440,8 @@ func (r *Routes) load(ctx context.Context, req *catalog.Request, target string, 
 	if err != nil {
 		return nil, browserfarm.SiteTarget(err, Name, "maps")
 	}
-	if b := Blocked(res); b != "" {
-		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: Name,
-			Message: fmt.Sprintf("the maps answered %s instead of the page; it is reported, not bypassed, and nothing was charged", b)}
-	}
-	if res.Status >= 400 {
-		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: Name,
-			Message: fmt.Sprintf("the maps answered HTTP %d %s; nothing was charged", res.Status, http.StatusText(res.Status))}
+	if err := browserfarm.SitePage(res, Name, "maps", Blocked(res), "", target); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

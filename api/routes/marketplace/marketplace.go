@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -203,16 +202,8 @@ func (r *Routes) load(ctx context.Context, req *catalog.Request, target string) 
 		}
 		return nil, browserfarm.SiteTarget(err, Name, "marketplace")
 	}
-	if b := Blocked(res); b != "" {
-		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: Name,
-			Message: fmt.Sprintf("the marketplace answered a %s instead of the page; it is reported, not bypassed, and nothing was charged", b)}
-	}
-	switch {
-	case res.Status == http.StatusNotFound:
-		return nil, apierr.NotFound("the marketplace has no such product (HTTP 404 at %s)", target)
-	case res.Status >= 400:
-		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: Name,
-			Message: fmt.Sprintf("the marketplace answered HTTP %d %s; nothing was charged", res.Status, http.StatusText(res.Status))}
+	if err := browserfarm.SitePage(res, Name, "marketplace", Blocked(res), "product", target); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -222,13 +213,13 @@ func (r *Routes) load(ctx context.Context, req *catalog.Request, target string) 
 // on a page with little else, or any vendor challenge the farm's detector knows.
 func Blocked(res *browserfarm.Result) string {
 	if strings.Contains(res.HTML, "/errors/validateCaptcha") {
-		return "captcha (robot check, form /errors/validateCaptcha)"
+		return "a captcha (robot check, form /errors/validateCaptcha)"
 	}
 	if strings.Contains(res.HTML, "api-services-support@amazon.com") && len([]rune(strings.TrimSpace(res.Text))) < 1500 {
-		return "block page (automated access notice)"
+		return "a block page (automated access notice)"
 	}
 	if ch := res.Challenge(); ch != nil {
-		return fmt.Sprintf("anti-bot challenge (%s; %s)", ch.Vendor, ch.Signal)
+		return fmt.Sprintf("an anti-bot challenge (%s; %s)", ch.Vendor, ch.Signal)
 	}
 	return ""
 }
