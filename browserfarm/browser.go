@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,12 +22,11 @@ import (
 
 // instance is one running Chromium: its process group, profile and CDP connection.
 type instance struct {
-	launcher *launcher.Launcher
-	browser  *rod.Browser
-	pid      int
-	dir      string
-	started  time.Time
-	jobs     int
+	browser *rod.Browser
+	pid     int
+	dir     string
+	started time.Time
+	jobs    int
 	// exited is closed once the process has exited and its profile is removed, or the CDP
 	// connection dropped; either way the instance is unusable.
 	exited    chan struct{}
@@ -60,7 +61,7 @@ func (in *instance) dead() bool {
 	}
 }
 
-// kill ends the whole process group (renderers, zygote, crashpad included). The launcher's
+// kill ends the whole process group (renderers, zygote, crashpad included). The launch's
 // own goroutine waits on the main process, so it is reaped; the children die with the group.
 func (in *instance) kill() {
 	if in.pid > 0 {
@@ -70,6 +71,37 @@ func (in *instance) kill() {
 		in.cancel()
 	}
 }
+
+// startTied starts cmd in a process group of its own (so kill ends its renderers, zygote and
+// crashpad too) that the kernel kills when the farm's process dies, whatever way it dies
+// (panic, kill -9): in dev as under systemd, no browser outlives the process that drove it.
+func startTied(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	done := make(chan error, 1)
+	forker() <- forkRequest{cmd: cmd, done: done}
+	return <-done
+}
+
+type forkRequest struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// forker is the one OS thread that starts browsers. The parent-death signal fires when the
+// thread that forked the child ends, not the process, and Go ends a thread whose goroutine
+// exits locked to it: a browser started from an ordinary goroutine could be killed under a
+// living farm. This goroutine locks its thread and never returns, so the thread lives
+// exactly as long as the process.
+var forker = sync.OnceValue(func() chan forkRequest {
+	reqs := make(chan forkRequest)
+	go func() {
+		runtime.LockOSThread()
+		for r := range reqs {
+			r.done <- r.cmd.Start()
+		}
+	}()
+	return reqs
+})
 
 // errSlowStart marks a start that ran out of its budget: the installation works, the machine
 // is only slow, so the farm keeps trying with a longer budget instead of giving up.
@@ -92,10 +124,8 @@ func launch(ctx context.Context, cfg Config, proxyAddr string, budget time.Durat
 			err = fmt.Errorf("%w (%s): %w", errSlowStart, budget, err)
 		}
 	}()
-	l := launcher.New().Context(lctx).
-		Bin(cfg.Chromium).
-		Env(chromiumEnv(os.Environ(), cfg.Fontconfig)...).
-		Leakless(false). // never extract a helper binary; we kill process groups ourselves
+	l := launcher.New().
+		Leakless(false). // never extract a helper binary: Pdeathsig and process groups do its job
 		UserDataDir(dir).
 		HeadlessNew(true).
 		NoSandbox(os.Geteuid() == 0).
@@ -118,20 +148,38 @@ func launch(ctx context.Context, cfg Config, proxyAddr string, budget time.Durat
 		Set("force-webrtc-ip-handling-policy", "disable_non_proxied_udp").
 		Set("webrtc-ip-handling-policy", "disable_non_proxied_udp").
 		Set("js-flags", "--max-old-space-size="+strconv.Itoa(cfg.JSHeapMB))
-	u, err := l.Launch()
-	if err != nil {
-		if pid := l.PID(); pid > 0 {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-		}
+	// rod's launcher only lends its flags: it starts the process without a way to set its
+	// parent-death signal, so the farm starts it itself.
+	cmd := exec.Command(cfg.Chromium, l.FormatArgs()...)
+	cmd.Env = chromiumEnv(os.Environ(), cfg.Fontconfig)
+	parser := launcher.NewURLParser().Context(lctx)
+	cmd.Stdout, cmd.Stderr = parser, parser
+	if err := startTied(cmd); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("launch chromium: %w", err)
 	}
-	in := &instance{launcher: l, pid: l.PID(), dir: dir, started: time.Now(), exited: make(chan struct{}), gone: make(chan struct{})}
+	in := &instance{pid: cmd.Process.Pid, dir: dir, started: time.Now(), exited: make(chan struct{}), gone: make(chan struct{})}
+	exited := make(chan struct{})
 	go func() {
-		l.Cleanup() // waits for the process to exit (reaping it), then removes the profile
+		_ = cmd.Wait() // reaps the process
+		close(exited)
+		_ = os.RemoveAll(dir)
 		in.markDead()
 		close(in.gone)
 	}()
+	var u string
+	select {
+	case u = <-parser.URL:
+		u, err = launcher.ResolveURL(u)
+	case <-exited:
+		err = parser.Err()
+	case <-lctx.Done():
+		err = lctx.Err()
+	}
+	if err != nil {
+		in.kill()
+		return nil, fmt.Errorf("launch chromium: %w", err)
+	}
 	// The connection lives as long as the instance: rod ties its websocket and event stream
 	// to the browser's context, so it must not be the launch's short one. A stuck connect is
 	// ended by killing the process when the launch budget runs out.
@@ -213,9 +261,11 @@ func groupMemoryMB(pgid int) int {
 // so a later farm can tell a live sibling's browsers from orphans of a dead one.
 const profilePrefix = "peage-chromium-"
 
-// sweepOrphans kills the browsers that a farm process left behind when it died without
-// closing them (kill -9, a panic) and removes their profiles: their profile directory names an
-// owner PID that no longer runs. Browsers of live farms (tests in parallel) are left alone.
+// sweepOrphans removes the profiles that a farm process left behind when it died without
+// closing its browsers (kill -9, a panic), and kills any browser still running of such a
+// farm (one started by a build without the parent-death signal, or whose death signal
+// could not be delivered): their profile directory names an owner PID that no longer runs.
+// Browsers of live farms (tests in parallel) are left alone.
 func sweepOrphans(tempDir string) (killed int) {
 	prefix := filepath.Join(tempDir, profilePrefix)
 	ents, _ := os.ReadDir("/proc")
