@@ -97,6 +97,39 @@ func TestSSRFThroughBrowser(t *testing.T) {
 	}
 }
 
+// TestSSRFAfterLoad: the target's page loads, then its own script or a meta refresh sends the
+// tab to a forbidden address; the proxy's refusal page is not read as the target's page, the
+// call answers 400 naming url, as a redirect to the same address does.
+func TestSSRFAfterLoad(t *testing.T) {
+	port := otherPort(t)
+	cases := []struct{ name, path, to, reason string }{
+		{"script_to_loopback", "/script-to", "http://127.0.0.1:" + port + "/", "loopback"},
+		{"script_to_metadata", "/script-to", "http://169.254.169.254/latest/meta-data/", "metadata"},
+		{"script_https_to_private", "/script-to", "https://10.0.0.1/", "private"},
+		{"refresh_to_loopback", "/refresh-to", "http://127.0.0.1:" + port + "/", "loopback"},
+		{"refresh_to_private", "/refresh-to", "http://192.168.1.1/", "private"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := do(t, browserfarm.Task{URL: env.URL(c.path + "?u=" + url.QueryEscape(c.to))})
+			var e *apierr.Error
+			if !errorsAs(err, &e) || e.Code != apierr.CodeBadParam || e.Param != "url" {
+				landed := ""
+				if res != nil {
+					landed = res.Landed() + " " + res.Text
+				}
+				t.Fatalf("want 400 bad_param url, got %v %s", err, landed)
+			}
+			if !strings.Contains(e.Message, c.reason) {
+				t.Errorf("message %q does not name %q", e.Message, c.reason)
+			}
+			if n := env.OtherHits.Load(); n != 0 {
+				t.Fatalf("the forbidden server was reached %d times", n)
+			}
+		})
+	}
+}
+
 // TestSSRFSubresources: an allowed page that embeds an iframe, images and fetch() calls to
 // private addresses loads, and each refused request is reported with its reason.
 func TestSSRFSubresources(t *testing.T) {

@@ -1,6 +1,7 @@
 package browserfarm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -316,7 +317,7 @@ func (f *Farm) execute(s *slot, tb *tab, j *job) (*Result, error) {
 
 	start = time.Now()
 	if err := f.waitPage(ctx, page, reqs, waitEnd, res); err != nil {
-		return nil, err
+		return nil, cmp.Or(refusedNavigation(nav, rec, ""), err)
 	}
 	if t.Scroll != nil {
 		res.Scrolled = f.scroll(ctx, page, reqs, waitEnd, t.Scroll)
@@ -324,7 +325,11 @@ func (f *Farm) execute(s *slot, tb *tab, j *job) (*Result, error) {
 	res.Timings.Wait = time.Since(start)
 
 	start = time.Now()
-	if err := f.read(ctx, page, t, res); err != nil {
+	err := f.read(ctx, page, t, res)
+	if refused := refusedNavigation(nav, rec, res.FinalURL); refused != nil {
+		return nil, refused
+	}
+	if err != nil {
 		return nil, err
 	}
 	res.Timings.Extract = time.Since(start)
@@ -470,6 +475,34 @@ func (f *Farm) navOutcome(ctx context.Context, navErr error, nav *navWatch, rec 
 			Message: "the page did not answer within the navigation budget (stage: navigate)"}
 	}
 	return f.browserErr(ctx, navErr, "navigate")
+}
+
+// refusedNavigation is the refusal of a navigation of the main frame after its first document
+// (its script, a meta refresh, or a redirect of either) to an address the egress policy
+// refuses, nil when there was none. The tab then shows the proxy's refusal page, or Chromium's
+// error page for https: neither is a page of the target, and the target chose where to go, as
+// with a redirect. read is the address the page was read at, "" when it was not.
+func refusedNavigation(nav *navWatch, rec *recorder, read string) error {
+	last, resp, _ := nav.snapshot()
+	if resp != nil {
+		for k, v := range resp.Headers {
+			if strings.EqualFold(k, blockedHeader) {
+				return blockedMain(resp.URL, v.Str())
+			}
+		}
+	}
+	blocked := rec.list()
+	for _, u := range []string{last, read} {
+		if u == "" {
+			continue
+		}
+		for _, b := range blocked {
+			if hostOf(b.URL) == hostOf(u) {
+				return blockedMain(u, b.Reason)
+			}
+		}
+	}
+	return nil
 }
 
 func blockedMain(u, reason string) error {

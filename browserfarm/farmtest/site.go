@@ -2,6 +2,7 @@ package farmtest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"html"
 	"image"
@@ -187,6 +188,17 @@ document.getElementById('js').textContent = [
 	mux.HandleFunc("/redirect-to", func(w http.ResponseWriter, r *http.Request) {
 		// Bait: the target chooses where to send the browser next.
 		http.Redirect(w, r, r.URL.Query().Get("u"), http.StatusFound)
+	})
+	// The same bait after the document loaded: the page's own script, or a meta refresh,
+	// sends the tab on.
+	mux.HandleFunc("/script-to", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		to, _ := json.Marshal(r.URL.Query().Get("u"))
+		fmt.Fprintf(w, `<html><head><title>Moving on</title></head><body><p>Leaving by script.</p><script>setTimeout(() => { location.href = %s; }, 20);</script></body></html>`, to)
+	})
+	mux.HandleFunc("/refresh-to", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<html><head><title>Moving on</title><meta http-equiv="refresh" content="0; url=%s"></head><body><p>Leaving by refresh.</p></body></html>`, html.EscapeString(r.URL.Query().Get("u")))
 	})
 	mux.HandleFunc("/status/", func(w http.ResponseWriter, r *http.Request) {
 		code, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/status/"))

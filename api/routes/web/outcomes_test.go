@@ -35,6 +35,12 @@ func TestErrorsChargeNothing(t *testing.T) {
 		{"renderer_crash", "/v1/render", "/crash", nil, 502, "upstream_failed", "crashed"},
 		{"enormous_page", "/v1/render", "/huge", nil, 413, "too_large", "limit"},
 		{"navigates_to_error", "/v1/extract", "/navaway", nil, 502, "upstream_failed", "navigated by itself"},
+		// The target's own script or refresh, after its page loaded, to an address the egress
+		// policy refuses (a loopback port standing for the admin listener's): the proxy's
+		// refusal page is not the answer, the URL is refused as a redirect to it would be.
+		{"script_navigation_to_loopback", "/v1/extract", "/script-to?u=" + url.QueryEscape(env.Other.URL+"/"), nil, 400, "bad_param", "loopback"},
+		{"script_navigation_to_metadata", "/v1/extract", "/script-to?u=" + url.QueryEscape("http://169.254.169.254/latest/meta-data/"), nil, 400, "bad_param", "metadata"},
+		{"refresh_to_loopback", "/v1/render", "/refresh-to?u=" + url.QueryEscape(env.Other.URL+"/"), nil, 400, "bad_param", "loopback"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
