@@ -24,6 +24,20 @@ type Config struct {
 	// FreeQueue is how many free calls may wait for their share before new ones get 429; 0
 	// means 2 per free browser.
 	FreeQueue int `toml:"free_queue"`
+	// PayerBrowsers and ClientBrowsers cap the browsers one payer, and one client (an address
+	// or IPv6 prefix, api/clientid), may hold at once, so that no caller holds the whole pool;
+	// 0 means half the pool, rounded up. Waiting calls are served fairly between callers
+	// (browserfarm/lanes.go).
+	PayerBrowsers  int `toml:"payer_browsers"`
+	ClientBrowsers int `toml:"client_browsers"`
+	// StrikeLimit and StrikeHalfLife: a job whose page holds its browser until the job's
+	// deadline is a strike against its payer and its client (they chose the target). A caller
+	// whose strikes, each worth 1 and halving every StrikeHalfLife, add up to StrikeLimit is
+	// demoted: one browser at most, served after every caller in good standing. The defaults
+	// (1.5, 30 minutes) demote at the second stall within 30 minutes, for at least 12 minutes
+	// after the last one.
+	StrikeLimit    float64       `toml:"strike_limit"`
+	StrikeHalfLife time.Duration `toml:"strike_half_life"`
 	// JobTimeout caps one job when the caller's context has a later (or no) deadline.
 	JobTimeout time.Duration `toml:"job_timeout"`
 	// RecycleJobs, RecycleAge and RecycleMemoryMB retire a browser after that many jobs, that
@@ -66,6 +80,8 @@ func DefaultConfig() Config {
 		Chromium:            "/usr/bin/chromium",
 		Size:                defaultSize(runtime.NumCPU(), totalMemoryMB()),
 		FreeShare:           0.34,
+		StrikeLimit:         1.5,
+		StrikeHalfLife:      30 * time.Minute,
 		JobTimeout:          45 * time.Second,
 		RecycleJobs:         100,
 		RecycleAge:          30 * time.Minute,
@@ -113,6 +129,18 @@ func (c Config) withDefaults() Config {
 	if c.FreeQueue <= 0 {
 		c.FreeQueue = 2 * c.freeSlots()
 	}
+	if c.PayerBrowsers <= 0 {
+		c.PayerBrowsers = (c.Size + 1) / 2
+	}
+	if c.ClientBrowsers <= 0 {
+		c.ClientBrowsers = (c.Size + 1) / 2
+	}
+	if c.StrikeLimit <= 0 {
+		c.StrikeLimit = d.StrikeLimit
+	}
+	if c.StrikeHalfLife <= 0 {
+		c.StrikeHalfLife = d.StrikeHalfLife
+	}
 	if c.JobTimeout <= 0 {
 		c.JobTimeout = d.JobTimeout
 	}
@@ -141,6 +169,12 @@ func (c Config) withDefaults() Config {
 		c.TempDir = os.TempDir()
 	}
 	return c
+}
+
+func (c Config) laneLimits() laneLimits {
+	return laneLimits{paidCap: c.Queue, freeCap: c.FreeQueue, freeSlots: c.freeSlots(), workers: c.Size,
+		payerBrowsers: c.PayerBrowsers, clientBrowsers: c.ClientBrowsers,
+		strikeLimit: c.StrikeLimit, strikeHalfLife: c.StrikeHalfLife}
 }
 
 // freeSlots is how many browsers free jobs may hold at once: their share, rounded down so

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/caller"
 	"github.com/peage/appliance/appliance/egress"
 )
 
@@ -50,13 +51,19 @@ type Stats struct {
 	FreeCap     int    `json:"free_cap"`     // waiting free jobs beyond which free calls get 429
 	JobsDone    uint64 `json:"jobs_done"`    // jobs finished (any outcome)
 	JobsFailed  uint64 `json:"jobs_failed"`  // jobs that returned an error
-	Rejected    uint64 `json:"rejected"`     // calls refused with 429
-	Restarts    uint64 `json:"restarts"`     // browsers replaced after a crash or disconnect
-	Recycled    uint64 `json:"recycled"`     // browsers retired by jobs/age/memory
-	LaunchFails uint64 `json:"launch_fails"` // failed launch attempts
-	Crashes     uint64 `json:"page_crashes"` // renderer crashes seen in jobs
-	AvgJobMS    int64  `json:"avg_job_ms"`   // moving average of a job's run time
-	MemoryMB    int    `json:"memory_mb"`    // memory (PSS) of all browsers, last measured
+	Rejected    uint64 `json:"rejected"`     // calls refused with 429 (evicted ones included)
+	// PayerBrowsers and ClientBrowsers cap the browsers one payer and one client hold at once.
+	PayerBrowsers  int    `json:"payer_browsers"`
+	ClientBrowsers int    `json:"client_browsers"`
+	Evicted        uint64 `json:"evicted"`      // waiting calls whose place went to a caller holding fewer
+	Strikes        uint64 `json:"strikes"`      // jobs that held their browser until their deadline
+	Demoted        int    `json:"demoted"`      // payers and clients demoted by their strikes now
+	Restarts       uint64 `json:"restarts"`     // browsers replaced after a crash or disconnect
+	Recycled       uint64 `json:"recycled"`     // browsers retired by jobs/age/memory
+	LaunchFails    uint64 `json:"launch_fails"` // failed launch attempts
+	Crashes        uint64 `json:"page_crashes"` // renderer crashes seen in jobs
+	AvgJobMS       int64  `json:"avg_job_ms"`   // moving average of a job's run time
+	MemoryMB       int    `json:"memory_mb"`    // memory (PSS) of all browsers, last measured
 }
 
 // Farm is the browser pool.
@@ -76,6 +83,7 @@ type Farm struct {
 
 	up, running, launching        atomic.Int64
 	done, failed, rejected        atomic.Uint64
+	evicted, strikes              atomic.Uint64
 	restarts, recycled, launchErr atomic.Uint64
 	crashes                       atomic.Uint64
 	warm                          atomic.Int64 // browsers holding a ready spare tab
@@ -106,6 +114,21 @@ type job struct {
 	// browser died can run again elsewhere without the target seeing two visits.
 	navigated bool
 	retried   bool
+	// parties are the job's payer and client (lanes), seq its place in arrival order.
+	parties []string
+	seq     uint64
+}
+
+// parties are the sharing keys of a job's caller: its payer and its client, each when known.
+func parties(id caller.ID) []string {
+	var ps []string
+	if id.Payer != "" {
+		ps = append(ps, payerParty+id.Payer)
+	}
+	if id.Client != "" {
+		ps = append(ps, clientParty+id.Client)
+	}
+	return ps
 }
 
 type outcome struct {
@@ -130,7 +153,7 @@ func New(ctx context.Context, cfg Config, policy *egress.Policy, log *slog.Logge
 	}
 	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	f := &Farm{cfg: cfg, policy: policy, log: log.With(logComp, "browserfarm"),
-		lanes: newLanes(cfg.Queue, cfg.FreeQueue, cfg.freeSlots(), cfg.Size), ctx: fctx, cancel: cancel}
+		lanes: newLanes(cfg.laneLimits()), ctx: fctx, cancel: cancel}
 	for i := range cfg.Size {
 		p, err := newFilterProxy(policy, f.log)
 		if err != nil {
@@ -228,6 +251,8 @@ func (f *Farm) Stats() Stats {
 		JobsFailed: f.failed.Load(), Rejected: f.rejected.Load(), Restarts: f.restarts.Load(),
 		Recycled: f.recycled.Load(), LaunchFails: f.launchErr.Load(), Crashes: f.crashes.Load(),
 		AvgJobMS: f.avgJobNS.Load() / int64(time.Millisecond), MemoryMB: rss,
+		PayerBrowsers: f.cfg.PayerBrowsers, ClientBrowsers: f.cfg.ClientBrowsers,
+		Evicted: f.evicted.Load(), Strikes: f.strikes.Load(), Demoted: f.lanes.demotedParties(),
 	}
 }
 
@@ -240,15 +265,16 @@ func (f *Farm) Do(ctx context.Context, t Task) (*Result, error) {
 	if err := f.checkTarget(ctx, t.URL); err != nil {
 		return nil, err
 	}
-	j := &job{ctx: ctx, task: t, queued: time.Now(), out: make(chan outcome, 1)}
-	if !f.lanes.push(j) {
+	j := &job{ctx: ctx, task: t, queued: time.Now(), out: make(chan outcome, 1), parties: parties(caller.From(ctx))}
+	ok, evicted := f.lanes.push(j)
+	if evicted != nil {
 		f.rejected.Add(1)
-		paid, free, _ := f.lanes.depth()
-		if t.Free {
-			return nil, apierr.Busy(f.retryAfter(free, f.cfg.freeSlots()),
-				"free calls may use %d of the %d browsers and %d free calls are waiting; paid calls are served first", f.cfg.freeSlots(), f.cfg.Size, free)
-		}
-		return nil, apierr.Busy(f.retryAfter(paid, f.cfg.Size), "all %d browsers are busy and %d calls are waiting", f.cfg.Size, paid)
+		f.evicted.Add(1)
+		evicted.out <- outcome{err: f.busy(evicted, true)}
+	}
+	if !ok {
+		f.rejected.Add(1)
+		return nil, f.busy(j, false)
 	}
 	select {
 	case o := <-j.out:
@@ -257,6 +283,22 @@ func (f *Farm) Do(ctx context.Context, t Task) (*Result, error) {
 		f.lanes.remove(j)
 		return nil, apierr.From(fmt.Errorf("waiting for a browser: %w", ctx.Err()))
 	}
+}
+
+// busy is the 429 of a job refused by a full lane, or evicted from it by a caller holding
+// fewer places.
+func (f *Farm) busy(j *job, evicted bool) error {
+	paid, free, _ := f.lanes.depth()
+	if evicted {
+		return apierr.Busy(f.retryAfter(f.lanes.placesOf(j), f.cfg.Size),
+			"all %d browsers are busy and this call's place in the queue went to another caller's, since you hold %d places; nothing was charged",
+			f.cfg.Size, f.lanes.placesOf(j)+1)
+	}
+	if j.task.Free {
+		return apierr.Busy(f.retryAfter(free, f.cfg.freeSlots()),
+			"free calls may use %d of the %d browsers and %d free calls are waiting; paid calls are served first", f.cfg.freeSlots(), f.cfg.Size, free)
+	}
+	return apierr.Busy(f.retryAfter(paid, f.cfg.Size), "all %d browsers are busy and %d calls are waiting", f.cfg.Size, paid)
 }
 
 // retryAfter estimates when a place in a lane frees: waiting jobs drain at browsers jobs per
@@ -430,6 +472,11 @@ func (f *Farm) runJob(s *slot, in *instance, j *job) {
 		return
 	}
 	f.done.Add(1)
+	if heldToDeadline(err) && d >= f.cfg.JobTimeout/3 {
+		// The page held its browser until the deadline: a strike against the caller who chose it.
+		f.lanes.strike(j)
+		f.strikes.Add(1)
+	}
 	if err != nil {
 		f.failed.Add(1)
 		if in.dead() {
@@ -495,5 +542,14 @@ func (f *Farm) Gauges() map[string]float64 {
 		"jobs_failed": float64(s.JobsFailed), "rejected": float64(s.Rejected), "restarts": float64(s.Restarts),
 		"recycled": float64(s.Recycled), "launch_fails": float64(s.LaunchFails), "page_crashes": float64(s.Crashes),
 		"avg_job_ms": float64(s.AvgJobMS), "memory_mb": float64(s.MemoryMB),
+		"payer_browsers": float64(s.PayerBrowsers), "client_browsers": float64(s.ClientBrowsers),
+		"evicted": float64(s.Evicted), "strikes": float64(s.Strikes), "demoted": float64(s.Demoted),
 	}
+}
+
+// heldToDeadline reports whether a job's error says its page kept the browser until the
+// job's deadline (it never settled, or its document never ended).
+func heldToDeadline(err error) bool {
+	var e *apierr.Error
+	return errors.As(err, &e) && e.Code == apierr.CodeTimeout
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/caller"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/farmtest"
 )
@@ -110,5 +111,92 @@ func TestPaidJobsFirstAndFreeJobsWithinTheirShare(t *testing.T) {
 	waitFor("the free share to be given back", func(s browserfarm.Stats) bool { return s.FreeRunning == 0 && s.FreeQueued == 0 })
 	if st := small.Farm.Stats(); st.Rejected != 1 || st.FreeSlots != 1 || st.FreeCap != 2 {
 		t.Errorf("stats after the run: %+v", st)
+	}
+}
+
+// TestStrikesDemoteAStallingCaller: a payer whose pages hold their browser until the job's
+// deadline twice is demoted with its client: although one of the two browsers is idle, its
+// second job waits while another caller's job, submitted after it, runs at once. Before its
+// strikes the same payer holds both browsers.
+func TestStrikesDemoteAStallingCaller(t *testing.T) {
+	small, err := farmtest.StartTuned(2, 4, func(c *browserfarm.Config) {
+		c.JobTimeout = 3 * time.Second
+		c.PayerBrowsers, c.ClientBrowsers = 2, 2
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	held := small.Hooks.Held
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	staller := caller.With(ctx, caller.ID{Client: "203.0.113.66", Payer: "0xStaller"})
+	other := caller.With(ctx, caller.ID{Client: "198.51.100.9", Payer: "0xOther"})
+	waitFor := func(what string, ok func(browserfarm.Stats) bool) {
+		t.Helper()
+		for s := small.Farm.Stats(); !ok(s); s = small.Farm.Stats() {
+			if ctx.Err() != nil {
+				t.Fatalf("waiting for %s: stats %+v", what, s)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFor("the farm to be idle", func(browserfarm.Stats) bool { return small.Farm.Idle() })
+	expect := func(want string) {
+		t.Helper()
+		select {
+		case id := <-held.Arrived():
+			if id != want {
+				t.Fatalf("%s reached the page first, want %s", id, want)
+			}
+		case <-ctx.Done():
+			t.Fatalf("waiting for %s to reach the page: %v", want, ctx.Err())
+		}
+	}
+	results := make(chan error, 8)
+	submit := func(ctx context.Context, id string) {
+		go func() {
+			_, err := small.Farm.Do(ctx, browserfarm.Task{URL: small.URL("/held?id=" + id)})
+			results <- err
+		}()
+	}
+
+	// In good standing, the payer holds both browsers.
+	submit(staller, "good-1")
+	expect("good-1")
+	submit(staller, "good-2")
+	expect("good-2")
+	held.Release("good-1")
+	held.Release("good-2")
+	for range 2 {
+		if err := <-results; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two pages that never end, each held to the job's deadline.
+	for i := range 2 {
+		_, err := small.Farm.Do(staller, browserfarm.Task{URL: small.URL(fmt.Sprintf("/hang?n=%d", i))})
+		if code(err) != apierr.CodeTimeout {
+			t.Fatalf("a page that never ends: %v", err)
+		}
+	}
+	if s := small.Farm.Stats(); s.Strikes != 2 || s.Demoted != 2 {
+		t.Fatalf("after two stalls: %d strikes, %d callers demoted; want 2 and 2 (the payer and its client)", s.Strikes, s.Demoted)
+	}
+	waitFor("the farm to be idle", func(browserfarm.Stats) bool { return small.Farm.Idle() })
+	submit(staller, "demoted-1")
+	expect("demoted-1")
+	submit(staller, "demoted-2")
+	waitFor("demoted-2 to wait", func(s browserfarm.Stats) bool { return s.QueueDepth == 1 && s.JobsRunning == 1 })
+	submit(other, "other-1")
+	expect("other-1")
+	held.Release("demoted-1")
+	expect("demoted-2")
+	held.Release("other-1")
+	held.Release("demoted-2")
+	for range 3 {
+		if err := <-results; err != nil {
+			t.Fatal(err)
+		}
 	}
 }

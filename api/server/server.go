@@ -25,6 +25,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/caller"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/clientid"
 	"github.com/peage/appliance/api/paywall"
@@ -303,6 +304,8 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		}
 		c, cancel := context.WithTimeout(c, e.Timeout)
 		defer cancel()
+		// The gate has set the payer by now, once its payment is verified.
+		c = caller.With(c, caller.ID{Client: req.ClientIP, Payer: req.Payer})
 		return s.run(c, e, req, call.Key)
 	}
 	var out any

@@ -228,6 +228,8 @@ document.getElementById('js').textContent = [
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	})
+	// A page whose script never yields: its renderer spins until the job's deadline.
+	page("/spin", `<html><head><title>Spinning</title></head><body><p>Never settles.</p><script>setTimeout(() => { for (;;) {} }, 0);</script></body></html>`)
 	mux.HandleFunc("/huge", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		var b strings.Builder
