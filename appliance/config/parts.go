@@ -54,6 +54,12 @@ func (p *Parts) validate() []error {
 	if p.Browser.FreeQueue < 0 {
 		errs = append(errs, fmt.Errorf("config key browserfarm.free_queue: must be 0 (2 per free browser) or more"))
 	}
+	if p.Browser.PayerBrowsers < 0 || p.Browser.ClientBrowsers < 0 {
+		errs = append(errs, fmt.Errorf("config keys browserfarm.payer_browsers, client_browsers: must be 0 (half the browsers) or more"))
+	}
+	if p.Browser.StrikeLimit < 0 || p.Browser.StrikeHalfLife < 0 {
+		errs = append(errs, fmt.Errorf("config keys browserfarm.strike_limit, strike_half_life: must be 0 (the default) or more"))
+	}
 	if p.DNS.Resolver != "" {
 		if _, err := p.DNS.Servers(); err != nil {
 			errs = append(errs, fmt.Errorf("config key %w", err))
