@@ -47,6 +47,7 @@ func (f *Facilitator) chainID() uint64 {
 type Onchain struct {
 	Balance, TotalClaimed, RefundNonce *big.Int
 	WithdrawRequestedAt                uint64
+	WithdrawAmount                     *big.Int // of the pending withdrawal (0 without one)
 }
 
 // State renders the snapshot the scheme's verify and settle answers carry.
@@ -82,7 +83,8 @@ func (f *Facilitator) ReadChannel(ctx context.Context, id common.Hash) (*Onchain
 	if err != nil {
 		return nil, fmt.Errorf("read refund nonce: %w", err)
 	}
-	return &Onchain{Balance: ch.Balance, TotalClaimed: ch.TotalClaimed, RefundNonce: nonce, WithdrawRequestedAt: pw.InitiatedAt.Uint64()}, nil
+	return &Onchain{Balance: ch.Balance, TotalClaimed: ch.TotalClaimed, RefundNonce: nonce, WithdrawRequestedAt: pw.InitiatedAt.Uint64(),
+		WithdrawAmount: pw.Amount}, nil
 }
 
 // batchCall is a checked batch-settlement payment: its config, channel id and voucher.

@@ -140,7 +140,7 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.channels, err = ledger.OpenChannels(ledger.ChannelOptions{Dir: o.LedgerDir, Sync: o.LedgerSync, Now: o.Now, Logger: o.Logger})
+	f.channels, err = ledger.OpenChannels(ledger.ChannelOptions{Dir: o.LedgerDir, Sync: o.LedgerSync, Now: o.Now, Logger: o.Logger, Expired: f.holdExpired})
 	if err != nil {
 		_ = f.ledger.Close()
 		return nil, err
@@ -310,11 +310,15 @@ func (f *Facilitator) Reserve(ctx context.Context, req *x402.ReserveRequest) (x4
 	if pay.Balance.IsUint64() {
 		balance = pay.Balance.Uint64()
 	}
+	// Reservations of calls never answered (a resource server that died) no longer count
+	// against the payer's balance once their lease has run out.
+	f.expireLeases()
 	rec := ledger.Record{
 		ID: ledger.ID(pay.Payer(), pay.Auth.Nonce.Hex()), Payer: pay.Payer(), Nonce: pay.Auth.Nonce.Hex(),
 		Route: req.Route, RequestHash: req.Key, Amount: pay.Auth.Value.Uint64(), Network: f.o.Network,
 		Asset: f.o.Asset.Hex(), ValidBefore: pay.Auth.ValidBefore.Int64(), Request: req.FacilitatorRequest,
 		IdentifierHash: req.IdentifierHash, PayloadHash: req.PayloadHash, Wallet: !pay.Recovered,
+		LeaseUntil: f.o.Now().Add(time.Duration(max(req.WorkSeconds, 0))*time.Second + f.o.SettleMargin).UTC(),
 	}
 	got, err := f.ledger.Reserve(rec, balance)
 	switch {
@@ -385,6 +389,14 @@ func (f *Facilitator) Complete(ctx context.Context, id, mode string) (x402.Settl
 	}
 	switch rec.Status {
 	case ledger.Reserved:
+		// From here the reservation's lease no longer runs: its completion is under way.
+		if err := f.ledger.Completing(id); err != nil {
+			if errors.Is(err, ledger.ErrLeaseExpired) {
+				return x402.SettlementResponse{}, fmt.Errorf("%w: payment %s: %v", ErrState, id, err)
+			}
+			return x402.SettlementResponse{}, err
+		}
+		defer f.ledger.Completed(id)
 	case ledger.Released:
 		return x402.SettlementResponse{}, fmt.Errorf("%w: payment %s was released", ErrState, id)
 	default:
@@ -754,12 +766,25 @@ func (f *Facilitator) queue(ctx context.Context) {
 			return
 		case <-f.kick:
 		case <-tick.C:
+			f.expireLeases()
+			f.channels.Expire()
 			if f.ledger.Size() > compactAbove {
 				if err := f.ledger.Compact(); err != nil {
 					f.log.Error("ledger compaction failed", keyErr, err)
 				}
 			}
 		}
+	}
+}
+
+// expireLeases releases the reservations whose lease ran out (their call was never answered).
+func (f *Facilitator) expireLeases() {
+	expired, err := f.ledger.Expire()
+	for _, r := range expired {
+		f.log.Warn("reservation expired: the call was neither completed nor released; nothing charged", keyPayment, r.ID, keyPayer, r.Payer)
+	}
+	if err != nil {
+		f.log.Error("ledger update failed", keyErr, err)
 	}
 }
 

@@ -2,10 +2,15 @@ package settle
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
+	"math/big"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -27,6 +32,7 @@ type session struct {
 	channel ledger.Channel
 	price   uint64
 	max     uint64
+	hold    string // x402.BatchReserveResponse.Hold
 }
 
 func reserveInvalid(reason, detail, payer string) x402.BatchReserveResponse {
@@ -103,9 +109,82 @@ func (f *Facilitator) BatchReserve(ctx context.Context, req *x402.BatchRequest) 
 	if invalid != nil {
 		return reserveInvalid(invalid.Reason, invalid.Detail, payer), nil
 	}
+	work := time.Duration(max(req.WorkSeconds, 0)) * time.Second
+	if p.Type != x402.BatchRefund {
+		if invalid := f.withdrawalRace(c, work); invalid != nil {
+			f.log.Info("voucher refused: a pending withdrawal could finalize before its claim", keyPayment, id, keyReason, invalid.Detail)
+			return reserveInvalid(invalid.Reason, invalid.Detail, payer), nil
+		}
+	}
+	if c.deposit != nil {
+		bal, err := f.reader.BalanceOf(ctx, f.o.Asset, c.cfg.Payer)
+		if err != nil {
+			return x402.BatchReserveResponse{}, err
+		}
+		if !bal.IsUint64() {
+			bal = new(big.Int).SetUint64(math.MaxUint64)
+		}
+		// The deposit moves the payer's USDC only at completion: until then it is counted
+		// against the same balance as the exact payments this box will settle for the payer.
+		if err := f.ledger.HoldDeposit(id, c.cfg.Payer.Hex(), c.deposit.Amount.Uint64(), bal.Uint64()); err != nil {
+			if errors.Is(err, ledger.ErrInsufficient) {
+				return reserveInvalid(x402.ReasonBatchInsufficientBalance, fmt.Sprintf("payer holds %s, which payments still to be settled for it already take", bal), payer), nil
+			}
+			return x402.BatchReserveResponse{}, err
+		}
+	}
+	hold, err := newHold()
+	if err != nil {
+		f.ledger.DropDeposit(id)
+		return x402.BatchReserveResponse{}, err
+	}
 	held = true
-	f.channels.Hold(id, &session{req: req, call: c, channel: ch, price: price, max: maxU})
-	return x402.BatchReserveResponse{BatchVerifyResponse: x402.BatchVerifyResponse{IsValid: true, Payer: c.cfg.Payer.Hex(), Extra: c.onchain.State(c.id)}, ID: id}, nil
+	f.channels.Hold(id, &session{req: req, call: c, channel: ch, price: price, max: maxU, hold: hold}, f.o.Now().Add(work+f.o.SettleMargin))
+	return x402.BatchReserveResponse{BatchVerifyResponse: x402.BatchVerifyResponse{IsValid: true, Payer: c.cfg.Payer.Hex(), Extra: c.onchain.State(c.id)},
+		ID: id, Hold: hold}, nil
+}
+
+func newHold() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// claimMargin is how long before a pending withdrawal can finalize a charge must be committed
+// for the claimer to land its claim in time: a round may come one interval later, and its
+// claim may wait a receipt timeout; a configured withdrawal margin above that is the claimer's
+// own urgency and counts too.
+func (f *Facilitator) claimMargin() time.Duration {
+	return max(f.o.Claim.WithdrawMargin, f.o.Claim.Interval+f.sender.ReceiptTimeout())
+}
+
+// withdrawalRace refuses a voucher (or a deposit's) whose charge could not be claimed before
+// the channel's pending withdrawal finalizes: finalizeWithdraw takes the unclaimed escrow, up
+// to the withdrawal's amount, so once the withdrawal can finalize before the call's work
+// (work) and the claim (claimMargin) are over, only vouchers within what the withdrawal leaves
+// (balance, plus the deposit, minus the withdrawal) are accepted. The answer is the scheme's
+// cumulative_exceeds_balance: the balance that counts is that one; a deposit raises it.
+func (f *Facilitator) withdrawalRace(c *batchCall, work time.Duration) *batch.Invalid {
+	on := c.onchain
+	if on.WithdrawRequestedAt == 0 || on.WithdrawAmount == nil {
+		return nil
+	}
+	finalizeAt := time.Unix(int64(on.WithdrawRequestedAt+c.cfg.WithdrawDelay), 0)
+	if finalizeAt.Sub(f.o.Now()) >= work+f.claimMargin() {
+		return nil // the claimer claims this call's charge before the withdrawal can finalize
+	}
+	left := new(big.Int).Set(on.Balance)
+	if c.deposit != nil {
+		left.Add(left, c.deposit.Amount)
+	}
+	left.Sub(left, on.WithdrawAmount)
+	if c.voucher.MaxClaimableAmount.Cmp(left) <= 0 {
+		return nil
+	}
+	return bad(x402.ReasonBatchExceedsBalance, "a withdrawal of %s from this channel can finalize at %s, before this call's charge could be claimed: vouchers above %s (the balance it leaves) are refused until it is finalized or a deposit covers them",
+		on.WithdrawAmount, finalizeAt.UTC().Format(time.RFC3339), left)
 }
 
 // BatchRelease frees a held channel unchanged: the work failed, nothing is charged, and the
@@ -115,8 +194,16 @@ func (f *Facilitator) BatchRelease(_ context.Context, id string) error {
 	if s, _ := f.channels.Take(id).(*session); s == nil {
 		return fmt.Errorf("%w: no request holds channel %s", ErrState, id)
 	}
+	f.ledger.DropDeposit(id)
 	f.channels.Abort(id)
 	return nil
+}
+
+// holdExpired is told of a channel's hold dropped at the end of its lease: the resource server
+// never completed nor released the request (it died during the work), which is a failed call.
+func (f *Facilitator) holdExpired(id string, v any) {
+	f.ledger.DropDeposit(id)
+	f.log.Warn("batch-settlement hold expired: the request was neither completed nor released; nothing charged", keyPayment, id)
 }
 
 // errCompleting: a completion of the channel is under way; a retried completion asks again.
@@ -136,11 +223,11 @@ func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchComplete
 	v, completing := f.channels.TakeIf(id, func(v any) bool {
 		s, ok := v.(*session)
 		return ok && s.req.PaymentPayload.Payload.Voucher.MaxClaimableAmount == req.MaxClaimableAmount &&
-			strings.EqualFold(s.req.PaymentPayload.Payload.Voucher.Signature, req.Signature)
+			strings.EqualFold(s.req.PaymentPayload.Payload.Voucher.Signature, req.Signature) && (req.Hold == "" || req.Hold == s.hold)
 	})
 	s, _ := v.(*session)
 	if s == nil {
-		if c, ok := f.channels.Get(id); ok && c.Last.Answers(req.MaxClaimableAmount, req.Signature) {
+		if c, ok := f.channels.Get(id); ok && c.Last.Answers(req.MaxClaimableAmount, req.Signature, req.Hold) {
 			return c.Last.Result, nil
 		}
 		if completing {
@@ -150,6 +237,8 @@ func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchComplete
 	}
 	committed := false
 	defer func() {
+		// Executed or not, the deposit is no longer pending: the chain's balance tells.
+		f.ledger.DropDeposit(id)
 		if !committed {
 			f.channels.Abort(id)
 		}
@@ -195,7 +284,7 @@ func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchComplete
 	}
 	st := ch.State()
 	res.Extra.ChannelState = &st
-	ch.Last = &ledger.Completion{MaxClaimable: req.MaxClaimableAmount, Signature: req.Signature, Result: res}
+	ch.Last = &ledger.Completion{MaxClaimable: req.MaxClaimableAmount, Signature: req.Signature, Hold: s.hold, Result: res}
 	if err := f.channels.Commit(ch); err != nil {
 		return x402.BatchSettleResponse{}, err
 	}

@@ -78,7 +78,7 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 	default:
 		return nil, nil, batchRefused(x402.ReasonBatchPayloadType)
 	}
-	req := &x402.BatchRequest{X402Version: 2, PaymentPayload: *p, PaymentRequirements: offered}
+	req := &x402.BatchRequest{X402Version: 2, PaymentPayload: *p, PaymentRequirements: offered, WorkSeconds: int64(e.Timeout / time.Second)}
 	res, err := g.reserveBatch(ctx, bf, req)
 	if err != nil {
 		return nil, nil, &apierr.Error{Code: apierr.CodeUnavailable, Message: "payment verification is unavailable right now; nothing was charged", Cause: err}
@@ -92,7 +92,7 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 	}
 	call.Request.Payer = res.Payer
 	if pl.Type == x402.BatchRefund {
-		return g.refundBatch(ctx, bf, req, res.ID)
+		return g.refundBatch(ctx, bf, req, res.ID, res.Hold)
 	}
 	out, werr := work(ctx)
 	if werr != nil || !succeeded(out) {
@@ -105,7 +105,9 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(g.policy.SettleTimeoutSeconds)*time.Second)
 	defer cancel()
-	receipt, err := g.batchCompleteRetrying(cctx, bf, req.Completion(res.ID, e.Price))
+	completion := req.Completion(res.ID, e.Price)
+	completion.Hold = res.Hold
+	receipt, err := g.batchCompleteRetrying(cctx, bf, completion)
 	switch {
 	case err != nil:
 		// Unknown whether the charge was committed: nothing is delivered. A charge that was
@@ -157,10 +159,12 @@ func (g *X402) batchCompleteRetrying(ctx context.Context, bf BatchFacilitator, r
 
 // refundBatch executes a held cooperative refund (the settle daemon claims what the channel was
 // charged, then refunds the rest or the amount asked) and answers its receipt.
-func (g *X402) refundBatch(ctx context.Context, bf BatchFacilitator, req *x402.BatchRequest, id string) (any, map[string]string, error) {
+func (g *X402) refundBatch(ctx context.Context, bf BatchFacilitator, req *x402.BatchRequest, id, hold string) (any, map[string]string, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(g.policy.SettleTimeoutSeconds)*time.Second)
 	defer cancel()
-	receipt, err := g.batchCompleteRetrying(cctx, bf, req.Completion(id, 0))
+	completion := req.Completion(id, 0)
+	completion.Hold = hold
+	receipt, err := g.batchCompleteRetrying(cctx, bf, completion)
 	if err != nil {
 		return nil, nil, &apierr.Error{Code: apierr.CodeUnavailable, Message: x402.ReasonSettlementPending +
 			": the refund's outcome could not be confirmed; the channel's state on chain tells", Cause: err}

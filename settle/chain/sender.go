@@ -75,6 +75,9 @@ func NewSender(ctx context.Context, b Backend, key *ecdsa.PrivateKey, opts Sende
 // Address is the hot key's address (it pays the gas).
 func (s *Sender) Address() common.Address { return s.from }
 
+// ReceiptTimeout is how long Wait waits for a receipt.
+func (s *Sender) ReceiptTimeout() time.Duration { return s.opts.ReceiptTimeout }
+
 // ChainID is the chain the sender signs for.
 func (s *Sender) ChainID() *big.Int { return new(big.Int).Set(s.chainID) }
 

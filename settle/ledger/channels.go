@@ -54,13 +54,17 @@ type Channel struct {
 type Completion struct {
 	MaxClaimable string                   `json:"max_claimable"`
 	Signature    string                   `json:"signature"`
+	Hold         string                   `json:"hold,omitempty"` // the request's hold (x402.BatchReserveResponse.Hold)
 	Result       x402.BatchSettleResponse `json:"result"`
 }
 
 // Answers reports whether c is the completion of the request paid with the voucher for max
-// signed sig (a signature's hex is compared case-insensitively).
-func (c *Completion) Answers(max, sig string) bool {
-	return c != nil && sig != "" && c.MaxClaimable == max && strings.EqualFold(c.Signature, sig)
+// signed sig (a signature's hex is compared case-insensitively) and held as hold: a request
+// whose hold expired, sent with the same voucher as the one completed after it, is another
+// request ("" on either side compares the voucher only).
+func (c *Completion) Answers(max, sig, hold string) bool {
+	return c != nil && sig != "" && c.MaxClaimable == max && strings.EqualFold(c.Signature, sig) &&
+		(hold == "" || c.Hold == "" || c.Hold == hold)
 }
 
 // Unclaimed is what the payer has been charged and the chain has not yet recorded as claimed.
@@ -91,13 +95,26 @@ var (
 // Channels is the journaled store of channel states. Requests are serialized per channel:
 // Begin takes the channel, Commit records the charge durably (only after the paid work
 // succeeded) and frees it, Abort frees it unchanged. Safe for concurrent use.
+//
+// A request held for the paid work (Hold) carries a lease: a resource server that died during
+// the work never completes nor releases it, so once the lease has run out the hold is dropped
+// as a failed call (nothing charged) by the next Begin, Take or TakeIf of its channel, and
+// Expired is told. A request taken for its completion has no lease: its completion is under
+// way in this process, which a restart ends.
 type Channels struct {
-	j   *journal.Journal
-	now func() time.Time
+	j       *journal.Journal
+	now     func() time.Time
+	expired func(id string, v any)
 
 	mu   sync.Mutex
 	recs map[string]*Channel
-	busy map[string]any // channel id → what its caller holds it with (Hold; nil before)
+	busy map[string]*hold // channel id → the request taking it (v nil until Hold, and once taken)
+}
+
+// hold is what a request holds its channel with.
+type hold struct {
+	v     any
+	until time.Time // the lease's end (only while v is attached)
 }
 
 // ChannelOptions configure the store.
@@ -106,6 +123,9 @@ type ChannelOptions struct {
 	Sync   journal.Sync
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Expired, when set, is told each hold dropped at the end of its lease (v is what Hold
+	// attached), outside the store's lock.
+	Expired func(id string, v any)
 }
 
 // OpenChannels replays the channel journal (the last record of a channel wins) and compacts it.
@@ -114,9 +134,12 @@ func OpenChannels(o ChannelOptions) (*Channels, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Channels{j: j, now: o.Now, recs: map[string]*Channel{}, busy: map[string]any{}}
+	s := &Channels{j: j, now: o.Now, expired: o.Expired, recs: map[string]*Channel{}, busy: map[string]*hold{}}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.expired == nil {
+		s.expired = func(string, any) {}
 	}
 	err = replay(j, "channel", func(c *Channel) { s.recs[c.ID] = c })
 	if err == nil {
@@ -160,16 +183,37 @@ func (s *Channels) List() []Channel {
 	return out
 }
 
+// expireLocked drops id's hold if its lease has run out and returns what it held (nil
+// otherwise). Called with s.mu held; the caller tells s.expired after unlocking.
+func (s *Channels) expireLocked(id string) any {
+	h, ok := s.busy[id]
+	if !ok || h.v == nil || s.now().Before(h.until) {
+		return nil
+	}
+	delete(s.busy, id)
+	return h.v
+}
+
+// tellExpired reports a dropped hold (v nil: none).
+func (s *Channels) tellExpired(id string, v any) {
+	if v != nil {
+		s.expired(id, v)
+	}
+}
+
 // Begin takes the channel for one request and returns its current state (found false for a
-// channel never seen). ErrBusy when another request holds it.
+// channel never seen). ErrBusy when another request holds it (a hold whose lease ran out is
+// dropped first).
 func (s *Channels) Begin(id string) (c Channel, found bool, err error) {
 	id = strings.ToLower(id)
 	s.mu.Lock()
+	dropped := s.expireLocked(id)
+	defer s.tellExpired(id, dropped)
 	defer s.mu.Unlock()
 	if _, ok := s.busy[id]; ok {
 		return Channel{}, false, ErrBusy
 	}
-	s.busy[id] = nil
+	s.busy[id] = &hold{}
 	if r, ok := s.recs[id]; ok {
 		return *r, true, nil
 	}
@@ -183,45 +227,60 @@ func (s *Channels) Abort(id string) {
 	delete(s.busy, strings.ToLower(id))
 }
 
-// Hold attaches v to a channel taken by Begin (the caller's request, until Take).
-func (s *Channels) Hold(id string, v any) {
+// Hold attaches v to a channel taken by Begin (the caller's request, until Take), with a
+// lease ending at until.
+func (s *Channels) Hold(id string, v any, until time.Time) {
 	id = strings.ToLower(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.busy[id]; ok {
-		s.busy[id] = v
+	if h, ok := s.busy[id]; ok {
+		h.v, h.until = v, until
 	}
 }
 
 // Take returns what Hold attached to a taken channel and detaches it, so only one caller gets
-// it (nil when nothing is attached); the channel stays taken until Commit or Abort.
+// it (nil when nothing is attached, or its lease ran out); the channel stays taken until Commit
+// or Abort.
 func (s *Channels) Take(id string) any {
-	id = strings.ToLower(id)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := s.busy[id]
-	if v != nil {
-		s.busy[id] = nil
-	}
+	v, _ := s.TakeIf(id, func(any) bool { return true })
 	return v
 }
 
 // TakeIf is Take of a value that match accepts; a value it refuses stays attached (nil is
 // returned). completing reports a channel taken with nothing attached: a completion (or a
-// reservation) is under way.
+// reservation) is under way. A hold whose lease ran out is dropped, not taken.
 func (s *Channels) TakeIf(id string, match func(v any) bool) (v any, completing bool) {
 	id = strings.ToLower(id)
 	s.mu.Lock()
+	dropped := s.expireLocked(id)
+	defer s.tellExpired(id, dropped)
 	defer s.mu.Unlock()
-	v, taken := s.busy[id]
-	if !taken || v == nil {
+	h, taken := s.busy[id]
+	if !taken || h.v == nil {
 		return nil, taken
 	}
-	if !match(v) {
+	if !match(h.v) {
 		return nil, false
 	}
-	s.busy[id] = nil
+	v = h.v
+	h.v = nil
 	return v, false
+}
+
+// Expire drops every hold whose lease has run out (those of channels no request touches
+// again), telling Expired of each.
+func (s *Channels) Expire() {
+	s.mu.Lock()
+	dropped := map[string]any{}
+	for id := range s.busy {
+		if v := s.expireLocked(id); v != nil {
+			dropped[id] = v
+		}
+	}
+	s.mu.Unlock()
+	for id, v := range dropped {
+		s.tellExpired(id, v)
+	}
 }
 
 // Commit writes the channel's new state durably and frees it; it returns once the record is on

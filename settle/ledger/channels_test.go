@@ -33,7 +33,7 @@ func TestChannelsCommitAbortRestart(t *testing.T) {
 		t.Fatalf("second Begin on a busy channel: %v", err)
 	}
 	// What the request holds the channel with is taken once; the channel stays taken.
-	s.Hold(id, "request")
+	s.Hold(id, "request", time.Now().Add(time.Hour))
 	if v := s.Take("0xabcdef"); v != "request" {
 		t.Fatalf("Take after Hold: %v", v)
 	}

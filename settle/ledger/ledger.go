@@ -60,7 +60,11 @@ type Record struct {
 	Reason      string    `json:"reason,omitempty"`
 	Reserved    time.Time `json:"reserved"`
 	Updated     time.Time `json:"updated"`
-	Settled     time.Time `json:"settled,omitzero"`
+	// LeaseUntil ends a reservation whose completion never came (the resource server died
+	// during the work): past it, the reservation is released (Expire), freeing the payer's
+	// balance, unless its completion is under way (Completing).
+	LeaseUntil time.Time `json:"lease_until,omitzero"`
+	Settled    time.Time `json:"settled,omitzero"`
 	// IdentifierHash and PayloadHash bind a replay to the payment identifier only the caller
 	// knows (x402's payment-identifier extension); empty when the payment carried none.
 	IdentifierHash string `json:"identifier_hash,omitempty"`
@@ -107,13 +111,24 @@ type Ledger struct {
 	mu   sync.Mutex
 	recs map[string]*Record
 	sums
+	completing map[string]bool // reservations whose completion is under way: their lease holds
+	// deposits are the batch-settlement deposits of held requests, by channel: the payer's
+	// USDC they will move is counted as open until they are executed or given up.
+	deposits map[string]deposit
+}
+
+type deposit struct {
+	payer  string
+	amount uint64
 }
 
 // sums are running totals over recs, kept by index/unindex on every change, so the checks made
 // under the lock at each reservation cost nothing per record held.
 type sums struct {
-	reserved    map[string]uint64 // payer (lowercase) → amount of Reserved payments
-	owed        map[string]uint64 // payer → amount of Queued and Broadcast payments
+	reserved    map[string]uint64    // payer (lowercase) → amount of Reserved payments
+	leased      map[string]time.Time // Reserved payment ID → its lease's end
+	depositSum  map[string]uint64    // payer → amount of pending deposits
+	owed        map[string]uint64    // payer → amount of Queued and Broadcast payments
 	owedTotal   uint64
 	failed      map[string]bool   // payers with a payment that could not be collected
 	identifiers map[string]string // identifier hash → record ID, for records not released
@@ -131,6 +146,13 @@ func (l *Ledger) index(r *Record, sign int) {
 	switch r.Status {
 	case Reserved:
 		add(l.reserved, r.Amount)
+		if !r.LeaseUntil.IsZero() {
+			if sign > 0 {
+				l.leased[r.ID] = r.LeaseUntil
+			} else {
+				delete(l.leased, r.ID)
+			}
+		}
 	case Queued, Broadcast:
 		add(l.owed, r.Amount)
 		if sign > 0 {
@@ -162,7 +184,7 @@ func (l *Ledger) put(r *Record) {
 }
 
 func newSums() sums {
-	return sums{reserved: map[string]uint64{}, owed: map[string]uint64{}, failed: map[string]bool{}, identifiers: map[string]string{}}
+	return sums{reserved: map[string]uint64{}, leased: map[string]time.Time{}, depositSum: map[string]uint64{}, owed: map[string]uint64{}, failed: map[string]bool{}, identifiers: map[string]string{}}
 }
 
 // Options configure a ledger.
@@ -179,7 +201,7 @@ func Open(o Options) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Ledger{j: j, now: o.Now, recs: map[string]*Record{}, sums: newSums()}
+	l := &Ledger{j: j, now: o.Now, recs: map[string]*Record{}, sums: newSums(), completing: map[string]bool{}, deposits: map[string]deposit{}}
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -273,7 +295,7 @@ func (l *Ledger) Reserve(r Record, balance uint64) (Record, error) {
 		return cp, ErrIdentifierUsed
 	}
 	payer := strings.ToLower(r.Payer)
-	if open := l.reserved[payer] + l.owed[payer]; open+r.Amount < open || open+r.Amount > balance {
+	if open := l.openLocked(payer); open+r.Amount < open || open+r.Amount > balance {
 		l.mu.Unlock()
 		return Record{}, ErrInsufficient
 	}
@@ -317,13 +339,127 @@ func (l *Ledger) ByIdentifier(hash string) (Record, bool) {
 	return *l.recs[id], true
 }
 
-// Open is what payer has reserved or owes and is not yet on chain (atomic units).
+// Open is what payer has reserved or owes and is not yet on chain, pending deposits included
+// (atomic units).
 func (l *Ledger) Open(payer string) uint64 {
 	payer = strings.ToLower(payer)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.reserved[payer] + l.owed[payer]
+	return l.openLocked(payer)
 }
+
+// openLocked is Open of a lowercase payer. Called with l.mu held.
+func (l *Ledger) openLocked(payer string) uint64 {
+	return l.reserved[payer] + l.owed[payer] + l.depositSum[payer]
+}
+
+// HoldDeposit counts a batch-settlement deposit of amount from payer, held for a request of
+// channel until DropDeposit, as open, atomically with balance covering it on top of
+// everything else open for the payer (ErrInsufficient): an exact payment verified meanwhile
+// cannot count on the same USDC, nor a deposit on USDC an exact payment will move. The
+// channel's own earlier deposit, if any, is replaced.
+func (l *Ledger) HoldDeposit(channel, payer string, amount, balance uint64) error {
+	payer = strings.ToLower(payer)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.dropDepositLocked(channel)
+	if open := l.openLocked(payer); open+amount < open || open+amount > balance {
+		return ErrInsufficient
+	}
+	l.deposits[channel] = deposit{payer: payer, amount: amount}
+	l.depositSum[payer] += amount
+	return nil
+}
+
+// DropDeposit stops counting channel's held deposit (executed, failed or given up).
+func (l *Ledger) DropDeposit(channel string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.dropDepositLocked(channel)
+}
+
+func (l *Ledger) dropDepositLocked(channel string) {
+	d, ok := l.deposits[channel]
+	if !ok {
+		return
+	}
+	delete(l.deposits, channel)
+	if l.depositSum[d.payer] -= d.amount; l.depositSum[d.payer] == 0 {
+		delete(l.depositSum, d.payer)
+	}
+}
+
+// ErrLeaseExpired: the reservation's lease ran out before its completion; it was released.
+var ErrLeaseExpired = errors.New("ledger: the reservation's lease ran out; it was released")
+
+// Completing marks a reserved payment's completion under way, so its lease no longer ends it;
+// Completed unmarks it. A reservation whose lease already ran out is released instead
+// (ErrLeaseExpired): its caller must not deliver.
+func (l *Ledger) Completing(id string) error {
+	l.mu.Lock()
+	r, ok := l.recs[id]
+	switch {
+	case !ok:
+		l.mu.Unlock()
+		return ErrUnknown
+	case r.Status != Reserved || r.LeaseUntil.IsZero() || l.now().Before(r.LeaseUntil):
+		l.completing[id] = true
+		l.mu.Unlock()
+		return nil
+	}
+	l.mu.Unlock()
+	if _, err := l.Update(id, func(r *Record) error {
+		if r.Status == Reserved {
+			r.Status = Released
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return ErrLeaseExpired
+}
+
+// Completed ends what Completing marked.
+func (l *Ledger) Completed(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.completing, id)
+}
+
+// Expire releases every reservation whose lease has run out and whose completion is not under
+// way, and returns them: their work was never answered, so nothing is charged.
+func (l *Ledger) Expire() ([]Record, error) {
+	now := l.now()
+	l.mu.Lock()
+	var due []string
+	for id, until := range l.leased {
+		if !l.completing[id] && !now.Before(until) {
+			due = append(due, id)
+		}
+	}
+	l.mu.Unlock()
+	var out []Record
+	for _, id := range due {
+		r, err := l.Update(id, func(r *Record) error {
+			if r.Status != Reserved || l.completing[id] {
+				return errNotDue
+			}
+			r.Status = Released
+			return nil
+		})
+		switch {
+		case errors.Is(err, errNotDue):
+		case err != nil:
+			return out, err
+		default:
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// errNotDue: a reservation completed or marked completing between Expire's look and its update.
+var errNotDue = errors.New("ledger: reservation no longer due to expire")
 
 // Update applies fn to the record and journals the result durably. fn may refuse the change by
 // returning an error, which Update returns unchanged.

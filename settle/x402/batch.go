@@ -197,6 +197,10 @@ type BatchRequest struct {
 	X402Version         int                 `json:"x402Version"`
 	PaymentPayload      BatchPaymentPayload `json:"paymentPayload"`
 	PaymentRequirements BatchRequirements   `json:"paymentRequirements"`
+	// WorkSeconds is the route's deadline (POST /batch/reserve only): the channel's hold lasts
+	// it plus the facilitator's settlement margin, and a voucher is refused when a pending
+	// withdrawal could finalize before the call's charge is claimed.
+	WorkSeconds int64 `json:"work_seconds,omitempty"`
 }
 
 // BatchVerifyResponse is /verify's answer: the on-chain channel snapshot in extra.
@@ -240,6 +244,10 @@ type BatchReserveResponse struct {
 	BatchVerifyResponse
 	ID         string      `json:"id,omitempty"`
 	Corrective *BatchExtra `json:"corrective,omitempty"`
+	// Hold names this reservation of the channel: its completion carries it, so a request whose
+	// hold expired cannot complete in the place of the request that holds the channel now,
+	// even with the same voucher.
+	Hold string `json:"hold,omitempty"`
 }
 
 // BatchCompleteRequest commits a reserved batch-settlement request after its work succeeded:
@@ -255,6 +263,8 @@ type BatchCompleteRequest struct {
 	Charged            uint64 `json:"charged"`
 	MaxClaimableAmount string `json:"maxClaimableAmount"`
 	Signature          string `json:"signature"`
+	// Hold is BatchReserveResponse.Hold of the request ("" matches on the voucher only).
+	Hold string `json:"hold,omitempty"`
 }
 
 // Completion is the BatchCompleteRequest of this request, held as id, charging charged.
