@@ -148,9 +148,11 @@ const (
 // Charge implements Gate.
 func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context) (any, error)) (any, map[string]string, error) {
 	e := call.Entry
-	h, v1 := call.Request.Header.Get(x402.HeaderPaymentSignature), false
+	name := x402.HeaderPaymentSignature
+	h := call.Request.Header.Get(name)
 	if h == "" {
-		h, v1 = call.Request.Header.Get(x402.HeaderXPayment), true
+		name = x402.HeaderXPayment
+		h = call.Request.Header.Get(name)
 	}
 	if h == "" {
 		if e.FreeFirstCall {
@@ -158,16 +160,19 @@ func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context
 		}
 		return nil, nil, PaymentRequired("")
 	}
-	p, err := x402.DecodePayment(h)
+	v1 := name == x402.HeaderXPayment
+	// The header fixes the version, and the decoder the shape of that version: a v2 payload
+	// read from PAYMENT-SIGNATURE always carries accepted.
+	p, err := x402.DecodePaymentHeader(name, h)
 	if err != nil {
-		return nil, nil, apierr.BadRequest("the payment header is malformed: %v", err)
+		return nil, nil, malformedPayment(err)
 	}
 	if !v1 && p.Accepted.Scheme == x402.SchemeBatchSettlement {
 		return g.chargeBatch(ctx, call, h, work)
 	}
 	pid, err := x402.PaymentIdentifier(p)
 	if err != nil {
-		return nil, nil, apierr.BadRequest("the payment header is malformed: %v", err)
+		return nil, nil, PaymentRequired(x402.ReasonInvalidPayload + ": " + err.Error())
 	}
 	req, reason := g.facilitatorRequest(call, p, v1)
 	if reason != "" {
@@ -194,6 +199,17 @@ func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context
 		return out, hdr, err
 	}
 	return g.charge(ctx, call, req, who, v1, work)
+}
+
+// malformedPayment is the 402 of a payment header that does not decode: a fresh challenge
+// whose error names the fault, as for any payment that cannot be accepted, so the client
+// signs again instead of giving up on a 400.
+func malformedPayment(err error) *apierr.Error {
+	var de *x402.DecodeError
+	if errors.As(err, &de) {
+		return PaymentRequired(de.Reason + ": the payment header is malformed: " + de.Detail)
+	}
+	return PaymentRequired(x402.ReasonInvalidPayload + ": the payment header is malformed: " + err.Error())
 }
 
 // validLongEnough refuses an authorization that could expire before its settlement: it must
