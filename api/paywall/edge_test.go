@@ -394,3 +394,33 @@ func TestPanickingHandlerAnswers500(t *testing.T) {
 		t.Fatalf("payer paid %d, want one call's %d", paid, price)
 	}
 }
+
+// TestIdentifierRetryOutlivesTheAuthorization (issue 34, item 9): a retry carrying the payment
+// identifier and payload of a delivered call gets the stored answer even once the
+// authorization's validBefore has passed, within the 15 minutes the answer is kept; a new
+// identifier on such an authorization is still refused.
+func TestIdentifierRetryOutlivesTheAuthorization(t *testing.T) {
+	w := startPaid(t, paywall.Policy{Settlement: x402.ModeSync})
+	p := w.signed(t, "/v1/test/echo", 2)
+	x402.SetPaymentIdentifier(p, "pay_retry-after-expiry-0001")
+	h := enc(t, p)
+	first := w.get(t, "/v1/test/echo", "a", map[string]string{x402.HeaderPaymentSignature: h})
+	if first.status != 200 || first.receipt == nil || !first.receipt.Success {
+		t.Fatalf("first: %d %s", first.status, first.body)
+	}
+	w.now.Add(5 * time.Minute) // the authorization was valid for MaxTimeoutSeconds (130 s)
+	retry := w.get(t, "/v1/test/echo", "a", map[string]string{x402.HeaderPaymentSignature: h})
+	if retry.status != 200 || retry.body != first.body || retry.receipt == nil || retry.receipt.Transaction != first.receipt.Transaction {
+		t.Fatalf("retry after validBefore: %d %q %s", retry.status, retry.reason, retry.body)
+	}
+	// A new payment signed now is valid 130 s of the chain's time, not long enough at the
+	// gate's clock: its fresh identifier holds nothing, so it is refused and released.
+	fresh := w.signed(t, "/v1/test/echo", 2)
+	x402.SetPaymentIdentifier(fresh, "pay_retry-after-expiry-0002")
+	if a := w.get(t, "/v1/test/echo", "a", map[string]string{x402.HeaderPaymentSignature: enc(t, fresh)}); a.status != 402 || !reasonIs(a.reason, x402.ReasonValidBefore) {
+		t.Fatalf("a new identifier on an authorization expiring too soon: %d %q", a.status, a.reason)
+	}
+	if n := w.held(); n != 1 {
+		t.Fatalf("%d payments held or taken, want the first call's one", n)
+	}
+}
