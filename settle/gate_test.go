@@ -289,9 +289,9 @@ func TestBadPaymentsAreRefusedAndMoveNothing(t *testing.T) {
 		reason string
 	}{
 		{"no payment", func(*testing.T) map[string]string { return nil }, 402, "PAYMENT-SIGNATURE header is required"},
-		{"malformed base64", func(*testing.T) map[string]string { return map[string]string{sig: "%%%not base64%%%"} }, 400, ""},
-		{"malformed JSON", func(*testing.T) map[string]string { return map[string]string{sig: "bm90IGpzb24="} }, 400, ""},
-		{"oversized header", func(*testing.T) map[string]string { return map[string]string{sig: strings.Repeat("A", 9000)} }, 400, ""},
+		{"malformed base64", func(*testing.T) map[string]string { return map[string]string{sig: "%%%not base64%%%"} }, 402, x402.ReasonInvalidPayload},
+		{"malformed JSON", func(*testing.T) map[string]string { return map[string]string{sig: "bm90IGpzb24="} }, 402, x402.ReasonInvalidPayload},
+		{"oversized header", func(*testing.T) map[string]string { return map[string]string{sig: strings.Repeat("A", 9000)} }, 402, x402.ReasonInvalidPayload},
 		{"wrong network", func(t *testing.T) map[string]string {
 			return map[string]string{sig: w.header(t, w.key, "/v1/test/echo", price, func(r *x402.PaymentRequirements) { r.Network = "eip155:8453" }, nil)}
 		}, 402, x402.ReasonInvalidNetwork},

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -24,6 +25,8 @@ type Options struct {
 	Pay     paywall.Config
 	Cache   server.Cache
 	Metrics *obs.Registry
+	// Logger receives the server's log [discarded].
+	Logger *slog.Logger
 	// Configure has the last say on the server's configuration. The free-call limit starts
 	// off here, since every test client is the one client 127.0.0.1; tests of the limit turn
 	// it on.
@@ -58,7 +61,7 @@ func Start(t testing.TB, cat *catalog.Catalog, opt Options) *Harness {
 	if opt.Configure != nil {
 		opt.Configure(&cfg)
 	}
-	srv := server.New(cfg, cat, server.Options{Gate: opt.Gate, Pay: opt.Pay, Cache: opt.Cache, Metrics: opt.Metrics})
+	srv := server.New(cfg, cat, server.Options{Gate: opt.Gate, Pay: opt.Pay, Cache: opt.Cache, Metrics: opt.Metrics, Logger: opt.Logger})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()

@@ -352,7 +352,7 @@ func Table(n Names) []Entry {
 			L("messages", "messages to label").Req().Range(1, 20).Each(1000), L("labels", "allowed labels").Req().Range(2, 12).Each(100).Unique(),
 			S("instructions", "extra guidance").AtMost(2000)).
 			timeout(llmTimeout).up("llm", 0).freeFirst().ex("messages", []any{"refund please", "great product"}, "labels", []any{"complaint", "praise"}),
-		route("llm", "POST", "/v1/solve", 50_000, "Task router: picks the capability that solves a task and returns its result.",
+		route("llm", "POST", "/v1/solve", 50_000, "Task router: picks the capability that solves a task and returns its result; one priced above the router is refused (400) with its direct call.",
 			S("task", "what to solve").Req().Range(3, 4000).Fmt("text_urls"), S("capability", "name a capability directly").Range(2, 60)).
 			timeout(llmTimeout).ex("task", "weather in Amiens tomorrow"),
 		route("llm", "POST", "/v1/agent/task", 50_000, "Agent task: read a page and/or search news, answer with verified steps and actual cost.",

@@ -59,7 +59,7 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 	}
 	p, err := x402.DecodeBatchPayment(h)
 	if err != nil {
-		return nil, nil, apierr.BadRequest("the payment header is malformed: %v", err)
+		return nil, nil, malformedPayment(err)
 	}
 	offered := g.cfg.BatchRequirements(e)
 	if reason := x402.MatchBatch(p.Accepted, &offered); reason != "" {

@@ -3,9 +3,9 @@ package paywall
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
-	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -25,20 +25,22 @@ func MCPPaymentHeader(meta map[string]any, h http.Header) error {
 	if !ok || v == nil {
 		return nil
 	}
+	// A payment that cannot be read is answered like one in a header: a fresh challenge naming
+	// the fault (the gate's decoder judges the rest).
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return apierr.BadRequest("_meta.%s is not a JSON object", MCPMetaPayment)
+		return PaymentRequired(x402.ReasonInvalidPayload + ": _meta." + MCPMetaPayment + " is not a JSON object")
 	}
 	var p x402.PaymentPayload
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return apierr.BadRequest("_meta.%s is not an x402 payment payload", MCPMetaPayment)
+		return PaymentRequired(x402.ReasonInvalidPayload + ": _meta." + MCPMetaPayment + " is not an x402 payment payload")
 	}
 	enc, err := x402.Encode(json.RawMessage(raw))
 	if err != nil {
 		return err
 	}
 	if len(enc) > x402.MaxHeaderBytes {
-		return apierr.BadRequest("_meta.%s is larger than %d bytes encoded", MCPMetaPayment, x402.MaxHeaderBytes)
+		return PaymentRequired(fmt.Sprintf("%s: _meta.%s is larger than %d bytes encoded", x402.ReasonInvalidPayload, MCPMetaPayment, x402.MaxHeaderBytes))
 	}
 	if p.X402Version == 1 {
 		h.Set(x402.HeaderXPayment, enc)

@@ -148,9 +148,11 @@ const (
 // Charge implements Gate.
 func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context) (any, error)) (any, map[string]string, error) {
 	e := call.Entry
-	h, v1 := call.Request.Header.Get(x402.HeaderPaymentSignature), false
+	name := x402.HeaderPaymentSignature
+	h := call.Request.Header.Get(name)
 	if h == "" {
-		h, v1 = call.Request.Header.Get(x402.HeaderXPayment), true
+		name = x402.HeaderXPayment
+		h = call.Request.Header.Get(name)
 	}
 	if h == "" {
 		if e.FreeFirstCall {
@@ -158,42 +160,63 @@ func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context
 		}
 		return nil, nil, PaymentRequired("")
 	}
-	p, err := x402.DecodePayment(h)
+	v1 := name == x402.HeaderXPayment
+	// The header fixes the version, and the decoder the shape of that version: a v2 payload
+	// read from PAYMENT-SIGNATURE always carries accepted.
+	p, err := x402.DecodePaymentHeader(name, h)
 	if err != nil {
-		return nil, nil, apierr.BadRequest("the payment header is malformed: %v", err)
+		return nil, nil, malformedPayment(err)
 	}
 	if !v1 && p.Accepted.Scheme == x402.SchemeBatchSettlement {
 		return g.chargeBatch(ctx, call, h, work)
 	}
 	pid, err := x402.PaymentIdentifier(p)
 	if err != nil {
-		return nil, nil, apierr.BadRequest("the payment header is malformed: %v", err)
+		return nil, nil, PaymentRequired(x402.ReasonInvalidPayload + ": " + err.Error())
 	}
 	req, reason := g.facilitatorRequest(call, p, v1)
 	if reason != "" {
 		return nil, nil, PaymentRequired(reason)
 	}
-	if reason := g.validLongEnough(p, e); reason != "" {
-		return nil, nil, PaymentRequired(reason)
+	// An authorization that expires too soon pays for nothing new, but its identifier may hold
+	// an answer: a retry after a 503 is told to come back with the same identifier, and the
+	// answer is kept 15 minutes, long after the authorization's own minute or two. So the
+	// identifier is looked up first (charge), and the validity judged only for a new payment.
+	expiring := g.validLongEnough(p, e)
+	if pid == "" {
+		if expiring != "" {
+			return nil, nil, PaymentRequired(expiring)
+		}
+		return g.charge(ctx, call, req, identity{}, v1, "", work)
 	}
-	var who identity
-	if pid != "" {
-		who = identity{id: x402.HashIdentifier(pid), payload: x402.HashPayload(p), key: call.Key}
-		fl, err := g.board(ctx, who)
-		if err != nil {
-			return nil, nil, err
-		}
-		if fl.ok {
-			return fl.out, fl.hdr, nil
-		}
-		defer g.land(fl)
-		out, hdr, err := g.charge(ctx, call, req, who, v1, work)
-		if err == nil && succeeded(out) {
-			fl.out, fl.hdr, fl.ok = out, hdr, true
-		}
-		return out, hdr, err
+	who := identity{id: x402.HashIdentifier(pid), payload: x402.HashPayload(p), key: call.Key}
+	fl, err := g.board(ctx, who)
+	if err != nil {
+		return nil, nil, err
 	}
-	return g.charge(ctx, call, req, who, v1, work)
+	if fl.ok {
+		return fl.out, fl.hdr, nil
+	}
+	defer g.land(fl)
+	if out, hdr, ok := g.replay.get(who, g.now()); ok {
+		return out, hdr, nil
+	}
+	out, hdr, err := g.charge(ctx, call, req, who, v1, expiring, work)
+	if err == nil && succeeded(out) {
+		fl.out, fl.hdr, fl.ok = out, hdr, true
+	}
+	return out, hdr, err
+}
+
+// malformedPayment is the 402 of a payment header that does not decode: a fresh challenge
+// whose error names the fault, as for any payment that cannot be accepted, so the client
+// signs again instead of giving up on a 400.
+func malformedPayment(err error) *apierr.Error {
+	var de *x402.DecodeError
+	if errors.As(err, &de) {
+		return PaymentRequired(de.Reason + ": the payment header is malformed: " + de.Detail)
+	}
+	return PaymentRequired(x402.ReasonInvalidPayload + ": the payment header is malformed: " + err.Error())
 }
 
 // validLongEnough refuses an authorization that could expire before its settlement: it must
@@ -260,7 +283,11 @@ func conflict(reason string) *apierr.Error {
 	return &apierr.Error{Code: apierr.CodeConflict, Message: reason + ": " + msg}
 }
 
-func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequest, who identity, v1 bool, work func(context.Context) (any, error)) (any, map[string]string, error) {
+// charge reserves the payment and runs the work. expiring, when not "", is why the
+// authorization cannot pay for a new call: only an answer the facilitator holds under the
+// payment identifier (a replay, a conflict, a stored failure) is served; a new reservation is
+// released and refused with it.
+func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequest, who identity, v1 bool, expiring string, work func(context.Context) (any, error)) (any, map[string]string, error) {
 	e := call.Entry
 	res, err := g.f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Route: e.ID, Key: call.Key,
 		IdentifierHash: who.id, PayloadHash: who.payload, WorkSeconds: int64(e.Timeout / time.Second)})
@@ -276,6 +303,11 @@ func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequ
 		return nil, nil, PaymentRequired(x402.ReasonNonceUsed + ": this authorization was already presented; a paid call is answered again only to a retry carrying the same payment identifier (extension payment-identifier) and payload")
 	case !res.IsValid:
 		return nil, nil, PaymentRequired(res.InvalidReason)
+	case expiring != "":
+		if err := g.f.Release(context.WithoutCancel(ctx), res.ID); err != nil {
+			g.log.Warn("release failed", keyPayment, res.ID, keyErr, err)
+		}
+		return nil, nil, PaymentRequired(expiring)
 	}
 	call.Request.Payer = res.Payer
 	out, werr := work(ctx)

@@ -59,7 +59,7 @@ func sideEffect(r *revocable) *catalog.Raw {
 	return &catalog.Raw{Body: []byte(`{"key":"k"}`), OnRevoke: r.Revoke}
 }
 
-func payload(t *testing.T, cfg Config, e *catalog.Entry, validFor time.Duration, id string) string {
+func payload(t testing.TB, cfg Config, e *catalog.Entry, validFor time.Duration, id string) string {
 	t.Helper()
 	req := cfg.Requirements(e)
 	p := x402.PaymentPayload{X402Version: 2, Accepted: &req, Resource: &x402.ResourceInfo{URL: "https://x/v1/a"},
@@ -217,8 +217,9 @@ func TestGateReplaysOnlyToTheIdentifier(t *testing.T) {
 	if err != nil || string(again.(*catalog.Raw).Body) != string(first.(*catalog.Raw).Body) || runs != 1 {
 		t.Fatalf("a retry with the identifier: %v %v, work ran %d times", again, err, runs)
 	}
-	// A malformed identifier is refused before anything else.
-	if _, _, err := g.Charge(context.Background(), call(e, payload(t, cfg, e, time.Hour, "short")), work); apierr.From(err).Code != apierr.CodeBadRequest {
+	// A malformed identifier is refused before anything else, with a fresh challenge.
+	reserved := len(f.reserves)
+	if _, _, err := g.Charge(context.Background(), call(e, payload(t, cfg, e, time.Hour, "short")), work); apierr.From(err).Code != apierr.CodePayment || len(f.reserves) != reserved {
 		t.Fatalf("short identifier: %v", err)
 	}
 }

@@ -106,8 +106,8 @@ func TestFreeFloodFromOneIPv6Subnet(t *testing.T) {
 	}{
 		{"free_first_call_of_the_flooder_is_limited_too", firstPath, flooder, nil, http.StatusTooManyRequests},
 		{"unpaid_call_of_the_flooder_is_challenged_not_limited", paidPath, flooder, nil, http.StatusPaymentRequired},
-		{"v2_payment_of_the_flooder_reaches_the_gate", paidPath, flooder, []string{"Payment-Signature", "not-a-payment"}, http.StatusBadRequest},
-		{"v1_payment_of_the_flooder_reaches_the_gate", firstPath, flooder, []string{"X-Payment", "not-a-payment"}, http.StatusBadRequest},
+		{"v2_payment_of_the_flooder_reaches_the_gate", paidPath, flooder, []string{"Payment-Signature", "not-a-payment"}, http.StatusPaymentRequired},
+		{"v1_payment_of_the_flooder_reaches_the_gate", firstPath, flooder, []string{"X-Payment", "not-a-payment"}, http.StatusPaymentRequired},
 		{"next_ipv6_subnet_is_another_client", freePath, "2001:db8:1:3::1", nil, http.StatusOK},
 		{"ipv4_client_is_another_client", freePath, "198.51.100.7", nil, http.StatusOK},
 	}

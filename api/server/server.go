@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -220,6 +221,16 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		routeID = e.ID
 	}
 	var status int
+	defer func() {
+		// The last net: a panic anywhere in this request (the gate's own included) answers 500
+		// in the one error shape; fasthttp would let it end the process.
+		if v := recover(); v != nil {
+			ctx.Response.Reset()
+			ctx.Response.Header.SetCanonical(hdrRequestID, []byte(reqID))
+			status = s.writeError(ctx, s.panicked(routeID, v), nil)
+			s.metrics.observe(routeID, status, time.Since(start))
+		}
+	}()
 	if berr := s.readBody(ctx); berr != nil {
 		// The rest of the body (if any) is unread: the connection cannot carry another request.
 		closeUnread(ctx)
@@ -261,7 +272,13 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 // Invoke runs the paid-call sequence for one call, whatever transport carried it (HTTP or an
 // MCP tools/call): validate (400) → available (503) → gate (402, verify, work, settle).
 // req carries the transport's copy of the call; Invoke fills in Args.
-func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Request) (*catalog.Raw, map[string]string, error) {
+func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Request) (res *catalog.Raw, hdr map[string]string, err error) {
+	defer func() {
+		// A panic in the gate answers this call only (an MCP tools/call gets its error result).
+		if v := recover(); v != nil {
+			res, hdr, err = nil, nil, s.panicked(e.ID, v)
+		}
+	}()
 	args, err := e.Decode(raw)
 	if err != nil {
 		return nil, nil, err
@@ -298,7 +315,14 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 			}
 		}()
 	}
-	work := func(c context.Context) (any, error) {
+	work := func(c context.Context) (out any, err error) {
+		defer func() {
+			// A handler's panic is its call's failure: the gate sees an error, so the payment
+			// is released (or the free call given back), never charged.
+			if v := recover(); v != nil {
+				out, err = nil, s.panicked(e.ID, v)
+			}
+		}()
 		if worked != nil {
 			worked.Store(true)
 		}
@@ -309,7 +333,6 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		return s.run(c, e, req, call.Key)
 	}
 	var out any
-	var hdr map[string]string
 	if paid {
 		ctx := context.Background()
 		if call.Key != "" { // verification and settlement ahead: bound them too
@@ -329,6 +352,14 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		return nil, hdr, fmt.Errorf("gate returned %T, not the work's result", out)
 	}
 	return res, hdr, nil
+}
+
+// panicked logs a recovered panic with its stack and returns the error that answers it: one
+// faulty call costs a 500, never the process.
+func (s *Server) panicked(route string, v any) *apierr.Error {
+	s.log.Error("panic recovered", slog.String(obs.KeyRoute, route), slog.String(obs.KeyErr, fmt.Sprint(v)),
+		slog.String(obs.KeyStack, string(debug.Stack())))
+	return &apierr.Error{Code: apierr.CodeInternal, Message: "internal error; nothing was charged"}
 }
 
 // run is the work of a call: the cached answer if fresh, else the handler's, encoded once so

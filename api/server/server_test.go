@@ -18,6 +18,7 @@ import (
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -302,5 +303,39 @@ func TestOversizedBodyIsRefusedUnread(t *testing.T) {
 	var eb errBody
 	if resp.StatusCode != 413 || json.Unmarshal(body, &eb) != nil || eb.Error.Code != "too_large" {
 		t.Fatalf("got %d %s", resp.StatusCode, body)
+	}
+}
+
+// panickingGate is a gate with a bug: it panics on every call.
+type panickingGate struct{}
+
+func (panickingGate) Charge(context.Context, *paywall.Call, func(context.Context) (any, error)) (any, map[string]string, error) {
+	var p *paywall.Call
+	return p.Entry, nil, nil
+}
+
+// TestPanicsAnswer500: a panic in the gate or in a free route's handler answers 500 in the one
+// error shape, and the server keeps serving (fasthttp would let the panic end the process).
+func TestPanicsAnswer500(t *testing.T) {
+	ok := func(context.Context, *catalog.Request) (any, error) { return map[string]any{"ok": true}, nil }
+	cat, err := catalog.New([]catalog.Entry{
+		{Method: "GET", Path: "/v1/test/paid", Summary: "paid", Kind: catalog.Paid, Price: 1_000, Timeout: time.Second, Handler: ok},
+		{Method: "GET", Path: "/free/test/faulty", Summary: "free, panics", Kind: catalog.Free, Timeout: time.Second,
+			Handler: func(context.Context, *catalog.Request) (any, error) { panic("a handler's bug") }},
+		{Method: "GET", Path: "/free/test/ok", Summary: "free", Kind: catalog.Free, Timeout: time.Second, Handler: ok},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := apitest.Start(t, cat, apitest.Options{Gate: panickingGate{}})
+	for _, path := range []string{"/v1/test/paid", "/free/test/faulty", "/v1/test/paid"} {
+		resp, b := call(t, h, "GET", path, nil)
+		var eb errBody
+		if err := json.Unmarshal(b, &eb); resp.StatusCode != http.StatusInternalServerError || err != nil || eb.Error.Code != "internal" {
+			t.Fatalf("%s: %d %s, want 500 internal", path, resp.StatusCode, b)
+		}
+		if resp, b := call(t, h, "GET", "/free/test/ok", nil); resp.StatusCode != http.StatusOK {
+			t.Fatalf("after the panic of %s: %d %s", path, resp.StatusCode, b)
+		}
 	}
 }

@@ -25,6 +25,7 @@ const (
 	KeyUpstream  = "upstream"
 	KeyPayer     = "payer"
 	KeyAmount    = "amount"
+	KeyStack     = "stack"
 )
 
 // NewLogger returns a JSON (or text, for terminals) slog logger at level.

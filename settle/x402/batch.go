@@ -2,7 +2,6 @@ package x402
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 )
 
@@ -287,10 +286,10 @@ func DecodeBatchPayment(h string) (*BatchPaymentPayload, error) {
 	}
 	var p BatchPaymentPayload
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, fmt.Errorf("%w: not JSON of a batch-settlement payment payload", ErrMalformed)
+		return nil, malformed(ReasonInvalidPayload, "not JSON of a batch-settlement payment payload")
 	}
 	if p.X402Version != 2 || p.Accepted == nil || p.Accepted.Scheme != SchemeBatchSettlement {
-		return nil, fmt.Errorf("%w: a batch-settlement payment is x402 version 2 and names the scheme in accepted", ErrMalformed)
+		return nil, malformed(ReasonInvalidPayload, "a batch-settlement payment is x402 version 2 and names the scheme in accepted")
 	}
 	return &p, nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Header names (HTTP is case-insensitive; these are the canonical spellings).
@@ -126,10 +127,27 @@ func Encode(v any) (string, error) {
 // ErrMalformed marks a header that is not base64 JSON of the expected shape.
 var ErrMalformed = errors.New("malformed payment header")
 
-// DecodePayment decodes a PAYMENT-SIGNATURE or X-PAYMENT header value.
+// DecodeError is a payment header refused before verification, with the reason code the
+// client is shown (invalid_payload, or invalid_x402_version for a payload of the other
+// version than its header's). It is ErrMalformed.
+type DecodeError struct {
+	Reason string
+	Detail string
+}
+
+func (e *DecodeError) Error() string { return e.Reason + ": " + ErrMalformed.Error() + ": " + e.Detail }
+
+func (e *DecodeError) Is(target error) bool { return target == ErrMalformed }
+
+func malformed(reason, format string, args ...any) *DecodeError {
+	return &DecodeError{Reason: reason, Detail: fmt.Sprintf(format, args...)}
+}
+
+// DecodePayment decodes a PAYMENT-SIGNATURE or X-PAYMENT header value. A version 2 payload
+// always carries accepted; a version 1 payload scheme and network.
 func DecodePayment(h string) (*PaymentPayload, error) {
 	if len(h) > MaxHeaderBytes {
-		return nil, fmt.Errorf("%w: larger than %d bytes", ErrMalformed, MaxHeaderBytes)
+		return nil, malformed(ReasonInvalidPayload, "larger than %d bytes", MaxHeaderBytes)
 	}
 	raw, err := decodeBase64(h)
 	if err != nil {
@@ -137,30 +155,48 @@ func DecodePayment(h string) (*PaymentPayload, error) {
 	}
 	var p PaymentPayload
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, fmt.Errorf("%w: not JSON of a payment payload", ErrMalformed)
+		return nil, malformed(ReasonInvalidPayload, "not JSON of a payment payload")
 	}
 	if p.X402Version != 1 && p.X402Version != 2 {
-		return nil, fmt.Errorf("%w: x402Version must be 1 or 2", ErrMalformed)
+		return nil, malformed(ReasonInvalidVersion, "x402Version must be 1 or 2")
 	}
 	if p.X402Version == 2 && p.Accepted == nil {
-		return nil, fmt.Errorf("%w: a version 2 payment must carry accepted", ErrMalformed)
+		return nil, malformed(ReasonInvalidPayload, "a version 2 payment must carry accepted")
 	}
 	if p.X402Version == 1 && (p.Scheme == "" || p.Network == "") {
-		return nil, fmt.Errorf("%w: a version 1 payment must carry scheme and network", ErrMalformed)
+		return nil, malformed(ReasonInvalidPayload, "a version 1 payment must carry scheme and network")
 	}
 	return &p, nil
+}
+
+// DecodePaymentHeader decodes the value of the payment header named header: PAYMENT-SIGNATURE
+// carries version 2 only, X-PAYMENT version 1 only. Whoever reads a payload from one header may
+// so rely on that version's shape (accepted, or scheme and network) without looking again.
+func DecodePaymentHeader(header, h string) (*PaymentPayload, error) {
+	want := 2
+	if strings.EqualFold(header, HeaderXPayment) {
+		want = 1
+	}
+	p, err := DecodePayment(h)
+	if err != nil {
+		return nil, err
+	}
+	if p.X402Version != want {
+		return nil, malformed(ReasonInvalidVersion, "a version %d payload in %s, which carries version %d", p.X402Version, header, want)
+	}
+	return p, nil
 }
 
 // decodeBase64 accepts standard base64, padded or not (some clients strip the padding).
 func decodeBase64(h string) ([]byte, error) {
 	if len(h) > MaxHeaderBytes {
-		return nil, fmt.Errorf("%w: larger than %d bytes", ErrMalformed, MaxHeaderBytes)
+		return nil, malformed(ReasonInvalidPayload, "larger than %d bytes", MaxHeaderBytes)
 	}
 	raw, err := base64.StdEncoding.DecodeString(h)
 	if err != nil {
 		raw, err = base64.RawStdEncoding.DecodeString(h)
 		if err != nil {
-			return nil, fmt.Errorf("%w: not base64", ErrMalformed)
+			return nil, malformed(ReasonInvalidPayload, "not base64")
 		}
 	}
 	return raw, nil

@@ -38,27 +38,69 @@ func TestDecodePayment(t *testing.T) {
 	}
 }
 
+// FuzzDecodePayment: the decoder is total over arbitrary header values. A refusal is a
+// DecodeError naming a reason; an acceptance has the shape its header promises, which the gate
+// relies on without looking again (a v1 payload in PAYMENT-SIGNATURE once reached a nil
+// accepted: testdata/fuzz/FuzzDecodePayment holds it).
+func TestDecodePaymentHeader(t *testing.T) {
+	v1 := base64.StdEncoding.EncodeToString([]byte(`{"x402Version":1,"scheme":"exact","network":"base"}`))
+	v2 := base64.StdEncoding.EncodeToString([]byte(`{"x402Version":2,"accepted":{"scheme":"exact"}}`))
+	cases := []struct {
+		header, value, reason string
+	}{
+		{HeaderPaymentSignature, v2, ""},
+		{HeaderXPayment, v1, ""},
+		{"x-payment", v1, ""},
+		{HeaderPaymentSignature, v1, ReasonInvalidVersion}, // the audit's crash (issue 34)
+		{HeaderXPayment, v2, ReasonInvalidVersion},
+		{HeaderPaymentSignature, "%%%", ReasonInvalidPayload},
+	}
+	for _, c := range cases {
+		_, err := DecodePaymentHeader(c.header, c.value)
+		var de *DecodeError
+		switch {
+		case c.reason == "" && err != nil:
+			t.Errorf("%s %s: %v", c.header, c.value, err)
+		case c.reason != "" && (!errors.As(err, &de) || de.Reason != c.reason || !errors.Is(err, ErrMalformed)):
+			t.Errorf("%s %s: %v, want %s", c.header, c.value, err, c.reason)
+		}
+	}
+}
+
 func FuzzDecodePayment(f *testing.F) {
-	f.Add(base64.StdEncoding.EncodeToString([]byte(`{"x402Version":2,"accepted":{"scheme":"exact"},"payload":{"signature":"0x"}}`)))
-	f.Add(base64.StdEncoding.EncodeToString([]byte(`{"x402Version":1,"scheme":"exact","network":"base","payload":{}}`)))
-	f.Add("")
-	f.Add("====")
-	f.Fuzz(func(t *testing.T, h string) {
-		p, err := DecodePayment(h)
+	f.Add(true, base64.StdEncoding.EncodeToString([]byte(`{"x402Version":2,"accepted":{"scheme":"exact"},"payload":{"signature":"0x"}}`)))
+	f.Add(false, base64.StdEncoding.EncodeToString([]byte(`{"x402Version":1,"scheme":"exact","network":"base","payload":{}}`)))
+	f.Add(true, "")
+	f.Add(false, "====")
+	f.Fuzz(func(t *testing.T, v2 bool, h string) {
+		header := HeaderXPayment
+		if v2 {
+			header = HeaderPaymentSignature
+		}
+		p, err := DecodePaymentHeader(header, h)
 		if err != nil {
-			if !errors.Is(err, ErrMalformed) {
-				t.Fatalf("error %v is not ErrMalformed", err)
+			var de *DecodeError
+			if !errors.Is(err, ErrMalformed) || !errors.As(err, &de) || de.Reason == "" {
+				t.Fatalf("error %v is not a DecodeError with a reason", err)
 			}
 			return
 		}
-		if p.X402Version != 1 && p.X402Version != 2 {
-			t.Fatalf("accepted version %d", p.X402Version)
-		}
-		if p.X402Version == 2 && p.Accepted == nil {
-			t.Fatal("accepted a v2 payload without accepted")
+		switch {
+		case v2 && (p.X402Version != 2 || p.Accepted == nil):
+			t.Fatalf("PAYMENT-SIGNATURE gave version %d, accepted %v", p.X402Version, p.Accepted)
+		case !v2 && (p.X402Version != 1 || p.Scheme == "" || p.Network == ""):
+			t.Fatalf("X-PAYMENT gave version %d, scheme %q, network %q", p.X402Version, p.Scheme, p.Network)
 		}
 		if _, err := Encode(p); err != nil {
 			t.Fatalf("decoded payload does not encode: %v", err)
+		}
+		_, _ = PaymentIdentifier(p)
+		_ = HashPayload(p)
+		if v2 {
+			if bp, err := DecodeBatchPayment(h); err == nil {
+				_ = MatchBatch(bp.Accepted, &BatchRequirements{Extra: &BatchExtra{}})
+				_ = bp.Payload.Payer()
+			}
 		}
 	})
 }

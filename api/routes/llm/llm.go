@@ -105,7 +105,7 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		errs = append(errs, c.Bind(b.id, b.h, b.ready))
 	}
 	// Checks across parameters that need no I/O run before any 402.
-	errs = append(errs, c.BindCheck("agent.task", r.checkBudget), c.BindCheck("solve", r.checkCapability), c.BindCheck("solve.preview", r.checkCapability))
+	errs = append(errs, c.BindCheck("agent.task", r.checkBudget), c.BindCheck("solve", r.checkSolve), c.BindCheck("solve.preview", r.checkCapability))
 	return errors.Join(errs...)
 }
 

@@ -144,7 +144,7 @@ func TestSolveModelFallback(t *testing.T) {
 		t.Errorf("routing request: model %v, %d capabilities", body["model"], len(enum))
 	}
 	for _, id := range enum {
-		if id == "solve" || id == "proxy.1gb" {
+		if id == "solve" || id == "proxy.1gb" || id == "site.agent-readiness" || id == "fr.kyb" {
 			t.Errorf("the router may not call %s", id)
 		}
 	}
@@ -154,6 +154,17 @@ func TestSolveModelFallback(t *testing.T) {
 		t.Errorf("refused input: %d %s", bad.status, bad.body)
 	}
 	if c, wv := w.gate.Counts(); c != 1 || wv != 1 {
+		t.Errorf("charged %d waived %d", c, wv)
+	}
+	// A capability dearer than solve is not offered to the model; one it names anyway is no
+	// answer (issue 34: solve sold its dearer capabilities at its own price).
+	dearAnswer := llmtest.JSON(t, map[string]any{"capability": "site.agent-readiness", "input_json": `{"url": "https://example.com"}`})
+	w.srv.Push(dearAnswer, dearAnswer) // out of the schema's enum: asked again once
+	dear := w.post(t, "/v1/solve", map[string]any{"task": "public holidays in France, or whatever"})
+	if dear.status != 502 {
+		t.Errorf("model routed to a dearer capability: %d %s", dear.status, dear.body)
+	}
+	if c, wv := w.gate.Counts(); c != 1 || wv != 2 {
 		t.Errorf("charged %d waived %d", c, wv)
 	}
 }

@@ -95,6 +95,50 @@ func (r *Routes) checkCapability(args catalog.Args) error {
 	return nil
 }
 
+// affordable reports whether solve's own price pays for e: /v1/solve charges its flat price
+// whatever it routes to, so it never runs a capability that costs more (issue 34: a 1 USDC
+// audit was sold for 0.05).
+func (r *Routes) affordable(e *catalog.Entry) bool { return e.Price <= r.cat.Entry("solve").Price }
+
+// dearer is the refusal of a task routed to a capability that costs more than solve: a 400
+// before any 402 naming the capability, its route, its price and the input to call it with.
+func (r *Routes) dearer(param string, e *catalog.Entry, in catalog.Args) error {
+	direct := e.Method + " " + e.Path
+	if in != nil {
+		if b, err := json.Marshal(in); err == nil {
+			direct += " with " + string(b)
+		}
+	}
+	return apierr.BadParam(param, "this task routes to %s, which costs %s USD, more than /v1/solve's %s USD: call %s directly; nothing was charged",
+		e.ID, usd(e.Price), usd(r.cat.Entry("solve").Price), direct)
+}
+
+// checkSolve is /v1/solve's Entry.Check: a named capability, or the one a recogniser routes
+// the task to, must cost no more than solve itself. (Tasks left to the model are routed
+// among such capabilities only.) Deterministic does no I/O.
+func (r *Routes) checkSolve(args catalog.Args) error {
+	if err := r.checkCapability(args); err != nil {
+		return err
+	}
+	want := args.Str("capability")
+	if want != "" {
+		if e := r.cat.Entry(want); !r.affordable(e) {
+			var in catalog.Args
+			if p, ok := Deterministic(r.cat, args.Str("task"), want); ok {
+				in = p.Input
+			}
+			return r.dearer("capability", e, in)
+		}
+		return nil
+	}
+	if p, ok := Deterministic(r.cat, args.Str("task"), ""); ok {
+		if e := r.cat.Entry(p.Capability); !r.affordable(e) {
+			return r.dearer("task", e, p.Input)
+		}
+	}
+	return nil
+}
+
 // plan chooses the capability: the recognisers first, the model only when none matches.
 func (r *Routes) plan(ctx context.Context, raw, want string) (*Plan, *Usage, error) {
 	if err := r.checkCapability(catalog.Args{"capability": want}); err != nil {
@@ -131,7 +175,7 @@ func (r *Routes) modelPlan(ctx context.Context, raw, want string) (*Plan, *Usage
 	var ids []any
 	var b strings.Builder
 	for _, e := range r.routable() {
-		if want != "" && e.ID != want {
+		if (want != "" && e.ID != want) || !r.affordable(e) {
 			continue
 		}
 		ids = append(ids, e.ID)
@@ -172,6 +216,9 @@ func (r *Routes) modelPlan(ctx context.Context, raw, want string) (*Plan, *Usage
 // the payment of /v1/solve.
 func (r *Routes) call(ctx context.Context, p *Plan, req *catalog.Request) (json.RawMessage, error) {
 	e := r.cat.Entry(p.Capability)
+	if !r.affordable(e) { // checkSolve and modelPlan keep these out; never sell one at solve's price
+		return nil, r.dearer("task", e, p.Input)
+	}
 	if e.Handler == nil {
 		return nil, apierr.Unavailable("%s is listed but not available on this appliance yet; nothing was charged", e.Path)
 	}
@@ -235,7 +282,10 @@ func (r *Routes) preview(ctx context.Context, req *catalog.Request) (any, error)
 	}
 	pr := r.pricing(p)
 	note := "the router would call " + p.Route + " with this input"
-	if !r.cat.Entry(p.Capability).Available() {
+	switch e := r.cat.Entry(p.Capability); {
+	case !r.affordable(e):
+		note = "this task routes to " + p.Route + ", which costs more than /v1/solve: /v1/solve refuses it (400, nothing charged); call " + p.Route + " directly with this input"
+	case !e.Available():
 		note += ", which is not available right now (/v1/solve would answer 503, nothing charged)"
 	}
 	return Preview{Task: raw, Routable: true, Plan: p, Pricing: pr, Note: note}, nil
