@@ -163,8 +163,8 @@ func (p *Policy) Resolve(ctx context.Context, host string, port int) (netip.Addr
 	if port <= 0 || port > 65535 {
 		return netip.Addr{}, &Blocked{Host: host, Reason: "an invalid port"}
 	}
-	if mappedLiteral(host) {
-		return netip.Addr{}, &Blocked{Host: host, Reason: reasonMapped}
+	if m, ok := mappedLiteral(host); ok {
+		return netip.Addr{}, &Blocked{Host: host, Addr: m, Reason: p.classify(m)}
 	}
 	if a, ok := ParseIPLoose(host); ok {
 		if p.isSelf(a) {
@@ -270,8 +270,8 @@ func (p *Policy) CheckLiteral(host string, port int) string {
 		}
 		return "loopback"
 	}
-	if mappedLiteral(host) {
-		return reasonMapped
+	if m, ok := mappedLiteral(host); ok {
+		return p.classify(m)
 	}
 	a, ok := ParseIPLoose(host)
 	if !ok {
@@ -346,6 +346,13 @@ func (p *Policy) classify(a netip.Addr) string {
 	if a.Zone() != "" {
 		return "a zoned (link-local) address"
 	}
+	if a.Is4In6() {
+		// Named for its IPv4 address when that is refused (a mapped loopback is loopback).
+		if r := p.classify(a.Unmap()); r != "" {
+			return r
+		}
+		return reasonMapped
+	}
 	for _, f := range forbidden {
 		if f.prefix.Contains(a) {
 			return f.reason
@@ -369,12 +376,12 @@ const reasonSelf = "the appliance itself"
 
 const reasonMapped = "an IPv4-mapped IPv6 address"
 
-// mappedLiteral reports an IPv4-mapped IPv6 literal (::ffff:a.b.c.d), which ParseIPLoose
+// mappedLiteral returns an IPv4-mapped IPv6 literal (::ffff:a.b.c.d), which ParseIPLoose
 // unmaps. Resolver answers are unmapped without this check: Go hands A records over in that
 // form.
-func mappedLiteral(host string) bool {
+func mappedLiteral(host string) (netip.Addr, bool) {
 	a, err := netip.ParseAddr(host)
-	return err == nil && a.Is4In6()
+	return a, err == nil && a.Is4In6()
 }
 
 // globalUnicast6 is the IPv6 global unicast block (RFC 4291 §2.4, IANA's IPv6 address space
