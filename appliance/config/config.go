@@ -67,7 +67,7 @@ type Inbox struct {
 	// costs 0.005 USDC and an inbox holds up to 100 × 64 KiB, so 2.5 USDC buys 500 inboxes
 	// able to hold 3.05 GiB of bodies: the default (8 GiB) is more than twice that, so that
 	// sum cannot exhaust it. At start it is lowered to the free disk less a margin.
-	BudgetBytes int64 `toml:"budget_bytes" doc:"bytes the events of all webhook inboxes may hold together on disk (lowered at start to what the disk can hold); a delivery past it answers 507"`
+	BudgetBytes int64 `toml:"budget_bytes" doc:"bytes the events of all webhook inboxes may hold together on disk (lowered at start to what the disk can hold); each inbox sold reserves its 7 MiB quota from it until it expires, and inboxes are sold while one more quota fits"`
 }
 
 // Default is the embedded default: everything on loopback.
