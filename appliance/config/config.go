@@ -143,8 +143,11 @@ func (c *Config) Validate() error {
 	if c.API.FreeMaxClients < 1 {
 		bad("api.free_max_clients", "must be at least 1")
 	}
-	if c.API.MaxConns < 0 || c.API.MaxConnsPerClient < 0 {
-		bad("api.max_conns", "max_conns and max_conns_per_client must be 0 (unbounded) or positive")
+	if c.API.MaxConns < 0 || c.API.MaxConnsPerClient < 0 || c.API.MaxConnsPer56 < 0 || c.API.MaxConnsPer48 < 0 {
+		bad("api.max_conns", "max_conns, max_conns_per_client, max_conns_per_56 and max_conns_per_48 must be 0 (unbounded) or positive")
+	}
+	if c.API.ConnsReservedForPaid < 0 {
+		bad("api.conns_reserved_for_paid", "must be 0 or positive")
 	}
 	if c.API.BodyReadTimeout <= 0 {
 		bad("api.body_read_timeout", "must be positive")
