@@ -29,6 +29,7 @@ import (
 	"github.com/peage/appliance/api/clientid"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/ratelimit"
+	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/appliance/netlimit"
 	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/settle/x402"
@@ -316,6 +317,9 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 	work := func(c context.Context) (any, error) {
 		if worked != nil {
 			worked.Store(true)
+		}
+		if req.Free {
+			c = upstream.WithFree(c) // paid calls keep precedence at the upstreams
 		}
 		c, cancel := context.WithTimeout(c, e.Timeout)
 		defer cancel()
