@@ -33,11 +33,16 @@ type Config struct {
 	// MaxTunnelsPerKey caps a key's concurrent tunnels; MaxTunnels caps them all.
 	MaxTunnelsPerKey int `toml:"max_tunnels_per_key" doc:"concurrent tunnels per key"`
 	MaxTunnels       int `toml:"max_tunnels" doc:"concurrent tunnels in all"`
-	// MaxPending caps connections still in their CONNECT phase (slow heads); more are dropped.
-	MaxPending int `toml:"max_pending_connections" doc:"connections still sending their CONNECT head; more are dropped"`
-	// MaxPendingPerClient caps them per client (an IPv4 address or an IPv6 /64), so idle
-	// sockets from one client cannot use up MaxPending and lock buyers and the exit check out.
+	// MaxPending caps connections still in their CONNECT phase (slow heads). At the cap a new
+	// connection closes the one that has waited longest without sending its head; only when
+	// every pending connection is being decided (its head, with a key, arrived) is it dropped.
+	MaxPending int `toml:"max_pending_connections" doc:"connections still sending their CONNECT head; at the cap a new one closes the one waiting longest"`
+	// MaxPendingPerClient caps them per client (an IPv4 address or an IPv6 /64), and
+	// MaxPendingPer56 and MaxPendingPer48 per IPv6 /56 and /48 (a home's and a site's
+	// delegation), so idle sockets from one network cannot use up MaxPending.
 	MaxPendingPerClient int `toml:"max_pending_per_client" doc:"connections per client (IPv4 address or IPv6 /64) still sending their CONNECT head; more get 429"`
+	MaxPendingPer56     int `toml:"max_pending_per_56" doc:"connections per IPv6 /56 still sending their CONNECT head; more get 429"`
+	MaxPendingPer48     int `toml:"max_pending_per_48" doc:"connections per IPv6 /48 still sending their CONNECT head; more get 429"`
 	// HeaderTimeout is how long a connection may take to send its CONNECT head.
 	HeaderTimeout time.Duration `toml:"header_timeout" doc:"time a connection has to send its CONNECT head before it is closed"`
 	// MeterSlackBytes is the most a buyer's durable meter may lag the bytes really passed:
@@ -97,6 +102,8 @@ func DefaultConfig() Config {
 		MaxTunnels:            8000,
 		MaxPending:            1024,
 		MaxPendingPerClient:   32,
+		MaxPendingPer56:       64,
+		MaxPendingPer48:       128,
 		HeaderTimeout:         10 * time.Second,
 		MeterSlackBytes:       4 << 20,
 		SpliceWindowBytes:     256 << 10,
@@ -114,8 +121,9 @@ func (c *Config) validate() error {
 	if c.ValidDays <= 0 {
 		return fmt.Errorf("proxyd: valid_days must be positive")
 	}
-	if c.MaxTunnelsPerKey <= 0 || c.MaxTunnels <= 0 || c.MaxPending <= 0 || c.MaxPendingPerClient <= 0 {
-		return fmt.Errorf("proxyd: max_tunnels, max_tunnels_per_key, max_pending_connections and max_pending_per_client must be positive")
+	if c.MaxTunnelsPerKey <= 0 || c.MaxTunnels <= 0 || c.MaxPending <= 0 || c.MaxPendingPerClient <= 0 ||
+		c.MaxPendingPer56 <= 0 || c.MaxPendingPer48 <= 0 {
+		return fmt.Errorf("proxyd: max_tunnels, max_tunnels_per_key, max_pending_connections and max_pending_per_client, _56 and _48 must be positive")
 	}
 	if c.HeaderTimeout <= 0 {
 		return fmt.Errorf("proxyd: header_timeout must be positive")

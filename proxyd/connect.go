@@ -185,8 +185,9 @@ func (s *Server) writeRefusal(c net.Conn, r refusal) {
 
 // serveConn carries one accepted connection: its CONNECT head, then the tunnel. release ends
 // the connection's pending state: counted until its head is read and decided, the target's
-// name resolved included.
-func (s *Server) serveConn(ctx context.Context, c *net.TCPConn, client netip.Prefix, release func()) {
+// name resolved included. slot is its place among the pending connections: one whose head
+// carries a key is not closed to make room while it is decided.
+func (s *Server) serveConn(ctx context.Context, c *net.TCPConn, client netip.Prefix, slot *netlimit.Slot, release func()) {
 	released := false
 	done := func() {
 		if !released {
@@ -223,6 +224,8 @@ func (s *Server) serveConn(ctx context.Context, c *net.TCPConn, client netip.Pre
 		return // the header timeout, or the client left
 	case h.method != http.MethodConnect:
 		ref = &refusal{status: http.StatusMethodNotAllowed, msg: onlyConnect}
+	case h.auth != "" && !slot.Busy(true):
+		return // closed meanwhile to make room for a newer connection
 	default:
 		_ = c.SetReadDeadline(timeZero)
 		m, th, target, ref = s.admit(ctx, h.target, h.auth, client.String())
@@ -276,10 +279,20 @@ func (s *Server) serve(ctx context.Context, ln net.Listener, lim *netlimit.Limit
 		tc, ok := c.(*net.TCPConn)
 		if !ok {
 			_ = c.Close()
-			lim.Release(netlimit.Client(c.RemoteAddr()))
 			continue
 		}
-		client := netlimit.Client(c.RemoteAddr())
+		addr := netlimit.Addr(tc.RemoteAddr())
+		slot, why := lim.Acquire(addr, tc)
+		if why != netlimit.Admitted {
+			if why == netlimit.TooManyFromClient {
+				// A fresh socket's send buffer is empty: the write does not wait for the peer.
+				_ = tc.SetWriteDeadline(time.Now().Add(time.Second))
+				_, _ = tc.Write(tooManyPending)
+			}
+			_ = tc.Close()
+			continue
+		}
+		client := netlimit.ClientOf(addr)
 		s.pending.Add(1)
 		mu.Lock()
 		heads[c] = struct{}{}
@@ -288,12 +301,12 @@ func (s *Server) serve(ctx context.Context, ln net.Listener, lim *netlimit.Limit
 		}
 		mu.Unlock()
 		wg.Add(1)
-		go s.serveConn(ctx, tc, client, func() {
+		go s.serveConn(ctx, tc, client, slot, func() {
 			mu.Lock()
 			delete(heads, c)
 			mu.Unlock()
 			s.pending.Add(-1)
-			lim.Release(client)
+			slot.Release()
 			wg.Done()
 		})
 	}

@@ -59,6 +59,54 @@ func TestIdleSocketsOfOneClientLockNobodyOut(t *testing.T) {
 	}
 }
 
+// TestIdleHoldersFromManyAddressesLockNobodyOut (issue 34, item 6): eight addresses, each
+// within its own bound, hold every pending slot with sockets that never send a CONNECT head
+// (at the defaults 33 addresses held all 1,024); a buyer's CONNECT with its key from another
+// address is still tunnelled, and the exit check still passes, the first by closing the
+// socket that waited longest. Before, the buyer's connection was dropped.
+func TestIdleHoldersFromManyAddressesLockNobodyOut(t *testing.T) {
+	ts, _ := echoServer(t, orangeEcho)
+	e := saleEnvOpts(t, ts.URL, func(c *Config) {
+		c.MaxPending, c.MaxPendingPerClient = 64, 8
+		c.ExpectedCountry, c.ExpectedASNs = "FR", []string{"AS3215"}
+	}, nil)
+	key := e.issue(1 << 20)
+	var held []net.Conn
+	for i := range 8 {
+		for range 8 {
+			held = append(held, dialFrom(t, fmt.Sprintf("127.0.0.%d", 10+i), e.addr))
+			// One at a time, so the oldest is the first dialled.
+			for j := 0; e.s.pending.Load() < int64(len(held)); j++ {
+				if j == 5000 {
+					t.Fatalf("%d pending, want %d", e.s.pending.Load(), len(held))
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	for _, src := range []string{"127.0.0.3", "127.0.0.4"} {
+		if code := connectOn(t, dialFrom(t, src, e.addr), key, e.src.addr); code != 200 {
+			t.Fatalf("buyer from %s while idle sockets hold every pending slot: %d", src, code)
+		}
+	}
+	st, err := e.s.Status(context.Background())
+	if err != nil || !st.Live {
+		t.Fatalf("exit check while idle sockets hold every pending slot: %+v %v", st, err)
+	}
+	// The room came from the oldest holder, closed by the proxy (the first buyer's tunnel left
+	// the pending slots, so the rest needed no more); the others still wait.
+	_ = held[0].SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := held[0].Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("the oldest holder: read %d %v, want EOF (closed to make room)", n, err)
+	}
+	for j := 0; e.s.pending.Load() != 63; j++ {
+		if j == 5000 {
+			t.Fatalf("%d pending, want the 63 other holders", e.s.pending.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // TestHeaderTimeoutClosesIdleSockets: a socket that sends no CONNECT head within
 // header_timeout is closed and no longer counted.
 func TestHeaderTimeoutClosesIdleSockets(t *testing.T) {

@@ -505,38 +505,17 @@ func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.bindProbe(ln)
 	// Connections that have not become tunnels yet (slow or idle CONNECT heads) are bounded,
-	// in all and per client, and must send their head within HeaderTimeout.
-	lim := netlimit.New(s.cfg.MaxPending, s.cfg.MaxPendingPerClient)
-	return s.serve(ctx, &capListener{Listener: ln, lim: lim}, lim)
+	// in all and per client and network, and must send their head within HeaderTimeout; at
+	// the bound in all a newcomer closes the one waiting longest.
+	lim := netlimit.New(netlimit.Config{Max: s.cfg.MaxPending, PerClient: s.cfg.MaxPendingPerClient,
+		Per56: s.cfg.MaxPendingPer56, Per48: s.cfg.MaxPendingPer48})
+	return s.serve(ctx, ln, lim)
 }
 
-// capListener refuses new connections while too many are still in their CONNECT phase, in
-// all (dropped) or from the same client (told 429, so a buyer's client says why).
-type capListener struct {
-	net.Listener
-	lim *netlimit.Limiter
-}
-
+// tooManyPending answers a connection from a client (or network) with too many in their
+// CONNECT phase, so a buyer's client says why.
 var tooManyPending = []byte("HTTP/1.1 429 Too Many Requests\r\nProxy-Status: peage; error=connection_limit_reached; " +
 	"details=\"too many connections from this address have not sent a CONNECT yet\"\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
-
-func (l *capListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return c, err
-		}
-		switch l.lim.Acquire(netlimit.Client(c.RemoteAddr())) {
-		case netlimit.Admitted:
-			return c, nil
-		case netlimit.TooManyFromClient:
-			// A fresh socket's send buffer is empty: the write does not wait for the peer.
-			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-			_, _ = c.Write(tooManyPending)
-		}
-		_ = c.Close()
-	}
-}
 
 // bindProbe records where the exit check reaches this proxy.
 func (s *Server) bindProbe(ln net.Listener) {

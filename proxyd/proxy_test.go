@@ -467,6 +467,8 @@ func TestEnvProxyIgnored(t *testing.T) {
 	}
 }
 
+// TestPendingConnectionsCapped: at max_pending_connections a new connection closes the one
+// that has waited longest without a head and is served; the newer one still waits.
 func TestPendingConnectionsCapped(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.MaxPending = 2 })
 	key := e.issue(1 << 20)
@@ -486,33 +488,34 @@ func TestPendingConnectionsCapped(t *testing.T) {
 		if _, err := io.WriteString(c, "C"); err != nil {
 			t.Fatal(err)
 		}
+		for j := 0; j < 500 && e.s.pending.Load() < int64(i+1); j++ {
+			time.Sleep(2 * time.Millisecond)
+		}
 	}
-	for i := 0; i < 500 && e.s.pending.Load() < 2; i++ {
-		time.Sleep(2 * time.Millisecond)
-	}
-	// A third connection is accepted by the kernel and dropped by the proxy.
-	c, err := net.Dial("tcp", e.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.WriteString(c, "CONNECT x:443 HTTP/1.1\r\n\r\n")
-	if n, err := c.Read(make([]byte, 1)); err == nil || n != 0 {
-		t.Fatalf("third pending connection was served: %d %v", n, err)
-	}
-	_ = c.Close()
-	// Once the slow ones go, tunnels open again.
-	for _, c := range idle {
-		_ = c.Close()
-	}
-	idle = nil
-	for i := 0; i < 500 && e.s.pending.Load() > 0; i++ {
-		time.Sleep(2 * time.Millisecond)
-	}
+	// A third connection is served, and the first is closed to make room for it.
 	code, _, conn := e.connect(key, e.src.addr)
 	if code != 200 {
-		t.Fatalf("after the slow connections left: %d", code)
+		t.Fatalf("a third connection at the cap: %d", code)
 	}
 	_ = conn.Close()
+	_ = idle[0].SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := idle[0].Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("the oldest pending connection: %d %v, want EOF", n, err)
+	}
+	// The newer one still waits (counted), and still gets its answer.
+	for j := 0; e.s.pending.Load() != 1; j++ {
+		if j == 5000 {
+			t.Fatalf("%d pending, want the newer one", e.s.pending.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := io.WriteString(idle[1], "ONNECT x:443 HTTP/1.1\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = idle[1].SetReadDeadline(time.Now().Add(10 * time.Second))
+	if head, err := readHead(idle[1]); err != nil || !strings.HasPrefix(head, "HTTP/1.1 407") {
+		t.Fatalf("the newer pending connection: %q %v, want 407", head, err)
+	}
 }
 
 // TestQuotaCutUpload: the upload direction is cut at the exact byte too.

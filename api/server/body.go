@@ -14,6 +14,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/appliance/netlimit"
+	"github.com/peage/appliance/settle/x402"
 )
 
 // The server streams request bodies (fasthttp StreamRequestBody): without it fasthttp
@@ -68,6 +69,21 @@ func (s *Server) readBody(ctx *fasthttp.RequestCtx) error {
 	}
 	ctx.Request.SetBodyRaw(buf.Bytes())
 	return nil
+}
+
+// requestBegins marks the connection as in a request, which no newcomer closes to make room
+// (netlimit), until its answer is written; a request with a payment or a key may use the
+// connections kept for those. False: the request is refused (503), since requests without
+// either hold all they may.
+func requestBegins(ctx *fasthttp.RequestCtx) bool {
+	c, ok := ctx.Conn().(interface{ Busy(withKey bool) bool })
+	if !ok {
+		return true
+	}
+	h := &ctx.Request.Header
+	withKey := len(h.Peek(x402.HeaderPaymentSignature)) > 0 || len(h.Peek(x402.HeaderXPayment)) > 0 ||
+		len(h.Peek("X-Proxy-Key")) > 0
+	return c.Busy(withKey)
 }
 
 // connRefusal is the whole answer to a connection over a bound: it is written before the

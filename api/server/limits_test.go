@@ -124,7 +124,9 @@ func TestAnnouncedBodiesAreNotPreallocated(t *testing.T) {
 }
 
 // TestConnectionBounds: a client at its connection bound gets 429 busy on the next one while
-// another client is served; at the bound in all, everyone gets 503.
+// another client is served; at the bound in all, a newcomer closes the connection idle the
+// longest (TestIdleHoldersFromManyAddressesLockNobodyOut; the 503 when every connection is
+// in a request is TestUnpaidRequestsLeaveTheReserve's and netlimit's).
 func TestConnectionBounds(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -135,7 +137,7 @@ func TestConnectionBounds(t *testing.T) {
 	}{
 		{"per client", 100, 3, 3, 429, 404, "busy"},
 		{"under the bounds", 100, 3, 2, 404, 404, "not_found"},
-		{"in all", 3, 0, 3, 503, 503, "not_available"},
+		{"in all, idle ones make room", 3, 0, 3, 404, 404, "not_found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := startServer(t, func(c *server.Config) { c.MaxConns, c.MaxConnsPerClient = tc.max, tc.per })

@@ -31,6 +31,7 @@ import (
 	"github.com/peage/appliance/api/clientid"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/ratelimit"
+	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/appliance/netlimit"
 	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/settle/x402"
@@ -57,10 +58,17 @@ type Config struct {
 	// FreeMaxClients caps the clients whose free-call buckets are remembered.
 	FreeMaxClients int `toml:"free_max_clients"`
 	// A client is an IPv4 address or an IPv6 /64, as the TCP peer (behind a reverse proxy,
-	// the proxy is one client: raise max_conns_per_client or set it to 0).
-	MaxConns          int           `toml:"max_conns"`            // open connections in all; more get 503
-	MaxConnsPerClient int           `toml:"max_conns_per_client"` // open connections per client; more get 429
-	BodyReadTimeout   time.Duration `toml:"body_read_timeout"`    // a request body must arrive within this after its headers
+	// the proxy is one client: raise the per-client bounds or set them to 0). At max_conns a
+	// new connection closes the one idle the longest (no request yet, or between requests);
+	// only when every connection is in a request does it get 503.
+	MaxConns          int `toml:"max_conns"`            // open connections in all
+	MaxConnsPerClient int `toml:"max_conns_per_client"` // open connections per client; more get 429
+	MaxConnsPer56     int `toml:"max_conns_per_56"`     // open connections per IPv6 /56 (a home's delegation); more get 429
+	MaxConnsPer48     int `toml:"max_conns_per_48"`     // open connections per IPv6 /48 (a site's); more get 429
+	// ConnsReservedForPaid is the part of max_conns that requests without a payment or key
+	// may not hold: past max_conns minus it they get 503, paid calls go on.
+	ConnsReservedForPaid int           `toml:"conns_reserved_for_paid"`
+	BodyReadTimeout      time.Duration `toml:"body_read_timeout"` // a request body must arrive within this after its headers
 }
 
 // DefaultConfig serves loopback; production sets Addr and BaseURL.
@@ -71,7 +79,8 @@ func DefaultConfig() Config {
 		ReadTimeout: 30 * time.Second, WriteTimeout: 200 * time.Second, IdleTimeout: 120 * time.Second,
 		TrustedProxies: []string{}, ClientIPv6Prefix: clientid.DefaultIPv6Prefix,
 		FreePerMinute: 20, FreeBurst: 5, FreeMaxClients: 50_000,
-		MaxConns: 4096, MaxConnsPerClient: 128, BodyReadTimeout: 30 * time.Second,
+		MaxConns: 4096, MaxConnsPerClient: 128, MaxConnsPer56: 256, MaxConnsPer48: 512, ConnsReservedForPaid: 512,
+		BodyReadTimeout: 30 * time.Second,
 	}
 }
 
@@ -142,7 +151,8 @@ func New(cfg Config, cat *catalog.Catalog, opt Options) *Server {
 		metrics:    newMetrics(opt.Metrics),
 		clients:    clients,
 		free:       ratelimit.New(ratelimit.Config{PerMinute: cfg.FreePerMinute, Burst: cfg.FreeBurst, MaxClients: cfg.FreeMaxClients}, nil),
-		conns:      netlimit.New(cfg.MaxConns, cfg.MaxConnsPerClient),
+		conns: netlimit.New(netlimit.Config{Max: cfg.MaxConns, PerClient: cfg.MaxConnsPerClient,
+			Per56: cfg.MaxConnsPer56, Per48: cfg.MaxConnsPer48, Reserve: cfg.ConnsReservedForPaid}),
 	}
 	s.srv = &fasthttp.Server{
 		Handler:                       s.handle,
@@ -163,6 +173,9 @@ func New(cfg Config, cat *catalog.Catalog, opt Options) *Server {
 	}
 	return s
 }
+
+// Conns reports the listener's connection counts (netlimit).
+func (s *Server) Conns() netlimit.Stats { return s.conns.Stats() }
 
 // Challenges exposes the memoised 402 renderings (MCP uses them too).
 func (s *Server) Challenges() *paywall.Challenges { return s.challenges }
@@ -231,7 +244,11 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			s.metrics.observe(routeID, status, time.Since(start))
 		}
 	}()
-	if berr := s.readBody(ctx); berr != nil {
+	if !requestBegins(ctx) {
+		closeUnread(ctx)
+		status = s.writeError(ctx, &apierr.Error{Code: apierr.CodeUnavailable, RetryAfter: time.Second,
+			Message: "the server keeps its remaining connections for paid calls; retry shortly"}, e)
+	} else if berr := s.readBody(ctx); berr != nil {
 		// The rest of the body (if any) is unread: the connection cannot carry another request.
 		closeUnread(ctx)
 		status = s.writeError(ctx, berr, nil)
@@ -325,6 +342,9 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		}()
 		if worked != nil {
 			worked.Store(true)
+		}
+		if req.Free {
+			c = upstream.WithFree(c) // paid calls keep precedence at the upstreams
 		}
 		c, cancel := context.WithTimeout(c, e.Timeout)
 		defer cancel()

@@ -15,6 +15,9 @@ var (
 	ErrCircuitOpen = errors.New("circuit open after repeated failures")
 	// ErrThrottled means our own rate limit for the upstream could not admit the call in time.
 	ErrThrottled = errors.New("local rate limit for this upstream reached")
+	// ErrFreeShare means a call served free found the share of the upstream's rate limit
+	// kept for free calls used (WithFree).
+	ErrFreeShare = errors.New("the share of this upstream's rate limit for free calls is used")
 	// ErrNotConfigured means the upstream needs a credential that is not configured.
 	ErrNotConfigured = errors.New("upstream credential not configured")
 	// ErrBadAnswer means the upstream answered in a shape the connector cannot read: the
@@ -99,6 +102,8 @@ func APIError(err error) error {
 		return err
 	}
 	switch {
+	case errors.Is(err, ErrFreeShare):
+		return apierr.Busy(10*time.Second, "free calls to %s take at most half of what it may be asked, and that half is used right now; retry later, or pay for the route", ue.Upstream)
 	case errors.Is(err, ErrThrottled):
 		return apierr.Busy(time.Second, "too many calls to %s right now; retry in a second", ue.Upstream)
 	case errors.Is(err, ErrCircuitOpen):

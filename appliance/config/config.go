@@ -67,7 +67,7 @@ type Inbox struct {
 	// costs 0.005 USDC and an inbox holds up to 100 × 64 KiB, so 2.5 USDC buys 500 inboxes
 	// able to hold 3.05 GiB of bodies: the default (8 GiB) is more than twice that, so that
 	// sum cannot exhaust it. At start it is lowered to the free disk less a margin.
-	BudgetBytes int64 `toml:"budget_bytes" doc:"bytes the events of all webhook inboxes may hold together on disk (lowered at start to what the disk can hold); a delivery past it answers 507"`
+	BudgetBytes int64 `toml:"budget_bytes" doc:"bytes the events of all webhook inboxes may hold together on disk (lowered at start to what the disk can hold); each inbox sold reserves its 7 MiB quota from it until it expires, and inboxes are sold while one more quota fits"`
 }
 
 // Default is the embedded default: everything on loopback.
@@ -143,8 +143,11 @@ func (c *Config) Validate() error {
 	if c.API.FreeMaxClients < 1 {
 		bad("api.free_max_clients", "must be at least 1")
 	}
-	if c.API.MaxConns < 0 || c.API.MaxConnsPerClient < 0 {
-		bad("api.max_conns", "max_conns and max_conns_per_client must be 0 (unbounded) or positive")
+	if c.API.MaxConns < 0 || c.API.MaxConnsPerClient < 0 || c.API.MaxConnsPer56 < 0 || c.API.MaxConnsPer48 < 0 {
+		bad("api.max_conns", "max_conns, max_conns_per_client, max_conns_per_56 and max_conns_per_48 must be 0 (unbounded) or positive")
+	}
+	if c.API.ConnsReservedForPaid < 0 {
+		bad("api.conns_reserved_for_paid", "must be 0 or positive")
 	}
 	if c.API.BodyReadTimeout <= 0 {
 		bad("api.body_read_timeout", "must be positive")

@@ -163,6 +163,9 @@ func (p *Policy) Resolve(ctx context.Context, host string, port int) (netip.Addr
 	if port <= 0 || port > 65535 {
 		return netip.Addr{}, &Blocked{Host: host, Reason: "an invalid port"}
 	}
+	if m, ok := mappedLiteral(host); ok {
+		return netip.Addr{}, &Blocked{Host: host, Addr: m, Reason: p.classify(m)}
+	}
 	if a, ok := ParseIPLoose(host); ok {
 		if p.isSelf(a) {
 			return netip.Addr{}, &Blocked{Host: host, Addr: a, Reason: reasonSelf}
@@ -231,7 +234,9 @@ func (p *Policy) DialContext(ctx context.Context, network, address string) (net.
 }
 
 // Check reports why addr is refused, or "" when it may be reached.
-func (p *Policy) Check(addr netip.Addr) string { return p.classify(addr.Unmap()) }
+// An IPv4-mapped address is refused as such: the guard's callers dial what they checked, and
+// a mapped literal is nobody's web server.
+func (p *Policy) Check(addr netip.Addr) string { return p.classify(addr) }
 
 // CheckURL applies CheckLiteral to an absolute URL's host and port, as an error that
 // completes "url ..." (a parameter check).
@@ -265,6 +270,9 @@ func (p *Policy) CheckLiteral(host string, port int) string {
 		}
 		return "loopback"
 	}
+	if m, ok := mappedLiteral(host); ok {
+		return p.classify(m)
+	}
 	a, ok := ParseIPLoose(host)
 	if !ok {
 		return ""
@@ -278,6 +286,14 @@ func (p *Policy) CheckLiteral(host string, port int) string {
 	return p.Check(a)
 }
 
+// forbidden is every range of IANA's special-purpose address registries
+// (https://www.iana.org/assignments/iana-ipv4-special-registry and iana-ipv6-special-registry,
+// read 2026-11-28) whose addresses are not globally reachable, plus the deprecated and
+// identifier-only ranges that no web server answers on. The globally reachable anycast
+// services listed there (192.31.196.0/24 and 192.175.48.0/24 AS112, 192.52.193.0/24 AMT,
+// 2001:1::1-3, 2001:3::/32, 2001:4:112::/48) stay reachable. IPv6 outside 2000::/3, the one
+// block IANA allocates as global unicast, is refused after this list (classify).
+// ops/nftables/peage.nft holds the kernel's copy: change both together.
 var forbidden = []struct {
 	prefix netip.Prefix
 	reason string
@@ -295,11 +311,22 @@ var forbidden = []struct {
 	{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking space"},
 	{netip.MustParsePrefix("198.51.100.0/24"), "documentation space"},
 	{netip.MustParsePrefix("203.0.113.0/24"), "documentation space"},
+	{netip.MustParsePrefix("192.88.99.0/24"), "6to4 relay anycast"}, // deprecated, RFC 7526
 	{netip.MustParsePrefix("224.0.0.0/4"), "multicast"},
 	{netip.MustParsePrefix("240.0.0.0/4"), "reserved space"},
 	{netip.MustParsePrefix("::/128"), "an unspecified address"},
 	{netip.MustParsePrefix("::1/128"), "loopback"},
-	{netip.MustParsePrefix("::ffff:0:0/96"), "an IPv4-mapped IPv6 address"},
+	{netip.MustParsePrefix("::ffff:0:0/96"), reasonMapped},
+	{netip.MustParsePrefix("::/96"), "an IPv4-compatible IPv6 address"},           // deprecated, RFC 4291
+	{netip.MustParsePrefix("::ffff:0:0:0/96"), "an IPv4-translated IPv6 address"}, // RFC 2765
+	{netip.MustParsePrefix("100::/64"), "discard-only space"},                     // RFC 6666
+	{netip.MustParsePrefix("100:0:0:1::/64"), "the dummy IPv6 prefix"},            // RFC 9780
+	{netip.MustParsePrefix("2001:2::/48"), "benchmarking space"},                  // RFC 5180
+	{netip.MustParsePrefix("2001:10::/28"), "ORCHID identifiers"},                 // deprecated, RFC 4843
+	{netip.MustParsePrefix("2001:20::/28"), "ORCHIDv2 identifiers"},               // RFC 7343
+	{netip.MustParsePrefix("2001:30::/28"), "DRIP entity tags"},                   // RFC 9374
+	{netip.MustParsePrefix("3fff::/20"), "documentation space"},                   // RFC 9637
+	{netip.MustParsePrefix("5f00::/16"), "SRv6 segment identifiers"},              // RFC 9602
 	{netip.MustParsePrefix("64:ff9b::/96"), "a NAT64 address"},
 	{netip.MustParsePrefix("64:ff9b:1::/48"), "a NAT64 address"},
 	{netip.MustParsePrefix("2002::/16"), "a 6to4 address"},
@@ -319,10 +346,20 @@ func (p *Policy) classify(a netip.Addr) string {
 	if a.Zone() != "" {
 		return "a zoned (link-local) address"
 	}
+	if a.Is4In6() {
+		// Named for its IPv4 address when that is refused (a mapped loopback is loopback).
+		if r := p.classify(a.Unmap()); r != "" {
+			return r
+		}
+		return reasonMapped
+	}
 	for _, f := range forbidden {
 		if f.prefix.Contains(a) {
 			return f.reason
 		}
+	}
+	if a.Is6() && !globalUnicast6.Contains(a) {
+		return "reserved IPv6 space"
 	}
 	if p.isSelf(a) {
 		return reasonSelf
@@ -336,6 +373,20 @@ func (p *Policy) classify(a netip.Addr) string {
 }
 
 const reasonSelf = "the appliance itself"
+
+const reasonMapped = "an IPv4-mapped IPv6 address"
+
+// mappedLiteral returns an IPv4-mapped IPv6 literal (::ffff:a.b.c.d), which ParseIPLoose
+// unmaps. Resolver answers are unmapped without this check: Go hands A records over in that
+// form.
+func mappedLiteral(host string) (netip.Addr, bool) {
+	a, err := netip.ParseAddr(host)
+	return a, err == nil && a.Is4In6()
+}
+
+// globalUnicast6 is the IPv6 global unicast block (RFC 4291 §2.4, IANA's IPv6 address space
+// registry): everything outside it is reserved by the IETF, multicast or local.
+var globalUnicast6 = netip.MustParsePrefix("2000::/3")
 
 // isSelf reports the appliance's public addresses: configured (egress.self) and learned at
 // exit checks. They are refused even when an allow entry names them: a connection to the

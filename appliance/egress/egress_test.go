@@ -341,3 +341,63 @@ func TestCheckURL(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecialPurposeRangesRefused is one address of every range of the IANA special-purpose
+// registries that is not globally reachable (and of the reserved IPv6 space outside
+// 2000::/3), through Resolve as an address literal and through Check, each with the reason
+// the caller is told.
+func TestSpecialPurposeRangesRefused(t *testing.T) {
+	p, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.ifaceAddrs = noIfaces
+	for _, tc := range []struct {
+		addr, reason string
+	}{
+		{"192.88.99.1", "6to4 relay anycast"},
+		{"192.88.99.255", "6to4 relay anycast"},
+		{"::127.0.0.1", "an IPv4-compatible IPv6 address"},
+		{"::8.8.8.8", "an IPv4-compatible IPv6 address"},
+		{"::ffff:8.8.8.8", "an IPv4-mapped IPv6 address"},
+		{"::ffff:0:8.8.8.8", "an IPv4-translated IPv6 address"},
+		{"::ffff:0:127.0.0.1", "an IPv4-translated IPv6 address"},
+		{"100::1", "discard-only space"},
+		{"100::ffff:ffff:ffff:ffff", "discard-only space"},
+		{"100:0:0:1::1", "the dummy IPv6 prefix"},
+		{"2001:2::1", "benchmarking space"},
+		{"2001:2:0:ffff::1", "benchmarking space"},
+		{"2001:10::1", "ORCHID identifiers"},
+		{"2001:1f:ffff::1", "ORCHID identifiers"},
+		{"2001:20::1", "ORCHIDv2 identifiers"},
+		{"2001:2f:ffff::1", "ORCHIDv2 identifiers"},
+		{"2001:30::1", "DRIP entity tags"},
+		{"3fff::1", "documentation space"},
+		{"3fff:fff::1", "documentation space"},
+		{"5f00::1", "SRv6 segment identifiers"},
+		{"200::1", "reserved IPv6 space"},
+		{"4000::1", "reserved IPv6 space"},
+		{"e000::1", "reserved IPv6 space"},
+	} {
+		t.Run(tc.addr, func(t *testing.T) {
+			_, err := p.Resolve(context.Background(), tc.addr, 443)
+			var b *Blocked
+			if !errors.As(err, &b) || b.Reason != tc.reason {
+				t.Errorf("Resolve(%s) = %v, want refused as %s", tc.addr, err, tc.reason)
+			}
+			if got := p.Check(netip.MustParseAddr(tc.addr)); got != tc.reason {
+				t.Errorf("Check(%s) = %q, want %q", tc.addr, got, tc.reason)
+			}
+		})
+	}
+	// The globally reachable neighbours stay reachable: anycast services of the IETF
+	// protocol assignments, AS112, and the first global unicast addresses either side.
+	for _, addr := range []string{
+		"192.88.98.255", "192.88.100.1", "192.31.196.1", "192.175.48.1",
+		"2001:1::1", "2001:3::1", "2001:4:112::1", "2001:200::1", "2400:cb00::1", "3ffe::1",
+	} {
+		if why := p.Check(netip.MustParseAddr(addr)); why != "" {
+			t.Errorf("Check(%s) = %q, want reachable", addr, why)
+		}
+	}
+}

@@ -18,7 +18,7 @@ func TestLingerUnread(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lim := New(10, 10)
+		lim := New(Config{Max: 10, PerClient: 10})
 		ln := &Listener{Listener: inner, Limiter: lim}
 		answer := []byte("HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
 		go func() {
@@ -49,7 +49,7 @@ func TestLingerUnread(t *testing.T) {
 			}
 			client := Client(c.LocalAddr())
 			deadline := time.Now().Add(5 * time.Second)
-			for _, n := lim.Counts(client); n != 0; _, n = lim.Counts(client) {
+			for lim.Count(client) != 0 {
 				if time.Now().After(deadline) {
 					t.Fatal("the lingering connection was never released")
 				}

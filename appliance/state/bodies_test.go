@@ -329,9 +329,8 @@ func TestBudgetFitsTheDisk(t *testing.T) {
 					s.InboxRoom(), tc.want, tc.roomLeft)
 			}
 			if !tc.roomLeft {
-				s.CreateInbox(Inbox{ID: "in", CreatedAt: clk.Now(), ExpiresAt: clk.Now().Add(time.Hour)})
-				if _, err := s.AddEvent(context.Background(), Event{Inbox: "in", Body: []byte("x")}); !errors.Is(err, ErrBudget) {
-					t.Fatalf("delivery with no room: %v", err)
+				if err := s.CreateInbox(Inbox{ID: "in", CreatedAt: clk.Now(), ExpiresAt: clk.Now().Add(time.Hour)}); !errors.Is(err, ErrBudget) {
+					t.Fatalf("sale with no room: %v", err)
 				}
 			}
 		})

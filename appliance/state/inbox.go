@@ -15,17 +15,82 @@ import (
 const (
 	InboxMaxEvents    = 100
 	InboxMaxBodyBytes = 64 << 10
+	// InboxQuotaBytes is the default Options.InboxQuota: 100 full-size bodies take 6.26 MiB
+	// of it (whole 4 KiB blocks and their fixed fields), leaving 7.4 KiB of request head per
+	// event on average (webhook heads are about 1 KiB; the edge takes up to 16 KiB). At the
+	// catalog's 0.005 USDC an inbox buys 7 MiB for at most 24 h, and the default 8 GiB budget
+	// holds 1,170 such reservations: docs/inbox-quotas.md.
+	InboxQuotaBytes = 7 << 20
 )
 
-// CreateInbox stores a new inbox. ErrExists if the id is taken.
+// CreateInbox stores a new inbox and reserves its quota (Options.InboxQuota) from the inbox
+// budget. ErrExists if the id is taken; ErrBudget when the budget holds no room for one more
+// quota (the inboxes already sold keep theirs: nothing is overbooked).
 func (s *Store) CreateInbox(in Inbox) error {
-	return s.mutate(func(txn *memdb.Txn) (*record, error) {
+	took := false
+	err := s.mutate(func(txn *memdb.Txn) (*record, error) {
 		if raw, _ := txn.First(tInbox, "id", in.ID); raw != nil {
 			return nil, ErrExists
 		}
-		in.Events, in.LastSeq, in.Bytes = 0, 0, 0
+		if !s.roomFor(1) {
+			return nil, ErrBudget
+		}
+		// Under the single writer, as Sweep's releases are: no other sale passes the check
+		// meanwhile.
+		s.reserve(in.ID)
+		took = true
+		in.Events, in.LastSeq, in.Bytes, in.Used = 0, 0, 0, 0
 		return &record{Op: opInbox, Inbox: &in}, nil
 	})
+	if err != nil && took {
+		if _, ok := s.Inbox(in.ID); !ok {
+			// Not stored (the journal refused the record): give the quota back. A failure
+			// after the commit leaves the inbox stored and its quota taken.
+			txn := s.db.Txn(true)
+			s.unreserve(in.ID)
+			txn.Abort()
+		}
+	}
+	return err
+}
+
+// roomFor reports whether the budget can reserve n more inbox quotas.
+func (s *Store) roomFor(n int64) bool {
+	return (s.reservedN.Load()+n)*s.opts.InboxQuota <= s.budget.Load()
+}
+
+// reserve and unreserve change the set of inboxes holding a quota; callers hold memdb's
+// writer (a write transaction).
+func (s *Store) reserve(id string) {
+	if _, ok := s.reserved[id]; !ok {
+		s.reserved[id] = struct{}{}
+		s.reservedN.Add(1)
+	}
+}
+
+func (s *Store) unreserve(id string) {
+	if _, ok := s.reserved[id]; ok {
+		delete(s.reserved, id)
+		s.reservedN.Add(-1)
+	}
+}
+
+// reserveLiveInboxes takes the quota of every inbox not yet expired, at Open after the
+// replay: reservations are not journaled, they follow from the rows. Inboxes sold before a
+// smaller budget may together pass it; sales then wait until enough of them expire.
+func (s *Store) reserveLiveInboxes() {
+	now := s.now()
+	txn := s.db.Txn(true)
+	defer txn.Abort()
+	it, err := txn.Get(tInbox, "id")
+	if err != nil {
+		return
+	}
+	for obj := it.Next(); obj != nil; obj = it.Next() {
+		if in := obj.(*Inbox); !in.Expired(now) {
+			s.reserve(in.ID)
+		}
+	}
 }
 
 // Inbox returns the inbox with id (expired ones too, until they are swept).
@@ -43,9 +108,11 @@ func (s *Store) Inbox(id string) (Inbox, bool) {
 // AddEvent stores one delivery in its inbox (ev.Inbox), numbering it with the inbox's next
 // seq and stamping ReceivedAt if unset. Concurrent deliveries are serialised: every accepted
 // event is stored, none overwrites another. Errors: ErrNotFound, ErrExpired, ErrFull (the
-// inbox holds InboxMaxEvents), ErrBudget (the events of all inboxes would pass the inbox
-// budget: the delivery is refused, nothing stored is evicted, since every stored event
-// belongs to an inbox someone paid for). The body size is the caller's to check.
+// inbox holds InboxMaxEvents), ErrInboxQuota (the inbox's events would pass its quota),
+// ErrBudget (the events of all inboxes would pass the inbox budget, which only inboxes sold
+// before the budget was lowered can make happen: the delivery is refused, nothing stored is
+// evicted, since every stored event belongs to an inbox someone paid for). The body size is
+// the caller's to check.
 // The body goes to disk (fsynced) before the event's record goes to the journal; the
 // returned event carries it. Waiting readers are woken once the event is durable.
 func (s *Store) AddEvent(ctx context.Context, ev Event) (Event, error) {
@@ -128,6 +195,9 @@ func (s *Store) admit(txn *memdb.Txn, id string, size int64, now time.Time) (*In
 	if in.Events >= InboxMaxEvents {
 		return nil, ErrFull
 	}
+	if in.Used+size > s.opts.InboxQuota {
+		return nil, ErrInboxQuota
+	}
 	if s.inboxBytes.Load()+size > s.budget.Load() {
 		return nil, ErrBudget
 	}
@@ -143,11 +213,12 @@ func (s *Store) hasEvent(inbox string, seq uint64, file string) bool {
 	return found
 }
 
-// InboxRoom reports whether the inbox storage can still take a delivery of the largest size
-// (an inbox sold now could receive something).
-func (s *Store) InboxRoom() bool {
-	return s.inboxBytes.Load()+InboxMaxBodyBytes+16<<10 <= s.budget.Load()
-}
+// InboxRoom reports whether the inbox budget can reserve one more inbox's quota (an inbox
+// sold now is sure of its room, whatever the others receive).
+func (s *Store) InboxRoom() bool { return s.roomFor(1) }
+
+// InboxQuota is the bytes one inbox's events may hold (Options.InboxQuota).
+func (s *Store) InboxQuota() int64 { return s.opts.InboxQuota }
 
 // blockBytes is the filesystem block a body file occupies at least a whole number of: 100
 // one-byte bodies take 400 KiB of disk, not 100 bytes, and the budget counts the disk.

@@ -34,6 +34,9 @@ type Inbox struct {
 	Events    int       `json:"events"`   // events stored so far (at most InboxMaxEvents)
 	LastSeq   uint64    `json:"last_seq"` // seq of the newest event; events are numbered 1, 2, 3...
 	Bytes     int64     `json:"bytes"`    // body bytes stored
+	// Used is what the stored events take from the inbox's quota (Event.size summed). Rows
+	// of a journal from before the quota lack it, and start at 0 with their 100-event bound.
+	Used int64 `json:"used,omitempty"`
 }
 
 // Expired reports whether the inbox has reached its end of life at now.

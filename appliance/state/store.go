@@ -46,9 +46,12 @@ var (
 	ErrExists   = errors.New("state: already exists")
 	ErrExpired  = errors.New("state: expired")
 	ErrFull     = errors.New("state: limit reached")
-	// ErrBudget: the events of all inboxes together hold Options.InboxBudget bytes.
+	// ErrBudget: the events of all inboxes together hold Options.InboxBudget bytes, or (from
+	// CreateInbox) the budget has no room left to reserve another inbox's quota.
 	ErrBudget = errors.New("state: inbox storage budget reached")
-	ErrClosed = errors.New("state: closed")
+	// ErrInboxQuota: the inbox's own events hold its quota (Options.InboxQuota) of bytes.
+	ErrInboxQuota = errors.New("state: inbox quota reached")
+	ErrClosed     = errors.New("state: closed")
 )
 
 // Options configures a Store. Zero values take the defaults in brackets.
@@ -85,6 +88,10 @@ type Options struct {
 	// of 64 KiB, one inbox can hold 6.25 MiB: without a global bound a few USDC of inboxes
 	// would fill the disk. At Open it is lowered to what the disk can hold (DiskFree, DiskMargin).
 	InboxBudget int64
+	// InboxQuota is the bytes one inbox's events may hold (Event.size summed), reserved from
+	// InboxBudget when the inbox is created and given back when it expires, so that no inbox
+	// ever lacks room for what it was sold, whatever other inboxes receive [InboxQuotaBytes].
+	InboxQuota int64
 	// DiskFree reads the bytes still free on the state directory's filesystem
 	// [diskfree.Available].
 	DiskFree func(ctx context.Context, dir string) (int64, error)
@@ -129,6 +136,9 @@ func (o *Options) defaults() {
 	if o.InboxBudget <= 0 {
 		o.InboxBudget = DefaultInboxBudget
 	}
+	if o.InboxQuota <= 0 {
+		o.InboxQuota = InboxQuotaBytes
+	}
 	if o.DiskFree == nil {
 		o.DiskFree = diskfree.Available
 	}
@@ -156,6 +166,11 @@ type Store struct {
 	// smaller at Open. diskFree is what the disk had then (-1: unknown).
 	budget   atomic.Int64
 	diskFree int64
+	// reserved holds the inboxes whose quota is taken from the budget: created and not yet
+	// swept after their expiry. Changed under memdb's single writer (CreateInbox, Sweep);
+	// reservedN is its size, read anywhere.
+	reserved  map[string]struct{}
+	reservedN atomic.Int64
 
 	closeOnce sync.Once
 	stop      chan struct{}
@@ -188,13 +203,14 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	s := &Store{opts: opts, log: opts.Logger.With("state", opts.Name), db: db, j: j, bodies: bodies,
-		waiters: map[string]chan struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
+		waiters: map[string]chan struct{}{}, reserved: map[string]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
 	s.budget.Store(opts.InboxBudget)
 	if err := s.replay(ctx); err != nil {
 		j.Close()
 		return nil, err
 	}
 	s.Sweep()
+	s.reserveLiveInboxes()
 	if err := s.pruneBodies(ctx); err != nil {
 		j.Close()
 		return nil, err
@@ -352,6 +368,7 @@ func apply(txn *memdb.Txn, r *record) error {
 		in.LastSeq = ev.Seq
 		in.Events++
 		in.Bytes += ev.BodyBytes
+		in.Used += ev.size()
 		return txn.Insert(tInbox, &in)
 	case opPage:
 		if r.Page == nil {
@@ -577,6 +594,7 @@ func (s *Store) Sweep() int {
 		if !in.Expired(now) {
 			return
 		}
+		s.unreserve(in.ID)
 		if evs := eventsAfter(txn, in.ID, 0, 0); len(evs) > 0 {
 			emptied = append(emptied, in.ID)
 			var freed int64

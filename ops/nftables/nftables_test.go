@@ -153,6 +153,25 @@ func (l *lab) dialFromBox(uid int, addr string) string {
 	return l.dial(l.inBox("setpriv", "--reuid", id, "--regid", id, "--clear-groups", l.probe, "", addr))
 }
 
+// specialRanges6 is a host in each IPv6 range of IANA's special-purpose registry that is
+// not globally reachable and that a packet can be routed to (the egress guard's list), and in
+// the space outside 2000::/3, each given to the world's side of the link.
+var specialRanges6 = []struct{ name, addr string }{
+	{"IPv4-compatible", "::203.0.113.11"},
+	{"IPv4-translated", "::ffff:0:203.0.113.12"},
+	{"discard-only", "100::1"},
+	{"the dummy prefix", "100:0:0:1::1"},
+	{"benchmarking v6", "2001:2::1"},
+	{"ORCHID", "2001:10::1"},
+	{"ORCHIDv2", "2001:20::1"},
+	{"DRIP entity tags", "2001:30::1"},
+	{"documentation 3fff::/20", "3fff::1"},
+	{"SRv6 segment identifiers", "5f00::1"},
+	{"reserved 4000::/2", "4000::1"},
+	{"Teredo", "2001::1"},
+	{"6to4", "2002:cb00:710b::1"},
+}
+
 func newLab(t *testing.T) *lab {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: network namespaces, mounts and nft (the CI and build machines run as root)")
@@ -209,8 +228,14 @@ func newLab(t *testing.T) *lab {
 		{l.world, "ip", "addr", "add", "fd00:1::1/64", "dev", "veth-w", "nodad"},
 		{l.world, "ip", "addr", "add", "fd00:1::20/64", "dev", "veth-w", "nodad"},
 		{l.world, "ip", "addr", "add", "2001:db8:ff::10/128", "dev", "veth-w", "nodad"}, // the IPv6 internet
+		{l.world, "ip", "addr", "add", "192.88.99.1/32", "dev", "veth-w"},               // 6to4 relay anycast
 		{l.world, "ip", "-6", "route", "add", "default", "via", "fd00:1::50"},
 	} {
+		run(t, append([]string{"ip", "netns", "exec"}, c...)...)
+	}
+	// One host in each special-purpose IPv6 range the ruleset refuses (specialRanges6).
+	for _, r := range specialRanges6 {
+		c := []string{l.world, "ip", "addr", "add", r.addr + "/128", "dev", "veth-w", "nodad"}
 		run(t, append([]string{"ip", "netns", "exec"}, c...)...)
 	}
 	return l
@@ -255,8 +280,15 @@ func TestConfinedUsersReachOnlyTheInternet(t *testing.T) {
 		{"the proxy's own port on loopback", "127.0.0.1:8118", ok, ok, ok},
 		{"the proxy's own port on the LAN address", "192.168.1.50:8118", refused, ok, ok},
 		{"the resolver stub", "127.0.0.53:53", ok, ok, ok},
+		{"6to4 relay anycast", "192.88.99.1:8080", refused, refused, ok},
 		{"the internet", "203.0.113.10:8080", ok, ok, ok},
 		{"the IPv6 internet", "[2001:db8:ff::10]:8080", ok, ok, ok},
+	}
+	for _, r := range specialRanges6 {
+		cases = append(cases, struct {
+			target, addr     string
+			proxyd, api, any string
+		}{r.name, "[" + r.addr + "]:8080", refused, refused, ok})
 	}
 	for _, tc := range cases {
 		t.Run(tc.target, func(t *testing.T) {

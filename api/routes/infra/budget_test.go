@@ -13,14 +13,14 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/appliance/state"
 )
 
-// TestWhatTwoAndAHalfUSDCBuys: at the catalog's price, the inboxes 2.5 USDC buys, every one
-// filled to its limits, take less than the default global budget, so that sum cannot exhaust
-// it and deny delivery to every other inbox (issue 10, item 6).
-func TestWhatTwoAndAHalfUSDCBuys(t *testing.T) {
+// TestWhatTheBudgetHolds: at the catalog's price the default budget reserves the quota of
+// more than a thousand inboxes, so selling them all out takes more than 5 USDC a day and
+// harms no inbox sold (each keeps its quota); and a quota holds the spec's 100 full-size
+// events with their fixed fields (issue 10, item 6; issue 34, item 5).
+func TestWhatTheBudgetHolds(t *testing.T) {
 	cat, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {
 		t.Fatal(err)
@@ -29,21 +29,21 @@ func TestWhatTwoAndAHalfUSDCBuys(t *testing.T) {
 	if price <= 0 {
 		t.Fatalf("callbacks costs %d: free inboxes are bounded by nothing", price)
 	}
-	inboxes := 2_500_000 / int64(price)
-	// A full-size event takes its body and its metadata (headers, query, fixed fields) from
-	// the budget: the metadata is at most the request head the edge accepts.
-	perEvent := int64(MaxBodyBytes + server.DefaultConfig().MaxHeaderBytes + 1<<10)
-	capacity := inboxes * MaxEvents * perEvent
-	t.Logf("2.5 USDC buys %d inboxes at %d atomic USDC each; filled they take %.2f GiB of the budget (%.2f GiB of bodies); default budget %.2f GiB",
-		inboxes, price, float64(capacity)/(1<<30), float64(inboxes*MaxEvents*MaxBodyBytes)/(1<<30), float64(state.DefaultInboxBudget)/(1<<30))
-	if capacity >= state.DefaultInboxBudget {
-		t.Fatalf("2.5 USDC of inboxes can take %d bytes, the whole default budget (%d): raise it", capacity, int64(state.DefaultInboxBudget))
+	inboxes := int64(state.DefaultInboxBudget / state.InboxQuotaBytes)
+	soldOut := inboxes * int64(price)
+	t.Logf("the default budget (%.2f GiB) reserves %d quotas of %.2f MiB: selling them out takes %d atomic USDC for at most 24 h",
+		float64(state.DefaultInboxBudget)/(1<<30), inboxes, float64(state.InboxQuotaBytes)/(1<<20), soldOut)
+	if soldOut < 5_000_000 {
+		t.Fatalf("the inbox stock sells out for %d atomic USDC", soldOut)
+	}
+	if full := int64(MaxEvents) * (MaxBodyBytes + 96 + 64 + 1<<10); full > state.InboxQuotaBytes {
+		t.Fatalf("100 full-size events with 1 KiB heads take %d bytes, more than the quota %d", full, int64(state.InboxQuotaBytes))
 	}
 }
 
-func setupBudget(t *testing.T, dir string, clk *clock, budget int64) *fixture {
+func setupBudget(t *testing.T, dir string, clk *clock, budget, quota int64) *fixture {
 	t.Helper()
-	s, err := state.Open(dir, state.Options{Now: clk.Now, NoBackground: true, InboxBudget: budget,
+	s, err := state.Open(dir, state.Options{Now: clk.Now, NoBackground: true, InboxBudget: budget, InboxQuota: quota,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -60,63 +60,61 @@ func setupBudget(t *testing.T, dir string, clk *clock, budget int64) *fixture {
 	return &fixture{r: r, s: s, clk: clk, cat: cat, dir: dir}
 }
 
-// TestGlobalInboxBudget: deliveries that would pass the global budget are refused with 507
-// storage_full and stored nowhere; nothing stored is evicted; inbox sales stop (503 before
-// any 402) while no full-size delivery fits; expiry frees the space; a restart counts the
-// same bytes.
-func TestGlobalInboxBudget(t *testing.T) {
-	const budget = 1 << 20
+// TestBudgetLoweredUnderSoldInboxes: inboxes sold under one budget and a restart with a
+// smaller one (a smaller disk): deliveries past the budget are refused with 507 storage_full
+// and stored nowhere, nothing stored is evicted, sales answer 503 before any 402, a restart
+// counts the same bytes, and expiry frees the space and, once the quotas fit, sales.
+func TestBudgetLoweredUnderSoldInboxes(t *testing.T) {
+	const quota = 256 << 10
 	clk := &clock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
 	dir := t.TempDir()
-	f := setupBudget(t, dir, clk, budget)
+	f := setupBudget(t, dir, clk, 4*quota, quota)
 	shortLived, other := f.inbox(t, 1), f.inbox(t, 24)
 	full := []byte(strings.Repeat("a", MaxBodyBytes))
-	accepted := 0
-	var refusal error
-	for range MaxEvents {
+	for range 3 {
 		if _, err := f.deliver(t, shortLived.ID, "POST", "text/plain", full); err != nil {
-			refusal = err
-			break
+			t.Fatal(err)
 		}
-		accepted++
 	}
+	stored := f.s.Stats().InboxBytes
+	f.s.Close()
+	const smaller = 320 << 10
+	f = setupBudget(t, dir, clk, smaller, quota)
+	if got := f.s.Stats().InboxBytes; got != stored {
+		t.Fatalf("after a restart %d bytes counted, before %d", got, stored)
+	}
+	if err := f.cat.Entry("callbacks").Ready(); err == nil {
+		t.Fatal("inboxes still sold with the budget under the quotas already sold")
+	}
+	if _, err := f.deliver(t, other.ID, "POST", "text/plain", full); err != nil {
+		t.Fatalf("a delivery the budget still holds: %v", err)
+	}
+	_, refusal := f.deliver(t, other.ID, "POST", "text/plain", full)
 	var ae *apierr.Error
 	if !errors.As(refusal, &ae) || ae.Code != apierr.CodeStorageFull || ae.Status() != 507 || ae.RetryAfter <= 0 ||
 		!strings.Contains(ae.Message, "not stored") {
-		t.Fatalf("after %d deliveries: %v, want 507 storage_full with Retry-After", accepted, refusal)
+		t.Fatalf("past the lowered budget: %v, want 507 storage_full with Retry-After", refusal)
 	}
-	if accepted == 0 || int64(accepted)*MaxBodyBytes > budget {
-		t.Fatalf("%d full-size deliveries accepted under a %d-byte budget", accepted, budget)
+	if st := f.s.Stats(); st.InboxBytes > smaller {
+		t.Fatalf("stored %d bytes, budget %d", st.InboxBytes, smaller)
 	}
-	st := f.s.Stats()
-	if st.InboxBytes > budget {
-		t.Fatalf("stored %d bytes, budget %d", st.InboxBytes, budget)
+	if res, _ := f.events(t, shortLived.ID, keyOf(t, shortLived), 0, 0); res.Count != 3 {
+		t.Fatalf("the first inbox holds %d events, want 3", res.Count)
 	}
-	// The budget is global: another inbox's full-size delivery is refused too, and the first
-	// inbox keeps every event it had (no eviction).
-	if _, err := f.deliver(t, other.ID, "POST", "text/plain", full); code(err) != apierr.CodeStorageFull {
-		t.Fatalf("another inbox: %v, want storage_full", err)
-	}
-	if res, _ := f.events(t, shortLived.ID, keyOf(t, shortLived), 0, 0); res.Count != accepted {
-		t.Fatalf("the first inbox holds %d events, want %d", res.Count, accepted)
-	}
-	if err := f.cat.Entry("callbacks").Ready(); err == nil {
-		t.Fatal("inboxes still sold while the storage cannot take one delivery")
-	}
-	// A restart counts the same bytes.
-	f.s.Close()
-	f = setupBudget(t, dir, clk, budget)
-	if got := f.s.Stats().InboxBytes; got != st.InboxBytes {
-		t.Fatalf("after a restart %d bytes counted, before %d", got, st.InboxBytes)
-	}
-	// Once the short-lived inbox expires and is swept, its space serves the others again.
+	// Once the short-lived inbox expires and is swept, its space serves the other again;
+	// sales wait until the quotas still held and one more fit the budget.
 	clk.Add(2 * time.Hour)
 	f.s.Sweep()
 	if _, err := f.deliver(t, other.ID, "POST", "text/plain", full); err != nil {
 		t.Fatalf("after the expiry: %v", err)
 	}
+	if err := f.cat.Entry("callbacks").Ready(); err == nil {
+		t.Fatal("inboxes sold while the quota still held and one more pass the budget")
+	}
+	clk.Add(24 * time.Hour)
+	f.s.Sweep()
 	if err := f.cat.Entry("callbacks").Ready(); err != nil {
-		t.Fatalf("inbox sales after the expiry: %v", err)
+		t.Fatalf("inbox sales once every inbox expired: %v", err)
 	}
 }
 
@@ -125,7 +123,7 @@ func TestGlobalInboxBudget(t *testing.T) {
 func TestDamagedBodyIsNotServed(t *testing.T) {
 	clk := &clock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
 	dir := t.TempDir()
-	f := setupBudget(t, dir, clk, state.DefaultInboxBudget)
+	f := setupBudget(t, dir, clk, state.DefaultInboxBudget, state.InboxQuotaBytes)
 	in := f.inbox(t, 1)
 	key := keyOf(t, in)
 	for _, body := range []string{`{"n":1}`, `{"n":2}`, `{"n":3}`} {

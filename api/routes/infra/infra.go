@@ -6,12 +6,17 @@
 //   - a delivery to a full inbox (100 events) answers 429 limit_exceeded with a message saying
 //     the inbox is full and a new one is needed; an inbox never drains (reading does not delete),
 //     so the refusal is final for that inbox. A body over 64 KiB answers 413 too_large;
-//   - the events of all inboxes share one byte budget (inbox.budget_bytes). A delivery that
-//     would pass it answers 507 storage_full with Retry-After and is not stored; nothing stored
-//     is evicted, since every stored event belongs to an inbox someone paid for, and space
-//     frees as inboxes expire (24 h at most). While the budget cannot take one full-size
-//     delivery, /v1/callbacks answers 503 before any 402: no inbox is sold that could receive
-//     nothing;
+//   - each inbox has its own byte quota (state.InboxQuotaBytes, 7 MiB: 100 full-size events
+//     and their heads), reserved from the disk budget of all inboxes (inbox.budget_bytes) when
+//     it is sold and given back when it expires, so what one inbox receives never takes
+//     another's room. A delivery past its inbox's quota answers 429 limit_exceeded for that
+//     inbox only. While the budget cannot reserve one more quota, /v1/callbacks answers 503
+//     before any 402 (the stock is sold out, the inboxes sold keep their room). A delivery
+//     past the budget itself (507 storage_full, with Retry-After) happens only when the budget
+//     was lowered under inboxes already sold; nothing stored is ever evicted;
+//   - each inbox takes at most DeliveryBurst deliveries at once and DeliveriesPerMinute after
+//     that; more answer 429 busy with Retry-After for that inbox only, so one inbox cannot
+//     drive the disk's writes at will (docs/inbox-quotas.md);
 //   - an unknown inbox or page answers 404, an expired one 410 (for Options.Tombstone after its
 //     expiry; then 404), a wrong events key 403 (checked before the expiry, in constant time);
 //   - events_url long-polls for up to `wait` seconds (0 to 30, capped by the route's deadline)
@@ -50,6 +55,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/ratelimit"
 	"github.com/peage/appliance/appliance/state"
 )
 
@@ -59,12 +65,22 @@ const (
 	MaxEvents    = state.InboxMaxEvents    // events per inbox
 	MaxBodyBytes = state.InboxMaxBodyBytes // bytes per captured body
 	MaxWait      = 30 * time.Second        // longest long-poll
+
+	// An inbox's delivery rate: a sender's burst (a payment provider posting an order's
+	// events together) is taken whole, a flood is paced to one fsynced write per second per
+	// inbox, so the disk writes one buyer can cause grow with the inboxes bought.
+	DeliveryBurst       = 20
+	DeliveriesPerMinute = 60
+	// deliveryBuckets bounds the rate limiter's memory; only inboxes that exist get a bucket,
+	// and the budget bounds how many exist (8 GiB / 7 MiB: 1,170), so none is forgotten early.
+	deliveryBuckets = 1 << 16
 )
 
 // Routes holds the handlers' dependencies.
 type Routes struct {
-	store *state.Store
-	now   func() time.Time
+	store      *state.Store
+	now        func() time.Time
+	deliveries *ratelimit.Limiter // per inbox id
 }
 
 // New builds the routes on a store. now is the clock (nil: time.Now); give the store the same.
@@ -72,7 +88,8 @@ func New(store *state.Store, now func() time.Time) *Routes {
 	if now == nil {
 		now = time.Now
 	}
-	return &Routes{store: store, now: now}
+	return &Routes{store: store, now: now, deliveries: ratelimit.New(ratelimit.Config{
+		PerMinute: DeliveriesPerMinute, Burst: DeliveryBurst, MaxClients: deliveryBuckets}, now)}
 }
 
 // Bind attaches the handlers to their catalog entries by ID.
@@ -95,14 +112,16 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 	return nil
 }
 
-// inboxRoom keeps inbox sales at 503, before any 402, while the global inbox storage could
-// not take even one full-size delivery: an inbox sold then could receive nothing.
+// inboxRoom keeps inbox sales at 503, before any 402, while the inbox budget cannot reserve
+// one more inbox's quota: an inbox sold then could not be sure of its room.
 func (r *Routes) inboxRoom() error {
 	if !r.store.InboxRoom() {
-		return errors.New("the appliance's inbox storage is full until older inboxes expire")
+		return errSoldOut
 	}
 	return nil
 }
+
+var errSoldOut = errors.New("the appliance's inbox storage is fully reserved until older inboxes expire")
 
 func newID() string {
 	var b [16]byte
@@ -122,6 +141,16 @@ func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 type InboxLimits struct {
 	MaxEvents    int `json:"max_events"`
 	MaxBodyBytes int `json:"max_body_bytes"`
+	// MaxBytes is the inbox's quota: its events' bodies (in whole 4 KiB blocks), heads and
+	// queries together.
+	MaxBytes            int64 `json:"max_bytes"`
+	DeliveriesPerMinute int   `json:"max_deliveries_per_minute"`
+	DeliveryBurst       int   `json:"max_delivery_burst"`
+}
+
+func (r *Routes) limits() InboxLimits {
+	return InboxLimits{MaxEvents: MaxEvents, MaxBodyBytes: MaxBodyBytes, MaxBytes: r.store.InboxQuota(),
+		DeliveriesPerMinute: DeliveriesPerMinute, DeliveryBurst: DeliveryBurst}
 }
 
 // InboxResult is the answer of POST /v1/callbacks (spec resource "Webhook inbox").
@@ -147,6 +176,9 @@ func (r *Routes) Callbacks(ctx context.Context, req *catalog.Request) (any, erro
 	in := state.Inbox{ID: newID(), Key: newID(), Label: req.Args.Str("label"), CreatedAt: now,
 		ExpiresAt: now.Add(time.Duration(hours) * time.Hour).Truncate(time.Second)}
 	if err := r.store.CreateInbox(in); err != nil {
+		if errors.Is(err, state.ErrBudget) { // the last quota went to a concurrent sale
+			return nil, apierr.Unavailable("%s", errSoldOut.Error())
+		}
 		return nil, fmt.Errorf("create inbox: %w", err)
 	}
 	base := strings.TrimRight(req.BaseURL, "/")
@@ -154,7 +186,7 @@ func (r *Routes) Callbacks(ctx context.Context, req *catalog.Request) (any, erro
 		ID: in.ID, CallbackURL: base + "/hook/" + in.ID,
 		EventsURL: base + "/hook/" + in.ID + "/events?key=" + in.Key,
 		ExpiresAt: ts(in.ExpiresAt), Label: in.Label, TTLHours: hours,
-		Limits: InboxLimits{MaxEvents: MaxEvents, MaxBodyBytes: MaxBodyBytes},
+		Limits: r.limits(),
 		revoke: func() error { return r.store.RevokeInbox(in.ID) },
 	}, nil
 }
@@ -176,6 +208,14 @@ func (r *Routes) Hook(ctx context.Context, req *catalog.Request) (any, error) {
 	if len(req.Body) > MaxBodyBytes {
 		return nil, apierr.TooLarge("the body is %d bytes; an inbox keeps bodies of at most %d bytes", len(req.Body), MaxBodyBytes)
 	}
+	// Only an inbox that exists gets a bucket: unknown ids cost the limiter nothing.
+	if _, ok := r.store.Inbox(id); ok {
+		if ok, wait := r.deliveries.Take(id); !ok {
+			return nil, apierr.Busy(wait.Round(time.Second)+time.Second,
+				"inbox %s takes at most %d deliveries at once and %d per minute; this delivery was not stored, retry later",
+				id, DeliveryBurst, DeliveriesPerMinute)
+		}
+	}
 	ct := req.Header.Get("Content-Type")
 	ev := state.Event{Inbox: id, Method: req.Method, Query: req.Query, Header: req.Header, ContentType: ct,
 		Kind: bodyKind(ct, req.Body), Body: req.Body}
@@ -188,6 +228,14 @@ func (r *Routes) Hook(ctx context.Context, req *catalog.Request) (any, error) {
 	case errors.Is(err, state.ErrBudget):
 		return nil, &apierr.Error{Code: apierr.CodeStorageFull, RetryAfter: 5 * time.Minute,
 			Message: fmt.Sprintf("the appliance's inbox storage is full: this delivery to inbox %s was not stored; retry later, space frees as older inboxes expire", id)}
+	case errors.Is(err, state.ErrInboxQuota):
+		used := int64(0)
+		if in, ok := r.store.Inbox(id); ok {
+			used = in.Used
+		}
+		return nil, &apierr.Error{Code: apierr.CodeLimitExceeded,
+			Message: fmt.Sprintf("inbox %s is full: its events hold %d of its %d bytes, too few for this delivery; a smaller one may fit, or create a new inbox with POST /v1/callbacks",
+				id, used, r.store.InboxQuota())}
 	case errors.Is(err, state.ErrFull):
 		return nil, &apierr.Error{Code: apierr.CodeLimitExceeded,
 			Message: fmt.Sprintf("inbox %s is full: it holds its maximum of %d events; create a new inbox with POST /v1/callbacks", id, MaxEvents)}
@@ -328,7 +376,7 @@ func (r *Routes) HookEvents(ctx context.Context, req *catalog.Request) (any, err
 		return nil, apierr.Gone("inbox %s expired at %s", id, ts(in.ExpiresAt))
 	}
 	res := &EventsResult{ID: id, Events: make([]EventView, 0, len(evs)), Total: in.Events, NextAfter: uint64(after),
-		ExpiresAt: ts(in.ExpiresAt), Limits: InboxLimits{MaxEvents: MaxEvents, MaxBodyBytes: MaxBodyBytes}}
+		ExpiresAt: ts(in.ExpiresAt), Limits: r.limits()}
 	for _, ev := range evs {
 		res.Events = append(res.Events, view(ev))
 		res.NextAfter = ev.Seq

@@ -15,6 +15,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/ratelimit"
 	"github.com/peage/appliance/appliance/state"
 )
 
@@ -133,7 +134,7 @@ func TestCallbacksFields(t *testing.T) {
 		t.Fatalf("fields: %+v", in)
 	}
 	b, _ := json.Marshal(in)
-	for _, k := range []string{`"id"`, `"callback_url"`, `"events_url"`, `"expires_at"`, `"limits":{"max_events":100,"max_body_bytes":65536}`} {
+	for _, k := range []string{`"id"`, `"callback_url"`, `"events_url"`, `"expires_at"`, `"limits":{"max_events":100,"max_body_bytes":65536,"max_bytes":7340032,"max_deliveries_per_minute":60,"max_delivery_burst":20}`} {
 		if !strings.Contains(string(b), k) {
 			t.Fatalf("json lacks %s: %s", k, b)
 		}
@@ -221,6 +222,7 @@ func TestLimitsExactly(t *testing.T) {
 		t.Fatalf("64 KiB + 1: %v", err)
 	}
 	for i := 2; i <= 100; i++ {
+		f.clk.Add(time.Second) // within the delivery rate
 		if _, err := f.deliver(t, in.ID, "POST", "", nil); err != nil {
 			t.Fatalf("event %d refused: %v", i, err)
 		}
@@ -240,6 +242,8 @@ func TestLimitsExactly(t *testing.T) {
 
 func TestConcurrentDeliveries(t *testing.T) {
 	f := setup(t)
+	// 50 at once, past the delivery burst: the rate is TestDeliveryRateIsPerInbox's subject.
+	f.r.deliveries = ratelimit.New(ratelimit.Config{PerMinute: DeliveriesPerMinute, Burst: 50, MaxClients: 1}, f.clk.Now)
 	in := f.inbox(t, 1)
 	var wg sync.WaitGroup
 	for i := range 50 {

@@ -283,8 +283,11 @@ func (c *Client) do(ctx context.Context, baseURL *url.URL, call Call) (*Response
 		}
 		if err := c.limit.Wait(ctx); err != nil {
 			c.breaker.release()
-			if ctx.Err() != nil {
+			switch {
+			case ctx.Err() != nil:
 				return nil, fail(0, true, ctx.Err())
+			case errors.Is(err, ErrFreeShare):
+				return nil, fail(0, true, upstream.ErrFreeShare)
 			}
 			return nil, fail(0, true, upstream.ErrThrottled)
 		}
