@@ -289,10 +289,11 @@ func (p *Policy) CheckLiteral(host string, port int) string {
 // forbidden is every range of IANA's special-purpose address registries
 // (https://www.iana.org/assignments/iana-ipv4-special-registry and iana-ipv6-special-registry,
 // checked 2026-11-28 against the recorded tables of CPython's ipaddress module) whose
-// addresses are not globally reachable, plus the deprecated and identifier-only ranges that no web server answers on. The globally reachable anycast
-// services listed there (192.31.196.0/24 and 192.175.48.0/24 AS112, 192.52.193.0/24 AMT,
-// 2001:1::1-3, 2001:3::/32, 2001:4:112::/48) stay reachable. IPv6 outside 2000::/3, the one
-// block IANA allocates as global unicast, is refused after this list (classify).
+// addresses are not globally reachable, plus the deprecated and identifier-only ranges that no
+// web server answers on. The globally reachable anycast services listed there
+// (192.31.196.0/24 and 192.175.48.0/24 AS112, 192.52.193.0/24 AMT, 2001:1::1-3, 2001:3::/32,
+// 2001:4:112::/48) stay reachable. IPv6 outside 2000::/3, the one block IANA allocates as
+// global unicast, is refused after this list (classify).
 // ops/nftables/peage.nft holds the kernel's copy: change both together.
 var forbidden = []struct {
 	prefix netip.Prefix
