@@ -27,7 +27,11 @@ const (
 
 // Default builds the catalog of every route of the service interface. Each call returns a
 // fresh catalog, since binding handlers mutates it.
-func Default(n Names) (*Catalog, error) { return New(Table(n)) }
+func Default(n Names) (*Catalog, error) {
+	entries := Table(n)
+	attachAnswers(entries, n)
+	return New(entries)
+}
 
 // Table is the route table itself: one statement per route, in the spec's order.
 func Table(n Names) []Entry {
@@ -433,5 +437,6 @@ func Table(n Names) []Entry {
 		route("discovery", "GET", "/.well-known/x402", 0, "x402 resource list for indexers.").kind(Discovery),
 		route("discovery", "GET", "/.well-known/agent-card.json", 0, "A2A agent card.").kind(Discovery),
 		route("discovery", "GET", "/.well-known/agent-skills.json", 0, "Agent skills derived from the catalog.").kind(Discovery),
+		route("discovery", "GET", "/icon.svg", 0, "The service's icon, named by the x402 Bazaar declarations (resource.iconUrl).").kind(Discovery).produces("image/svg+xml"),
 	}
 }

@@ -551,7 +551,7 @@ func (l fasthttpLogger) Printf(format string, args ...any) {
 // ChallengeObject is the decoded v2 PaymentRequired of e, for transports that carry it as
 // JSON rather than as a header (MCP).
 func (s *Server) ChallengeObject(e *catalog.Entry, payErr error) (map[string]any, error) {
-	ch, err := s.challenges.ForError(e, payErr)
+	ch, err := s.challenges.ForMCPError(e, payErr)
 	if err != nil {
 		return nil, err
 	}
