@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,5 +158,61 @@ func TestIconIsServed(t *testing.T) {
 	resp, body := call(t, h, "GET", paywall.IconPath, nil)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/svg+xml" || !strings.Contains(string(body), "<svg") {
 		t.Fatalf("icon: %d %s %.80s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+}
+
+// TestColdProbe: an unpaid call with no parameter at all (empty query, empty body, "{}")
+// answers every paid route's 402 with its Bazaar declaration, required parameters or not;
+// a call that carries a parameter (here a misspelled one) is still the 400 naming the
+// missing one, before any 402.
+func TestColdProbe(t *testing.T) {
+	cat := boundCatalog(t)
+	h := apitest.Start(t, cat, apitest.Options{})
+	probes := []struct {
+		name        string
+		method      string
+		body        string
+		contentType string
+	}{
+		{"GET without query", "GET", "", ""},
+		{"POST without body", "POST", "", ""},
+		{"POST {}", "POST", "{}", "application/json"},
+	}
+	for _, e := range cat.Entries() {
+		if e.Kind != catalog.Paid {
+			continue
+		}
+		for _, p := range probes {
+			req, _ := http.NewRequest(p.method, h.BaseURL+e.Path, strings.NewReader(p.body))
+			if p.contentType != "" {
+				req.Header.Set("Content-Type", p.contentType)
+			}
+			resp, err := h.Client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			raw, _ := base64.StdEncoding.DecodeString(resp.Header.Get("Payment-Required"))
+			var pr map[string]any
+			if resp.StatusCode != 402 || json.Unmarshal(raw, &pr) != nil || apitest.At(pr, "extensions", "bazaar", "schema") == nil {
+				t.Errorf("%s %s: %d %s, want 402 with the Bazaar schema", e.ID, p.name, resp.StatusCode, body)
+			}
+		}
+		var missing *catalog.Param
+		for i, p := range e.Params {
+			if p.Required || p.OneOf != "" {
+				missing = &e.Params[i]
+				break
+			}
+		}
+		if missing == nil {
+			continue
+		}
+		resp, body := call(t, h, e.Method, e.Path, map[string]any{missing.Name + "x": "1"})
+		var eb errBody
+		if resp.StatusCode != 400 || json.Unmarshal(body, &eb) != nil || eb.Error.Param == "" {
+			t.Errorf("%s with a misspelled %s: %d %s, want 400 naming the parameter", e.ID, missing.Name, resp.StatusCode, body)
+		}
 	}
 }

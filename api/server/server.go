@@ -262,7 +262,7 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 // req carries the transport's copy of the call; Invoke fills in Args.
 func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Request) (*catalog.Raw, map[string]string, error) {
 	args, err := e.Decode(raw)
-	if err != nil {
+	if err != nil && !coldProbe(e, raw, req) {
 		return nil, nil, err
 	}
 	if e.Handler == nil {
@@ -272,6 +272,9 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		if err := e.Ready(); err != nil {
 			return nil, nil, &apierr.Error{Code: apierr.CodeUnavailable, Message: e.Path + " is not available right now: " + err.Error(), Cause: err}
 		}
+	}
+	if err != nil { // a cold probe of a route that can serve: the challenge describes its input
+		return nil, nil, paywall.PaymentRequired("")
 	}
 	req.Route, req.Args = e, args
 	call := &paywall.Call{Entry: e, Request: req, ResourceURL: s.challenges.ResourceURL(e)}
@@ -326,6 +329,14 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		return nil, hdr, fmt.Errorf("gate returned %T, not the work's result", out)
 	}
 	return res, hdr, nil
+}
+
+// coldProbe reports whether a call is a discovery crawler's unpaid probe: no parameter at all
+// and no payment, on a paid route. It answers the 402, whose Bazaar declaration describes the
+// input, rather than the 400 of a missing parameter (crawlers drop a route that answers 400).
+// A call that carries any parameter is validated first as always.
+func coldProbe(e *catalog.Entry, raw map[string]any, req *catalog.Request) bool {
+	return e.Kind == catalog.Paid && len(raw) == 0 && paywall.PaymentHeader(req) == ""
 }
 
 // run is the work of a call: the cached answer if fresh, else the handler's, encoded once so
