@@ -93,7 +93,11 @@ type Entry struct {
 	Produces      string // response media type; "" means application/json
 	Status        string // route attribute from the spec, e.g. "PRIVATE_BETA"
 	AnyMethod     bool   // accepts every HTTP method (the webhook inbox's callback_url)
-	Example       map[string]any
+	// Document marks a free route that is a description of the service rendered from memory
+	// (/v1/capabilities): like the discovery documents, it is bounded by the connection
+	// limits only, never by the per-client free-call bucket.
+	Document bool
+	Example  map[string]any
 	// Returns is the spec's description of the answer (its Response cell), from which the
 	// output schema and example are derived; Default fills it in.
 	Returns string

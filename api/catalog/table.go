@@ -396,7 +396,7 @@ func Table(n Names) []Entry {
 			S("session", "session from /v1/sms/number").Req().Range(8, 128)).up("sms", 0).ex("session", "0123456789abcdef"),
 
 		// Free routes.
-		route("free", "GET", "/v1/capabilities", 0, "What the task router can solve, free."),
+		route("free", "GET", "/v1/capabilities", 0, "What the task router can solve, free.").document(),
 		route("free", "POST", "/v1/solve/preview", 0, "Plan, normalised input and price of a /v1/solve task, free.",
 			S("task", "what to solve").Req().Range(3, 4000).Fmt("text_urls"), S("capability", "name a capability directly").Range(2, 60)).ex("task", "weather in Amiens"),
 		route("free", "POST", "/v1/agent/quote", 0, "Plan, price and limits of a /v1/agent/task, free.",

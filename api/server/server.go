@@ -285,8 +285,13 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 	}
 	// Without a payment, the work of a paid route runs only as the day's free first call.
 	req.Free = e.Kind == catalog.Free || (paid && e.FreeFirstCall && paywall.PaymentHeader(req) == "")
-	if req.Free {
+	if req.Free && !e.Document {
 		if err := s.admitFree(req.ClientIP); err != nil {
+			if paid {
+				// The free call cannot be served now, but the call can be paid: a client that
+				// would pay must get the challenge, never be told to wait.
+				return nil, nil, paywall.PaymentRequired(apierr.From(err).Message + "; the free first call of this route cannot be served now, so this call is paid")
+			}
 			return nil, nil, err
 		}
 	}
