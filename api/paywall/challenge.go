@@ -32,6 +32,11 @@ type Config struct {
 	// MinDeposit is the deposit target announced to batch-settlement clients (atomic units;
 	// a route dearer than this announces its price).
 	MinDeposit uint64 `toml:"min_deposit"`
+	// FacilitatorURL, when set, is a standard x402 v2 facilitator (/verify, /settle,
+	// /supported; Coinbase's among them) that verifies and settles instead of the appliance's
+	// own settle daemon, the default. It is settlement.facilitator under the name operators
+	// look for beside what is paid and to whom; config loading makes the two one.
+	FacilitatorURL string `toml:"facilitator_url"`
 }
 
 // BaseUSDC is USDC on Base mainnet.
