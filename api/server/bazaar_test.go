@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,6 +214,56 @@ func TestColdProbe(t *testing.T) {
 		var eb errBody
 		if resp.StatusCode != 400 || json.Unmarshal(body, &eb) != nil || eb.Error.Param == "" {
 			t.Errorf("%s with a misspelled %s: %d %s, want 400 naming the parameter", e.ID, missing.Name, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestWellKnownX402AsCrawlersReadIt: /.well-known/x402 is the discovery document x402scan
+// reads (version 1, resources as absolute URLs; instructions optional), it lists every paid
+// route, and each listed resource answers the crawler's probe (no parameter, GET or POST)
+// with a 402 carrying the Bazaar declaration.
+func TestWellKnownX402AsCrawlersReadIt(t *testing.T) {
+	cat := boundCatalog(t)
+	if err := render.New(cat, render.Info{BaseURL: publicBase, Pay: paywall.DefaultConfig()}).Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	h := apitest.Start(t, cat, apitest.Options{Configure: func(c *server.Config) { c.BaseURL = publicBase }})
+	status, doc := h.GetObject(t, "/.well-known/x402", nil)
+	if status != 200 {
+		t.Fatalf("/.well-known/x402: %d", status)
+	}
+	var parsed struct {
+		Version      int      `json:"version"`
+		Resources    []string `json:"resources"`
+		Instructions string   `json:"instructions"`
+	}
+	b, _ := json.Marshal(doc)
+	if err := json.Unmarshal(b, &parsed); err != nil || parsed.Version != 1 {
+		t.Fatalf("not the crawlers' discovery document (version 1): %s", b)
+	}
+	listed := map[string]bool{}
+	for _, r := range parsed.Resources {
+		u, err := url.Parse(r)
+		if err != nil || !u.IsAbs() || u.Scheme != "https" {
+			t.Fatalf("resource %q is not an absolute URL", r)
+		}
+		listed[u.Path] = true
+		for _, method := range []string{"GET", "POST"} {
+			req, _ := http.NewRequest(method, h.BaseURL+u.Path, nil)
+			resp, err := h.Client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			raw, _ := base64.StdEncoding.DecodeString(resp.Header.Get("Payment-Required"))
+			if resp.StatusCode != 402 || !strings.Contains(string(raw), `"bazaar"`) {
+				t.Errorf("crawler's %s probe of %s: %d, want 402 with the Bazaar declaration", method, r, resp.StatusCode)
+			}
+		}
+	}
+	for _, e := range cat.Entries() {
+		if e.Kind == catalog.Paid && !listed[e.Path] {
+			t.Errorf("paid route %s is not listed", e.Path)
 		}
 	}
 }
