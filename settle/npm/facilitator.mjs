@@ -6,9 +6,11 @@
 // GET /discovery/resources lists what it catalogued. Prints "listening PORT" once ready.
 //
 // With --crash-on-settle it exits when asked to settle: a facilitator lost between the
-// verification and the settlement of a call.
+// verification and the settlement of a call. With --confirmation-timeout-ms=N it waits at most
+// N ms for a settlement's receipt, past which @x402/evm answers settlement_pending with the
+// broadcast transaction (a slow chain).
 //
-// usage: node facilitator.mjs PORT RPC_URL CHAIN_ID SIGNER_KEY_HEX [--crash-on-settle]
+// usage: node facilitator.mjs PORT RPC_URL CHAIN_ID SIGNER_KEY_HEX [--crash-on-settle] [--confirmation-timeout-ms=N]
 import { createServer } from "node:http";
 import { x402Facilitator } from "@x402/core/facilitator";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
@@ -17,14 +19,16 @@ import { BAZAAR, extractDiscoveryInfo } from "@x402/extensions/bazaar";
 import { createWalletClient, defineChain, http, publicActions } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 
-const [port, rpc, chainId, key, crash] = process.argv.slice(2);
+const [port, rpc, chainId, key, ...flags] = process.argv.slice(2);
+const crash = flags.includes("--crash-on-settle");
+const timeoutFlag = flags.find((f) => f.startsWith("--confirmation-timeout-ms="));
 const chain = defineChain({
   id: Number(chainId), name: "dev", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
   rpcUrls: { default: { http: [rpc] } },
 });
 const account = privateKeyToAccount(key.startsWith("0x") ? key : `0x${key}`);
 const client = createWalletClient({ account, chain, transport: http(rpc) }).extend(publicActions);
-const signer = toFacilitatorEvmSigner(client);
+const signer = toFacilitatorEvmSigner(client, timeoutFlag ? { confirmationTimeoutMs: Number(timeoutFlag.split("=")[1]) } : {});
 
 const catalogued = [];
 const facilitator = new x402Facilitator()
@@ -53,7 +57,7 @@ createServer(async (req, res) => {
     if (req.method === "GET" && req.url === "/supported") return answer(200, facilitator.getSupported());
     if (req.method === "GET" && req.url.startsWith("/discovery/resources"))
       return answer(200, { x402Version: 2, items: catalogued });
-    if (req.url === "/settle" && crash === "--crash-on-settle") process.exit(3);
+    if (req.url === "/settle" && crash) process.exit(3);
     if (req.method === "POST" && (req.url === "/verify" || req.url === "/settle")) {
       const { paymentPayload, paymentRequirements } = JSON.parse(await read(req));
       const out = req.url === "/verify"

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"os"
@@ -14,11 +15,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/peage/appliance/internal/freeport"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/devchain"
+	"github.com/peage/appliance/settle/exact"
 	"github.com/peage/appliance/settle/pay"
+	"github.com/peage/appliance/settle/x402"
 )
 
 // officialFacilitator runs settle/npm/facilitator.mjs (the official @x402/core facilitator
@@ -164,4 +168,79 @@ func TestRemoteFacilitator(t *testing.T) {
 	if payerAfter, payeeAfter := usdcBalance(t, info, payerAddr), usdcBalance(t, info, info.PayTo); payerAfter.Cmp(payerBefore) != 0 || payeeAfter.Cmp(payeeBefore) != 0 {
 		t.Fatalf("money moved for an undelivered call: payer %s → %s, payee %s → %s", payerBefore, payerAfter, payeeBefore, payeeAfter)
 	}
+}
+
+// TestRemoteFacilitatorSettlementPending: a remote facilitator that answers settlement_pending
+// (the official one, waiting only 300 ms for a receipt: it has broadcast the transaction and
+// not seen it mined) is never taken for a success nor for a failure: the call is asked to
+// settle once more, answered 503 while the outcome is unknown, and a retry with the same
+// payment identifier and payload gets the result once the transaction is mined; never a 402
+// that would make the client pay again, and the payer is charged once.
+func TestRemoteFacilitatorSettlementPending(t *testing.T) {
+	facAddr := freeport.Addr(t)
+	cfgPath := filepath.Join(t.TempDir(), "appliance.toml")
+	conf := fmt.Sprintf("[payment]\nfacilitator_url = %q\n[settlement]\nsettle_timeout_seconds = 5\n", "http://"+facAddr)
+	if err := os.WriteFile(cfgPath, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startDev(t, "--config", cfgPath)
+	var info devChainInfo
+	devSettle(t, d.state, http.MethodGet, "/dev/chain", &info)
+	keyHex, err := os.ReadFile(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payer, err := settle.LoadKey(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	officialFacilitator(t, facAddr, info, strings.TrimSpace(string(keyHex)), "--confirmation-timeout-ms=300")
+
+	tva := "http://" + d.api + "/v1/fr/tva?siren=542065479"
+	resp, err := http.Get(tva)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	pr, err := x402.DecodeRequired(resp.Header.Get(x402.HeaderPaymentRequired))
+	if err != nil || len(pr.Accepts) == 0 {
+		t.Fatalf("challenge: %v", err)
+	}
+	p, err := exact.NewPayload(payer, 2, &pr.Accepts[0], &pr.Resource, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x402.SetPaymentIdentifier(p, x402.NewPaymentIdentifier())
+	header, err := x402.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := p.Payload.Authorization.From
+	payerBefore, payeeBefore := usdcBalance(t, info, from), usdcBalance(t, info, info.PayTo)
+	var statuses []int
+	for attempt := 0; ; attempt++ {
+		req, _ := http.NewRequest(http.MethodGet, tva, nil)
+		req.Header.Set(x402.HeaderPaymentSignature, header)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		statuses = append(statuses, resp.StatusCode)
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), x402.ReasonSettlementPending) || attempt == 20 {
+			t.Fatalf("attempts %v: the last answered %d %s", statuses, resp.StatusCode, body)
+		}
+		time.Sleep(time.Second) // the embedded chain mines the broadcast transaction meanwhile
+	}
+	price := big.NewInt(5_000)
+	paid := new(big.Int).Sub(payerBefore, usdcBalance(t, info, from))
+	received := new(big.Int).Sub(usdcBalance(t, info, info.PayTo), payeeBefore)
+	if paid.Cmp(price) != 0 || received.Cmp(price) != 0 {
+		t.Fatalf("attempts %v: payer paid %s, payee received %s, want %s once", statuses, paid, received, price)
+	}
+	t.Logf("attempts: %v", statuses)
 }
