@@ -109,6 +109,9 @@ type Alternative struct {
 type Challenge struct {
 	Header string
 	Body   []byte
+	// HeaderBytes is Header as bytes, so the hot path copies it into the answer without
+	// converting it first.
+	HeaderBytes []byte
 }
 
 // Challenges renders and memoises the 402 answer of each entry.
@@ -128,8 +131,8 @@ func NewChallenges(cfg Config, cat *catalog.Catalog, baseURL string) *Challenges
 	return &Challenges{cfg: cfg, cat: cat, baseURL: baseURL}
 }
 
-// For returns the challenge for e. The common case (no specific reason) is rendered once per
-// entry; a reason (why a payment was refused) renders a fresh one.
+// For returns the challenge for e. The common case (no specific reason) and the fixed reasons
+// are rendered once per entry; a reason about a refused payment renders a fresh one.
 func (c *Challenges) For(e *catalog.Entry, reason string) (*Challenge, error) {
 	return c.forTransport(e, reason, httpTransport)
 }
@@ -142,13 +145,24 @@ const (
 	mcpTransport
 )
 
+// ReasonFreeCallLimited is the 402's reason when a route's free first call cannot be served
+// because the client's free-call bucket is empty: the call can be paid now.
+const ReasonFreeCallLimited = "free_call_limited: this client's free calls are used up for the moment, so the free first call of this route cannot be served; this call is paid"
+
+// memoisedReason reports whether challenges with this reason are rendered once per entry:
+// the common challenge and the fixed reasons a client may meet on every call.
+func memoisedReason(reason string) bool { return reason == "" || reason == ReasonFreeCallLimited }
+
 func (c *Challenges) forTransport(e *catalog.Entry, reason string, t transport) (*Challenge, error) {
 	alts := c.availableAlternatives(e)
 	key := e.ID
 	if t == mcpTransport {
 		key = "mcp:" + e.ID
 	}
-	if reason == "" {
+	if reason != "" {
+		key += "\x00" + reason
+	}
+	if memoisedReason(reason) {
 		if m, ok := c.memo.Load(key); ok && m.(memoised).alts == alts {
 			return m.(memoised).ch, nil
 		}
@@ -157,7 +171,7 @@ func (c *Challenges) forTransport(e *catalog.Entry, reason string, t transport) 
 	if err != nil {
 		return nil, err
 	}
-	if reason == "" {
+	if memoisedReason(reason) {
 		c.memo.Store(key, memoised{alts: alts, ch: ch})
 	}
 	return ch, nil
@@ -282,8 +296,9 @@ func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x
 	if err != nil {
 		return nil, fmt.Errorf("encode challenge of %s: %w", e.ID, err)
 	}
-	// The v1 form declares discovery in outputSchema, as v1 Bazaar facilitators read it; the
-	// v2 extensions ride along for readers of the body.
+	// The v1 form declares discovery in outputSchema, as v1 Bazaar facilitators read it (the
+	// v2 declaration is in the header only: a second copy in the body halved the 402's
+	// requests per second).
 	v1Input := map[string]any{"type": "http", "method": e.Method, "discoverable": true}
 	info := bazaar["info"].(map[string]any)
 	if in := info["input"].(map[string]any); in["type"] == "http" {
@@ -306,8 +321,6 @@ func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x
 			PayTo: req.PayTo, MaxTimeoutSeconds: req.MaxTimeoutSeconds, Asset: req.Asset, Extra: req.Extra,
 			OutputSchema: outputSchema,
 		}},
-		"resource":   resource,
-		"extensions": extensions,
 	}
 	if len(alts) > 0 {
 		v1["alternatives"] = alts
@@ -316,5 +329,5 @@ func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x
 	if err != nil {
 		return nil, err
 	}
-	return &Challenge{Header: header, Body: body}, nil
+	return &Challenge{Header: header, HeaderBytes: []byte(header), Body: body}, nil
 }

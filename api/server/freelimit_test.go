@@ -15,6 +15,7 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
 	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/settle/x402"
 )
 
 const (
@@ -205,5 +206,16 @@ func TestExhaustedFreeBucketNeverHidesThePayment(t *testing.T) {
 	}
 	if firstCalls < 5 {
 		t.Fatalf("only %d routes with a free first call checked", firstCalls)
+	}
+	req, _ := http.NewRequest("GET", h.BaseURL+firstPath, nil)
+	req.Header.Set("X-Forwarded-For", client)
+	resp, err := h.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	pr, err := x402.DecodeRequired(resp.Header.Get("Payment-Required"))
+	if err != nil || pr.Error != paywall.ReasonFreeCallLimited {
+		t.Fatalf("the 402's reason: %v %+v", err, pr)
 	}
 }

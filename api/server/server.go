@@ -290,7 +290,7 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 			if paid {
 				// The free call cannot be served now, but the call can be paid: a client that
 				// would pay must get the challenge, never be told to wait.
-				return nil, nil, paywall.PaymentRequired(apierr.From(err).Message + "; the free first call of this route cannot be served now, so this call is paid")
+				return nil, nil, paywall.PaymentRequired(paywall.ReasonFreeCallLimited)
 			}
 			return nil, nil, err
 		}
@@ -431,7 +431,7 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entr
 	if ae.Code == apierr.CodePayment && e != nil {
 		ch, cerr := s.challenges.ForError(e, err)
 		if cerr == nil {
-			ctx.Response.Header.SetCanonical(hdrPaymentRequired, []byte(ch.Header))
+			ctx.Response.Header.SetCanonical(hdrPaymentRequired, ch.HeaderBytes)
 			ctx.SetContentType("application/json")
 			ctx.SetStatusCode(http.StatusPaymentRequired)
 			ctx.SetBody(ch.Body)
