@@ -28,6 +28,7 @@ func (e Entry) status(s string) Entry                   { e.Status = s; return e
 func (e Entry) kind(k Kind) Entry                       { e.Kind = k; return e }
 func (e Entry) metered() Entry                          { e.Tier = TierMetered; return e }
 func (e Entry) anyMethod() Entry                        { e.AnyMethod = true; return e }
+func (e Entry) document() Entry                         { e.Document = true; return e }
 
 // ex sets the example request from name/value pairs.
 func (e Entry) ex(kv ...any) Entry {

@@ -6,7 +6,10 @@ package catalog
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -90,7 +93,14 @@ type Entry struct {
 	Produces      string // response media type; "" means application/json
 	Status        string // route attribute from the spec, e.g. "PRIVATE_BETA"
 	AnyMethod     bool   // accepts every HTTP method (the webhook inbox's callback_url)
-	Example       map[string]any
+	// Document marks a free route that is a description of the service rendered from memory
+	// (/v1/capabilities): like the discovery documents, it is bounded by the connection
+	// limits only, never by the per-client free-call bucket.
+	Document bool
+	Example  map[string]any
+	// Returns is the spec's description of the answer (its Response cell), from which the
+	// output schema and example are derived; Default fills it in.
+	Returns string
 	// Handler is nil until the route is implemented: the route is then listed with
 	// available:false and answers 503 not_available before any 402.
 	Handler Handler
@@ -154,4 +164,26 @@ func TierOf(price uint64) Tier {
 		}
 	}
 	return TierMicro
+}
+
+// maxToolName is the longest name every model API we know of accepts for a tool.
+const maxToolName = 64
+
+// ToolName is the MCP tool name of an entry: its ID with every character outside
+// [a-zA-Z0-9_-] replaced by "_" ("fr.tva" → "fr_tva"), because several model APIs accept only
+// ^[a-zA-Z0-9_-]{1,64}$ for tool names and agents hand our list straight to them. A name that
+// would be longer ends with a hash of the ID instead, so it stays unique.
+func (e *Entry) ToolName() string {
+	name := strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' {
+			return c
+		}
+		return '_'
+	}, e.ID)
+	if len(name) > maxToolName {
+		sum := sha256.Sum256([]byte(e.ID))
+		suffix := "_" + hex.EncodeToString(sum[:4])
+		name = name[:maxToolName-len(suffix)] + suffix
+	}
+	return name
 }

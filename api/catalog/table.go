@@ -27,7 +27,11 @@ const (
 
 // Default builds the catalog of every route of the service interface. Each call returns a
 // fresh catalog, since binding handlers mutates it.
-func Default(n Names) (*Catalog, error) { return New(Table(n)) }
+func Default(n Names) (*Catalog, error) {
+	entries := Table(n)
+	attachAnswers(entries, n)
+	return New(entries)
+}
 
 // Table is the route table itself: one statement per route, in the spec's order.
 func Table(n Names) []Entry {
@@ -392,7 +396,7 @@ func Table(n Names) []Entry {
 			S("session", "session from /v1/sms/number").Req().Range(8, 128)).up("sms", 0).ex("session", "0123456789abcdef"),
 
 		// Free routes.
-		route("free", "GET", "/v1/capabilities", 0, "What the task router can solve, free."),
+		route("free", "GET", "/v1/capabilities", 0, "What the task router can solve, free.").document(),
 		route("free", "POST", "/v1/solve/preview", 0, "Plan, normalised input and price of a /v1/solve task, free.",
 			S("task", "what to solve").Req().Range(3, 4000).Fmt("text_urls"), S("capability", "name a capability directly").Range(2, 60)).ex("task", "weather in Amiens"),
 		route("free", "POST", "/v1/agent/quote", 0, "Plan, price and limits of a /v1/agent/task, free.",
@@ -433,5 +437,6 @@ func Table(n Names) []Entry {
 		route("discovery", "GET", "/.well-known/x402", 0, "x402 resource list for indexers.").kind(Discovery),
 		route("discovery", "GET", "/.well-known/agent-card.json", 0, "A2A agent card.").kind(Discovery),
 		route("discovery", "GET", "/.well-known/agent-skills.json", 0, "Agent skills derived from the catalog.").kind(Discovery),
+		route("discovery", "GET", "/icon.svg", 0, "The service's icon, named by the x402 Bazaar declarations (resource.iconUrl).").kind(Discovery).produces("image/svg+xml"),
 	}
 }

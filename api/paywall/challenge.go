@@ -32,6 +32,11 @@ type Config struct {
 	// MinDeposit is the deposit target announced to batch-settlement clients (atomic units;
 	// a route dearer than this announces its price).
 	MinDeposit uint64 `toml:"min_deposit"`
+	// FacilitatorURL, when set, is a standard x402 v2 facilitator (/verify, /settle,
+	// /supported; Coinbase's among them) that verifies and settles instead of the appliance's
+	// own settle daemon, the default. It is settlement.facilitator under the name operators
+	// look for beside what is paid and to whom; config loading makes the two one.
+	FacilitatorURL string `toml:"facilitator_url"`
 }
 
 // BaseUSDC is USDC on Base mainnet.
@@ -104,6 +109,9 @@ type Alternative struct {
 type Challenge struct {
 	Header string
 	Body   []byte
+	// HeaderBytes is Header as bytes, so the hot path copies it into the answer without
+	// converting it first.
+	HeaderBytes []byte
 }
 
 // Challenges renders and memoises the 402 answer of each entry.
@@ -123,21 +131,48 @@ func NewChallenges(cfg Config, cat *catalog.Catalog, baseURL string) *Challenges
 	return &Challenges{cfg: cfg, cat: cat, baseURL: baseURL}
 }
 
-// For returns the challenge for e. The common case (no specific reason) is rendered once per
-// entry; a reason (why a payment was refused) renders a fresh one.
+// For returns the challenge for e. The common case (no specific reason) and the fixed reasons
+// are rendered once per entry; a reason about a refused payment renders a fresh one.
 func (c *Challenges) For(e *catalog.Entry, reason string) (*Challenge, error) {
+	return c.forTransport(e, reason, httpTransport)
+}
+
+// transport is how the challenged call came: its Bazaar declaration describes that call.
+type transport uint8
+
+const (
+	httpTransport transport = iota
+	mcpTransport
+)
+
+// ReasonFreeCallLimited is the 402's reason when a route's free first call cannot be served
+// because the client's free-call bucket is empty: the call can be paid now.
+const ReasonFreeCallLimited = "free_call_limited: this client's free calls are used up for the moment, so the free first call of this route cannot be served; this call is paid"
+
+// memoisedReason reports whether challenges with this reason are rendered once per entry:
+// the common challenge and the fixed reasons a client may meet on every call.
+func memoisedReason(reason string) bool { return reason == "" || reason == ReasonFreeCallLimited }
+
+func (c *Challenges) forTransport(e *catalog.Entry, reason string, t transport) (*Challenge, error) {
 	alts := c.availableAlternatives(e)
-	if reason == "" {
-		if m, ok := c.memo.Load(e.ID); ok && m.(memoised).alts == alts {
+	key := e.ID
+	if t == mcpTransport {
+		key = "mcp:" + e.ID
+	}
+	if reason != "" {
+		key += "\x00" + reason
+	}
+	if memoisedReason(reason) {
+		if m, ok := c.memo.Load(key); ok && m.(memoised).alts == alts {
 			return m.(memoised).ch, nil
 		}
 	}
-	ch, err := c.render(e, reason, nil)
+	ch, err := c.render(e, reason, nil, t)
 	if err != nil {
 		return nil, err
 	}
-	if reason == "" {
-		c.memo.Store(e.ID, memoised{alts: alts, ch: ch})
+	if memoisedReason(reason) {
+		c.memo.Store(key, memoised{alts: alts, ch: ch})
 	}
 	return ch, nil
 }
@@ -145,15 +180,24 @@ func (c *Challenges) For(e *catalog.Entry, reason string) (*Challenge, error) {
 // ForError renders the 402 answer to a payment error: its reason, and for a batch-settlement
 // cumulative-amount mismatch the corrective requirement carrying the channel's state.
 func (c *Challenges) ForError(e *catalog.Entry, err error) (*Challenge, error) {
+	return c.forError(e, err, httpTransport)
+}
+
+// ForMCPError is ForError for a tools/call: its Bazaar declaration names the MCP tool.
+func (c *Challenges) ForMCPError(e *catalog.Entry, err error) (*Challenge, error) {
+	return c.forError(e, err, mcpTransport)
+}
+
+func (c *Challenges) forError(e *catalog.Entry, err error, t transport) (*Challenge, error) {
 	var corr *correction
 	if errors.As(err, &corr) {
-		return c.render(e, corr.reason, corr.extra)
+		return c.render(e, corr.reason, corr.extra, t)
 	}
 	reason := apierr.From(err).Message
 	if strings.HasPrefix(reason, "PAYMENT-SIGNATURE header is required") {
 		reason = ""
 	}
-	return c.For(e, reason)
+	return c.forTransport(e, reason, t)
 }
 
 // ResourceURL is the absolute URL of e named in challenges and receipts.
@@ -196,7 +240,22 @@ func (c *Challenges) availableAlternatives(e *catalog.Entry) uint8 {
 	return bits
 }
 
-func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.BatchExtra) (*Challenge, error) {
+// MaxChallengeHeader is the size the encoded PAYMENT-REQUIRED header stays under: the Bazaar's
+// crawlers and some proxies drop larger ones (x402 maintainers: about 3 KB).
+const MaxChallengeHeader = 3 << 10
+
+// IconURL is the absolute URL of the icon the box serves.
+func (c *Challenges) IconURL() string { return c.baseURL + IconPath }
+
+func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.BatchExtra, t transport) (*Challenge, error) {
+	ch, err := c.renderDetail(e, reason, corrective, t, bazaarFull)
+	for d := bazaarTerse; err == nil && len(ch.Header) > MaxChallengeHeader && d <= bazaarBare; d++ {
+		ch, err = c.renderDetail(e, reason, corrective, t, d)
+	}
+	return ch, err
+}
+
+func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x402.BatchExtra, t transport, d bazaarDetail) (*Challenge, error) {
 	if reason == "" {
 		reason = "PAYMENT-SIGNATURE header is required"
 	}
@@ -210,6 +269,13 @@ func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.Ba
 		}
 		accepts = append(accepts, b)
 	}
+	bazaar := bazaarHTTP(e, d)
+	if t == mcpTransport {
+		bazaar = BazaarMCP(e)
+	}
+	resource := x402.ResourceInfo{URL: c.ResourceURL(e), Description: e.Summary, MimeType: e.MediaType(),
+		ServiceName: ServiceName, Tags: Tags(e), IconURL: c.IconURL()}
+	extensions := map[string]any{x402.ExtPaymentIdentifier: x402.PaymentIdentifierDeclaration(), ExtBazaar: bazaar}
 	// The shape of x402.PaymentRequired, with requirements of more than one scheme.
 	v2 := struct {
 		X402Version  int               `json:"x402Version"`
@@ -221,14 +287,30 @@ func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.Ba
 	}{
 		X402Version:  2,
 		Error:        reason,
-		Resource:     x402.ResourceInfo{URL: c.ResourceURL(e), Description: e.Summary, MimeType: e.MediaType()},
+		Resource:     resource,
 		Accepts:      accepts,
-		Extensions:   map[string]any{x402.ExtPaymentIdentifier: x402.PaymentIdentifierDeclaration()},
+		Extensions:   extensions,
 		Alternatives: alts,
 	}
 	header, err := x402.Encode(v2)
 	if err != nil {
 		return nil, fmt.Errorf("encode challenge of %s: %w", e.ID, err)
+	}
+	// The v1 form declares discovery in outputSchema, as v1 Bazaar facilitators read it (the
+	// v2 declaration is in the header only: a second copy in the body halved the 402's
+	// requests per second).
+	v1Input := map[string]any{"type": "http", "method": e.Method, "discoverable": true}
+	info := bazaar["info"].(map[string]any)
+	if in := info["input"].(map[string]any); in["type"] == "http" {
+		if e.Method == "POST" {
+			v1Input["bodyType"], v1Input["bodyFields"] = "json", in["body"]
+		} else {
+			v1Input["queryParams"] = in["queryParams"]
+		}
+	}
+	outputSchema := map[string]any{"input": v1Input}
+	if out, ok := info["output"].(map[string]any)["example"]; ok {
+		outputSchema["output"] = out
 	}
 	v1 := map[string]any{
 		"x402Version": 1,
@@ -237,7 +319,7 @@ func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.Ba
 			Scheme: req.Scheme, Network: V1Network(req.Network), MaxAmountRequired: req.Amount,
 			Resource: c.ResourceURL(e), Description: e.Summary, MimeType: e.MediaType(),
 			PayTo: req.PayTo, MaxTimeoutSeconds: req.MaxTimeoutSeconds, Asset: req.Asset, Extra: req.Extra,
-			OutputSchema: map[string]any{"input": map[string]any{"type": "http", "method": e.Method, "discoverable": true}},
+			OutputSchema: outputSchema,
 		}},
 	}
 	if len(alts) > 0 {
@@ -247,5 +329,5 @@ func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.Ba
 	if err != nil {
 		return nil, err
 	}
-	return &Challenge{Header: header, Body: body}, nil
+	return &Challenge{Header: header, HeaderBytes: []byte(header), Body: body}, nil
 }

@@ -5,8 +5,7 @@ package render
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -392,27 +391,9 @@ type Tool struct {
 // IsTool reports whether an entry is offered as an MCP tool: every paid or free route.
 func IsTool(e *catalog.Entry) bool { return e.Kind == catalog.Paid || e.Kind == catalog.Free }
 
-// maxToolName is the longest name every model API we know of accepts for a tool.
-const maxToolName = 64
-
-// ToolName is the MCP tool name of an entry: its ID with every character outside
-// [a-zA-Z0-9_-] replaced by "_" ("fr.tva" → "fr_tva"), because several model APIs accept only
-// ^[a-zA-Z0-9_-]{1,64}$ for tool names and agents hand our list straight to them. A name that
-// would be longer ends with a hash of the ID instead, so it stays unique.
-func ToolName(e *catalog.Entry) string {
-	name := strings.Map(func(c rune) rune {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' {
-			return c
-		}
-		return '_'
-	}, e.ID)
-	if len(name) > maxToolName {
-		sum := sha256.Sum256([]byte(e.ID))
-		suffix := "_" + hex.EncodeToString(sum[:4])
-		name = name[:maxToolName-len(suffix)] + suffix
-	}
-	return name
-}
+// ToolName is the MCP tool name of an entry (catalog.Entry.ToolName: the x402 Bazaar
+// declaration of MCP tools names them too).
+func ToolName(e *catalog.Entry) string { return e.ToolName() }
 
 // Tools are the MCP tools: one per paid or free /v1 route (and free trials).
 func (r *Renderer) Tools() []Tool {
@@ -472,8 +453,17 @@ func (r *Renderer) Bind(c *catalog.Catalog) error {
 			return err
 		}
 	}
+	icon := &catalog.Raw{ContentType: "image/svg+xml", Header: map[string]string{"Cache-Control": "public, max-age=86400"}, Body: iconSVG}
+	if err := c.Bind("icon.svg", func(context.Context, *catalog.Request) (any, error) { return icon, nil }, nil); err != nil {
+		return err
+	}
 	return c.Bind("llms.txt", r.memoized("llms.txt", "text/plain; charset=utf-8", func() []byte { return []byte(r.LLMSTxt()) }), nil)
 }
+
+// iconSVG is the service's icon (paywall.IconPath), which the Bazaar shows beside its routes.
+//
+//go:embed icon.svg
+var iconSVG []byte
 
 // JSON is a stable, indented encoding for golden files.
 func JSON(v any) []byte {

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"testing"
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/api/render"
 	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/settle/x402"
 )
 
 const (
@@ -104,7 +107,7 @@ func TestFreeFloodFromOneIPv6Subnet(t *testing.T) {
 		hdr                []string
 		want               int
 	}{
-		{"free_first_call_of_the_flooder_is_limited_too", firstPath, flooder, nil, http.StatusTooManyRequests},
+		{"free_first_call_of_the_flooder_is_challenged_not_limited", firstPath, flooder, nil, http.StatusPaymentRequired},
 		{"unpaid_call_of_the_flooder_is_challenged_not_limited", paidPath, flooder, nil, http.StatusPaymentRequired},
 		{"v2_payment_of_the_flooder_reaches_the_gate", paidPath, flooder, []string{"Payment-Signature", "not-a-payment"}, http.StatusPaymentRequired},
 		{"v1_payment_of_the_flooder_reaches_the_gate", firstPath, flooder, []string{"X-Payment", "not-a-payment"}, http.StatusPaymentRequired},
@@ -155,5 +158,64 @@ func TestRefusedFreeFirstCallCostsNoToken(t *testing.T) {
 	}
 	if a := get(t, h, freePath, client); a.status != http.StatusTooManyRequests {
 		t.Fatalf("call past the burst: %+v, want 429", a)
+	}
+}
+
+// TestExhaustedFreeBucketNeverHidesThePayment: once a client's free-call bucket is empty,
+// every payable route answers it 402 with the challenge and the reason (those with a free
+// first call included: 429 would tell a client that wants to pay to wait), free-only routes
+// answer 429, and the discovery documents are still served.
+func TestExhaustedFreeBucketNeverHidesThePayment(t *testing.T) {
+	cat := boundCatalog(t)
+	if err := render.New(cat, render.Info{}).Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	pay := paywall.DefaultConfig()
+	pay.PayTo = apitest.TestPayTo
+	gate := paywall.New(pay, paywall.DefaultPolicy(), nil, paywall.GateOptions{})
+	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: pay, Configure: func(c *server.Config) {
+		c.TrustedProxies = []string{"127.0.0.1"}
+		c.FreePerMinute, c.FreeBurst = 1, 1
+	}})
+	client := "198.51.100.30"
+	if a := get(t, h, freePath, client); a.status != http.StatusOK {
+		t.Fatalf("the one free call of the bucket: %+v", a)
+	}
+	firstCalls := 0
+	for _, e := range cat.Entries() {
+		q := url.Values{}
+		for k, v := range e.Example {
+			q.Set(k, toText(v))
+		}
+		a := get(t, h, e.Path+"?"+q.Encode(), client)
+		switch {
+		case e.Kind == catalog.Paid:
+			firstCalls += map[bool]int{true: 1}[e.FreeFirstCall]
+			if a.status != http.StatusPaymentRequired {
+				t.Errorf("%s (free first call %v): %+v, want 402", e.ID, e.FreeFirstCall, a)
+			}
+		case e.Kind == catalog.Free && !e.Document:
+			if a.status != http.StatusTooManyRequests || a.code != "limit_exceeded" {
+				t.Errorf("free route %s: %+v, want 429", e.ID, a)
+			}
+		case e.Kind == catalog.Discovery && e.Method == "GET", e.Document:
+			if a.status != http.StatusOK {
+				t.Errorf("discovery document %s: %+v, want 200", e.ID, a)
+			}
+		}
+	}
+	if firstCalls < 5 {
+		t.Fatalf("only %d routes with a free first call checked", firstCalls)
+	}
+	req, _ := http.NewRequest("GET", h.BaseURL+firstPath, nil)
+	req.Header.Set("X-Forwarded-For", client)
+	resp, err := h.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	pr, err := x402.DecodeRequired(resp.Header.Get("Payment-Required"))
+	if err != nil || pr.Error != paywall.ReasonFreeCallLimited {
+		t.Fatalf("the 402's reason: %v %+v", err, pr)
 	}
 }

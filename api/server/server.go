@@ -297,7 +297,7 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		}
 	}()
 	args, err := e.Decode(raw)
-	if err != nil {
+	if err != nil && !coldProbe(e, raw, req) {
 		return nil, nil, err
 	}
 	if e.Handler == nil {
@@ -308,6 +308,9 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 			return nil, nil, &apierr.Error{Code: apierr.CodeUnavailable, Message: e.Path + " is not available right now: " + err.Error(), Cause: err}
 		}
 	}
+	if err != nil { // a cold probe of a route that can serve: the challenge describes its input
+		return nil, nil, paywall.PaymentRequired("")
+	}
 	req.Route, req.Args = e, args
 	call := &paywall.Call{Entry: e, Request: req, ResourceURL: s.challenges.ResourceURL(e)}
 	paid := e.Kind == catalog.Paid
@@ -317,8 +320,13 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 	}
 	// Without a payment, the work of a paid route runs only as the day's free first call.
 	req.Free = e.Kind == catalog.Free || (paid && e.FreeFirstCall && paywall.PaymentHeader(req) == "")
-	if req.Free {
+	if req.Free && !e.Document {
 		if err := s.admitFree(req.ClientIP); err != nil {
+			if paid {
+				// The free call cannot be served now, but the call can be paid: a client that
+				// would pay must get the challenge, never be told to wait.
+				return nil, nil, paywall.PaymentRequired(paywall.ReasonFreeCallLimited)
+			}
 			return nil, nil, err
 		}
 	}
@@ -380,6 +388,14 @@ func (s *Server) panicked(route string, v any) *apierr.Error {
 	s.log.Error("panic recovered", slog.String(obs.KeyRoute, route), slog.String(obs.KeyErr, fmt.Sprint(v)),
 		slog.String(obs.KeyStack, string(debug.Stack())))
 	return &apierr.Error{Code: apierr.CodeInternal, Message: "internal error; nothing was charged"}
+}
+
+// coldProbe reports whether a call is a discovery crawler's unpaid probe: no parameter at all
+// and no payment, on a paid route. It answers the 402, whose Bazaar declaration describes the
+// input, rather than the 400 of a missing parameter (crawlers drop a route that answers 400).
+// A call that carries any parameter is validated first as always.
+func coldProbe(e *catalog.Entry, raw map[string]any, req *catalog.Request) bool {
+	return e.Kind == catalog.Paid && len(raw) == 0 && paywall.PaymentHeader(req) == ""
 }
 
 // run is the work of a call: the cached answer if fresh, else the handler's, encoded once so
@@ -469,7 +485,7 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entr
 	if ae.Code == apierr.CodePayment && e != nil {
 		ch, cerr := s.challenges.ForError(e, err)
 		if cerr == nil {
-			ctx.Response.Header.SetCanonical(hdrPaymentRequired, []byte(ch.Header))
+			ctx.Response.Header.SetCanonical(hdrPaymentRequired, ch.HeaderBytes)
 			ctx.SetContentType("application/json")
 			ctx.SetStatusCode(http.StatusPaymentRequired)
 			ctx.SetBody(ch.Body)
@@ -605,7 +621,7 @@ func (l fasthttpLogger) Printf(format string, args ...any) {
 // ChallengeObject is the decoded v2 PaymentRequired of e, for transports that carry it as
 // JSON rather than as a header (MCP).
 func (s *Server) ChallengeObject(e *catalog.Entry, payErr error) (map[string]any, error) {
-	ch, err := s.challenges.ForError(e, payErr)
+	ch, err := s.challenges.ForMCPError(e, payErr)
 	if err != nil {
 		return nil, err
 	}

@@ -104,6 +104,12 @@ func Load(path string, env []string) (Config, error) {
 	if err := applyEnv(&cfg, env); err != nil {
 		return cfg, err
 	}
+	if f := cfg.Payment.FacilitatorURL; f != "" {
+		if cfg.Settlement.Facilitator != "" && cfg.Settlement.Facilitator != f {
+			return cfg, errors.New("config keys payment.facilitator_url and settlement.facilitator name different facilitators; set one")
+		}
+		cfg.Settlement.Facilitator = f
+	}
 	return cfg, cfg.Validate()
 }
 
@@ -170,6 +176,11 @@ func (c *Config) Validate() error {
 		}
 		if c.Settlement.Facilitator != "" {
 			bad("payment.receiver_authorizer", "batch-settlement needs the appliance's own settle daemon; leave it empty with settlement.facilitator")
+		}
+	}
+	if f := c.Settlement.Facilitator; f != "" {
+		if u, err := url.Parse(f); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("payment.facilitator_url", "must be the absolute http(s) URL of a standard x402 facilitator")
 		}
 	}
 	if d := c.Payment.WithdrawDelaySeconds; d < 900 || d > 30*86_400 {

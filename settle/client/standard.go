@@ -52,7 +52,20 @@ func (s *Standard) Reserve(ctx context.Context, req *x402.ReserveRequest) (x402.
 	}
 	s.expire()
 	if id, ok := s.identifiers[req.IdentifierHash]; ok && req.IdentifierHash != "" {
-		res := s.identified(s.held[id], id, req)
+		h := s.held[id]
+		if h.payload == req.PayloadHash && h.key == req.Key && pending(h.done) {
+			// The retry of a call whose settlement was broadcast but not confirmed: ask again
+			// (the facilitator reconciles against the broadcast transaction, never sends a
+			// second one) and answer what it says now.
+			s.mu.Unlock()
+			res, err := s.C.Settle(ctx, &h.req)
+			if err != nil {
+				return x402.ReserveResponse{}, err
+			}
+			s.mu.Lock()
+			h.done = &res
+		}
+		res := s.identified(h, id, req)
 		s.mu.Unlock()
 		return res, nil
 	}
@@ -91,7 +104,7 @@ func (s *Standard) identified(h *held, id string, req *x402.ReserveRequest) x402
 		res.Conflict, res.InvalidReason = true, x402.ReasonIdentifierConflict
 	case h.done == nil:
 		res.Conflict, res.InvalidReason = true, x402.ReasonInProgress
-	case !h.done.Success:
+	case !h.done.Success && !pending(h.done):
 		res.InvalidReason = h.done.ErrorReason
 	default:
 		done := *h.done
@@ -141,6 +154,12 @@ func (s *Standard) Complete(ctx context.Context, id, _ string) (x402.SettlementR
 		return x402.SettlementResponse{}, &Error{Status: 404, Message: "no reservation " + id}
 	}
 	res, err := s.C.Settle(ctx, &h.req)
+	if err == nil && pending(&res) {
+		// A broadcast whose receipt the facilitator has not seen yet: ask once more with the
+		// same request, as the official resource servers do (settleWithPendingRetry); the
+		// facilitator reconciles it against the transaction already sent.
+		res, err = s.C.Settle(ctx, &h.req)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -148,6 +167,13 @@ func (s *Standard) Complete(ctx context.Context, id, _ string) (x402.SettlementR
 	h.done = &res
 	s.mu.Unlock()
 	return res, nil
+}
+
+// pending reports whether a settlement outcome is x402's settlement_pending: a transaction was
+// broadcast and its receipt is not yet seen. It is neither a success (nothing is delivered on
+// it) nor a failure (the nonce may still be spent: the payment is never offered again).
+func pending(r *x402.SettlementResponse) bool {
+	return r != nil && !r.Success && r.ErrorReason == x402.ReasonSettlementPending && r.Transaction != ""
 }
 
 // Abort forgets a reservation whose result was not delivered. The remote facilitator has no

@@ -117,6 +117,9 @@ func (c *Client) Do(ctx context.Context, r Request) (*Result, error) {
 	if err != nil {
 		return first, err
 	}
+	if !v1 {
+		echoExtensions(p, first)
+	}
 	if !v1 && advertisesIdentifier(first) {
 		// A retry of this very payment (same header) then gets the stored answer, not a refusal.
 		x402.SetPaymentIdentifier(p, x402.NewPaymentIdentifier())
@@ -160,6 +163,24 @@ func (c *Client) send(ctx context.Context, r Request, header, value string) (*Re
 		}
 	}
 	return res, nil
+}
+
+// echoExtensions copies the 402's extensions into the payload, as the official clients do: a
+// facilitator implementing an extension reads its declaration there (the bazaar extension's,
+// to catalogue the route).
+func echoExtensions(p *x402.PaymentPayload, res *Result) {
+	pr, err := x402.DecodeRequired(res.Header.Get(x402.HeaderPaymentRequired))
+	if err != nil || len(pr.Extensions) == 0 {
+		return
+	}
+	if p.Extensions == nil {
+		p.Extensions = map[string]any{}
+	}
+	for k, v := range pr.Extensions {
+		if _, set := p.Extensions[k]; !set {
+			p.Extensions[k] = v
+		}
+	}
 }
 
 func advertisesIdentifier(res *Result) bool {

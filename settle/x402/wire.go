@@ -27,6 +27,11 @@ type ResourceInfo struct {
 	URL         string `json:"url"`
 	Description string `json:"description,omitempty"`
 	MimeType    string `json:"mimeType,omitempty"`
+	// Service metadata of the bazaar extension (specs/extensions/bazaar.md), echoed by clients:
+	// printable ASCII name and tags, an http(s) icon on a named host.
+	ServiceName string   `json:"serviceName,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+	IconURL     string   `json:"iconUrl,omitempty"`
 }
 
 // Extra carries the token's EIP-712 domain for exact/EVM.

@@ -3,14 +3,18 @@
 //  1. verifications per second on one core: our exact verifier against the reference verifier
 //     (@x402/evm's facilitator verify under Node) on the same signed payloads, chain reads
 //     answered from memory on both sides;
-//  2. latency (p50, p99) of a call to the same route free, paid with optimistic settlement and
-//     paid with synchronous settlement, through the real server, gate and facilitator on the
-//     embedded chain.
+//  2. latency (p50, p99) of a call to the same route free, paid with optimistic settlement,
+//     paid with synchronous settlement and paid through a remote standard facilitator (the
+//     official @x402/core one with @x402/evm's exact scheme under Node, settle/npm/facilitator.mjs,
+//     which always settles before delivery), through the real server and gate on the embedded
+//     chain.
 //
 // It needs node and settle/npm (ops/setup.d/x402.sh). Run from the repository root.
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
@@ -27,6 +31,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -94,7 +99,7 @@ func run(seconds float64, calls int) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Println("target: optimistic within 2 ms p50 of free; synchronous waits for its block (~1 s on the embedded chain, ~2 s on Base)")
+	fmt.Println("target: optimistic within 2 ms p50 of free; synchronous waits for its block (~1 s on the embedded chain, ~2 s on Base); the remote facilitator always settles synchronously, one HTTP hop more")
 	return nil
 }
 
@@ -191,7 +196,12 @@ func latencies(calls int) ([]series, error) {
 	handler := func(context.Context, *catalog.Request) (any, error) { return map[string]any{"ok": true}, nil }
 	const price = 1_000
 	var out []series
-	for _, mode := range []string{"free", x402.ModeOptimistic, x402.ModeSync, batchMode} {
+	remote, stopRemote, err := startRemoteFacilitator(dev)
+	if err != nil {
+		return nil, err
+	}
+	defer stopRemote()
+	for _, mode := range []string{"free", x402.ModeOptimistic, x402.ModeSync, remoteMode, batchMode} {
 		e := catalog.Entry{Method: "GET", Path: "/v1/bench/route", Summary: "bench", Kind: catalog.Paid, Price: price, Timeout: benchTimeout, Handler: handler}
 		if mode == "free" {
 			e.Kind, e.Price = catalog.Free, 0
@@ -201,11 +211,15 @@ func latencies(calls int) ([]series, error) {
 			return nil, err
 		}
 		policy := paywall.Policy{Settlement: mode, OptimisticMaxPrice: price}
-		if mode == batchMode {
+		var f paywall.Facilitator = fc
+		switch mode {
+		case batchMode:
 			cfg.ReceiverAuthorizer, cfg.WithdrawDelaySeconds = dev.ReceiverAuthorizer, 86_400
 			policy.Settlement = x402.ModeOptimistic
+		case remoteMode:
+			f, policy.Settlement = &client.Standard{C: remote}, x402.ModeSync
 		}
-		gate := paywall.New(cfg, policy, fc, paywall.GateOptions{})
+		gate := paywall.New(cfg, policy, f, paywall.GateOptions{})
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
@@ -219,7 +233,7 @@ func latencies(calls int) ([]series, error) {
 		done := make(chan error, 1)
 		go func() { done <- srv.Serve(sctx, ln) }()
 		n := calls
-		if mode == x402.ModeSync {
+		if mode == x402.ModeSync || mode == remoteMode {
 			// Each synchronous call waits for its block, and the embedded chain seals at most
 			// about one per second once a burst has used its lead: fewer calls say as much.
 			n = max(20, calls/10)
@@ -292,8 +306,49 @@ func timeCalls(dev *settle.Dev, cfg paywall.Config, base, mode string, price uin
 	}
 	slices.Sort(d)
 	name := map[string]string{"free": "same route, free", x402.ModeOptimistic: "paid, optimistic", x402.ModeSync: "paid, synchronous",
-		batchMode: "paid, batch voucher"}[mode]
+		batchMode: "paid, batch voucher", remoteMode: "paid, remote facilitator (official TS)"}[mode]
 	return series{name: name, p50: d[len(d)/2], p99: d[len(d)*99/100]}, nil
+}
+
+// remoteMode pays with exact through the official TypeScript facilitator as a remote standard
+// facilitator (client.Standard): verify before the work, settle (and wait for the receipt)
+// before delivery.
+const remoteMode = "remote"
+
+// startRemoteFacilitator runs settle/npm/facilitator.mjs on loopback against the embedded
+// chain, signing with the dev payer's key (funded with ether for gas).
+func startRemoteFacilitator(dev *settle.Dev) (*client.Client, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	addr := ln.Addr().(*net.TCPAddr)
+	ln.Close()
+	key, err := os.ReadFile(dev.PayerKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.Command("node", filepath.Join("settle", "npm", "facilitator.mjs"), strconv.Itoa(addr.Port), dev.RPCURL,
+		strconv.FormatUint(dev.ChainID, 10), string(bytes.TrimSpace(key)))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("node settle/npm/facilitator.mjs: %w", err)
+	}
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.HasPrefix(line, "listening") {
+		stop()
+		return nil, nil, fmt.Errorf("facilitator.mjs did not start: %q %v", line, err)
+	}
+	c, err := client.New("http://" + addr.String())
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return c, stop, nil
 }
 
 // batchMode pays with batch-settlement: one deposit (its transaction falls in the warm-up

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/peage/appliance/internal/freeport"
+	"github.com/peage/appliance/settle"
+	"github.com/peage/appliance/settle/devchain"
+	"github.com/peage/appliance/settle/exact"
+	"github.com/peage/appliance/settle/pay"
+	"github.com/peage/appliance/settle/x402"
+)
+
+// officialFacilitator runs settle/npm/facilitator.mjs (the official @x402/core facilitator
+// with @x402/evm's exact scheme, cataloguing like a Bazaar facilitator) on addr against the
+// dev chain, signing with key, until the test ends or stop is called.
+func officialFacilitator(t *testing.T, addr string, info devChainInfo, key string, extra ...string) (stop func()) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is not installed; run ops/setup.sh")
+	}
+	script, err := filepath.Abs(filepath.Join("..", "..", "..", "settle", "npm", "facilitator.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := strings.Cut(addr, ":")
+	cmd := exec.Command(node, append([]string{script, port, info.RPCURL, strconv.Itoa(devchain.ChainID), key}, extra...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	stop = func() {
+		_ = cmd.Process.Kill()
+		<-done
+	}
+	t.Cleanup(stop)
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening") {
+		stop()
+		t.Fatalf("facilitator.mjs: %q %v\n%s", line, err, stderr.String())
+	}
+	return stop
+}
+
+// usdcBalance reads who's test USDC balance from the dev chain.
+func usdcBalance(t *testing.T, info devChainInfo, who string) *big.Int {
+	t.Helper()
+	data := "0x70a08231" + strings.Repeat("0", 24) + strings.TrimPrefix(strings.ToLower(who), "0x")
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "eth_call",
+		"params": []any{map[string]string{"to": info.Asset, "data": data}, "latest"}})
+	resp, err := http.Post(info.RPCURL, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Result string `json:"result"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	b, ok := new(big.Int).SetString(strings.TrimPrefix(r.Result, "0x"), 16)
+	if !ok {
+		t.Fatalf("balanceOf: %q", r.Result)
+	}
+	return b
+}
+
+// TestRemoteFacilitator: with payment.facilitator_url naming a standard x402 v2 facilitator
+// (the official TypeScript one on loopback, against the embedded chain), `appliance pay`'s
+// call is verified and settled through it, and the facilitator catalogues the route from the
+// payment's Bazaar declaration, input schema included. The same facilitator lost between
+// verification and settlement: nothing is delivered (503) and nothing is taken from the payer.
+func TestRemoteFacilitator(t *testing.T) {
+	facAddr := freeport.Addr(t)
+	cfgPath := filepath.Join(t.TempDir(), "appliance.toml")
+	conf := fmt.Sprintf("[payment]\nfacilitator_url = %q\n[settlement]\nsettle_timeout_seconds = 5\n", "http://"+facAddr)
+	if err := os.WriteFile(cfgPath, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startDev(t, "--config", cfgPath)
+	var info devChainInfo
+	devSettle(t, d.state, http.MethodGet, "/dev/chain", &info)
+	keyHex, err := os.ReadFile(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(string(keyHex))
+	payer, err := settle.LoadKey(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + d.api
+	ctx := context.Background()
+	tva := pay.Request{URL: base + "/v1/fr/tva", Params: map[string]string{"siren": "542065479"}}
+
+	stop := officialFacilitator(t, facAddr, info, key)
+	before := usdcBalance(t, info, info.PayTo)
+	res, err := (&pay.Client{Key: payer}).Do(ctx, tva)
+	if err != nil || res.Status != 200 || res.Receipt == nil || !res.Receipt.Success || res.Receipt.Transaction == "" {
+		t.Fatalf("paid call through the remote facilitator: %v %+v %s", err, res, res.Body)
+	}
+	if got := new(big.Int).Sub(usdcBalance(t, info, info.PayTo), before); got.Cmp(big.NewInt(5_000)) != 0 {
+		t.Fatalf("payee received %s, want the price 5000", got)
+	}
+	resp, err := http.Get("http://" + facAddr + "/discovery/resources")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed struct {
+		Items []struct {
+			ResourceURL   string `json:"resourceUrl"`
+			Method        string `json:"method"`
+			ServiceName   string `json:"serviceName"`
+			DiscoveryInfo struct {
+				Input struct {
+					QueryParams map[string]any `json:"queryParams"`
+				} `json:"input"`
+			} `json:"discoveryInfo"`
+			Extensions map[string]struct {
+				Schema map[string]any `json:"schema"`
+			} `json:"extensions"`
+		} `json:"items"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&listed)
+	resp.Body.Close()
+	if err != nil || len(listed.Items) != 1 {
+		t.Fatalf("catalogued: %v %+v", err, listed)
+	}
+	item := listed.Items[0]
+	schema, _ := json.Marshal(item.Extensions["bazaar"].Schema)
+	if item.ResourceURL != base+"/v1/fr/tva" || item.Method != "GET" || item.ServiceName != "peage" ||
+		item.DiscoveryInfo.Input.QueryParams["siren"] != "542065479" || !strings.Contains(string(schema), `"siren"`) {
+		t.Fatalf("catalogued entry %+v schema %s", item, schema)
+	}
+
+	// Lost between verification and settlement.
+	stop()
+	officialFacilitator(t, facAddr, info, key, "--crash-on-settle")
+	payerAddr := res.Receipt.Payer
+	payerBefore, payeeBefore := usdcBalance(t, info, payerAddr), usdcBalance(t, info, info.PayTo)
+	res, err = (&pay.Client{Key: payer}).Do(ctx, tva)
+	if err != nil || res.Status != http.StatusServiceUnavailable || res.Receipt != nil || strings.Contains(string(res.Body), "tva") {
+		t.Fatalf("call whose facilitator was lost: %v %+v %s", err, res, res.Body)
+	}
+	if payerAfter, payeeAfter := usdcBalance(t, info, payerAddr), usdcBalance(t, info, info.PayTo); payerAfter.Cmp(payerBefore) != 0 || payeeAfter.Cmp(payeeBefore) != 0 {
+		t.Fatalf("money moved for an undelivered call: payer %s → %s, payee %s → %s", payerBefore, payerAfter, payeeBefore, payeeAfter)
+	}
+}
+
+// TestRemoteFacilitatorSettlementPending: a remote facilitator that answers settlement_pending
+// (the official one, waiting only 300 ms for a receipt: it has broadcast the transaction and
+// not seen it mined) is never taken for a success nor for a failure: the call is asked to
+// settle once more, answered 503 while the outcome is unknown, and a retry with the same
+// payment identifier and payload gets the result once the transaction is mined; never a 402
+// that would make the client pay again, and the payer is charged once.
+func TestRemoteFacilitatorSettlementPending(t *testing.T) {
+	facAddr := freeport.Addr(t)
+	cfgPath := filepath.Join(t.TempDir(), "appliance.toml")
+	conf := fmt.Sprintf("[payment]\nfacilitator_url = %q\n[settlement]\nsettle_timeout_seconds = 5\n", "http://"+facAddr)
+	if err := os.WriteFile(cfgPath, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startDev(t, "--config", cfgPath)
+	var info devChainInfo
+	devSettle(t, d.state, http.MethodGet, "/dev/chain", &info)
+	keyHex, err := os.ReadFile(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payer, err := settle.LoadKey(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	officialFacilitator(t, facAddr, info, strings.TrimSpace(string(keyHex)), "--confirmation-timeout-ms=300")
+
+	tva := "http://" + d.api + "/v1/fr/tva?siren=542065479"
+	resp, err := http.Get(tva)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	pr, err := x402.DecodeRequired(resp.Header.Get(x402.HeaderPaymentRequired))
+	if err != nil || len(pr.Accepts) == 0 {
+		t.Fatalf("challenge: %v", err)
+	}
+	p, err := exact.NewPayload(payer, 2, &pr.Accepts[0], &pr.Resource, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x402.SetPaymentIdentifier(p, x402.NewPaymentIdentifier())
+	header, err := x402.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := p.Payload.Authorization.From
+	payerBefore, payeeBefore := usdcBalance(t, info, from), usdcBalance(t, info, info.PayTo)
+	var statuses []int
+	for attempt := 0; ; attempt++ {
+		req, _ := http.NewRequest(http.MethodGet, tva, nil)
+		req.Header.Set(x402.HeaderPaymentSignature, header)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		statuses = append(statuses, resp.StatusCode)
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), x402.ReasonSettlementPending) || attempt == 20 {
+			t.Fatalf("attempts %v: the last answered %d %s", statuses, resp.StatusCode, body)
+		}
+		time.Sleep(time.Second) // the embedded chain mines the broadcast transaction meanwhile
+	}
+	price := big.NewInt(5_000)
+	paid := new(big.Int).Sub(payerBefore, usdcBalance(t, info, from))
+	received := new(big.Int).Sub(usdcBalance(t, info, info.PayTo), payeeBefore)
+	if paid.Cmp(price) != 0 || received.Cmp(price) != 0 {
+		t.Fatalf("attempts %v: payer paid %s, payee received %s, want %s once", statuses, paid, received, price)
+	}
+	t.Logf("attempts: %v", statuses)
+}
