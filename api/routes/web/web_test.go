@@ -17,6 +17,7 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/routes/web"
+	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/extract"
 	"github.com/peage/appliance/browserfarm/farmtest"
 )
@@ -31,7 +32,10 @@ var (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	var err error
-	env, err = farmtest.Start(2, 16)
+	// Every call here comes from one client, whose cap (half the pool) would read a call's pages
+	// one at a time, in an order that decides which of them meets its deadline; the caps have
+	// their own tests (fair_test.go).
+	env, err = farmtest.StartTuned(2, 16, func(cfg *browserfarm.Config) { cfg.PayerBrowsers, cfg.ClientBrowsers = 2, 2 })
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "web route tests need a real Chromium:", err)
 		os.Exit(1)
