@@ -26,6 +26,7 @@ import (
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/appliance/journal"
 	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/proxyd/client"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/chain"
@@ -400,6 +401,7 @@ func (r *restartable) kill(t *testing.T) {
 }
 
 func TestSettleKilledMidCall(t *testing.T) {
+	testenv.NeedsChain(t)
 	ctx := context.Background()
 	ch, err := devchain.Start(ctx, devchain.Options{})
 	if err != nil {

@@ -30,6 +30,7 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/batchpay"
@@ -111,6 +112,7 @@ func unixClient(path string) *http.Client {
 // on the same journals; the gate asks again with the same completion, gets the same answer and
 // delivers: the channel is charged exactly once, the deposit made once, and the payer goes on.
 func TestSettleKilledBetweenBatchCompleteAndItsAnswer(t *testing.T) {
+	testenv.NeedsChain(t)
 	if spec := os.Getenv(gateChildEnv); spec != "" {
 		gateCrashChild(spec)
 		return

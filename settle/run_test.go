@@ -13,6 +13,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/devchain"
 	"github.com/peage/appliance/settle/exact"
@@ -22,6 +23,7 @@ import (
 // TestRunStandalone runs the daemon as `appliance settle` does: a chain reached over JSON-RPC,
 // the hot key from a credentials file, the API on a Unix socket.
 func TestRunStandalone(t *testing.T) {
+	testenv.NeedsChain(t)
 	ctx := context.Background()
 	ch, err := devchain.Start(ctx, devchain.Options{HTTP: true})
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -100,6 +101,9 @@ func (t *typed) WriteHeader(code int) {
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if testenv.MainNeeds(testenv.Browser) {
+		os.Exit(m.Run())
+	}
 	var err error
 	// The recorded search page is 1.8 MB, as the site's pages are: the production bound
 	// (16 MiB), not the tests' 1 MiB.

@@ -13,6 +13,7 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -24,6 +25,9 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if testenv.MainNeeds(testenv.Browser) {
+		os.Exit(m.Run())
+	}
 	local = newSite()
 	var err error
 	env, err = farmtest.StartPages(2, 16, local.pages())

@@ -17,6 +17,7 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/routes/marketplace"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -64,6 +65,9 @@ func pages() map[string]http.Handler {
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if testenv.MainNeeds(testenv.Browser) {
+		os.Exit(m.Run())
+	}
 	var err error
 	env, err = farmtest.StartPages(1, 8, pages())
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/peage/appliance/api/routes/web"
 	"github.com/peage/appliance/browserfarm/extract"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -30,6 +31,9 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if testenv.MainNeeds(testenv.Browser) {
+		os.Exit(m.Run())
+	}
 	var err error
 	env, err = farmtest.Start(2, 16)
 	if err != nil {
