@@ -24,6 +24,8 @@ const (
 	Daemons   Need = "the appliance's daemons started whole"
 	Builds    Need = "builds of the appliance binary"
 	Processes Need = "child processes killed and restarted"
+	Media     Need = "yt-dlp and ffmpeg"
+	Netns     Need = "network namespaces and nft (root)"
 )
 
 // Needs skips t under -short: it needs what.
@@ -33,6 +35,10 @@ func Needs(t testing.TB, what Need) {
 		t.Skipf("-short: needs %s (make test runs it)", what)
 	}
 }
+
+// Skips reports whether this run leaves out the tests that need what, for a TestMain that
+// prepares something only those tests use (it must have called flag.Parse).
+func Skips(what Need) bool { return testing.Short() }
 
 // NeedsBrowser skips t under -short: it starts Chromium.
 func NeedsBrowser(t testing.TB) { t.Helper(); Needs(t, Browser) }

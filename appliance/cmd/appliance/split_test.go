@@ -50,6 +50,7 @@ func TestMain(m *testing.M) {
 // applianceBinary builds this command once per test run, as the units run it.
 func applianceBinary(t *testing.T) string {
 	t.Helper()
+	testenv.Needs(t, testenv.Builds)
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "appliance-bin-")
 		if err != nil {
