@@ -22,10 +22,9 @@ import (
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/goldenfile"
 	"github.com/peage/appliance/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var env *farmtest.Env
 
@@ -263,7 +262,7 @@ func TestRecordedSearches(t *testing.T) {
 			if !asked(tt.request) {
 				t.Errorf("the route did not ask %s (asked %v)", tt.request, requests)
 			}
-			apitest.Golden(t, tt.golden, local(d), *update)
+			apitest.Golden(t, tt.golden, local(d), goldenfile.Update())
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {

@@ -17,10 +17,9 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/routes/marketplace"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/goldenfile"
 	"github.com/peage/appliance/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var env *farmtest.Env
 
@@ -137,7 +136,7 @@ func TestProductAndSearchFromRecordedPages(t *testing.T) {
 			for _, p := range anyList(d["products"]) {
 				p.(map[string]any)["url"] = "LOCAL-SITE"
 			}
-			apitest.Golden(t, tt.golden, d, *update)
+			apitest.Golden(t, tt.golden, d, goldenfile.Update())
 		})
 	}
 	mu.Lock()

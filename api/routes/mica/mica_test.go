@@ -1,7 +1,6 @@
 package mica_test
 
 import (
-	"flag"
 	"io"
 	"log/slog"
 	"net/url"
@@ -17,9 +16,8 @@ import (
 	"github.com/peage/appliance/api/upstream/esma"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -110,7 +108,7 @@ func TestCheckAgainstRecordedRegisters(t *testing.T) {
 			if !tt.check(apitest.Decode(t, body)) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			apitest.Golden(t, tt.golden, body, *update)
+			apitest.Golden(t, tt.golden, body, goldenfile.Update())
 		})
 	}
 	// One download of the five files served every call.

@@ -1,7 +1,6 @@
 package preflight_test
 
 import (
-	"flag"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,9 +17,8 @@ import (
 	"github.com/peage/appliance/api/upstream/actormarket"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -92,7 +90,7 @@ func TestPreflightAgainstRecordedAnswers(t *testing.T) {
 			if !tt.check(apitest.Decode(t, body)) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			apitest.Golden(t, tt.golden, body, *update)
+			apitest.Golden(t, tt.golden, body, goldenfile.Update())
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {

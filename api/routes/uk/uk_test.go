@@ -2,7 +2,6 @@ package uk_test
 
 import (
 	"encoding/json"
-	"flag"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,9 +17,8 @@ import (
 	"github.com/peage/appliance/api/upstream/companieshouse"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -152,7 +150,7 @@ func TestRoutesAgainstRecordedAnswers(t *testing.T) {
 			if !sameSet(got, tt.calls) {
 				t.Errorf("upstream calls %v, want %v", got, tt.calls)
 			}
-			apitest.Golden(t, tt.golden, body, *update)
+			apitest.Golden(t, tt.golden, body, goldenfile.Update())
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {

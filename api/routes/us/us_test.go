@@ -1,7 +1,6 @@
 package us_test
 
 import (
-	"flag"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,9 +18,8 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/secedgar"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -161,7 +159,7 @@ func TestRoutesAgainstRecordedAnswers(t *testing.T) {
 			if !tt.check(doc) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			apitest.Golden(t, tt.golden, doc, *update)
+			apitest.Golden(t, tt.golden, doc, goldenfile.Update())
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {

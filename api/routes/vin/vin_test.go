@@ -3,7 +3,6 @@ package vin_test
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"log/slog"
 	"net/http"
@@ -22,9 +21,8 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/api/upstream/vpic"
+	"github.com/peage/appliance/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -97,7 +95,7 @@ func TestDecodeAgainstRecordedAnswers(t *testing.T) {
 			if a.Year == nil || a.VPIC.ModelYear == nil || !tt.check(a) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			apitest.Golden(t, tt.golden, body, *update)
+			apitest.Golden(t, tt.golden, body, goldenfile.Update())
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {

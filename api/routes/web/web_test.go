@@ -19,10 +19,9 @@ import (
 	"github.com/peage/appliance/api/routes/web"
 	"github.com/peage/appliance/browserfarm/extract"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/goldenfile"
 	"github.com/peage/appliance/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var (
 	env *farmtest.Env
@@ -159,7 +158,7 @@ func golden(t *testing.T, name string, body []byte) {
 	got := strings.ReplaceAll(string(pretty), env.Base, "http://site.test")
 	got = volatile.ReplaceAllString(got, `"$1": "<volatile>"`) + "\n"
 	path := filepath.Join("testdata", name+".golden.json")
-	if *update {
+	if goldenfile.Update() {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}

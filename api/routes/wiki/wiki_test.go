@@ -2,7 +2,6 @@ package wiki_test
 
 import (
 	"encoding/json"
-	"flag"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,9 +18,8 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/api/upstream/wikipedia"
+	"github.com/peage/appliance/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -95,7 +93,7 @@ func TestSummaryAgainstRecordedAnswers(t *testing.T) {
 			if !tt.check(a) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			apitest.Golden(t, tt.golden, body, *update)
+			apitest.Golden(t, tt.golden, body, goldenfile.Update())
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {
