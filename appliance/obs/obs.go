@@ -97,6 +97,9 @@ func NewLogger(w io.Writer, level slog.Level, json bool) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
+// Discard returns a logger that drops every record: the quiet logger of tests.
+func Discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
 // StderrIsTerminal decides between text and JSON logs.
 func StderrIsTerminal() bool {
 	fi, err := os.Stderr.Stat()

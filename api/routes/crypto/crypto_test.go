@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"math"
 	"net/http"
 	"net/url"
@@ -36,10 +35,11 @@ import (
 	"github.com/peage/appliance/api/upstream/rss"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/api/upstream/yahoo"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/appliance/state"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 // now is the clock of the routes under test.
 var now = time.Date(2026, 11, 22, 16, 20, 0, 0, time.UTC)

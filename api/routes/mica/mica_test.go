@@ -1,8 +1,6 @@
 package mica_test
 
 import (
-	"io"
-	"log/slog"
 	"net/url"
 	"path/filepath"
 	"testing"
@@ -16,10 +14,11 @@ import (
 	"github.com/peage/appliance/api/upstream/esma"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/internal/goldenfile"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 // now is the clock of the tests: the download date, and the day "in force" is judged on.
 var now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)

@@ -1,8 +1,6 @@
 package preflight_test
 
 import (
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -17,10 +15,11 @@ import (
 	"github.com/peage/appliance/api/upstream/actormarket"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/internal/goldenfile"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 // now is the day of the tests, a week after the Reddit Scraper Pro record was taken.
 var now = time.Date(2026, 10, 7, 12, 0, 0, 0, time.UTC)

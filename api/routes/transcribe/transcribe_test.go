@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,9 +20,10 @@ import (
 	"github.com/peage/appliance/api/upstream/speech"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/api/upstream/youtube"
+	"github.com/peage/appliance/appliance/obs"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 func file(name string) string {
 	return filepath.Join("..", "..", "upstream", "youtube", "testdata", name)

@@ -2,8 +2,6 @@ package uk_test
 
 import (
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -17,10 +15,11 @@ import (
 	"github.com/peage/appliance/api/upstream/companieshouse"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/internal/goldenfile"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 // expectRecorded sets the requests the routes may send (path and exact query) and their
 // recorded answers from the connector's testdata; any other request fails the test

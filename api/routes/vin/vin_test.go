@@ -3,8 +3,6 @@ package vin_test
 import (
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -21,10 +19,11 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/api/upstream/vpic"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/internal/goldenfile"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 func fixture(name string) string {
 	return filepath.Join("..", "..", "upstream", "vpic", "testdata", name)
