@@ -180,35 +180,18 @@ func sameSet(a, b []string) bool {
 // naming it, no answer in time is 504; none is charged. The failing answers are statuses
 // alone: no recorded body of these is kept (testdata/PROVENANCE).
 func TestFailuresAreNotCharged(t *testing.T) {
-	tests := []struct {
-		name    string
-		handler http.Handler
-		status  int
-	}{
-		{"unknown number", http.NotFoundHandler(), 404},
-		{"rate limited", upstreamtest.TooMany(), 502},
-		{"server error", upstreamtest.ServerError(), 502},
-		{"no answer", upstreamtest.Hang(), 504},
-	}
+	tests := append([]apitest.UpstreamFailure{{Name: "unknown number", Handler: http.NotFoundHandler(), Status: 404}},
+		apitest.UpstreamFailures()...)
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(tt.Name, func(t *testing.T) {
 			gate := &apitest.RecordingGate{}
 			e := start(t, "test-key", gate)
-			e.srv.Handle(tt.handler)
+			e.srv.Handle(tt.Handler)
 			for _, path := range []string{"/v1/uk/company", "/v1/uk/officers", "/v1/uk/psc", "/v1/uk/company-check"} {
 				status, body := e.get(t, path, url.Values{"number": {"99999999"}})
-				if status != tt.status {
-					t.Errorf("%s = %d %s, want %d", path, status, body, tt.status)
-				}
-				if tt.status == 502 || tt.status == 504 {
-					if up := apitest.At(decode(t, body), "error", "upstream"); up != companieshouse.Name {
-						t.Errorf("%s: error names %v, want %s", path, up, companieshouse.Name)
-					}
-				}
+				apitest.WantUpstreamError(t, status, body, tt.Status, companieshouse.Name)
 			}
-			if charged, waived := gate.Counts(); charged != 0 || waived != 4 {
-				t.Errorf("charged %d waived %d, want 0 and 4", charged, waived)
-			}
+			gate.WantNotCharged(t, 4)
 		})
 	}
 }
