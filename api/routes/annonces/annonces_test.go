@@ -305,15 +305,8 @@ func TestUnreachableSiteIs502(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
 	gate := &apitest.RecordingGate{}
-	h := apitest.Start(t, cat, apitest.Options{Gate: gate})
+	h := apitest.StartFamily(t, names, r, apitest.Options{Gate: gate})
 	for _, c := range []struct {
 		path string
 		q    url.Values

@@ -107,17 +107,10 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
 	if g, ok := gate.(*apitest.RecordingGate); ok {
 		e.gate = g
 	}
-	e.h = apitest.Start(t, cat, apitest.Options{Gate: gate})
+	e.h = apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate})
 	return e
 }
 

@@ -210,15 +210,8 @@ func TestStaleCopyIsSaid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
 	gate := &apitest.RecordingGate{}
-	e := &env{srv: srv, h: apitest.Start(t, cat, apitest.Options{Gate: gate})}
+	e := &env{srv: srv, h: apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate})}
 	if status, body := e.get(t, url.Values{"name": {"Bitpanda"}}); status != 200 || apitest.At(apitest.Decode(t, body), "stale") != false {
 		t.Fatalf("fresh: %d %s", status, body)
 	}

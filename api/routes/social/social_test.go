@@ -60,14 +60,7 @@ func startGate(t *testing.T, key string, gate paywall.Gate) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := social.New(rc, hackernews.New(hh)).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	e.h = apitest.Start(t, cat, apitest.Options{Gate: gate})
+	e.h = apitest.StartFamily(t, catalog.DefaultNames(), social.New(rc, hackernews.New(hh)), apitest.Options{Gate: gate})
 	return e
 }
 

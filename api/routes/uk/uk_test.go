@@ -71,14 +71,7 @@ func start(t *testing.T, key string, gate paywall.Gate) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	return &env{srv: srv, h: apitest.Start(t, cat, apitest.Options{Gate: gate})}
+	return &env{srv: srv, h: apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate})}
 }
 
 func (e *env) get(t *testing.T, path string, q url.Values) (int, []byte) {

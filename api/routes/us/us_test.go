@@ -82,14 +82,7 @@ func start(t *testing.T, who string, gate paywall.Gate, attempt time.Duration) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	e.h = apitest.Start(t, cat, apitest.Options{Gate: gate})
+	e.h = apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate})
 	return e
 }
 
