@@ -40,7 +40,7 @@ bench: setup build ## run every benchmark program; each prints ratios against a 
 lint: ## gofmt, go vet, staticcheck, dependency rules and shared log keys, go mod tidy, govulncheck (ops/lint.sh)
 	@ops/lint.sh
 
-generate: ## regenerate checked-in generated code (test USDC bindings)
+generate: ## regenerate checked-in generated code (settle/usdc and chainrpc/testtoken contracts and bindings; needs node)
 	go generate ./...
 
 verify-generate: generate ## fail when generated code is stale
