@@ -29,25 +29,25 @@ test: setup ## run the whole test suite (unit, golden, fixtures, Chromium, tunne
 	go vet ./...
 	go test $(GOTEST_FLAGS) ./...
 
-test-short: ## the fast tests only (no setup)
+# -short leaves out every test that needs what setup installs or starts whole daemons
+# (internal/testenv: Chromium, the embedded chain, node, builds, killed processes).
+test-short: ## the unit tests only, no setup needed (no Chromium, chain, node or daemons): the inner loop
 	go test -short ./...
 
 bench: setup build ## run every benchmark program; each prints ratios against a baseline measured in the same run
 	@for d in ops/bench/*/; do echo "== $$d"; go run ./$$d || exit 1; done
 
-lint: ## gofmt, go vet and the dependency rules
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	go vet ./...
-	go test -run 'TestDependencyRules' ./appliance/...
+lint: ## gofmt, go vet, staticcheck, dependency rules and shared log keys, go mod tidy, govulncheck (ops/lint.sh)
+	@ops/lint.sh
 
-generate: ## regenerate checked-in generated code (test USDC bindings)
+generate: ## regenerate checked-in generated code (settle/usdc and chainrpc/testtoken contracts and bindings; needs node)
 	go generate ./...
 
 verify-generate: generate ## fail when generated code is stale
 	git diff --exit-code
 
-fuzz: ## run the fuzz targets for FUZZTIME each (default 30s)
-	go test -run '^$$' -fuzz FuzzDecode -fuzztime $${FUZZTIME:-30s} ./api/catalog
+fuzz: ## run every fuzz target of the tree (found, not listed) for FUZZTIME each (default 30s)
+	@ops/fuzz.sh
 
 # The flashable image (image/README.md): root, a Debian archive, ~1 GB of disk per architecture.
 ARCH ?= x86-64

@@ -22,20 +22,21 @@ import (
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/caller"
 	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/appliance/obs"
 )
 
 // Log keys.
 const (
-	logSlot    = "slot"
-	logPID     = "pid"
-	logErr     = "err"
-	logReason  = "reason"
-	logJobs    = "jobs"
-	logMemMB   = "memory_mb"
-	logURL     = "url"
-	logDur     = "duration_ms"
-	logComp    = "component"
-	logOrphans = "orphans"
+	logSlot    = obs.KeySlot
+	logPID     = obs.KeyPID
+	logErr     = obs.KeyErr
+	logReason  = obs.KeyReason
+	logJobs    = obs.KeyJobs
+	logMemMB   = obs.KeyMemoryMB
+	logURL     = obs.KeyURL
+	logDur     = obs.KeyDuration
+	logComp    = obs.KeyComponent
+	logOrphans = obs.KeyOrphans
 )
 
 // Stats is the farm's health for /metrics.

@@ -3,6 +3,7 @@ package browserfarm_test
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/testenv"
 )
 
 var env *farmtest.Env
@@ -20,6 +22,10 @@ var env *farmtest.Env
 func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(helperFarmProcess())
+	}
+	flag.Parse()
+	if testenv.MainNeeds(testenv.Browser) {
+		os.Exit(m.Run())
 	}
 	var err error
 	env, err = farmtest.Start(2, 16)

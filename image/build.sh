@@ -53,6 +53,7 @@ install -D -m 0644 -t "$stage/usr/lib/tmpfiles.d" "$repo"/systemd/tmpfiles.d/*.c
 # The home-LAN firewall (nftables.service loads it at boot, after sysusers made its users).
 install -D -m 0644 "$repo/ops/nftables/peage.nft" "$stage/etc/nftables.conf"
 install -m 0644 "$repo/ARCHITECTURE.md" "$stage/usr/share/doc/peage/ARCHITECTURE.md"
+install -D -m 0644 -t "$stage/usr/share/doc/peage/docs" "$repo"/docs/*.md
 install -m 0644 "$here/README.md" "$stage/usr/share/doc/peage/image.md"
 find "$stage" -exec touch -h -d "@$epoch" {} +
 

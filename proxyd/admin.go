@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/proxyd/client"
 )
 
@@ -149,7 +150,7 @@ func (s *Server) Start(ctx context.Context) (addr string, wait func() error, err
 		n++
 		go func() { errc <- s.ServeAdmin(ctx, aln); cancel() }()
 	}
-	s.log.LogAttrs(ctx, slog.LevelInfo, "proxyd listening", slog.String("addr", ln.Addr().String()), slog.String("admin_socket", s.cfg.AdminSocket))
+	s.log.LogAttrs(ctx, slog.LevelInfo, "proxyd listening", slog.String(obs.KeyAddr, ln.Addr().String()), slog.String(obs.KeyAdminSocket, s.cfg.AdminSocket))
 	return ln.Addr().String(), func() error {
 		var errs []error
 		for i := 0; i < n; i++ {

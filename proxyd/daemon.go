@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/appliance/obs"
 )
 
 // RunDaemon is `appliance proxyd`: it opens proxyd's own state (name "proxyd") in stateDir
@@ -22,9 +23,9 @@ func RunDaemon(ctx context.Context, cfg Config, stateDir string, pol *egress.Pol
 		return fmt.Errorf("proxyd: no state directory")
 	}
 	if n, err := RaiseFileLimit(); err != nil {
-		log.LogAttrs(ctx, slog.LevelWarn, "proxyd cannot raise the descriptor limit", slog.String("err", err.Error()))
+		log.LogAttrs(ctx, slog.LevelWarn, "proxyd cannot raise the descriptor limit", slog.String(obs.KeyErr, err.Error()))
 	} else {
-		log.LogAttrs(ctx, slog.LevelInfo, "proxyd descriptor limit", slog.Uint64("nofile", n))
+		log.LogAttrs(ctx, slog.LevelInfo, "proxyd descriptor limit", slog.Uint64(obs.KeyNofile, n))
 	}
 	st, err := OpenStateStore(filepath.Clean(stateDir), log)
 	if err != nil {
@@ -32,7 +33,7 @@ func RunDaemon(ctx context.Context, cfg Config, stateDir string, pol *egress.Pol
 	}
 	defer st.Close()
 	sch := TuneScheduler(st)
-	log.LogAttrs(ctx, slog.LevelInfo, "proxyd scheduler", slog.Int("procs", sch.Procs), slog.String("why", sch.Why), slog.Bool("monitor_awake", sch.MonitorAwake))
+	log.LogAttrs(ctx, slog.LevelInfo, "proxyd scheduler", slog.Int(obs.KeyProcs, sch.Procs), slog.String(obs.KeyWhy, sch.Why), slog.Bool(obs.KeyMonitorAwake, sch.MonitorAwake))
 	if !sch.MonitorAwake {
 		log.LogAttrs(ctx, slog.LevelWarn, "proxyd runs without GODEBUG="+MonitorGODEBUG+" (its unit sets it): each tunnel set-up costs more CPU")
 	}

@@ -122,7 +122,7 @@ func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
 	if s.copy == copySplice {
 		s.window = cfg.SpliceWindowBytes
 	}
-	s.log.LogAttrs(ctx, slog.LevelInfo, "proxyd copy path", slog.String("path", s.copy), slog.String("why", s.copyWhy))
+	s.log.LogAttrs(ctx, slog.LevelInfo, "proxyd copy path", slog.String(obs.KeyPath, s.copy), slog.String(obs.KeyWhy, s.copyWhy))
 	if s.egress == nil {
 		p, err := egress.New(egress.Config{Allow: cfg.AllowEgress, Self: cfg.Self, DialTimeout: cfg.DialTimeout, Learned: opts.Learned})
 		if err != nil {
@@ -498,7 +498,7 @@ func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.
 	up, down := t.run(early)
 	s.stats.bytesUp.Add(up)
 	s.stats.bytesDown.Add(down)
-	s.log.LogAttrs(context.Background(), slog.LevelDebug, "proxyd tunnel closed", slog.String("host", host), slog.Int64("bytes_up", up), slog.Int64("bytes_down", down))
+	s.log.LogAttrs(context.Background(), slog.LevelDebug, "proxyd tunnel closed", slog.String(obs.KeyHost, host), slog.Int64(obs.KeyBytesUp, up), slog.Int64(obs.KeyBytesDown, down))
 }
 
 // Serve runs the proxy on ln until ctx ends.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/proxyd/client"
 )
 
@@ -293,6 +294,7 @@ func TestStatusIsCached(t *testing.T) {
 }
 
 func TestStartDevSellsOffline(t *testing.T) {
+	testenv.NeedsChain(t)
 	leakCheck(t)
 	dir := t.TempDir()
 	src := newByteServer(t)

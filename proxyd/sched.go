@@ -12,7 +12,7 @@ import (
 // idle thread, which spins looking for work and sleeps before stealing it: per tunnel set-up,
 // 9 futex calls, 4.5 nanosleeps and 18 context switches on two processors (perf stat, `go run
 // ./ops/bench/proxy -setup-only`). On one, with MonitorGODEBUG, the CPU per set-up fell from
-// about 540 to 300 µs and the CPU per GiB in every row (ARCHITECTURE.md, Proxy).
+// about 540 to 300 µs and the CPU per GiB in every row (docs/proxy.md).
 //
 // One processor is only right when nothing proxyd does holds it in a system call: the meters'
 // fsyncs must go through AIO (journal.Options.RawIO), or a slow disk would stop every tunnel
@@ -25,7 +25,7 @@ import (
 // call the scheduler sees (an accept, a shutdown) must wake it, after which it polls every
 // 20 µs for a millisecond: 5 futex calls and 3 nanosleeps per set-up. Awake, it ticks at most
 // every 10 ms, so an idle proxyd costs about 0.5% of a core (95 wake-ups a second on the 2-core
-// VM of ARCHITECTURE.md's figures, against 0.015% asleep). The setting's only other effect is
+// VM of docs/proxy.md's figures, against 0.015% asleep). The setting's only other effect is
 // a line of scheduler statistics on standard error every 2^31 ms (24.8 days) and after a fatal
 // error.
 const MonitorGODEBUG = "schedtrace=2147483647"

@@ -6,7 +6,6 @@ package settle_test
 import (
 	"context"
 	"io"
-	"log/slog"
 	"math/big"
 	"net"
 	"path/filepath"
@@ -25,7 +24,9 @@ import (
 	"github.com/peage/appliance/api/routes/infra"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/proxyd/client"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/chain"
@@ -313,7 +314,7 @@ func TestFailedPayerGetsNoOptimisticDeliveryAgain(t *testing.T) {
 }
 
 func TestSideEffectsOfUnpaidCallsAreRevoked(t *testing.T) {
-	store, err := state.Open(t.TempDir(), state.Options{NoBackground: true, Logger: slog.New(slog.DiscardHandler)})
+	store, err := state.Open(t.TempDir(), state.Options{NoBackground: true, Logger: obs.Discard()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +388,7 @@ func (r *restartable) start(t *testing.T) {
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	r.f, r.cancel, r.served = f, cancel, make(chan error, 1)
-	go func() { r.served <- settle.Serve(sctx, f.Handler(), slog.New(slog.DiscardHandler), l) }()
+	go func() { r.served <- settle.Serve(sctx, f.Handler(), obs.Discard(), l) }()
 }
 
 func (r *restartable) kill(t *testing.T) {
@@ -400,6 +401,7 @@ func (r *restartable) kill(t *testing.T) {
 }
 
 func TestSettleKilledMidCall(t *testing.T) {
+	testenv.NeedsChain(t)
 	ctx := context.Background()
 	ch, err := devchain.Start(ctx, devchain.Options{})
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/chain"
 	"github.com/peage/appliance/settle/devchain"
@@ -37,6 +38,7 @@ func newBatchEnv(t *testing.T) *batchEnv { return newBatchEnvOn(t, devchain.Opti
 
 func newBatchEnvOn(t *testing.T, co devchain.Options) *batchEnv {
 	t.Helper()
+	testenv.NeedsChain(t)
 	ctx := context.Background()
 	ch, err := devchain.Start(ctx, co)
 	if err != nil {

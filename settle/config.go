@@ -21,6 +21,7 @@ import (
 
 	"github.com/peage/appliance/appliance/credential"
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/settle/chain"
 	"github.com/peage/appliance/settle/x402"
 )
@@ -200,7 +201,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger, ready func()) error {
 		if err != nil {
 			return err
 		}
-		log.Warn("first-boot setup incomplete; the facilitator answers 503 until it is done", "missing", strings.Join(missing, "; "))
+		log.Warn("first-boot setup incomplete; the facilitator answers 503 until it is done", obs.KeyMissing, strings.Join(missing, "; "))
 		ready()
 		return Serve(ctx, SetupHandler(missing), log, ls...)
 	}
@@ -240,7 +241,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger, ready func()) error {
 	if err != nil {
 		return err
 	}
-	log.Info("facilitator serving", "network", p.Network, "signer", f.Signer().Hex(), "pay_to", p.PayTo)
+	log.Info("facilitator serving", obs.KeyNetwork, p.Network, obs.KeySigner, f.Signer().Hex(), obs.KeyPayTo, p.PayTo)
 	ready()
 	return Serve(ctx, f.Handler(), log, ls...)
 }

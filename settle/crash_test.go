@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/chain"
 	"github.com/peage/appliance/settle/devchain"
 	"github.com/peage/appliance/settle/ledger"
@@ -150,6 +151,7 @@ func TestCrashBetweenBroadcastAndReceipt(t *testing.T) {
 }
 
 func crashAndRecover(t *testing.T, mineBeforeRestart bool) {
+	testenv.NeedsChain(t)
 	ctx := context.Background()
 	ch, err := devchain.Start(ctx, devchain.Options{ManualMine: true, HTTP: true})
 	if err != nil {

@@ -12,11 +12,13 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/devchain"
 )
 
 func TestStartDev(t *testing.T) {
+	testenv.NeedsChain(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	d, err := StartDev(ctx, dir, nil)
@@ -56,6 +58,7 @@ func TestStartDev(t *testing.T) {
 }
 
 func TestFaucet(t *testing.T) {
+	testenv.NeedsChain(t)
 	ch, err := devchain.Start(context.Background(), devchain.Options{})
 	if err != nil {
 		t.Fatal(err)

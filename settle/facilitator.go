@@ -24,6 +24,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/settle/chain"
 	"github.com/peage/appliance/settle/exact"
 	"github.com/peage/appliance/settle/ledger"
@@ -33,14 +34,14 @@ import (
 
 // Log keys.
 const (
-	keyPayment = "payment"
-	keyPayer   = "payer"
-	keyRoute   = "route"
-	keyReason  = "reason"
-	keyTx      = "tx"
-	keyErr     = "err"
-	keyCount   = "count"
-	keyStatus  = "status"
+	keyPayment = obs.KeyPayment
+	keyPayer   = obs.KeyPayer
+	keyRoute   = obs.KeyRoute
+	keyReason  = obs.KeyReason
+	keyTx      = obs.KeyTx
+	keyErr     = obs.KeyErr
+	keyCount   = obs.KeyCount
+	keyStatus  = obs.KeyStatus
 )
 
 // Options build a Facilitator.

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/chain"
 	"github.com/peage/appliance/settle/devchain"
 	"github.com/peage/appliance/settle/exact"
@@ -31,6 +32,7 @@ type env struct {
 
 func newEnv(t *testing.T, mine bool) *env {
 	t.Helper()
+	testenv.NeedsChain(t)
 	ctx := context.Background()
 	ch, err := devchain.Start(ctx, devchain.Options{ManualMine: !mine})
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/exact"
@@ -76,6 +77,7 @@ func newWorld(t *testing.T, policy paywall.Policy) *world {
 // its standard API only (/verify, /settle), as with a hosted facilitator.
 func newWorldWith(t *testing.T, policy paywall.Policy, standard bool, extra ...catalog.Entry) *world {
 	t.Helper()
+	testenv.NeedsChain(t)
 	ctx := context.Background()
 	dev, err := settle.StartDev(ctx, t.TempDir(), nil)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -30,6 +29,8 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/batchpay"
@@ -72,7 +73,7 @@ func (d *gateDaemon) open(ctx context.Context, b chain.Backend) (*settle.Facilit
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- settle.Serve(sctx, f.Handler(), slog.New(slog.DiscardHandler), l) }()
+	go func() { served <- settle.Serve(sctx, f.Handler(), obs.Discard(), l) }()
 	return f, func() error { cancel(); <-served; return f.Close() }, nil
 }
 
@@ -111,6 +112,7 @@ func unixClient(path string) *http.Client {
 // on the same journals; the gate asks again with the same completion, gets the same answer and
 // delivers: the channel is charged exactly once, the deposit made once, and the payer goes on.
 func TestSettleKilledBetweenBatchCompleteAndItsAnswer(t *testing.T) {
+	testenv.NeedsChain(t)
 	if spec := os.Getenv(gateChildEnv); spec != "" {
 		gateCrashChild(spec)
 		return
@@ -198,7 +200,7 @@ func TestSettleKilledBetweenBatchCompleteAndItsAnswer(t *testing.T) {
 	}
 	rctx, stopRelay := context.WithCancel(ctx)
 	relayDone := make(chan error, 1)
-	go func() { relayDone <- settle.Serve(rctx, relay, slog.New(slog.DiscardHandler), l) }()
+	go func() { relayDone <- settle.Serve(rctx, relay, obs.Discard(), l) }()
 	t.Cleanup(func() { stopRelay(); <-relayDone })
 
 	fc, err := settleclient.New("unix:" + relaySock)

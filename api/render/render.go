@@ -93,15 +93,6 @@ var familyTitles = []struct{ id, title string }{
 	{"discovery", "Discovery"},
 }
 
-func familyTitle(id string) string {
-	for _, f := range familyTitles {
-		if f.id == id {
-			return f.title
-		}
-	}
-	return id
-}
-
 // USD renders atomic USDC units as a decimal string: 5000 → "0.005".
 func USD(atomic uint64) string {
 	return x402.Decimal(new(big.Int).SetUint64(atomic), x402.USDCDecimals)

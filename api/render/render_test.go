@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,9 +14,8 @@ import (
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func testRenderer(t *testing.T) *Renderer {
 	t.Helper()
@@ -41,7 +39,7 @@ func testRenderer(t *testing.T) *Renderer {
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
+	if goldenfile.Update() {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -509,7 +509,9 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entr
 // rawParams gathers the parameters of a call: query text, overlaid by a JSON object body.
 func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, error) {
 	raw := map[string]any{}
-	ctx.QueryArgs().VisitAll(func(k, v []byte) { raw[string(k)] = string(v) })
+	for k, v := range ctx.QueryArgs().All() {
+		raw[string(k)] = string(v)
+	}
 	if e.AnyMethod || !ctx.IsPost() {
 		return raw, nil
 	}
@@ -520,7 +522,9 @@ func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, erro
 	// curl -d sends JSON labelled as a form; a body that opens an object is JSON whatever its label.
 	ct := string(ctx.Request.Header.ContentType())
 	if strings.HasPrefix(ct, "application/x-www-form-urlencoded") && body[0] != '{' {
-		ctx.PostArgs().VisitAll(func(k, v []byte) { raw[string(k)] = string(v) })
+		for k, v := range ctx.PostArgs().All() {
+			raw[string(k)] = string(v)
+		}
 		return raw, nil
 	}
 	if e.Kind == catalog.Discovery {
@@ -540,14 +544,18 @@ func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, erro
 
 func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string) *catalog.Request {
 	h := make(http.Header, ctx.Request.Header.Len())
-	ctx.Request.Header.VisitAll(func(k, v []byte) { h.Add(string(k), string(v)) })
+	for k, v := range ctx.Request.Header.All() {
+		h.Add(string(k), string(v))
+	}
 	r := &catalog.Request{
 		Route: e, Method: string(ctx.Method()), Path: string(ctx.Path()), PathID: pathID,
 		Header: h, ClientIP: s.clientIP(ctx), BaseURL: s.cfg.BaseURL,
 	}
 	if args := ctx.QueryArgs(); args.Len() > 0 {
 		r.Query = make([][2]string, 0, args.Len())
-		args.VisitAll(func(k, v []byte) { r.Query = append(r.Query, [2]string{string(k), string(v)}) })
+		for k, v := range args.All() {
+			r.Query = append(r.Query, [2]string{string(k), string(v)})
+		}
 	}
 	if body := ctx.PostBody(); len(body) > 0 {
 		r.Body = bytes.Clone(body)
@@ -615,7 +623,7 @@ func isToken(b []byte) bool {
 type fasthttpLogger struct{ s *slog.Logger }
 
 func (l fasthttpLogger) Printf(format string, args ...any) {
-	l.s.Debug("transport", slog.String("detail", fmt.Sprintf(format, args...)))
+	l.s.Debug("transport", slog.String(obs.KeyDetail, fmt.Sprintf(format, args...)))
 }
 
 // ChallengeObject is the decoded v2 PaymentRequired of e, for transports that carry it as

@@ -26,6 +26,8 @@ type aioFsync struct {
 	out [1]ioEvent
 }
 
+//lint:file-ignore U1000 iocb's fields are the kernel's layout: the kernel reads those Go never sets
+
 // iocb is the kernel's struct iocb (little-endian layout: aio_key before aio_rw_flags).
 type iocb struct {
 	data     uint64

@@ -60,6 +60,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/peage/appliance/appliance/obs"
 )
 
 // Sync is the fsync policy of a journal.
@@ -183,7 +185,7 @@ func Open(opts Options) (*Journal, error) {
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	j := &Journal{opts: opts, log: opts.Logger.With("journal", opts.Name)}
+	j := &Journal{opts: opts, log: opts.Logger.With(obs.KeyJournal, opts.Name)}
 	j.cond = sync.NewCond(&j.mu)
 	for _, tmp := range []string{j.snapPath() + ".tmp", j.logPath() + ".tmp"} {
 		_ = os.Remove(tmp)
@@ -198,7 +200,7 @@ func Open(opts Options) (*Journal, error) {
 	if opts.RawIO {
 		a, err := newAioFsync(j.f)
 		if err != nil {
-			j.log.Info("journal fsyncs by a raw system call: no AIO fsync here", "err", err)
+			j.log.Info("journal fsyncs by a raw system call: no AIO fsync here", obs.KeyErr, err)
 		}
 		j.aio = a
 		j.w.Reset(j.sink(j.f))
@@ -222,7 +224,7 @@ func (j *Journal) readSnapshotHeader() (gen uint64, exists bool, err error) {
 	defer f.Close()
 	rec, _, err := readFrame(bufio.NewReader(f))
 	if err != nil || !bytes.HasPrefix(rec, snapHeaderMagic) || len(rec) != len(snapHeaderMagic)+8 {
-		j.log.Error("journal snapshot has no valid header; ignoring the snapshot", "path", j.snapPath(), "err", err)
+		j.log.Error("journal snapshot has no valid header; ignoring the snapshot", obs.KeyPath, j.snapPath(), obs.KeyErr, err)
 		return 0, false, nil
 	}
 	return binary.LittleEndian.Uint64(rec[len(snapHeaderMagic):]), true, nil
@@ -246,7 +248,7 @@ func (j *Journal) openLog(snapGen uint64) error {
 	case valid == 0 && total == 0:
 		reset = true // new file
 	case valid == 0:
-		j.log.Warn("journal log has no valid header; starting a fresh log", "path", path, "bytes_dropped", total)
+		j.log.Warn("journal log has no valid header; starting a fresh log", obs.KeyPath, path, obs.KeyBytesDropped, total)
 		j.truncated = total
 		reset = true
 	case gen <= snapGen:
@@ -263,7 +265,7 @@ func (j *Journal) openLog(snapGen uint64) error {
 		}
 	} else if valid < total {
 		j.truncated = total - valid
-		j.log.Warn("journal log had a torn or corrupt tail; truncated it", "path", path, "valid_bytes", valid, "bytes_dropped", total-valid)
+		j.log.Warn("journal log had a torn or corrupt tail; truncated it", obs.KeyPath, path, obs.KeyValidBytes, valid, obs.KeyBytesDropped, total-valid)
 		if err := f.Truncate(valid); err != nil {
 			f.Close()
 			return fmt.Errorf("journal: truncate: %w", err)
@@ -530,7 +532,7 @@ func (j *Journal) idle() {
 }
 
 func (j *Journal) fail(err error) error {
-	j.log.Error("journal write failed", "err", err)
+	j.log.Error("journal write failed", obs.KeyErr, err)
 	return fmt.Errorf("journal: %w", err)
 }
 
@@ -602,7 +604,7 @@ func (j *Journal) replayFile(path, kind string, magic []byte, fn func([]byte) er
 		}
 		if err != nil {
 			// Only a snapshot can get here (the log was truncated at Open): a disk fault.
-			j.log.Error("journal file damaged; replay stops at the damage", "path", path, "err", err)
+			j.log.Error("journal file damaged; replay stops at the damage", obs.KeyPath, path, obs.KeyErr, err)
 			return nil
 		}
 		at := off
@@ -612,7 +614,7 @@ func (j *Journal) replayFile(path, kind string, magic []byte, fn func([]byte) er
 			if bytes.HasPrefix(rec, magic) {
 				continue
 			}
-			j.log.Error("journal file has no header; ignoring it", "path", path)
+			j.log.Error("journal file has no header; ignoring it", obs.KeyPath, path)
 			return nil
 		}
 		if ferr := callSafely(fn, rec); ferr != nil {
@@ -655,7 +657,7 @@ func (j *Journal) quarantine(kind string, offset int64, rec []byte, reason error
 	}
 	j.quarantined++
 	j.log.Error("journal record rejected at replay: quarantined and skipped; the daemon starts without it",
-		"journal", j.opts.Name, "file", kind, "offset", offset, "bytes", len(rec), "copy", name, "err", reason.Error())
+		obs.KeyJournal, j.opts.Name, obs.KeyFile, kind, obs.KeyOffset, offset, obs.KeyBytes, len(rec), obs.KeyCopy, name, obs.KeyErr, reason.Error())
 	return nil
 }
 

@@ -3,7 +3,6 @@ package journal
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,9 +10,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/peage/appliance/appliance/obs"
 )
 
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func quiet() *slog.Logger { return obs.Discard() }
 
 func open(t *testing.T, dir string, s Sync) *Journal {
 	t.Helper()

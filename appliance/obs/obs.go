@@ -19,13 +19,74 @@ const (
 	KeyRoute     = "route"
 	KeyStatus    = "status"
 	KeyDuration  = "duration_ms"
-	KeyErr       = "error"
+	KeyErr       = "error" // the one key of an error, in every daemon
 	KeyAddr      = "addr"
 	KeyComponent = "component"
 	KeyUpstream  = "upstream"
 	KeyPayer     = "payer"
 	KeyAmount    = "amount"
 	KeyStack     = "stack"
+)
+
+// Log keys of one part or another, in one place so that two parts logging the same thing use
+// one spelling (make lint's TestLogKeysAreObsConstants refuses a key that is not one of these).
+const (
+	KeyAccountNonce         = "account_nonce"
+	KeyAdminSocket          = "admin_socket"
+	KeyAttempt              = "attempt"
+	KeyBodiesMovedToDisk    = "bodies_moved_to_disk"
+	KeyBudgetBytes          = "budget_bytes"
+	KeyBytes                = "bytes"
+	KeyBytesDown            = "bytes_down"
+	KeyBytesDropped         = "bytes_dropped"
+	KeyBytesUp              = "bytes_up"
+	KeyCopy                 = "copy"
+	KeyCount                = "count"
+	KeyCurrent              = "current"
+	KeyDetail               = "detail"
+	KeyDir                  = "dir"
+	KeyDiskFreeBytes        = "disk_free_bytes"
+	KeyDiskMarginBytes      = "disk_margin_bytes"
+	KeyEffectiveBudgetBytes = "effective_budget_bytes"
+	KeyExitASN              = "exit_asn"
+	KeyFile                 = "file"
+	KeyFiles                = "files"
+	KeyGB                   = "gb"
+	KeyHost                 = "host"
+	KeyInbox                = "inbox"
+	KeyJobs                 = "jobs"
+	KeyJournal              = "journal"
+	KeyMemoryMB             = "memory_mb"
+	KeyMissing              = "missing"
+	KeyMonitorAwake         = "monitor_awake"
+	KeyNetwork              = "network"
+	KeyNofile               = "nofile"
+	KeyNumberSID            = "number_sid"
+	KeyOffset               = "offset"
+	KeyOp                   = "op"
+	KeyOrphans              = "orphans"
+	KeyPID                  = "pid"
+	KeyPath                 = "path"
+	KeyPayTo                = "pay_to"
+	KeyPayment              = "payment"
+	KeyPhase                = "phase"
+	KeyProcs                = "procs"
+	KeyQuarantined          = "quarantined"
+	KeyReason               = "reason"
+	KeyRecords              = "records"
+	KeySession              = "session"
+	KeySigner               = "signer"
+	KeySlot                 = "slot"
+	KeyState                = "state"
+	KeyStep                 = "step"
+	KeyStoredBytes          = "stored_bytes"
+	KeyTipWei               = "tip_wei"
+	KeyTruncatedBytes       = "truncated_bytes"
+	KeyTx                   = "tx"
+	KeyURL                  = "url"
+	KeyValidBytes           = "valid_bytes"
+	KeyVersion              = "version"
+	KeyWhy                  = "why"
 )
 
 // NewLogger returns a JSON (or text, for terminals) slog logger at level.
@@ -36,6 +97,9 @@ func NewLogger(w io.Writer, level slog.Level, json bool) *slog.Logger {
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
 }
+
+// Discard returns a logger that drops every record: the quiet logger of tests.
+func Discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // StderrIsTerminal decides between text and JSON logs.
 func StderrIsTerminal() bool {

@@ -11,6 +11,7 @@ import (
 	"github.com/peage/appliance/appliance/operator/operatortest"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/testenv"
 )
 
 // TestDashboardInChromium loads the dashboard in real Chromium, served under a prefix (its
@@ -18,6 +19,7 @@ import (
 // drew the seeded snapshot: a bar per day with the day's revenue, heights in proportion, the
 // routes' revenue and calls, the gas by day, the headline figures.
 func TestDashboardInChromium(t *testing.T) {
+	testenv.NeedsBrowser(t)
 	src := Sources{Ledger: localLedger{l: seedLedger(t, seededPayments), ch: seedChannels(t), spends: seededSpends}, Free: seedFree(t, []time.Time{day(21, 1)}),
 		Metrics: seededMetrics(true), Proxy: proxyFigures{stats: &proxyFiguresStats, status: &proxyFiguresStatus},
 		Now: func() time.Time { return now }, Days: 7, Version: "1.2.3", Started: now.Add(-time.Hour),

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"math"
 	"testing"
 	"time"
@@ -13,12 +12,11 @@ import (
 	"github.com/peage/appliance/appliance/journal"
 	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/goldenfile"
 	proxyclient "github.com/peage/appliance/proxyd/client"
 	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/x402"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // now is the seeded box's clock: the snapshot's today is 2026-11-22.
 var now = time.Date(2026, 11, 22, 18, 30, 0, 0, time.UTC)
@@ -216,12 +214,12 @@ func TestSnapshot(t *testing.T) {
 			src := c.src(t)
 			src.Now, src.Days, src.Version, src.Started = func() time.Time { return now }, 7, "1.2.3", now.Add(-26*time.Hour-5*time.Minute)
 			s := Build(context.Background(), src)
-			apitest.Golden(t, c.name, s, *update)
+			apitest.Golden(t, c.name, s, goldenfile.Update())
 			var text bytes.Buffer
 			if err := WriteText(&text, s); err != nil {
 				t.Fatal(err)
 			}
-			apitest.GoldenFile(t, c.name+".txt", text.Bytes(), *update)
+			apitest.GoldenFile(t, c.name+".txt", text.Bytes(), goldenfile.Update())
 		})
 	}
 }

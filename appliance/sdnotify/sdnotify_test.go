@@ -3,12 +3,13 @@ package sdnotify
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/peage/appliance/appliance/obs"
 )
 
 // listen is a stand-in for systemd's notification socket.
@@ -46,7 +47,7 @@ func TestRunPingsOnlyWhileLive(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Run(ctx, slog.New(slog.DiscardHandler), func(context.Context) error {
+		Run(ctx, obs.Discard(), func(context.Context) error {
 			checks.Add(1)
 			if fail.Load() == 1 {
 				return errors.New("wedged")
@@ -82,9 +83,9 @@ func TestWithoutSystemd(t *testing.T) {
 	t.Setenv("NOTIFY_SOCKET", "")
 	t.Setenv("WATCHDOG_USEC", "")
 	called := false
-	Watchdog(context.Background(), slog.New(slog.DiscardHandler), func(context.Context) error { called = true; return nil })
+	Watchdog(context.Background(), obs.Discard(), func(context.Context) error { called = true; return nil })
 	if called {
 		t.Fatal("the liveness check ran without a watchdog")
 	}
-	Ready(slog.New(slog.DiscardHandler))
+	Ready(obs.Discard())
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/testenv"
 )
 
 // The crash test runs a writer in a child process (this test binary, re-executed with
@@ -143,9 +144,7 @@ func TestCrashKill9(t *testing.T) {
 	if os.Getenv(crashEnv) != "" {
 		t.Skip("in the child")
 	}
-	if testing.Short() {
-		t.Skip("crash test skipped in -short")
-	}
+	testenv.Needs(t, testenv.Processes)
 	dir := t.TempDir()
 	a := acked{inboxes: map[string]bool{}, events: map[string]map[uint64]int{}, pages: map[string]bool{},
 		packages: map[string]bool{}, usage: map[string]int64{}}

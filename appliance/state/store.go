@@ -38,6 +38,7 @@ import (
 	"github.com/peage/appliance/appliance/bodystore"
 	"github.com/peage/appliance/appliance/diskfree"
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/appliance/obs"
 )
 
 // Errors returned by accessors. Handlers map them to HTTP statuses.
@@ -202,7 +203,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		j.Close()
 		return nil, fmt.Errorf("state: %w", err)
 	}
-	s := &Store{opts: opts, log: opts.Logger.With("state", opts.Name), db: db, j: j, bodies: bodies,
+	s := &Store{opts: opts, log: opts.Logger.With(obs.KeyState, opts.Name), db: db, j: j, bodies: bodies,
 		waiters: map[string]chan struct{}{}, reserved: map[string]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
 	s.budget.Store(opts.InboxBudget)
 	if err := s.replay(ctx); err != nil {
@@ -278,8 +279,8 @@ func (s *Store) replay(ctx context.Context) error {
 	s.stats.replayed, s.stats.skipped, s.stats.migrated = n, skipped, migrated
 	s.stats.Unlock()
 	if n > 0 || skipped > 0 {
-		s.log.Info("state: journal replayed", "records", n, "quarantined", skipped, "truncated_bytes", s.j.Truncated(),
-			"bodies_moved_to_disk", migrated)
+		s.log.Info("state: journal replayed", obs.KeyRecords, n, obs.KeyQuarantined, skipped, obs.KeyTruncatedBytes, s.j.Truncated(),
+			obs.KeyBodiesMovedToDisk, migrated)
 	}
 	return nil
 }
@@ -307,7 +308,7 @@ func (s *Store) pruneBodies(ctx context.Context) error {
 	s.stats.pruned = p.Files
 	s.stats.Unlock()
 	if p.Files > 0 {
-		s.log.Info("state: orphan event bodies removed", "files", p.Files, "bytes", p.Bytes)
+		s.log.Info("state: orphan event bodies removed", obs.KeyFiles, p.Files, obs.KeyBytes, p.Bytes)
 	}
 	return nil
 }
@@ -321,7 +322,7 @@ func (s *Store) fitBudgetToDisk(ctx context.Context) {
 	free, err := s.opts.DiskFree(ctx, s.bodies.Dir())
 	if err != nil {
 		s.log.Warn("state: cannot read the free disk space; the inbox budget is not checked against it",
-			"budget_bytes", s.opts.InboxBudget, "err", err)
+			obs.KeyBudgetBytes, s.opts.InboxBudget, obs.KeyErr, err)
 		return
 	}
 	s.diskFree = free
@@ -332,8 +333,8 @@ func (s *Store) fitBudgetToDisk(ctx context.Context) {
 	fits = max(fits, 0)
 	s.budget.Store(fits)
 	s.log.Warn("state: the disk cannot hold the inbox budget; lowered to what it can",
-		"budget_bytes", s.opts.InboxBudget, "effective_budget_bytes", fits, "disk_free_bytes", free,
-		"disk_margin_bytes", s.opts.DiskMargin, "stored_bytes", s.inboxBytes.Load(), "dir", s.bodies.Dir())
+		obs.KeyBudgetBytes, s.opts.InboxBudget, obs.KeyEffectiveBudgetBytes, fits, obs.KeyDiskFreeBytes, free,
+		obs.KeyDiskMarginBytes, s.opts.DiskMargin, obs.KeyStoredBytes, s.inboxBytes.Load(), obs.KeyDir, s.bodies.Dir())
 }
 
 // apply performs one record on a write transaction. It is the only code that changes tables,
@@ -506,7 +507,7 @@ func (s *Store) background() {
 
 func (s *Store) compactLogged() {
 	if err := s.Compact(); err != nil && !errors.Is(err, ErrClosed) {
-		s.log.Error("state: compaction failed; the log keeps growing until the next try", "err", err)
+		s.log.Error("state: compaction failed; the log keeps growing until the next try", obs.KeyErr, err)
 	}
 }
 
@@ -654,7 +655,7 @@ func (s *Store) Sweep() int {
 	// leaves orphans, which the next Open removes.
 	for _, id := range emptied {
 		if err := s.bodies.RemoveInbox(context.Background(), id); err != nil {
-			s.log.Error("state: cannot remove the bodies of an expired inbox; the next start will", "inbox", id, "err", err)
+			s.log.Error("state: cannot remove the bodies of an expired inbox; the next start will", obs.KeyInbox, id, obs.KeyErr, err)
 		}
 	}
 	if n > 0 {

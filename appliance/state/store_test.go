@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,9 +12,10 @@ import (
 	"time"
 
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/appliance/obs"
 )
 
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func quiet() *slog.Logger { return obs.Discard() }
 
 // fakeClock is a settable clock.
 type fakeClock struct {

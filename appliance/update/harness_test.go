@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/peage/appliance/internal/freeport"
+	"github.com/peage/appliance/internal/testenv"
 )
 
 // The test releases: testdata/app linked with these versions and faults.
@@ -37,6 +39,10 @@ var binaries = map[string]string{}
 func TestMain(m *testing.M) {
 	if os.Getenv("UPDATE_HELPER") == "apply" {
 		os.Exit(helperApply())
+	}
+	flag.Parse()
+	if testenv.Skips(testenv.Builds) {
+		os.Exit(m.Run()) // newBox skips every test that would run them
 	}
 	dir, err := os.MkdirTemp("", "update-test-bin-")
 	if err != nil {
@@ -168,6 +174,7 @@ type box struct {
 
 func newBox(t *testing.T) *box {
 	t.Helper()
+	testenv.Needs(t, testenv.Builds)
 	dir := t.TempDir()
 	pub, priv, err := GenerateKey()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/peage/appliance/internal/freeport"
+	"github.com/peage/appliance/internal/testenv"
 )
 
 // TestRealAppliance runs the update path with the appliance itself as the unit (`appliance
@@ -17,9 +18,7 @@ import (
 // string, then a release that is not an appliance at all (a build mistake: it exits at
 // once), which is rolled back to N+1; every version opens the state the others left.
 func TestRealAppliance(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the appliance twice (about a minute); run without -short")
-	}
+	testenv.Needs(t, testenv.Builds) // the appliance twice, about a minute
 	bins := t.TempDir()
 	for _, v := range []string{"e2e-1", "e2e-2"} {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(bins, "appliance_"+v), "-ldflags",

@@ -67,7 +67,7 @@ func (u *Updater) log() *slog.Logger {
 }
 
 func (u *Updater) step(name, version string) {
-	u.log().Info("update step", "step", name, "version", version)
+	u.log().Info("update step", obs.KeyStep, name, obs.KeyVersion, version)
 }
 
 // Apply installs a verified release and switches to it through the health gate.
@@ -198,16 +198,16 @@ func (u *Updater) restartAndGate(ctx context.Context, p Pending, base Baseline) 
 		u.log().Warn("pruning old versions", obs.KeyErr, err)
 	}
 	for _, r := range removed {
-		u.log().Info("removed old version", "path", r)
+		u.log().Info("removed old version", obs.KeyPath, r)
 	}
-	u.log().Info("update installed", "version", p.Version)
+	u.log().Info("update installed", obs.KeyVersion, p.Version)
 	return Outcome{Version: p.Version, Result: ResultInstalled}, nil
 }
 
 // rollback returns current to p.From and restarts. The version is remembered as bad.
 func (u *Updater) rollback(ctx context.Context, p Pending, reason string) (Outcome, error) {
 	u.step(StepRollback, p.Version)
-	u.log().Warn("update failed, rolling back", "version", p.Version, "reason", reason)
+	u.log().Warn("update failed, rolling back", obs.KeyVersion, p.Version, obs.KeyReason, reason)
 	p.Phase, p.Reason = PhaseRollingBack, reason
 	if err := u.savePending(&p); err != nil {
 		return Outcome{}, err
@@ -219,7 +219,7 @@ func (u *Updater) finishRollback(ctx context.Context, p Pending) (Outcome, error
 	if p.From == "" {
 		// Nothing ran before (no `current` at all): there is nothing to go back to, so the
 		// failed version stays, remembered as bad, and the update is no longer pending.
-		u.log().Error("no previous version to return to", "version", p.Version)
+		u.log().Error("no previous version to return to", obs.KeyVersion, p.Version)
 		p.Reason += " (no previous version to return to)"
 	} else {
 		if err := u.Store.Flip(p.From); err != nil {
@@ -231,7 +231,7 @@ func (u *Updater) finishRollback(ctx context.Context, p Pending) (Outcome, error
 			u.log().Error("restarting the previous version", obs.KeyErr, err)
 		} else if old := u.Store.VersionOf(p.From); old != "" {
 			if err := u.Gate.Wait(rctx, old, Baseline{}); err != nil {
-				u.log().Error("the previous version is not healthy either", "version", old, obs.KeyErr, err)
+				u.log().Error("the previous version is not healthy either", obs.KeyVersion, old, obs.KeyErr, err)
 			}
 		}
 	}
@@ -286,7 +286,7 @@ func (u *Updater) recover(ctx context.Context) (Outcome, error) {
 		return Outcome{}, err
 	}
 	u.step(StepRecover, p.Version)
-	u.log().Warn("finishing an interrupted update", "version", p.Version, "phase", p.Phase, "current", cur)
+	u.log().Warn("finishing an interrupted update", obs.KeyVersion, p.Version, obs.KeyPhase, p.Phase, obs.KeyCurrent, cur)
 	switch {
 	case p.Phase == PhaseRollingBack:
 		return u.finishRollback(ctx, p)
@@ -304,7 +304,7 @@ func (u *Updater) recover(ctx context.Context) (Outcome, error) {
 		return Outcome{Version: p.Version, Result: ResultNothing}, u.Store.Save(rec)
 	default:
 		// current was changed by hand meanwhile: trust it, forget the update.
-		u.log().Warn("current names neither side of the interrupted update; leaving it", "current", cur)
+		u.log().Warn("current names neither side of the interrupted update; leaving it", obs.KeyCurrent, cur)
 		rec.Pending = nil
 		return Outcome{Version: p.Version, Result: ResultNothing}, u.Store.Save(rec)
 	}

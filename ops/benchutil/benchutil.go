@@ -5,12 +5,14 @@ package benchutil
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -34,6 +36,44 @@ func Need(command, pkg string) error {
 	return nil
 }
 
+// Requires checks, before a benchmark starts, that what it runs is there: commands (on PATH, or
+// in /usr/sbin where Debian puts squid) that `make setup` installs, files under the repository
+// root (settle/npm/node_modules from make setup, bin/appliance from make build). A program run
+// without them then says what is missing and what makes it, instead of failing midway with
+// "exit status 1".
+func Requires(what ...string) error {
+	var missing []string
+	for _, w := range what {
+		if !present(w) {
+			missing = append(missing, fmt.Sprintf("%s not found: run %s", w, maker(w)))
+		}
+	}
+	if len(missing) > 0 {
+		return errors.New(strings.Join(missing, "; "))
+	}
+	return nil
+}
+
+func present(what string) bool {
+	if strings.Contains(what, "/") {
+		_, err := os.Stat(what)
+		return err == nil
+	}
+	if _, err := exec.LookPath(what); err == nil {
+		return true
+	}
+	_, err := os.Stat(filepath.Join("/usr/sbin", what))
+	return err == nil
+}
+
+// maker names the make target that provides what.
+func maker(what string) string {
+	if strings.HasPrefix(what, "bin/") {
+		return "make build"
+	}
+	return "make setup"
+}
+
 // FreeAddr returns a free loopback address.
 func FreeAddr() string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -53,6 +93,10 @@ type Appliance struct {
 // StartAppliance runs bin/appliance dev on free ports with a fresh state directory and waits
 // until it answers.
 func StartAppliance(ctx context.Context, extra ...string) (*Appliance, error) {
+	// appliance dev starts the browser farm, which fails without Chromium.
+	if err := Requires("bin/appliance", "chromium"); err != nil {
+		return nil, err
+	}
 	a := &Appliance{API: FreeAddr(), Admin: FreeAddr()}
 	dir, err := os.MkdirTemp("", "peage-bench-")
 	if err != nil {

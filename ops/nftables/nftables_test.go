@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/peage/appliance/appliance/firewall"
+	"github.com/peage/appliance/internal/testenv"
 )
 
 // The users of the test box, added to a private copy of /etc/passwd that only the box's
@@ -41,6 +43,8 @@ func TestMain(m *testing.M) {
 		fmt.Println(v4, v6)
 		os.Exit(0)
 	}
+	flag.Parse()
+	testenv.MainNeeds(testenv.Netns)
 	os.Exit(m.Run())
 }
 

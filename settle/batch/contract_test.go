@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/devchain"
 	"github.com/peage/appliance/settle/exact"
@@ -22,20 +23,20 @@ import (
 // it at the canonical address. The hot key relays every receiver-side transaction, as the
 // facilitator does.
 type harness struct {
-	t      *testing.T
-	ctx    context.Context
-	chain  *devchain.Chain
-	sc     *bind.BoundContract
-	abi    *usdc.X402BatchSettlement
-	auth   *ecdsa.PrivateKey // receiver authorizer
-	recv   common.Address
-	cfg    batch.ChannelConfig
-	id     common.Hash
-	relays int
+	t     *testing.T
+	ctx   context.Context
+	chain *devchain.Chain
+	sc    *bind.BoundContract
+	abi   *usdc.X402BatchSettlement
+	auth  *ecdsa.PrivateKey // receiver authorizer
+	recv  common.Address
+	cfg   batch.ChannelConfig
+	id    common.Hash
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	testenv.NeedsChain(t)
 	ctx := context.Background()
 	ch, err := devchain.Start(ctx, devchain.Options{})
 	if err != nil {

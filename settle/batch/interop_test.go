@@ -12,6 +12,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/devchain"
 	"github.com/peage/appliance/settle/exact"
@@ -30,6 +31,7 @@ type official struct {
 
 func officialSign(t *testing.T, h *harness, deposit uint64, cumulative ...uint64) *official {
 	t.Helper()
+	testenv.NeedsNode(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node is not installed; run ops/setup.sh")

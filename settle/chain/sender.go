@@ -15,14 +15,16 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/peage/appliance/appliance/obs"
 )
 
 // Log keys.
 const (
-	keyTx     = "tx"
-	keyNonce  = "account_nonce"
-	keyErr    = "err"
-	keyTipWei = "tip_wei"
+	keyTx     = obs.KeyTx
+	keyNonce  = obs.KeyAccountNonce
+	keyErr    = obs.KeyErr
+	keyTipWei = obs.KeyTipWei
 )
 
 // SenderOptions tune a Sender. Zero values take the defaults in brackets.

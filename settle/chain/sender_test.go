@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/chain"
 	"github.com/peage/appliance/settle/devchain"
 	"github.com/peage/appliance/settle/usdc"
@@ -24,6 +25,7 @@ func transferCall(t *testing.T, ch *devchain.Chain, amount int64) chain.Call {
 // fundedChain starts an embedded chain whose hot key holds minted test USDC to send.
 func fundedChain(t *testing.T, o devchain.Options) *devchain.Chain {
 	t.Helper()
+	testenv.NeedsChain(t)
 	ctx := context.Background()
 	ch, err := devchain.Start(ctx, o)
 	if err != nil {

@@ -1,13 +1,12 @@
 package ledger
 
 import (
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/appliance/obs"
 )
 
 // TestBadRecordDoesNotStopTheLedger: a payments record whose frame is intact but whose content
@@ -15,7 +14,7 @@ import (
 // this start and the next (the ledger compacts at open, the copy stays aside).
 func TestBadRecordDoesNotStopTheLedger(t *testing.T) {
 	dir := t.TempDir()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	quiet := obs.Discard()
 	j, err := journal.Open(journal.Options{Dir: dir, Name: "payments", Sync: journal.SyncNever, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)

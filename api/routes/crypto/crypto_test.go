@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"math"
 	"net/http"
 	"net/url"
@@ -36,10 +35,11 @@ import (
 	"github.com/peage/appliance/api/upstream/rss"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/api/upstream/yahoo"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/appliance/state"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 // now is the clock of the routes under test.
 var now = time.Date(2026, 11, 22, 16, 20, 0, 0, time.UTC)
@@ -107,17 +107,10 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
 	if g, ok := gate.(*apitest.RecordingGate); ok {
 		e.gate = g
 	}
-	e.h = apitest.Start(t, cat, apitest.Options{Gate: gate})
+	e.h = apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate})
 	return e
 }
 

@@ -59,14 +59,7 @@ func start(t *testing.T, s setup) *apitest.Harness {
 		t.Fatal(err)
 	}
 	deps.Egress = pol
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := domain.New(deps).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	return apitest.Start(t, cat, apitest.Options{Gate: s.gate})
+	return apitest.StartFamily(t, catalog.DefaultNames(), domain.New(deps), apitest.Options{Gate: s.gate})
 }
 
 func call(t *testing.T, h *apitest.Harness, path string, q url.Values) (int, map[string]any) {
@@ -278,14 +271,7 @@ func TestResolverDownIsNotCharged(t *testing.T) {
 }
 
 func TestUnavailableWithoutResolver(t *testing.T) {
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := domain.New(domain.Deps{ResolverErr: os.ErrNotExist}).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	h := apitest.Start(t, cat, apitest.Options{})
+	h := apitest.StartFamily(t, catalog.DefaultNames(), domain.New(domain.Deps{ResolverErr: os.ErrNotExist}), apitest.Options{})
 	if code, o := call(t, h, "/v1/dns", url.Values{"domain": {"corp.test"}}); code != 503 {
 		t.Fatalf("%d %v", code, o)
 	}

@@ -161,6 +161,3 @@ func confidence(sources []Source) float64 {
 	}
 	return math.Round(float64(ok)/float64(len(sources))*100) / 100
 }
-
-// answered reports whether the source can be read: the fields it feeds are filled.
-func (s Source) answered() bool { return s.Status == SourceOK || s.Status == SourceNotFound }

@@ -3,7 +3,7 @@
 // maps the answer to the fields of the spec; the offline ones (tva, iban, jours-feries) call
 // api/compute.
 //
-// Decisions (also for ARCHITECTURE.md):
+// Decisions (also in docs/upstreams.md):
 //   - an identifier that the registry does not know (SIREN, SIRET lookup, INSEE code, a point
 //     outside every parcel) answers 404; a search that matches nothing answers 200 with total 0;
 //   - upstream failures answer 502 naming the upstream (504 when it ran out of time); nothing

@@ -5,10 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,11 +21,11 @@ import (
 	"github.com/peage/appliance/api/upstream/geoapi"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/goldenfile"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
-
-var update = flag.Bool("update", false, "rewrite the golden files")
+var quiet = obs.Discard()
 
 // now is the fixed clock of the tests: Saturday 21 November 2026, noon UTC.
 var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -265,7 +262,7 @@ func checkGolden(t *testing.T, name string, out any, types map[string]string) {
 	}
 	got = append(got, '\n')
 	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
+	if goldenfile.Update() {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

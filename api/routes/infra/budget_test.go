@@ -3,8 +3,6 @@ package infra
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/appliance/state"
 )
 
@@ -44,7 +43,7 @@ func TestWhatTheBudgetHolds(t *testing.T) {
 func setupBudget(t *testing.T, dir string, clk *clock, budget, quota int64) *fixture {
 	t.Helper()
 	s, err := state.Open(dir, state.Options{Now: clk.Now, NoBackground: true, InboxBudget: budget, InboxQuota: quota,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: obs.Discard()})
 	if err != nil {
 		t.Fatal(err)
 	}

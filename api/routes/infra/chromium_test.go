@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/peage/appliance/internal/testenv"
 )
 
 // countingListener counts every TCP connection the browser opens to the "evil" host.
@@ -56,9 +58,7 @@ func chromiumDump(t *testing.T, bin, url string) string {
 // (page served without CSP), and so must the real serving (sanitised + CSP). A control page of
 // the raw hostile markup proves the counter sees what a leak would do.
 func TestChromiumNoExternalRequest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped in -short")
-	}
+	testenv.NeedsBrowser(t)
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Fatal("chromium is not installed: run ops/setup.sh (make test does)")

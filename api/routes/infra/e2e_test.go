@@ -3,7 +3,6 @@ package infra_test
 import (
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,13 +11,14 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/routes/infra"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/appliance/state"
 )
 
 // Through the real server: buy an inbox, deliver to it over HTTP with several methods, read the
 // events by long-poll; publish a page and fetch it with its headers.
 func TestThroughServer(t *testing.T) {
-	s, err := state.Open(t.TempDir(), state.Options{NoBackground: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s, err := state.Open(t.TempDir(), state.Options{NoBackground: true, Logger: obs.Discard()})
 	if err != nil {
 		t.Fatal(err)
 	}

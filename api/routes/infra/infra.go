@@ -1,7 +1,7 @@
 // Package infra implements the agent-infrastructure routes that live on the appliance's durable
 // state: the webhook inbox (callbacks, hook, hook.events) and page publishing (publish, p).
 //
-// Decisions (also in ARCHITECTURE.md):
+// Decisions (also in docs/state.md):
 //   - ids and keys are 128 bits from crypto/rand, as 32 lower-case hex characters;
 //   - a delivery to a full inbox (100 events) answers 429 limit_exceeded with a message saying
 //     the inbox is full and a new one is needed; an inbox never drains (reading does not delete),

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,6 +14,7 @@ import (
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/ratelimit"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/appliance/state"
 )
 
@@ -41,7 +40,7 @@ func setup(t *testing.T) *fixture {
 	t.Helper()
 	clk := &clock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
 	dir := t.TempDir()
-	s, err := state.Open(dir, state.Options{Now: clk.Now, NoBackground: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s, err := state.Open(dir, state.Options{Now: clk.Now, NoBackground: true, Logger: obs.Discard()})
 	if err != nil {
 		t.Fatal(err)
 	}

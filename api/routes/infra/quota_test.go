@@ -3,7 +3,6 @@ package infra_test
 import (
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/routes/infra"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/appliance/state"
 )
 
@@ -45,7 +45,7 @@ func startQuotaServer(t *testing.T, budget, quota int64) *quotaServer {
 	t.Helper()
 	clk := &fakeClock{t: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)}
 	s, err := state.Open(t.TempDir(), state.Options{Now: clk.Now, NoBackground: true, InboxBudget: budget, InboxQuota: quota,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: obs.Discard()})
 	if err != nil {
 		t.Fatal(err)
 	}

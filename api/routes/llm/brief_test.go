@@ -2,8 +2,6 @@ package llm_test
 
 import (
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -18,6 +16,7 @@ import (
 	"github.com/peage/appliance/api/upstream/llm/llmtest"
 	"github.com/peage/appliance/api/upstream/search"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/appliance/obs"
 )
 
 func TestBriefNeedsNewsSearch(t *testing.T) {
@@ -58,7 +57,7 @@ func newsWorld(t *testing.T, pages llmroutes.Pages, wantQ ...string) (*world, *u
 		recorded.ServeHTTP(rw, r)
 	}))
 	specs := map[string]upstream.Spec{search.SerperName: serper.Spec(t, search.SerperName)}
-	chain, err := search.FromPool(httpc.NewPool(specs, httpc.Options{Contact: "test@example.org", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}), specs)
+	chain, err := search.FromPool(httpc.NewPool(specs, httpc.Options{Contact: "test@example.org", Logger: obs.Discard()}), specs)
 	if err != nil {
 		t.Fatal(err)
 	}

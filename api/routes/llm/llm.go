@@ -141,16 +141,6 @@ func usageOf(res *model.Result) Usage {
 		TotalTokens: res.Usage.TotalTokens, Calls: res.Calls}
 }
 
-func (u *Usage) add(o Usage) {
-	if u.Model == "" {
-		u.Model = o.Model
-	}
-	u.PromptTokens += o.PromptTokens
-	u.CompletionTokens += o.CompletionTokens
-	u.TotalTokens += o.TotalTokens
-	u.Calls += o.Calls
-}
-
 func since(t time.Time) int64 { return time.Since(t).Milliseconds() }
 
 func unavailable(what string, err error) error {

@@ -13,9 +13,9 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/goldenfile"
+	"github.com/peage/appliance/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var (
 	env   *farmtest.Env
@@ -24,6 +24,9 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if testenv.MainNeeds(testenv.Browser) {
+		os.Exit(m.Run())
+	}
 	local = newSite()
 	var err error
 	env, err = farmtest.StartPages(2, 16, local.pages())
@@ -151,7 +154,7 @@ func TestSearchFromRecordedPages(t *testing.T) {
 			if n := local.countOf("/maps/feed"); n != tt.scrolls {
 				t.Errorf("%d loads of more cards, want %d", n, tt.scrolls)
 			}
-			apitest.Golden(t, tt.golden, localized(t, d), *update)
+			apitest.Golden(t, tt.golden, localized(t, d), goldenfile.Update())
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {

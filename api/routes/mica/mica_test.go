@@ -1,9 +1,6 @@
 package mica_test
 
 import (
-	"flag"
-	"io"
-	"log/slog"
 	"net/url"
 	"path/filepath"
 	"testing"
@@ -17,11 +14,11 @@ import (
 	"github.com/peage/appliance/api/upstream/esma"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/goldenfile"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 // now is the clock of the tests: the download date, and the day "in force" is judged on.
 var now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
@@ -110,7 +107,7 @@ func TestCheckAgainstRecordedRegisters(t *testing.T) {
 			if !tt.check(apitest.Decode(t, body)) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			apitest.Golden(t, tt.golden, body, *update)
+			apitest.Golden(t, tt.golden, body, goldenfile.Update())
 		})
 	}
 	// One download of the five files served every call.
@@ -151,9 +148,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 					t.Errorf("error names %v, want %s", up, esma.Name)
 				}
 			}
-			if charged, waived := gate.Counts(); charged != 0 || waived != 1 {
-				t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
-			}
+			gate.WantNotCharged(t, 1)
 		})
 	}
 }
@@ -215,15 +210,8 @@ func TestStaleCopyIsSaid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
 	gate := &apitest.RecordingGate{}
-	e := &env{srv: srv, h: apitest.Start(t, cat, apitest.Options{Gate: gate})}
+	e := &env{srv: srv, h: apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate})}
 	if status, body := e.get(t, url.Values{"name": {"Bitpanda"}}); status != 200 || apitest.At(apitest.Decode(t, body), "stale") != false {
 		t.Fatalf("fresh: %d %s", status, body)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/proxyd/client"
 )
 
@@ -168,7 +169,7 @@ func (r *Routes) sell(gb int) catalog.Handler {
 		addr := net.JoinHostPort(s.ProxyHost, strconv.Itoa(s.ProxyPort))
 		proxyURL := fmt.Sprintf("http://buyer:%s@%s", s.Key, addr)
 		base := req.BaseURL
-		r.log.LogAttrs(ctx, slog.LevelInfo, "proxy package sold", slog.Int("gb", gb), slog.String("exit_asn", s.Exit.ASN))
+		r.log.LogAttrs(ctx, slog.LevelInfo, "proxy package sold", slog.Int(obs.KeyGB, gb), slog.String(obs.KeyExitASN, s.Exit.ASN))
 		return &Sale{
 			Key: s.Key, GB: s.GB, ValidDays: s.ValidDays, Tier: "residential", Proxy: proxyURL,
 			Usage:      fmt.Sprintf("curl --proxy '%s' https://ipinfo.io/json", proxyURL),

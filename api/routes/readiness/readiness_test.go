@@ -120,14 +120,7 @@ func harnessGate(t *testing.T, tlsConf *tls.Config, gate paywall.Gate, allow ...
 	publicURLCheck.Do(func() {
 		catalog.AlsoCheck("public_url", func(s string) error { return testPolicy.Load().CheckURL(s) })
 	})
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := readiness.New(pol, tlsConf).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	return apitest.Start(t, cat, apitest.Options{Gate: gate})
+	return apitest.StartFamily(t, catalog.DefaultNames(), readiness.New(pol, tlsConf), apitest.Options{Gate: gate})
 }
 
 func hostPort(s *httptest.Server) string { u, _ := url.Parse(s.URL); return u.Host }

@@ -107,7 +107,7 @@ func (r *Routes) number(ctx context.Context, req *catalog.Request) (any, error) 
 		// Without its row the number would never be released: give it back now.
 		if rerr := r.carrier.Release(context.WithoutCancel(ctx), in.SID); rerr != nil {
 			r.log.Error("sms: a rented number could not be recorded nor released; release it by hand",
-				slog.String("number_sid", in.SID), slog.String(obs.KeyErr, rerr.Error()))
+				slog.String(obs.KeyNumberSID, in.SID), slog.String(obs.KeyErr, rerr.Error()))
 		}
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func (r *Routes) Reap(ctx context.Context) int {
 		}
 		if err := r.release(ctx, n); err != nil {
 			r.log.Warn("sms: releasing an expired number failed; retrying at the next pass",
-				slog.String("session", n.Session), slog.String(obs.KeyErr, err.Error()))
+				slog.String(obs.KeySession, n.Session), slog.String(obs.KeyErr, err.Error()))
 			continue
 		}
 		released++

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"path/filepath"
 	"sync/atomic"
@@ -18,10 +17,11 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/twilio"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/appliance/state"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 func file(name string) string {
 	return filepath.Join("..", "..", "upstream", "twilio", "testdata", name)
@@ -69,15 +69,8 @@ func start(t *testing.T, srv *upstreamtest.Server, dir string, c *clock, key str
 		t.Fatal(err)
 	}
 	r := sms.New(carrier, store, quiet, c.now)
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
 	gate := &apitest.RecordingGate{}
-	return &env{srv: srv, store: store, r: r, h: apitest.Start(t, cat, apitest.Options{Gate: gate}), gate: gate}
+	return &env{srv: srv, store: store, r: r, h: apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate}), gate: gate}
 }
 
 func (e *env) get(t *testing.T, path string) (int, map[string]any) {

@@ -3,7 +3,6 @@ package social_test
 import (
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -18,9 +17,10 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/reddit"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/appliance/obs"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 func redditFile(name string) string {
 	return filepath.Join("..", "..", "upstream", "reddit", "testdata", name)
@@ -60,14 +60,7 @@ func startGate(t *testing.T, key string, gate paywall.Gate) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := social.New(rc, hackernews.New(hh)).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	e.h = apitest.Start(t, cat, apitest.Options{Gate: gate})
+	e.h = apitest.StartFamily(t, catalog.DefaultNames(), social.New(rc, hackernews.New(hh)), apitest.Options{Gate: gate})
 	return e
 }
 

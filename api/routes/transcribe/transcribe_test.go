@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,9 +20,10 @@ import (
 	"github.com/peage/appliance/api/upstream/speech"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/api/upstream/youtube"
+	"github.com/peage/appliance/appliance/obs"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 func file(name string) string {
 	return filepath.Join("..", "..", "upstream", "youtube", "testdata", name)
@@ -82,15 +82,8 @@ func startWith(t *testing.T, srv *upstreamtest.Server, asr transcribe.Recogniser
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := transcribe.New(youtube.New(h), asr, down).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
 	gate := &apitest.RecordingGate{}
-	return apitest.Start(t, cat, apitest.Options{Gate: gate}), gate
+	return apitest.StartFamily(t, catalog.DefaultNames(), transcribe.New(youtube.New(h), asr, down), apitest.Options{Gate: gate}), gate
 }
 
 func get(t *testing.T, h *apitest.Harness, target string) (int, map[string]any) {
@@ -158,14 +151,7 @@ func TestNotAYouTubePageIs400(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := transcribe.New(youtube.New(yh), nil, nil).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	h := apitest.Start(t, cat, apitest.Options{Gate: paywall.ChallengeOnly{}})
+	h := apitest.StartFamily(t, catalog.DefaultNames(), transcribe.New(youtube.New(yh), nil, nil), apitest.Options{Gate: paywall.ChallengeOnly{}})
 	for _, u := range []string{"https://vimeo.com/123", "https://www.youtube.com/watch?v=short", "http://169.254.169.254/watch?v=" + video, "https://www.youtube.com/channel/UC123"} {
 		status, m := get(t, h, u)
 		if status != 400 || apitest.At(m, "error", "param") != "url" {

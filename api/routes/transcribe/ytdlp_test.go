@@ -16,12 +16,14 @@ import (
 	"github.com/peage/appliance/api/routes/transcribe"
 	"github.com/peage/appliance/api/upstream/speech"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/internal/testenv"
 )
 
 // ytdlp returns the installed downloader pointed at base; yt-dlp and ffmpeg are installed by
 // ops/setup.d/media.sh, and the speech path is not tested without them.
 func ytdlp(t *testing.T, base string) *transcribe.YTDLP {
 	t.Helper()
+	testenv.Needs(t, testenv.Media)
 	y := transcribe.FindYTDLP(base)
 	if y == nil {
 		t.Fatal("yt-dlp or ffmpeg is not installed: run ops/setup.sh (ops/setup.d/media.sh)")
@@ -31,6 +33,7 @@ func ytdlp(t *testing.T, base string) *transcribe.YTDLP {
 
 // tone makes a real AAC recording (2 s of a 440 Hz tone, stereo 44.1 kHz) with ffmpeg.
 func tone(t *testing.T) []byte {
+	testenv.Needs(t, testenv.Media)
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "tone.m4a")
 	cmd := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-ac", "2", "-ar", "44100", "-c:a", "aac", "-f", "mp4", out)

@@ -2,9 +2,6 @@ package uk_test
 
 import (
 	"encoding/json"
-	"flag"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -18,11 +15,11 @@ import (
 	"github.com/peage/appliance/api/upstream/companieshouse"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/goldenfile"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 // expectRecorded sets the requests the routes may send (path and exact query) and their
 // recorded answers from the connector's testdata; any other request fails the test
@@ -74,14 +71,7 @@ func start(t *testing.T, key string, gate paywall.Gate) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	return &env{srv: srv, h: apitest.Start(t, cat, apitest.Options{Gate: gate})}
+	return &env{srv: srv, h: apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate})}
 }
 
 func (e *env) get(t *testing.T, path string, q url.Values) (int, []byte) {
@@ -152,7 +142,7 @@ func TestRoutesAgainstRecordedAnswers(t *testing.T) {
 			if !sameSet(got, tt.calls) {
 				t.Errorf("upstream calls %v, want %v", got, tt.calls)
 			}
-			apitest.Golden(t, tt.golden, body, *update)
+			apitest.Golden(t, tt.golden, body, goldenfile.Update())
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {
@@ -183,35 +173,18 @@ func sameSet(a, b []string) bool {
 // naming it, no answer in time is 504; none is charged. The failing answers are statuses
 // alone: no recorded body of these is kept (testdata/PROVENANCE).
 func TestFailuresAreNotCharged(t *testing.T) {
-	tests := []struct {
-		name    string
-		handler http.Handler
-		status  int
-	}{
-		{"unknown number", http.NotFoundHandler(), 404},
-		{"rate limited", upstreamtest.TooMany(), 502},
-		{"server error", upstreamtest.ServerError(), 502},
-		{"no answer", upstreamtest.Hang(), 504},
-	}
+	tests := append([]apitest.UpstreamFailure{{Name: "unknown number", Handler: http.NotFoundHandler(), Status: 404}},
+		apitest.UpstreamFailures()...)
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(tt.Name, func(t *testing.T) {
 			gate := &apitest.RecordingGate{}
 			e := start(t, "test-key", gate)
-			e.srv.Handle(tt.handler)
+			e.srv.Handle(tt.Handler)
 			for _, path := range []string{"/v1/uk/company", "/v1/uk/officers", "/v1/uk/psc", "/v1/uk/company-check"} {
 				status, body := e.get(t, path, url.Values{"number": {"99999999"}})
-				if status != tt.status {
-					t.Errorf("%s = %d %s, want %d", path, status, body, tt.status)
-				}
-				if tt.status == 502 || tt.status == 504 {
-					if up := apitest.At(decode(t, body), "error", "upstream"); up != companieshouse.Name {
-						t.Errorf("%s: error names %v, want %s", path, up, companieshouse.Name)
-					}
-				}
+				apitest.WantUpstreamError(t, status, body, tt.Status, companieshouse.Name)
 			}
-			if charged, waived := gate.Counts(); charged != 0 || waived != 4 {
-				t.Errorf("charged %d waived %d, want 0 and 4", charged, waived)
-			}
+			gate.WantNotCharged(t, 4)
 		})
 	}
 }

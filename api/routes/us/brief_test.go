@@ -41,14 +41,7 @@ func startBrief(t *testing.T, gate *apitest.RecordingGate) (*apitest.Harness, *l
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	return apitest.Start(t, cat, apitest.Options{Gate: gate}), srv
+	return apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate}), srv
 }
 
 func postBrief(t *testing.T, h *apitest.Harness, params map[string]any) (int, map[string]any, string) {

@@ -1,9 +1,6 @@
 package us_test
 
 import (
-	"flag"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -19,11 +16,11 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/secedgar"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/goldenfile"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 const contact = "test@example.org"
 
@@ -85,14 +82,7 @@ func start(t *testing.T, who string, gate paywall.Gate, attempt time.Duration) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	e.h = apitest.Start(t, cat, apitest.Options{Gate: gate})
+	e.h = apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate})
 	return e
 }
 
@@ -161,7 +151,7 @@ func TestRoutesAgainstRecordedAnswers(t *testing.T) {
 			if !tt.check(doc) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			apitest.Golden(t, tt.golden, doc, *update)
+			apitest.Golden(t, tt.golden, doc, goldenfile.Update())
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {
@@ -197,33 +187,20 @@ func TestUnknownCompanies(t *testing.T) {
 // TestFailuresAreNotCharged: SEC's 429 and 500 are 502 naming it, no answer in time is 504.
 // The failing answers are statuses alone: no recorded body of these is kept.
 func TestFailuresAreNotCharged(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		handler http.Handler
-		status  int
-	}{
-		{"rate limited", upstreamtest.TooMany(), 502},
-		{"server error", upstreamtest.ServerError(), 502},
-		{"no answer", upstreamtest.Hang(), 504},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, tt := range apitest.UpstreamFailures() {
+		t.Run(tt.Name, func(t *testing.T) {
 			gate := &apitest.RecordingGate{}
 			e := start(t, contact, gate, 0)
-			e.files.Handle(tt.handler)
-			if status, doc, body := e.get(t, "/v1/us/company", url.Values{"ticker": {"AAPL"}}); status != tt.status || apitest.At(doc, "error", "upstream") != secedgar.FilesName {
-				t.Errorf("ticker file failing = %d %s, want %d naming %s", status, body, tt.status, secedgar.FilesName)
-			}
+			e.files.Handle(tt.Handler)
+			status, _, body := e.get(t, "/v1/us/company", url.Values{"ticker": {"AAPL"}})
+			apitest.WantUpstreamError(t, status, body, tt.Status, secedgar.FilesName)
 			// A call by CIK does without the ticker file; it fails on data.sec.gov alone.
-			e.data.Handle(tt.handler)
+			e.data.Handle(tt.Handler)
 			for _, path := range []string{"/v1/us/company", "/v1/us/filings", "/v1/us/financials", "/v1/us/snapshot"} {
-				status, doc, body := e.get(t, path, url.Values{"cik": {"320193"}})
-				if status != tt.status || apitest.At(doc, "error", "upstream") != secedgar.Name {
-					t.Errorf("%s = %d %s, want %d naming %s", path, status, body, tt.status, secedgar.Name)
-				}
+				status, _, body := e.get(t, path, url.Values{"cik": {"320193"}})
+				apitest.WantUpstreamError(t, status, body, tt.Status, secedgar.Name)
 			}
-			if charged, waived := gate.Counts(); charged != 0 || waived != 5 {
-				t.Errorf("charged %d waived %d, want 0 and 5", charged, waived)
-			}
+			gate.WantNotCharged(t, 5)
 		})
 	}
 }

@@ -29,15 +29,8 @@ func harness(t *testing.T, allow ...*httptest.Server) (*apitest.Harness, *apites
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := util.New(pol).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
 	gate := &apitest.RecordingGate{}
-	return apitest.Start(t, cat, apitest.Options{Gate: gate}), gate
+	return apitest.StartFamily(t, catalog.DefaultNames(), util.New(pol), apitest.Options{Gate: gate}), gate
 }
 
 func getJSON(t *testing.T, h *apitest.Harness, path string, q url.Values) (int, map[string]any) {

@@ -3,10 +3,6 @@ package vin_test
 import (
 	"encoding/json"
 	"errors"
-	"flag"
-	"io"
-	"log/slog"
-	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -22,11 +18,11 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/api/upstream/vpic"
+	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/goldenfile"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 func fixture(name string) string {
 	return filepath.Join("..", "..", "upstream", "vpic", "testdata", name)
@@ -97,7 +93,7 @@ func TestDecodeAgainstRecordedAnswers(t *testing.T) {
 			if a.Year == nil || a.VPIC.ModelYear == nil || !tt.check(a) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			apitest.Golden(t, tt.golden, body, *update)
+			apitest.Golden(t, tt.golden, body, goldenfile.Update())
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {
@@ -123,33 +119,14 @@ func TestNothingKnownIs404(t *testing.T) {
 // TestFailuresAreNotCharged: vPIC's 429 and 500 are 502 naming it, no answer in time is 504;
 // none is charged.
 func TestFailuresAreNotCharged(t *testing.T) {
-	tests := []struct {
-		name    string
-		handler http.Handler
-		status  int
-	}{
-		{"rate limited", upstreamtest.TooMany(), 502},
-		{"server error", upstreamtest.ServerError(), 502},
-		{"no answer", upstreamtest.Hang(), 504},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, tt := range apitest.UpstreamFailures() {
+		t.Run(tt.Name, func(t *testing.T) {
 			gate := &apitest.RecordingGate{}
 			e := start(t, gate)
-			e.srv.Expect(decodePath("1FTMW1T88MFA00001"), jsonFormat, tt.handler)
+			e.srv.Expect(decodePath("1FTMW1T88MFA00001"), jsonFormat, tt.Handler)
 			status, body := e.get(t, "1FTMW1T88MFA00001")
-			var doc struct {
-				Error struct {
-					Upstream string `json:"upstream"`
-				} `json:"error"`
-			}
-			_ = json.Unmarshal(body, &doc)
-			if status != tt.status || doc.Error.Upstream != vpic.Name {
-				t.Errorf("= %d %s, want %d naming %s", status, body, tt.status, vpic.Name)
-			}
-			if charged, waived := gate.Counts(); charged != 0 || waived != 1 {
-				t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
-			}
+			apitest.WantUpstreamError(t, status, body, tt.Status, vpic.Name)
+			gate.WantNotCharged(t, 1)
 		})
 	}
 }

@@ -3,7 +3,6 @@ package web_test
 import (
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/search"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/appliance/obs"
 )
 
 // serperPointingAt serves the recorded Serper answer with its organic links replaced, in
@@ -51,7 +51,7 @@ func sourcesServerWithin(t *testing.T, serper http.Handler, timeout time.Duratio
 	srv := upstreamtest.New(t)
 	srv.Expect("/search", nil, serper)
 	specs := map[string]upstream.Spec{search.SerperName: srv.Spec(t, search.SerperName)}
-	chain, err := search.FromPool(httpc.NewPool(specs, httpc.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}), specs)
+	chain, err := search.FromPool(httpc.NewPool(specs, httpc.Options{Logger: obs.Discard()}), specs)
 	if err != nil {
 		t.Fatal(err)
 	}

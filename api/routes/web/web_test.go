@@ -20,9 +20,9 @@ import (
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/extract"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/goldenfile"
+	"github.com/peage/appliance/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var (
 	env *farmtest.Env
@@ -31,6 +31,9 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if testenv.MainNeeds(testenv.Browser) {
+		os.Exit(m.Run())
+	}
 	var err error
 	// Every call here comes from one client, whose cap (half the pool) would read a call's pages
 	// one at a time, in an order that decides which of them meets its deadline; the caps have
@@ -159,7 +162,7 @@ func golden(t *testing.T, name string, body []byte) {
 	got := strings.ReplaceAll(string(pretty), env.Base, "http://site.test")
 	got = volatile.ReplaceAllString(got, `"$1": "<volatile>"`) + "\n"
 	path := filepath.Join("testdata", name+".golden.json")
-	if *update {
+	if goldenfile.Update() {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package websearch_test
 import (
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -19,9 +18,10 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/search"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/appliance/obs"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 func fixture(name string) string {
 	return filepath.Join("..", "..", "upstream", "search", "testdata", name)
@@ -44,14 +44,7 @@ func startSpecs(t *testing.T, specs map[string]upstream.Spec, gate paywall.Gate)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default(catalog.DefaultNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := websearch.New(chain).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
-	return apitest.Start(t, cat, apitest.Options{Gate: gate})
+	return apitest.StartFamily(t, catalog.DefaultNames(), websearch.New(chain), apitest.Options{Gate: gate})
 }
 
 func get(t *testing.T, h *apitest.Harness, path string) (int, map[string]any) {

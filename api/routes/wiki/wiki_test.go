@@ -2,10 +2,6 @@ package wiki_test
 
 import (
 	"encoding/json"
-	"flag"
-	"io"
-	"log/slog"
-	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -19,11 +15,11 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/api/upstream/wikipedia"
+	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/goldenfile"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = obs.Discard()
 
 func fixture(name string) string {
 	return filepath.Join("..", "..", "upstream", "wikipedia", "testdata", name)
@@ -95,7 +91,7 @@ func TestSummaryAgainstRecordedAnswers(t *testing.T) {
 			if !tt.check(a) {
 				t.Errorf("answer lacks the recorded values: %s", body)
 			}
-			apitest.Golden(t, tt.golden, body, *update)
+			apitest.Golden(t, tt.golden, body, goldenfile.Update())
 		})
 	}
 	if charged, waived := gate.Counts(); charged != len(tests) || waived != 0 {
@@ -164,33 +160,14 @@ func TestFallbackToSearch(t *testing.T) {
 // TestFailuresAreNotCharged: Wikipedia's 429 and 500 are 502 naming it, no answer in time is
 // 504; none is charged.
 func TestFailuresAreNotCharged(t *testing.T) {
-	tests := []struct {
-		name    string
-		handler http.Handler
-		status  int
-	}{
-		{"rate limited", upstreamtest.TooMany(), 502},
-		{"server error", upstreamtest.ServerError(), 502},
-		{"no answer", upstreamtest.Hang(), 504},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, tt := range apitest.UpstreamFailures() {
+		t.Run(tt.Name, func(t *testing.T) {
 			gate := &apitest.RecordingGate{}
 			e := start(t, gate)
-			e.srv.Expect(summaryPath("fr", "Amiens"), nil, tt.handler)
+			e.srv.Expect(summaryPath("fr", "Amiens"), nil, tt.Handler)
 			status, body := e.get(t, url.Values{"title": {"Amiens"}, "lang": {"fr"}})
-			var doc struct {
-				Error struct {
-					Upstream string `json:"upstream"`
-				} `json:"error"`
-			}
-			_ = json.Unmarshal(body, &doc)
-			if status != tt.status || doc.Error.Upstream != wikipedia.Name {
-				t.Errorf("= %d %s, want %d naming %s", status, body, tt.status, wikipedia.Name)
-			}
-			if charged, waived := gate.Counts(); charged != 0 || waived != 1 {
-				t.Errorf("charged %d waived %d, want 0 and 1", charged, waived)
-			}
+			apitest.WantUpstreamError(t, status, body, tt.Status, wikipedia.Name)
+			gate.WantNotCharged(t, 1)
 		})
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/chainrpc"
 	"github.com/peage/appliance/api/upstream/chainrpc/testtoken"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/devchain"
 )
 
@@ -86,6 +87,7 @@ func counting(t *testing.T, target string) (string, *atomic.Int64) {
 
 func startChain(t *testing.T) *devchain.Chain {
 	t.Helper()
+	testenv.NeedsChain(t)
 	ch, err := devchain.Start(context.Background(), devchain.Options{HTTP: true})
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,6 @@ import (
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 )
 
-const records = "/api/explore/v2.1/catalog/datasets/%s/records"
-
 func TestRatios(t *testing.T) {
 	s := upstreamtest.New(t)
 	s.Expect("/api/explore/v2.1/catalog/datasets/ratios_inpi_bce/records",

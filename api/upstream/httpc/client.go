@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/appliance/version"
 )
 
@@ -30,11 +31,11 @@ const maxBody = 32 << 20
 
 // Log keys.
 const (
-	keyUpstream = "upstream"
-	keyOp       = "op"
-	keyStatus   = "status"
-	keyAttempt  = "attempt"
-	keyErr      = "err"
+	keyUpstream = obs.KeyUpstream
+	keyOp       = obs.KeyOp
+	keyStatus   = obs.KeyStatus
+	keyAttempt  = obs.KeyAttempt
+	keyErr      = obs.KeyErr
 )
 
 // Options are shared by every client of one process.

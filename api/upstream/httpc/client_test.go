@@ -3,7 +3,6 @@ package httpc_test
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/appliance/obs"
 )
 
 // flaky fails n times with status, then answers ok.
@@ -34,7 +34,7 @@ func client(t *testing.T, s *upstreamtest.Server, retries int, o httpc.Options) 
 	spec.Timeout = 5 * time.Second
 	o.Backoff = time.Millisecond
 	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
+		o.Logger = obs.Discard()
 	}
 	if o.Contact == "" {
 		o.Contact = "ops@example.org"
@@ -271,7 +271,7 @@ func TestBaseURLPlaceholders(t *testing.T) {
 	s := upstreamtest.New(t)
 	spec := s.Spec(t, "ban")
 	spec.BaseURL = s.URL + "/{lang}/w"
-	c, err := httpc.New(spec, httpc.Options{Contact: "ops@example.org", Logger: slog.New(slog.DiscardHandler)})
+	c, err := httpc.New(spec, httpc.Options{Contact: "ops@example.org", Logger: obs.Discard()})
 	if err != nil {
 		t.Fatal(err)
 	}

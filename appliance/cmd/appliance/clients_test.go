@@ -15,6 +15,7 @@ import (
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -74,6 +75,7 @@ func runNode(t *testing.T, script string, env []string, args ...string) (stdout,
 // runNodeFor is runNode with another time limit.
 func runNodeFor(t *testing.T, limit time.Duration, script string, env []string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	testenv.NeedsNode(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node is not installed; run ops/setup.sh")

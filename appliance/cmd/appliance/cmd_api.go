@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/peage/appliance/appliance/config"
+	"github.com/peage/appliance/appliance/obs"
 	proxyclient "github.com/peage/appliance/proxyd/client"
 )
 
@@ -30,7 +31,7 @@ func init() {
 				return err
 			}
 		} else {
-			log.Warn("first-boot setup incomplete; paid routes answer 503 until it is done", slog.String("missing", strings.Join(missing, "; ")))
+			log.Warn("first-boot setup incomplete; paid routes answer 503 until it is done", slog.String(obs.KeyMissing, strings.Join(missing, "; ")))
 		}
 		d, closeDeps, err := openCommon(cfg, log)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/peage/appliance/internal/freeport"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	settleclient "github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/pay"
@@ -60,6 +61,7 @@ func startDev(t *testing.T, extra ...string) devStack {
 
 func tryStartDev(t *testing.T, extra []string) (devStack, error) {
 	t.Helper()
+	testenv.Needs(t, testenv.Daemons)
 	d := devStack{api: freeport.Addr(t), admin: freeport.Addr(t), state: t.TempDir()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

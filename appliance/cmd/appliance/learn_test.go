@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"log/slog"
 	"net/netip"
 	"testing"
 
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/appliance/obs"
 	proxyclient "github.com/peage/appliance/proxyd/client"
 )
 
@@ -46,7 +46,7 @@ func TestAPILearnsTheExitFromProxyd(t *testing.T) {
 			if r := pol.Check(exit); r != "" {
 				t.Fatalf("refused before learning: %s", r)
 			}
-			p := learningProxy{Service: fakeProxy{exit: proxyclient.Exit{IP: exit.String()}}, pol: pol, log: slog.New(slog.DiscardHandler)}
+			p := learningProxy{Service: fakeProxy{exit: proxyclient.Exit{IP: exit.String()}}, pol: pol, log: obs.Discard()}
 			if err := tc.call(context.Background(), p); err != nil {
 				t.Fatal(err)
 			}

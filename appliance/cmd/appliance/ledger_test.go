@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/batchpay"
@@ -24,6 +25,7 @@ import (
 // on its stopped ledger prints each channel's figures, the totals and the gas per paid call
 // (the deposits', claim's and sweep's gas, from the receipts, over 5 calls).
 func TestLedgerShowsChannels(t *testing.T) {
+	testenv.NeedsChain(t)
 	ctx := context.Background()
 	ch, err := devchain.Start(ctx, devchain.Options{})
 	if err != nil {

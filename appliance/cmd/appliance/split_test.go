@@ -24,6 +24,7 @@ import (
 
 	"github.com/peage/appliance/appliance/credential"
 	"github.com/peage/appliance/internal/freeport"
+	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/proxyd"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/client"
@@ -49,6 +50,7 @@ func TestMain(m *testing.M) {
 // applianceBinary builds this command once per test run, as the units run it.
 func applianceBinary(t *testing.T) string {
 	t.Helper()
+	testenv.Needs(t, testenv.Builds)
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "appliance-bin-")
 		if err != nil {
@@ -57,6 +59,7 @@ func applianceBinary(t *testing.T) string {
 		}
 		goTool, err := exec.LookPath("go")
 		if err != nil {
+			//lint:ignore SA1019 the test binary runs where it was built: its GOROOT is this machine's
 			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 		}
 		builtBin = filepath.Join(dir, "appliance")
@@ -300,6 +303,7 @@ func procAddr(t *testing.T, s string) string {
 // sockets and end in settle's ledger; each daemon says READY, pings the watchdog, listens
 // on nothing but its own addresses, and says STOPPING on SIGTERM.
 func TestSplitDaemons(t *testing.T) {
+	testenv.Needs(t, testenv.Daemons)
 	bin := applianceBinary(t)
 	ctx := context.Background()
 	ch, err := devchain.Start(ctx, devchain.Options{HTTP: true})
@@ -351,6 +355,7 @@ size = 1
 		t.Fatal(err)
 	}
 
+	//lint:ignore SA1019 a secp256k1 key, which PrivateKey.Bytes does not encode; this package may not import go-ethereum's
 	hot := fmt.Sprintf("%064x", ch.Hot.D) // the chain's funded gas key, as firstboot writes one
 	settleD := startDaemon(t, bin, "settle", config, dir, map[string]string{credential.SettleHotKey: hot})
 	proxydD := startDaemon(t, bin, "proxyd", config, dir, nil)

@@ -1,16 +1,14 @@
 package article_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/peage/appliance/browserfarm/extract/article"
+	"github.com/peage/appliance/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden markdown files")
 
 // The pages under testdata/pages were written for these tests (see testdata/PROVENANCE):
 // each has the chrome of a real site of its kind around its content, so a case can fail
@@ -132,7 +130,7 @@ func golden(t *testing.T, name string, c article.Content) {
 	t.Helper()
 	path := filepath.Join("testdata", "golden", name+".md")
 	got := "<!-- " + c.Method + " | " + c.Title + " -->\n" + c.Markdown + "\n"
-	if *update {
+	if goldenfile.Update() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

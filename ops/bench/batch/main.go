@@ -9,8 +9,8 @@
 //     (-eth-usd is the ETH price, stated in the output);
 //  3. latency p50/p99 on settle's socket of a voucher call's round trip (/batch/reserve then
 //     /batch/complete) against exact's /verify and exact's /reserve then /complete (optimistic).
-//     The API's gate does not offer batch-settlement yet, so this is the facilitator's side of a
-//     paid call, not the end-to-end figure.
+//     The API's gate offers batch-settlement too (api/paywall/batchgate.go); this series times
+//     the facilitator's side of a paid call alone, not the end-to-end figure through the API.
 //
 // Run from the repository root: go run ./ops/bench/batch
 package main
@@ -405,7 +405,7 @@ func latency(ctx context.Context, dir string, price uint64, n int) error {
 		}
 		optimistic = append(optimistic, time.Since(t0))
 	}
-	fmt.Printf("\nlatency on settle's socket, %d calls each (ledgers fsynced; the API gate does not offer batch-settlement yet: this is the facilitator's side of a paid call)\n", n)
+	fmt.Printf("\nlatency on settle's socket, %d calls each (ledgers fsynced; the facilitator's side of a paid call alone, without the API's gate)\n", n)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "series\tp50\tp99\tp50 ÷ exact verify\t")
 	base := pct(verify, 50)

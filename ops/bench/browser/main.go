@@ -32,6 +32,7 @@ import (
 	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/ops/benchutil"
 )
 
 func main() {
@@ -40,6 +41,7 @@ func main() {
 	latency := flag.Int("latency", 40, "sequential calls per latency run")
 	quiet := flag.Duration("quiet", 0, "override the farm's settle_quiet (0: the default)")
 	flag.Parse()
+	check(benchutil.Requires("chromium"))
 	ctx := context.Background()
 
 	site := httptest.NewServer(farmtest.Site(&farmtest.Hooks{Waiting: make(chan struct{}, 1)}))

@@ -42,6 +42,7 @@ import (
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/extract/article"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/ops/benchutil"
 )
 
 // item is one annotated page of evaldata.json.
@@ -127,6 +128,9 @@ func main() {
 	if *dir == "" {
 		fmt.Println("skipped: no evaluation set given (set -eval or PEAGE_EXTRACT_EVAL to trafilatura's tests/ folder)")
 		return
+	}
+	if *from == "" {
+		check(benchutil.Requires("chromium"))
 	}
 	items, err := load(*dir)
 	check(err)

@@ -74,6 +74,10 @@ func main() {
 	setupOnly := flag.Bool("setup-only", false, "time the tunnel setups only (no throughput rows, no idle memory)")
 	variants := flag.String("variants", "", "extra metered proxyd children, ';'-separated, each with its own environment (e.g. 'GOMAXPROCS=2;GODEBUG=x=1'): an A/B in one run")
 	flag.Parse()
+	if err := benchutil.Requires("squid"); err != nil {
+		fmt.Fprintln(os.Stderr, "bench proxy:", err)
+		os.Exit(1)
+	}
 	os.Setenv("BENCH_CPUPROFILE", *profDir)
 	os.Setenv("BENCH_VARIANTS", *variants)
 	os.Setenv("BENCH_WINDOW", strconv.FormatInt(*window, 10))

@@ -29,6 +29,7 @@ import (
 	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/ops/benchutil"
 )
 
 const pages = 5
@@ -37,6 +38,7 @@ func main() {
 	rounds := flag.Int("rounds", 10, "measured rounds of each")
 	size := flag.Int("size", 0, "browsers in the pool (0: the default for this machine)")
 	flag.Parse()
+	check(benchutil.Requires("chromium"))
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 

@@ -41,6 +41,7 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/ops/benchutil"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/batchpay"
 	"github.com/peage/appliance/settle/client"
@@ -52,7 +53,11 @@ func main() {
 	seconds := flag.Float64("seconds", 3, "duration of each verification run")
 	calls := flag.Int("calls", 400, "calls per latency series")
 	flag.Parse()
-	if err := run(*seconds, *calls); err != nil {
+	err := benchutil.Requires("node", "settle/npm/node_modules")
+	if err == nil {
+		err = run(*seconds, *calls)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench x402:", err)
 		os.Exit(1)
 	}

