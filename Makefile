@@ -1,8 +1,11 @@
 # péage appliance. `make help` lists the targets.
 SHELL := /bin/bash
 export PATH := $(PATH):/usr/local/go/bin
+# go.mod names the toolchain the box is built and tested with (a Go release with the security
+# fixes govulncheck asks for); the go command fetches it from the module proxy once.
+export GOTOOLCHAIN ?= auto
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/peage/appliance/appliance/version.Version=$(VERSION)
+LDFLAGS := -X github.com/peage/appliance/internal/version.Version=$(VERSION)
 GOTEST_FLAGS ?= -race -timeout 30m
 
 .PHONY: help setup build run test test-short bench lint generate verify-generate fuzz clean image image-test image-tools

@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
-	"github.com/peage/appliance/api/caller"
-	"github.com/peage/appliance/appliance/egress"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/caller"
+	"github.com/peage/appliance/internal/egress"
+	"github.com/peage/appliance/internal/obs"
 )
 
 // Log keys.

@@ -11,7 +11,7 @@ import (
 // paid job first, and a free job only while fewer than freeSlots free jobs run, so paid calls
 // never wait behind free ones and free calls never hold the whole pool.
 //
-// Within a lane the browsers are shared by caller (api/caller: the payer and the client of a
+// Within a lane the browsers are shared by caller (internal/caller: the payer and the client of a
 // job are each a party). A party holds at most its cap of browsers at once; of the waiting
 // jobs that fit their parties' caps, the one whose parties hold the fewest browsers goes
 // first, then the oldest, so a newcomer is served before a party that already holds

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/api/caller"
+	"github.com/peage/appliance/internal/caller"
 )
 
 // TestLanes drives the scheduler without browsers. A job is named "paid-1" or, with its

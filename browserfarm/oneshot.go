@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/internal/egress"
 )
 
 // OneShot runs one task on a browser launched for it alone and killed afterwards: no pool,

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/internal/egress"
 )
 
 // blockedHeader marks the proxy's own refusals so a refused document is never mistaken for

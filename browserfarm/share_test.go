@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
-	"github.com/peage/appliance/api/caller"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/caller"
 )
 
 // TestPaidJobsFirstAndFreeJobsWithinTheirShare runs two browsers whose free share is one:

@@ -18,8 +18,8 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/peage/appliance/api/apierr"
-	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/browserfarm/extract"
+	"github.com/peage/appliance/internal/egress"
 	"github.com/ysmood/gson"
 )
 

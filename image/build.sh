@@ -35,13 +35,13 @@ version="$(git -C "$repo" describe --tags --always --dirty 2>/dev/null || echo d
 echo "build.sh: $arch image of $version (SOURCE_DATE_EPOCH=$epoch)" >&2
 
 (cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH="$goarch" go build -trimpath -buildvcs=false \
-	-ldflags "-X github.com/peage/appliance/appliance/version.Version=$version" \
+	-ldflags "-X github.com/peage/appliance/internal/version.Version=$version" \
 	-o "$stage/usr/lib/peage/appliance" ./appliance/cmd/appliance)
 # The release keys signed updates must verify against (UPDATE_KEYS; without it a development
 # build ships a throwaway key made on this machine, and says so). The staged binary runs the
 # key tools: natively for x86-64, through binfmt's qemu-user for arm64.
 UPDATE_KEYS="${UPDATE_KEYS:-}" "$here/update-keys.sh" "$stage/usr/lib/peage/appliance" "$stage/usr/share/peage/update-keys"
-# Every unit runs /usr/bin/appliance, the updater's current version (appliance/update); until
+# Every unit runs /usr/bin/appliance, the updater's current version (internal/update); until
 # the first update that is the image's own binary (systemd/tmpfiles.d/peage-update.conf).
 ln -s /var/lib/peage-update/current "$stage/usr/bin/appliance"
 shopt -s nullglob

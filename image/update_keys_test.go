@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/peage/appliance/appliance/update"
 	"github.com/peage/appliance/internal/unitfile"
+	"github.com/peage/appliance/internal/update"
 )
 
 // TestUpdateKeysStaged runs update-keys.sh as build.sh does: the release public keys named by

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/peage/appliance/appliance/netlimit"
+	"github.com/peage/appliance/internal/netlimit"
 )
 
 // The CONNECT phase is read and answered here, on the connection's own goroutine, which then

@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"path/filepath"
 
-	"github.com/peage/appliance/appliance/egress"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/egress"
+	"github.com/peage/appliance/internal/obs"
 )
 
 // RunDaemon is `appliance proxyd`: it opens proxyd's own state (name "proxyd") in stateDir

@@ -15,7 +15,7 @@
 // keys from one client, an IPv4 address or an IPv6 /64 → 429), the package (revoked, expired
 // or spent → 403, not 407, so clients do not prompt for other credentials), the target syntax
 // (strict host:port), the port allow-list (443 and 80 by default; 25 never), the global
-// tunnel cap (503), and the egress policy (appliance/egress: the name is resolved once, every
+// tunnel cap (503), and the egress policy (internal/egress: the name is resolved once, every
 // answer is checked, and the checked address is the one dialled). The same goroutine then
 // dials, registers the tunnel under its key (per-key cap → 429), answers 200 and carries the
 // downstream copy. HTTP_PROXY and HTTPS_PROXY play no part. Bytes a client sends after its

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/proxyd/client"
 )
 

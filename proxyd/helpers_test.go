@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/internal/egress"
 )
 
 // env is one proxyd on loopback with a controllable clock and local targets.

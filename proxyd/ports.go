@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/internal/egress"
 )
 
 // portRule decides which destination ports a tunnel may reach: the configured ports on any

@@ -21,9 +21,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/peage/appliance/appliance/egress"
-	"github.com/peage/appliance/appliance/netlimit"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/egress"
+	"github.com/peage/appliance/internal/netlimit"
+	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/proxyd/client"
 )
 

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/egress/egresstest"
+	"github.com/peage/appliance/internal/egress/egresstest"
 )
 
 // down asks the byte server for n bytes through an open tunnel and returns how many arrived.

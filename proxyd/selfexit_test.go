@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/internal/egress"
 )
 
 // hostAddr is a non-loopback address of this machine that a test can listen on: it stands

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/peage/appliance/appliance/journal"
-	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/journal"
+	"github.com/peage/appliance/internal/state"
 )
 
 // Package is a sold package as it is kept durably. ID is the hex SHA-256 of the key: the raw

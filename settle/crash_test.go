@@ -19,7 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/journal"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/chain"
 	"github.com/peage/appliance/settle/devchain"

@@ -23,8 +23,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/peage/appliance/appliance/journal"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/journal"
+	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/settle/chain"
 	"github.com/peage/appliance/settle/exact"
 	"github.com/peage/appliance/settle/ledger"

@@ -28,8 +28,8 @@ import (
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/paywall"
-	"github.com/peage/appliance/appliance/journal"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/journal"
+	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/batch"

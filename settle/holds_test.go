@@ -19,7 +19,7 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
-	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/journal"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/batchpay"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/devchain"

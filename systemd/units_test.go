@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/peage/appliance/appliance/config"
-	"github.com/peage/appliance/appliance/credential"
+	"github.com/peage/appliance/internal/credential"
 	"github.com/peage/appliance/internal/unitfile"
 	"github.com/peage/appliance/proxyd"
 	"github.com/peage/appliance/settle"

@@ -13,7 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/peage/appliance/api/apierr"
-	"github.com/peage/appliance/appliance/netlimit"
+	"github.com/peage/appliance/internal/netlimit"
 	"github.com/peage/appliance/settle/x402"
 )
 

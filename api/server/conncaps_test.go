@@ -12,7 +12,7 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/server"
-	"github.com/peage/appliance/appliance/netlimit"
+	"github.com/peage/appliance/internal/netlimit"
 )
 
 // capsServer serves fr.tva (paid, bound to a handler that answers at once) through the

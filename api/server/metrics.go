@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/obs"
 )
 
 type metrics struct {

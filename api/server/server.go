@@ -26,14 +26,14 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/peage/appliance/api/apierr"
-	"github.com/peage/appliance/api/caller"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/clientid"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/ratelimit"
 	"github.com/peage/appliance/api/upstream"
-	"github.com/peage/appliance/appliance/netlimit"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/caller"
+	"github.com/peage/appliance/internal/netlimit"
+	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/settle/x402"
 )
 

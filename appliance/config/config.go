@@ -21,7 +21,7 @@ import (
 	"github.com/peage/appliance/api/clientid"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/server"
-	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/state"
 )
 
 // Config is the whole appliance configuration.

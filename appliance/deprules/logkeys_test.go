@@ -22,7 +22,7 @@ const obsPath = module + "/appliance/obs"
 
 // TestLogKeysAreObsConstants: every key given to log/slog in the tree's code (the key-value
 // arguments of Logger.Info, With, Log and the others, the key of slog.String, slog.Any, ...)
-// is a constant of appliance/obs, so that the daemons' logs can be joined on one spelling of
+// is a constant of internal/obs, so that the daemons' logs can be joined on one spelling of
 // each key (errors were logged under both "err" and "error"). Test files are not checked: what
 // they log is no daemon's log.
 func TestLogKeysAreObsConstants(t *testing.T) {
@@ -50,7 +50,7 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/obs"
 )
 
 const localKey = "local"

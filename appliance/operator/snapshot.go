@@ -17,8 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/peage/appliance/appliance/obs"
-	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/state"
 	proxyclient "github.com/peage/appliance/proxyd/client"
 	"github.com/peage/appliance/settle/ledger"
 )
@@ -42,7 +42,7 @@ type Proxy interface {
 	Status(ctx context.Context) (*proxyclient.Status, error)
 }
 
-// FreeCalls is the state store's record of the free first calls (appliance/state.Store).
+// FreeCalls is the state store's record of the free first calls (internal/state.Store).
 type FreeCalls interface {
 	FreeCalls() []state.FreeCall
 }

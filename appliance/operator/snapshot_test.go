@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/apitest"
-	"github.com/peage/appliance/appliance/journal"
-	"github.com/peage/appliance/appliance/obs"
-	"github.com/peage/appliance/appliance/state"
 	"github.com/peage/appliance/internal/goldenfile"
+	"github.com/peage/appliance/internal/journal"
+	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/state"
 	proxyclient "github.com/peage/appliance/proxyd/client"
 	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/x402"

@@ -14,8 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/internal/egress"
 )
 
 // Env is a running farm and the local site it is allowed to reach.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/peage/appliance/api/caller"
+	"github.com/peage/appliance/internal/caller"
 )
 
 func TestWithFrom(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/egress/egresstest"
+	"github.com/peage/appliance/internal/egress/egresstest"
 )
 
 func TestParseIPLoose(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/internal/egress"
 )
 
 // Table is the ruleset's table; the sets lan4 and lan6 are in it.

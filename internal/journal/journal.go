@@ -61,7 +61,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/obs"
 )
 
 // Sync is the fsync policy of a journal.

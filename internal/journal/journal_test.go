@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/obs"
 )
 
 func quiet() *slog.Logger { return obs.Discard() }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/coreos/go-systemd/v22/daemon"
 
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/obs"
 )
 
 // Ready says the daemon serves: with Type=notify the unit becomes active only now, so

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/obs"
 )
 
 // listen is a stand-in for systemd's notification socket.

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/bodystore"
-	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/bodystore"
+	"github.com/peage/appliance/internal/journal"
 )
 
 // fullBody is a full-size body that differs for every n (random bytes: nothing compresses or

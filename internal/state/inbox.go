@@ -8,7 +8,7 @@ import (
 
 	memdb "github.com/hashicorp/go-memdb"
 
-	"github.com/peage/appliance/appliance/bodystore"
+	"github.com/peage/appliance/internal/bodystore"
 )
 
 // Limits of a webhook inbox (spec: "Webhook inbox", Limits).

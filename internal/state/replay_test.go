@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/journal"
 )
 
 // TestBadRecordsNeverStopTheStart: records whose frame is intact but whose content is invalid

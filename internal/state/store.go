@@ -1,6 +1,6 @@
 // Package state holds the appliance's live state (webhook inboxes and their events, published
 // pages, proxy packages and their meters, free-call allowances) in go-memdb, made durable by a
-// write-ahead journal (appliance/journal) in the state directory.
+// write-ahead journal (internal/journal) in the state directory.
 //
 // Every mutation runs under go-memdb's single writer: it is validated, applied to the write
 // transaction, written to the journal (in commit order), committed, and only then, outside the
@@ -15,7 +15,7 @@
 // function of the clock, so it is simply redone after a restart.
 //
 // Event bodies do not live in memory nor in the journal: they are files under
-// <dir>/<Name>.inbox-bodies/ (appliance/bodystore), written and fsynced before the journal
+// <dir>/<Name>.inbox-bodies/ (internal/bodystore), written and fsynced before the journal
 // record that names them, so the memory an event holds is its metadata alone and the inbox
 // budget is a budget of disk. The record carries the body's size and SHA-256, checked on every
 // read. A body whose record never reached the journal (a crash in between, a refused delivery)
@@ -35,10 +35,10 @@ import (
 
 	memdb "github.com/hashicorp/go-memdb"
 
-	"github.com/peage/appliance/appliance/bodystore"
-	"github.com/peage/appliance/appliance/diskfree"
-	"github.com/peage/appliance/appliance/journal"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/bodystore"
+	"github.com/peage/appliance/internal/diskfree"
+	"github.com/peage/appliance/internal/journal"
+	"github.com/peage/appliance/internal/obs"
 )
 
 // Errors returned by accessors. Handlers map them to HTTP statuses.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/journal"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/journal"
+	"github.com/peage/appliance/internal/obs"
 )
 
 func quiet() *slog.Logger { return obs.Discard() }

@@ -22,7 +22,7 @@ func TestRealAppliance(t *testing.T) {
 	bins := t.TempDir()
 	for _, v := range []string{"e2e-1", "e2e-2"} {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(bins, "appliance_"+v), "-ldflags",
-			"-X github.com/peage/appliance/appliance/version.Version="+v, "../cmd/appliance")
+			"-X github.com/peage/appliance/internal/version.Version="+v, "../../appliance/cmd/appliance")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("building %s: %v\n%s", v, err, out)
 		}

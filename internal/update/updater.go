@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/obs"
 )
 
 // Updater applies verified releases to a Store through the health gate.

@@ -3,7 +3,7 @@ package version
 
 import "runtime/debug"
 
-// Version is overridden with -ldflags "-X github.com/peage/appliance/appliance/version.Version=...".
+// Version is overridden with -ldflags "-X github.com/peage/appliance/internal/version.Version=...".
 var Version = "dev"
 
 // String is the version and, when known, the VCS revision.

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/firewall"
+	"github.com/peage/appliance/internal/firewall"
 	"github.com/peage/appliance/internal/testenv"
 )
 

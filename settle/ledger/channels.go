@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/journal"
 	"github.com/peage/appliance/settle/x402"
 )
 

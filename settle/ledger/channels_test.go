@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/journal"
 	"github.com/peage/appliance/settle/x402"
 )
 

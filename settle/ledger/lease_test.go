@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/journal"
 )
 
 // TestLeaseNeverEndsACompletionInFlight: a reservation past its lease is released by Expire

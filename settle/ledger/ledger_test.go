@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/journal"
 )
 
 func open(t *testing.T, dir string, now func() time.Time) *Ledger {

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/peage/appliance/appliance/journal"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/journal"
+	"github.com/peage/appliance/internal/obs"
 )
 
 // TestBadRecordDoesNotStopTheLedger: a payments record whose frame is intact but whose content

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/journal"
 )
 
 // TestSpendsInFlight: a transaction journaled at its broadcast is in flight (not counted) until

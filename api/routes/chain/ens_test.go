@@ -17,7 +17,7 @@ import (
 	"github.com/peage/appliance/api/routes/chain"
 	"github.com/peage/appliance/api/upstream/chainrpc"
 	"github.com/peage/appliance/api/upstream/chainrpc/testtoken"
-	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/internal/egress"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/devchain"
 	"github.com/peage/appliance/settle/pay"

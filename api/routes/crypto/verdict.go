@@ -16,10 +16,10 @@ import (
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/goplus"
 	"github.com/peage/appliance/api/upstream/honeypot"
-	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/state"
 )
 
-// Results keeps answers under a caller's idempotency key (appliance/state in production).
+// Results keeps answers under a caller's idempotency key (internal/state in production).
 type Results interface {
 	PutResult(state.Result) (state.Result, error)
 	Result(key string) (state.Result, bool)

@@ -17,7 +17,7 @@ import (
 	"github.com/peage/appliance/api/compute/dnsname"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/resolver"
-	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/internal/egress"
 )
 
 // The catalog may import only the standard library, so the exact IDNA2008 check of domain

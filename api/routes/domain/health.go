@@ -22,8 +22,8 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/compute/mailauth"
 	"github.com/peage/appliance/api/upstream/resolver"
-	"github.com/peage/appliance/appliance/egress"
-	"github.com/peage/appliance/appliance/version"
+	"github.com/peage/appliance/internal/egress"
+	"github.com/peage/appliance/internal/version"
 )
 
 // Health is the /v1/domain/health result. A site that is down is a finding, not a failure:

@@ -11,8 +11,8 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/routes/infra"
-	"github.com/peage/appliance/appliance/obs"
-	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/state"
 )
 
 // Through the real server: buy an inbox, deliver to it over HTTP with several methods, read the

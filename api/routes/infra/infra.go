@@ -56,7 +56,7 @@ import (
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/ratelimit"
-	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/state"
 )
 
 // Limits of the routes (spec: Limits). The parameter bounds (ttl_hours, ttl_days, the 200 KB

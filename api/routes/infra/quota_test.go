@@ -12,8 +12,8 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/routes/infra"
-	"github.com/peage/appliance/appliance/obs"
-	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/state"
 )
 
 type fakeClock struct {

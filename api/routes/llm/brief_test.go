@@ -16,7 +16,7 @@ import (
 	"github.com/peage/appliance/api/upstream/llm/llmtest"
 	"github.com/peage/appliance/api/upstream/search"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/obs"
 )
 
 func TestBriefNeedsNewsSearch(t *testing.T) {

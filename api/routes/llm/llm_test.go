@@ -14,7 +14,7 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	llmroutes "github.com/peage/appliance/api/routes/llm"
 	"github.com/peage/appliance/api/upstream/llm/llmtest"
-	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/internal/egress"
 )
 
 type answer struct {

@@ -28,8 +28,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/appliance/egress"
-	"github.com/peage/appliance/appliance/version"
+	"github.com/peage/appliance/internal/egress"
+	"github.com/peage/appliance/internal/version"
 )
 
 // Paths fetched (pSitemap and pServiceDesc are resolved from robots.txt and the page).

@@ -17,7 +17,7 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/routes/readiness"
-	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/internal/egress"
 )
 
 const goodHome = `<!doctype html><html lang="en"><head><title>Good site</title>

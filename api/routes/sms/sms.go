@@ -1,7 +1,7 @@
 // Package sms serves /v1/sms/number and /v1/sms/inbox: a phone number rented from the carrier
 // (Twilio, api/upstream/twilio) for one session of SessionTTL, and the messages it received.
 //
-// The session is a row of the journaled store (appliance/state, SMSNumber) written before the
+// The session is a row of the journaled store (internal/state, SMSNumber) written before the
 // number is handed out, with its expiry. The reaper releases every number whose session has
 // ended and is not yet released, once at start and then every ReapEvery, so a restart never
 // leaks a rented number (a number bought and then lost before its row was written is released
@@ -23,8 +23,8 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/twilio"
-	"github.com/peage/appliance/appliance/obs"
-	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/state"
 )
 
 // Defaults.

@@ -17,8 +17,8 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/twilio"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
-	"github.com/peage/appliance/appliance/obs"
-	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/state"
 )
 
 var quiet = obs.Discard()

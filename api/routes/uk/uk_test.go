@@ -15,8 +15,8 @@ import (
 	"github.com/peage/appliance/api/upstream/companieshouse"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
-	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/internal/goldenfile"
+	"github.com/peage/appliance/internal/obs"
 )
 
 var quiet = obs.Discard()

@@ -15,8 +15,8 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/appliance/egress"
-	"github.com/peage/appliance/appliance/version"
+	"github.com/peage/appliance/internal/egress"
+	"github.com/peage/appliance/internal/version"
 )
 
 // Routes holds the collaborators of the utility family.

@@ -18,8 +18,8 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/api/upstream/vpic"
-	"github.com/peage/appliance/appliance/obs"
 	"github.com/peage/appliance/internal/goldenfile"
+	"github.com/peage/appliance/internal/obs"
 )
 
 var quiet = obs.Discard()

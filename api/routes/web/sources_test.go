@@ -17,7 +17,7 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/search"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/obs"
 )
 
 // serperPointingAt serves the recorded Serper answer with its organic links replaced, in

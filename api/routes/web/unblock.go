@@ -12,9 +12,9 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/extract"
+	"github.com/peage/appliance/internal/egress"
 )
 
 // Unblock is the answer of /v1/unblock.

@@ -19,10 +19,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/extract"
 	"github.com/peage/appliance/browserfarm/extract/article"
+	"github.com/peage/appliance/internal/egress"
 )
 
 // Farm is what the routes need of the browser pool.

@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/upstream"
-	"github.com/peage/appliance/appliance/obs"
-	"github.com/peage/appliance/appliance/version"
+	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/version"
 )
 
 // maxBody bounds what we read from an upstream; the largest legitimate answer is the

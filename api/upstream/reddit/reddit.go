@@ -21,7 +21,7 @@ import (
 
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/httpc"
-	"github.com/peage/appliance/appliance/version"
+	"github.com/peage/appliance/internal/version"
 )
 
 // Names in the registry.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/peage/appliance/appliance/config"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/obs"
 	proxyclient "github.com/peage/appliance/proxyd/client"
 )
 

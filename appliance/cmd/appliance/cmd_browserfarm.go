@@ -11,8 +11,8 @@ import (
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/routes/web"
-	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/internal/egress"
 )
 
 func init() {

@@ -11,7 +11,7 @@ import (
 	"strconv"
 
 	"github.com/peage/appliance/appliance/config"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/proxyd"
 	"github.com/peage/appliance/settle"
 )

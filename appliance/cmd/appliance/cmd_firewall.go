@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/peage/appliance/appliance/firewall"
+	"github.com/peage/appliance/internal/firewall"
 )
 
 func init() {

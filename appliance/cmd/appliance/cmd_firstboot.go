@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/peage/appliance/appliance/credential"
+	"github.com/peage/appliance/internal/credential"
 	"github.com/peage/appliance/internal/durable"
 	"github.com/peage/appliance/settle"
 )

@@ -11,8 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/peage/appliance/appliance/journal"
 	"github.com/peage/appliance/appliance/operator"
+	"github.com/peage/appliance/internal/journal"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/ledger"

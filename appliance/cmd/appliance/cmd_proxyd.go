@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/peage/appliance/appliance/config"
-	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/internal/egress"
 	"github.com/peage/appliance/proxyd"
 	proxyclient "github.com/peage/appliance/proxyd/client"
 )

@@ -16,8 +16,8 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/peage/appliance/appliance/config"
-	"github.com/peage/appliance/appliance/update"
-	"github.com/peage/appliance/appliance/version"
+	"github.com/peage/appliance/internal/update"
+	"github.com/peage/appliance/internal/version"
 )
 
 func init() {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/peage/appliance/appliance/update"
-	"github.com/peage/appliance/appliance/version"
+	"github.com/peage/appliance/internal/update"
+	"github.com/peage/appliance/internal/version"
 )
 
 // TestUpdateReleaseSide: keygen, sign and verify as a release manager runs them, and verify

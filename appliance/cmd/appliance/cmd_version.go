@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/peage/appliance/appliance/version"
+	"github.com/peage/appliance/internal/version"
 )
 
 func init() {

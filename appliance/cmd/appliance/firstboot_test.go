@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/peage/appliance/appliance/config"
-	"github.com/peage/appliance/appliance/credential"
+	"github.com/peage/appliance/internal/credential"
 	"github.com/peage/appliance/settle"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/state"
 )
 
 // TestFreeCallSurvivesRestart: the day's free call, once taken, stays taken after the store is

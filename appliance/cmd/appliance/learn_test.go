@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/peage/appliance/appliance/config"
-	"github.com/peage/appliance/appliance/egress"
-	"github.com/peage/appliance/appliance/obs"
+	"github.com/peage/appliance/internal/egress"
+	"github.com/peage/appliance/internal/obs"
 	proxyclient "github.com/peage/appliance/proxyd/client"
 )
 

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/peage/appliance/appliance/sdnotify"
+	"github.com/peage/appliance/internal/sdnotify"
 )
 
 // notifier tells systemd about one daemon: start it with the daemon's context and liveness

@@ -10,7 +10,7 @@ import (
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/appliance/config"
-	"github.com/peage/appliance/appliance/credential"
+	"github.com/peage/appliance/internal/credential"
 	"github.com/peage/appliance/settle"
 )
 

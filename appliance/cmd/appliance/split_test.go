@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/appliance/credential"
+	"github.com/peage/appliance/internal/credential"
 	"github.com/peage/appliance/internal/freeport"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/proxyd"

@@ -35,7 +35,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/journal"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/batchpay"

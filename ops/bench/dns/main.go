@@ -34,7 +34,7 @@ import (
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/api/upstream/resolver/resolvertest"
-	"github.com/peage/appliance/appliance/egress"
+	"github.com/peage/appliance/internal/egress"
 	"github.com/peage/appliance/ops/benchutil"
 )
 

@@ -38,10 +38,10 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/extract/article"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/egress"
 	"github.com/peage/appliance/ops/benchutil"
 )
 

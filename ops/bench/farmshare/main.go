@@ -25,12 +25,12 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
-	"github.com/peage/appliance/api/caller"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/routes/web"
-	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/caller"
+	"github.com/peage/appliance/internal/egress"
 )
 
 const attackers = 15

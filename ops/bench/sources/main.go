@@ -26,9 +26,9 @@ import (
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/search"
-	"github.com/peage/appliance/appliance/egress"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/farmtest"
+	"github.com/peage/appliance/internal/egress"
 	"github.com/peage/appliance/ops/benchutil"
 )
 

@@ -32,8 +32,8 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/routes/infra"
 	"github.com/peage/appliance/api/server"
-	"github.com/peage/appliance/appliance/journal"
-	"github.com/peage/appliance/appliance/state"
+	"github.com/peage/appliance/internal/journal"
+	"github.com/peage/appliance/internal/state"
 )
 
 func main() {

@@ -36,7 +36,7 @@ import (
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/ban"
 	"github.com/peage/appliance/api/upstream/httpc"
-	"github.com/peage/appliance/appliance/cache"
+	"github.com/peage/appliance/internal/cache"
 )
 
 func main() {

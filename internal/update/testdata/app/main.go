@@ -24,7 +24,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/peage/appliance/appliance/journal"
+	"github.com/peage/appliance/internal/journal"
 )
 
 var (
