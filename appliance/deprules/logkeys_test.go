@@ -18,7 +18,7 @@ import (
 	"testing"
 )
 
-const obsPath = module + "/appliance/obs"
+const obsPath = module + "/internal/obs"
 
 // TestLogKeysAreObsConstants: every key given to log/slog in the tree's code (the key-value
 // arguments of Logger.Info, With, Log and the others, the key of slog.String, slog.Any, ...)
