@@ -245,6 +245,11 @@ document.getElementById('js').textContent = [
 		<-r.Context().Done()
 	})
 	page("/replaced-by-script", ReplacedByScript)
+	// Pages without a script element whose content still changes after load.
+	page("/js-handler", `<!doctype html><html><head><title>Handler</title></head><body onload="setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Inserted by an onload attribute.</p>'), 30)"><p>Before the handler.</p></body></html>`)
+	page("/js-frame", `<!doctype html><html><head><title>Frame</title></head><body><p>Before the frame.</p><iframe src="/js-frame-child"></iframe></body></html>`)
+	page("/js-frame-child", `<!doctype html><html><body><script>setTimeout(() => parent.document.body.insertAdjacentHTML('beforeend', '<p>Inserted by the frame\'s script.</p>'), 30);</script></body></html>`)
+	page("/js-onerror", `<!doctype html><html><head><title>Onerror</title></head><body><img src="/missing.png" alt="" onerror="setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Inserted by an image\'s onerror attribute.</p>'), 30)"></body></html>`)
 	mux.HandleFunc("/recorded/{name}", func(w http.ResponseWriter, r *http.Request) {
 		b, err := recorded.ReadFile("recorded/" + r.PathValue("name"))
 		if err != nil {
