@@ -62,6 +62,7 @@ func TestScriptContent(t *testing.T) {
 		{"handler_attribute", "/js-handler", []string{"Before the handler.", "Inserted by an onload attribute."}},
 		{"frame_script", "/js-frame", []string{"Before the frame.", "Inserted by the frame's script."}},
 		{"image_error_handler", "/js-onerror", []string{"Inserted by an image's onerror attribute."}},
+		{"module_script_beside_json_ld", "/js-module", []string{"Inserted by a module script."}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -106,13 +106,16 @@ const jsDOMReady = `() => new Promise(r => {
 	else document.addEventListener('DOMContentLoaded', () => r(true), {once: true});
 })`
 
-// jsInert says whether a document has nothing that runs: no script element, no event
-// handler attribute, no frame or plugin, no refresh. Such a document cannot change once
-// loaded, so it is read at once: the quiet window is the cost of scripts, and a static page
-// does not pay it.
+// jsInert says whether a document has nothing that runs: no script element that executes
+// (a data block such as JSON-LD does not), no event handler attribute, no frame or plugin, no
+// refresh. Such a document cannot change once loaded, so it is read at once: the quiet window
+// is the cost of scripts, and a static page does not pay it.
 const jsInert = `() => {
-	if (document.getElementsByTagName('script').length > 0 ||
-		document.querySelector('iframe, frame, object, embed, meta[http-equiv="refresh" i]')) return false;
+	const js = /^(|module|(text|application)\/(x-)?(java|ecma)script|text\/(jscript|livescript)|text\/javascript1\.[0-5])$/i;
+	for (const s of document.getElementsByTagName('script')) {
+		if (js.test((s.getAttribute('type') || '').trim())) return false;
+	}
+	if (document.querySelector('iframe, frame, object, embed, meta[http-equiv="refresh" i]')) return false;
 	for (const el of document.getElementsByTagName('*')) {
 		for (const a of el.attributes) if (a.name.startsWith('on')) return false;
 	}

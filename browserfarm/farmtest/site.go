@@ -247,6 +247,7 @@ document.getElementById('js').textContent = [
 	page("/replaced-by-script", ReplacedByScript)
 	// Pages without a script element whose content still changes after load.
 	page("/js-handler", `<!doctype html><html><head><title>Handler</title></head><body onload="setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Inserted by an onload attribute.</p>'), 30)"><p>Before the handler.</p></body></html>`)
+	page("/js-module", `<!doctype html><html><head><title>Module</title><script type="application/ld+json">{"@type":"WebPage"}</script></head><body><p>Before the module.</p><script type="module">setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Inserted by a module script.</p>'), 30);</script></body></html>`)
 	page("/js-frame", `<!doctype html><html><head><title>Frame</title></head><body><p>Before the frame.</p><iframe src="/js-frame-child"></iframe></body></html>`)
 	page("/js-frame-child", `<!doctype html><html><body><script>setTimeout(() => parent.document.body.insertAdjacentHTML('beforeend', '<p>Inserted by the frame\'s script.</p>'), 30);</script></body></html>`)
 	page("/js-onerror", `<!doctype html><html><head><title>Onerror</title></head><body><img src="/missing.png" alt="" onerror="setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Inserted by an image\'s onerror attribute.</p>'), 30)"></body></html>`)
