@@ -14,6 +14,7 @@ require (
 	github.com/ethereum/go-ethereum v1.17.10
 	github.com/go-rod/rod v0.116.2
 	github.com/go-shiori/dom v0.0.0-20230515143342-73569d674e1c
+	github.com/gogs/chardet v0.0.0-20211120154057-b7413eaefb8f
 	github.com/gorilla/css v1.0.1
 	github.com/hashicorp/go-memdb v1.3.5
 	github.com/markusmobius/go-trafilatura v1.12.2
@@ -83,7 +84,6 @@ require (
 	github.com/go-shiori/go-readability v0.0.0-20251205110129-5db1dc9836f0 // indirect
 	github.com/gofrs/flock v0.12.1 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
-	github.com/gogs/chardet v0.0.0-20211120154057-b7413eaefb8f // indirect
 	github.com/golang-jwt/jwt/v4 v4.5.2 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/golang/snappy v1.0.1-0.20260716114414-9ae09f520e93 // indirect

@@ -473,8 +473,10 @@ func (f *Farm) runJob(s *slot, in *instance, j *job) {
 		return
 	}
 	f.done.Add(1)
-	if heldToDeadline(err) && d >= f.cfg.JobTimeout/3 {
-		// The page held its browser until the deadline: a strike against the caller who chose it.
+	if (heldToDeadline(err) || (err == nil && res.ReadAtDeadline)) && d >= f.cfg.JobTimeout/3 {
+		// The page held its browser until the deadline: a strike against the caller who chose
+		// it, whether it rendered nothing (a timeout) or was read there (a success, charged:
+		// paying for it does not give the browser back any sooner).
 		f.lanes.strike(j)
 		f.strikes.Add(1)
 	}

@@ -63,6 +63,12 @@ func TestScriptContent(t *testing.T) {
 	}{
 		{"parse_timer_fetch", "/js", []string{"Rendered by JavaScript", "inserted by a script", "fetched by script after load"}},
 		{"slow_fetches_in_a_row", "/js-slow", []string{"Waiting for the data", "Paragraph one fetched slowly.", "Paragraph two fetched slowly."}},
+		// No script element: the farm reads a page with nothing that runs at once, so what
+		// an event handler attribute or a frame's script adds must not pass for nothing.
+		{"handler_attribute", "/js-handler", []string{"Before the handler.", "Inserted by an onload attribute."}},
+		{"frame_script", "/js-frame", []string{"Before the frame.", "Inserted by the frame's script."}},
+		{"image_error_handler", "/js-onerror", []string{"Inserted by an image's onerror attribute."}},
+		{"module_script_beside_json_ld", "/js-module", []string{"Inserted by a module script."}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -70,8 +70,8 @@ func TestLoadNeverCompletes(t *testing.T) {
 	}
 }
 
-// TestNeverFinishes: a document that never ends fails with 504 at the call's deadline
-// instead of hanging, and the browser serves the next job.
+// TestNeverFinishes: a document that never ends and shows nothing fails with 504 at the
+// call's deadline instead of hanging, and the browser serves the next job.
 func TestNeverFinishes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
 	defer cancel()
@@ -223,5 +223,22 @@ func TestRecycle(t *testing.T) {
 	}
 	if now := small.Farm.BrowserPIDs(); len(now) != 1 || now[0] == first[0] {
 		t.Errorf("browser not replaced: %v then %v", first, now)
+	}
+}
+
+// TestReadAtDeadline: a document that never ends but has rendered its text is read at the
+// job's deadline, and says so, instead of failing.
+func TestReadAtDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	res, err := env.Farm.Do(ctx, browserfarm.Task{URL: env.URL("/hang-partial"), ServerHTML: true})
+	if err != nil {
+		t.Fatalf("a page that rendered its article and never ended: %v", err)
+	}
+	if !res.ReadAtDeadline || res.LoadComplete || !strings.Contains(res.Text, "the ferries will berth at the south quay") {
+		t.Errorf("read at deadline %v, load complete %v, text %q", res.ReadAtDeadline, res.LoadComplete, res.Text)
+	}
+	if res.ServerHTML != "" {
+		t.Errorf("server HTML of a document still streaming: %q", res.ServerHTML)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/peage/appliance/api/apierr"
+	"github.com/ysmood/gson"
 )
 
 // A page is read once it has settled: the window load event came, none of the page's own
@@ -105,16 +106,35 @@ const jsDOMReady = `() => new Promise(r => {
 	else document.addEventListener('DOMContentLoaded', () => r(true), {once: true});
 })`
 
-// jsLoaded waits for window load.
+// jsInert says whether a document has nothing that runs: no script element that executes
+// (a data block such as JSON-LD does not), no event handler attribute, no frame or plugin, no
+// refresh. Such a document cannot change once loaded, so it is read at once: the quiet window
+// is the cost of scripts, and a static page does not pay it.
+const jsInert = `() => {
+	const js = /^(|module|(text|application)\/(x-)?(java|ecma)script|text\/(jscript|livescript)|text\/javascript1\.[0-5])$/i;
+	for (const s of document.getElementsByTagName('script')) {
+		if (js.test((s.getAttribute('type') || '').trim())) return false;
+	}
+	if (document.querySelector('iframe, frame, object, embed, meta[http-equiv="refresh" i]')) return false;
+	for (const el of document.getElementsByTagName('*')) {
+		for (const a of el.attributes) if (a.name.startsWith('on')) return false;
+	}
+	return true;
+}`
+
+// jsLoaded waits for window load and says whether the document is inert (jsInert).
 const jsLoaded = `() => new Promise(r => {
-	if (document.readyState === 'complete') r(true);
-	else window.addEventListener('load', () => r(true), {once: true});
+	const inert = ` + jsInert + `;
+	if (document.readyState === 'complete') r(inert());
+	else window.addEventListener('load', () => r(inert()), {once: true});
 })`
 
 // jsSettle waits for window load (again: a script may have navigated since), then for the
-// DOM to stay still for quiet ms (at most max ms).
+// DOM to stay still for quiet ms (at most max ms), unless the document is inert.
 const jsSettle = `(quiet, max) => new Promise(r => {
+	const inert = ` + jsInert + `;
 	const settle = () => {
+		if (inert()) { r(true); return; }
 		const start = Date.now();
 		let t;
 		const done = () => { obs.disconnect(); r(true); };
@@ -174,8 +194,12 @@ func (f *Farm) settle(wctx context.Context, page *rod.Page, reqs *pageRequests) 
 		var err error
 		if settleEnd.IsZero() {
 			// Requests made before the load event are part of it: only those after count.
-			if _, err = evalJS(page.Context(lctx), jsLoaded); err == nil {
+			var inert gson.JSON
+			if inert, err = evalJS(page.Context(lctx), jsLoaded); err == nil {
 				settleEnd = time.Now().Add(f.cfg.SettleMax)
+				if open, _ := reqs.state(); inert.Bool() && open == 0 {
+					return nil // nothing on the page can change it any more
+				}
 			}
 		}
 		_, moves := reqs.state()

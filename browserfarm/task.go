@@ -3,10 +3,12 @@ package browserfarm
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -19,6 +21,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/browserfarm/extract"
+	"github.com/peage/appliance/browserfarm/extract/htmlcharset"
 	"github.com/peage/appliance/internal/egress"
 	"github.com/ysmood/gson"
 )
@@ -33,6 +36,9 @@ type Task struct {
 	PDF        bool        // print an A4 PDF
 	// Scroll scrolls a list that grows as it is scrolled before the page is read.
 	Scroll *Scroll
+	// ServerHTML also returns the main document as the server sent it (Result.ServerHTML),
+	// for a reader that compares it with the rendered DOM.
+	ServerHTML bool
 	// Free marks work nobody pays for: it runs within the pool's free share and every
 	// waiting paid job is served before it.
 	Free bool
@@ -70,10 +76,22 @@ type Result struct {
 	// Blocked lists the page's requests (sub-resources, frames, fetches) the egress policy refused.
 	Blocked []BlockedRequest
 	// LoadComplete is false when the window load event (images, late scripts) did not come
-	// within the wait budget; the HTML document itself was complete.
+	// within the wait budget.
 	LoadComplete bool
-	RetrievedAt  time.Time
-	Timings      Timings
+	// ReadAtDeadline says the page never finished (its document never ended, or it never
+	// settled) and was read as it stood at the job's deadline: what it had rendered by then.
+	ReadAtDeadline bool
+	// Charset is the encoding the browser decoded the document with (document.characterSet).
+	Charset string
+	// ServerHTML is the main document as its server sent it, taken from the browser's network
+	// layer and decoded by htmlcharset (BOM, header, declaration, detection), when
+	// Task.ServerHTML asked for it; "" when the network layer kept none (a document that never
+	// ended, one over its buffer, a document that is not HTML). ServerCharset is the encoding
+	// that decoding decided: when it differs from Charset, the rendered DOM is mojibake.
+	ServerHTML    string
+	ServerCharset string
+	RetrievedAt   time.Time
+	Timings       Timings
 	// Scrolled says how Task.Scroll ended; nil when the task asked for none.
 	Scrolled *ScrollResult
 }
@@ -85,6 +103,12 @@ func (r *Result) Landed() string {
 		return r.FinalURL
 	}
 	return r.URL
+}
+
+// Misdecoded reports whether the browser decoded the document with another encoding than
+// the one its bytes are in (ServerCharset), so the rendered text is mojibake.
+func (r *Result) Misdecoded() bool {
+	return r.ServerCharset != "" && r.Charset != "" && !htmlcharset.Same(r.ServerCharset, r.Charset)
 }
 
 // LandedHost is the host (and port) of Landed, "" when it does not parse.
@@ -219,6 +243,7 @@ type navWatch struct {
 	mu    sync.Mutex
 	last  string // URL of the latest main-document request
 	resp  *proto.NetworkResponse
+	reqID proto.NetworkRequestID // of resp
 	redir []Redirect
 	// got is closed at the main document's first response. CDP events arrive on their own
 	// goroutine, so Navigate can return before the response event has been handled.
@@ -243,7 +268,7 @@ func (n *navWatch) onResponse(e *proto.NetworkResponseReceived) {
 		return
 	}
 	n.mu.Lock()
-	n.resp = e.Response
+	n.resp, n.reqID = e.Response, e.RequestID
 	n.mu.Unlock()
 	n.gotOnce.Do(func() { close(n.got) })
 }
@@ -316,20 +341,29 @@ func (f *Farm) execute(s *slot, tb *tab, j *job) (*Result, error) {
 	}
 
 	start = time.Now()
-	if err := f.waitPage(ctx, page, reqs, waitEnd, res); err != nil {
-		return nil, cmp.Or(refusedNavigation(nav, rec, ""), err)
+	waitErr := f.waitPage(ctx, page, reqs, waitEnd, res)
+	if waitErr != nil && !heldToDeadline(waitErr) {
+		return nil, cmp.Or(refusedNavigation(nav, rec, ""), waitErr)
 	}
-	if t.Scroll != nil {
+	if waitErr == nil && t.Scroll != nil {
 		res.Scrolled = f.scroll(ctx, page, reqs, waitEnd, t.Scroll)
 	}
 	res.Timings.Wait = time.Since(start)
 
 	start = time.Now()
-	err := f.read(ctx, page, t, res)
+	err := f.read(ctx, page, t, nav, res)
 	if refused := refusedNavigation(nav, rec, res.FinalURL); refused != nil {
 		return nil, refused
 	}
-	if err != nil {
+	if waitErr != nil {
+		// The page never finished within the wait budget: what it rendered by then is read
+		// with the time kept for reading. Only a page that rendered nothing (no visible
+		// text) or could not be read at all (a renderer stuck in a script) is the timeout.
+		if err != nil || strings.TrimSpace(res.Text) == "" {
+			return nil, waitErr
+		}
+		res.ReadAtDeadline = true
+	} else if err != nil {
 		return nil, err
 	}
 	res.Timings.Extract = time.Since(start)
@@ -538,6 +572,7 @@ const jsRead = `(wantImages, wantLayout, maxBytes) => {
 		contentType: document.contentType || '',
 		title: document.title || '',
 		lang: (de && de.lang) || '',
+		charset: document.characterSet || '',
 		url: location.href,
 		height: Math.max(de ? de.scrollHeight : 0, document.body ? document.body.scrollHeight : 0),
 		htmlLen: html.length,
@@ -587,6 +622,7 @@ type readOut struct {
 	ContentType string  `json:"contentType"`
 	Title       string  `json:"title"`
 	Lang        string  `json:"lang"`
+	Charset     string  `json:"charset"`
 	URL         string  `json:"url"`
 	Height      float64 `json:"height"`
 	HTMLLen     int     `json:"htmlLen"`
@@ -596,7 +632,7 @@ type readOut struct {
 	Layout      *Layout `json:"layout"`
 }
 
-func (f *Farm) read(ctx context.Context, page *rod.Page, t Task, res *Result) error {
+func (f *Farm) read(ctx context.Context, page *rod.Page, t Task, nav *navWatch, res *Result) error {
 	p := page.Context(ctx)
 	val, err := evalJS(p, jsRead, t.Images, t.Layout, f.cfg.MaxHTMLBytes)
 	if err != nil {
@@ -615,7 +651,7 @@ func (f *Farm) read(ctx context.Context, page *rod.Page, t Task, res *Result) er
 		return apierr.TooLarge("the page's rendered HTML is %d characters, over the %d limit", out.HTMLLen, f.cfg.MaxHTMLBytes)
 	}
 	res.HTML, res.Text, res.Title, res.Lang, res.Images = *out.HTML, out.Text, out.Title, out.Lang, out.Images
-	res.Layout = out.Layout
+	res.Layout, res.Charset = out.Layout, out.Charset
 	if out.URL != "" && out.URL != "about:blank" {
 		res.FinalURL = out.URL
 	}
@@ -623,6 +659,9 @@ func (f *Farm) read(ctx context.Context, page *rod.Page, t Task, res *Result) er
 		res.ContentType = strings.ToLower(out.ContentType)
 	}
 	res.PageHeight = int(out.Height)
+	if t.ServerHTML && htmlTypes[res.ContentType] {
+		f.serverHTML(p, nav, res)
+	}
 	if t.Screenshot != nil {
 		if err := f.screenshot(p, t.Screenshot, res); err != nil {
 			return f.browserErr(ctx, err, "screenshot")
@@ -634,6 +673,50 @@ func (f *Farm) read(ctx context.Context, page *rod.Page, t Task, res *Result) er
 		}
 	}
 	return nil
+}
+
+var htmlTypes = map[string]bool{"text/html": true, "application/xhtml+xml": true}
+
+// serverHTML fills res.ServerHTML with the main document's body as the network layer kept
+// it. Chromium hands back a body it could decode without error as text, decoded the way it
+// reads the response (the header's charset, else the document's declaration, else UTF-8),
+// and any other body as base64 of its bytes; the bytes are recovered either way and decoded
+// by htmlcharset. A body it no longer holds (a document that never ended, one past its
+// buffer) leaves ServerHTML empty: the rendered DOM is then the only source.
+func (f *Farm) serverHTML(p *rod.Page, nav *navWatch, res *Result) {
+	nav.mu.Lock()
+	id := nav.reqID
+	nav.mu.Unlock()
+	if id == "" {
+		return
+	}
+	body, err := proto.NetworkGetResponseBody{RequestID: id}.Call(p)
+	if err != nil || len(body.Body) > f.cfg.MaxHTMLBytes*2 {
+		return
+	}
+	var raw []byte
+	if body.Base64Encoded {
+		if raw, err = base64.StdEncoding.DecodeString(body.Body); err != nil {
+			return
+		}
+	} else {
+		label := ""
+		if _, params, err := mime.ParseMediaType(res.Header["content-type"]); err == nil {
+			label = params["charset"]
+		}
+		if label == "" {
+			label = htmlcharset.Declared([]byte(body.Body))
+		}
+		var ok bool
+		if raw, ok = htmlcharset.Encode(body.Body, cmp.Or(label, "utf-8")); !ok {
+			// Not its bytes again (a character the Go tables lack): Chromium's decoding is
+			// the document's.
+			res.ServerHTML, res.ServerCharset = body.Body, htmlcharset.Name(label)
+			return
+		}
+	}
+	text, d := htmlcharset.DecodeHTML(raw, res.Header["content-type"])
+	res.ServerHTML, res.ServerCharset = text, d.Name
 }
 
 func (f *Farm) screenshot(p *rod.Page, o *Screenshot, res *Result) error {

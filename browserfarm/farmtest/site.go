@@ -2,6 +2,7 @@ package farmtest
 
 import (
 	"bytes"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -15,6 +16,12 @@ import (
 	"sync"
 	"time"
 )
+
+// recorded holds real pages of trafilatura's evaluation set, served at /recorded/NAME
+// (recorded/PROVENANCE).
+//
+//go:embed recorded/*.html
+var recorded embed.FS
 
 // Hooks let a test see when the site is reached.
 type Hooks struct {
@@ -222,11 +229,40 @@ document.getElementById('js').textContent = [
 		_, _ = w.Write([]byte(`<html><head><title>Slow</title></head><body><p>Worth the wait.</p></body></html>`))
 	})
 	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
-		// Headers and the start of the document, then nothing until the client leaves.
+		// Headers and the start of the document, nothing a reader sees, then nothing more
+		// until the client leaves.
 		w.Header().Set("Content-Type", "text/html")
-		_, _ = w.Write([]byte(`<html><head><title>Never ends</title></head><body><p>Start`))
+		_, _ = w.Write([]byte(`<html><head><title>Never ends</title></head><body>`))
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
+	})
+	mux.HandleFunc("/hang-partial", func(w http.ResponseWriter, r *http.Request) {
+		// An article whose document never ends (a stream held open by the server): what it
+		// rendered is there to read, but it never finishes loading.
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(HangPartial))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	page("/replaced-by-script", ReplacedByScript)
+	// Pages without a script element whose content still changes after load.
+	page("/js-handler", `<!doctype html><html><head><title>Handler</title></head><body onload="setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Inserted by an onload attribute.</p>'), 30)"><p>Before the handler.</p></body></html>`)
+	page("/js-module", `<!doctype html><html><head><title>Module</title><script type="application/ld+json">{"@type":"WebPage"}</script></head><body><p>Before the module.</p><script type="module">setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Inserted by a module script.</p>'), 30);</script></body></html>`)
+	page("/js-frame", `<!doctype html><html><head><title>Frame</title></head><body><p>Before the frame.</p><iframe src="/js-frame-child"></iframe></body></html>`)
+	page("/js-frame-child", `<!doctype html><html><body><script>setTimeout(() => parent.document.body.insertAdjacentHTML('beforeend', '<p>Inserted by the frame\'s script.</p>'), 30);</script></body></html>`)
+	page("/js-onerror", `<!doctype html><html><head><title>Onerror</title></head><body><img src="/missing.png" alt="" onerror="setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Inserted by an image\'s onerror attribute.</p>'), 30)"></body></html>`)
+	mux.HandleFunc("/recorded/{name}", func(w http.ResponseWriter, r *http.Request) {
+		b, err := recorded.ReadFile("recorded/" + r.PathValue("name"))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		// As the pages' servers may well have sent them: bare text/html, no charset. Their
+		// scripts are off, as when they were recorded (they would send the browser to the
+		// original site).
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Security-Policy", "script-src 'none'")
+		_, _ = w.Write(b)
 	})
 	// A page whose script never yields: its renderer spins until the job's deadline.
 	page("/spin", `<html><head><title>Spinning</title></head><body><p>Never settles.</p><script>setTimeout(() => { for (;;) {} }, 0);</script></body></html>`)
@@ -504,3 +540,28 @@ func Recorded(name string, status int) http.Handler {
 		_, _ = w.Write(b)
 	})
 }
+
+// ReplacedByScript is an article whose own script, once the page has loaded, replaces it
+// with an error page (as a client-side app does when its data call fails): the server's HTML
+// holds the article, the rendered DOM does not.
+const ReplacedByScript = `<!doctype html>
+<html lang="en"><head><title>Night trains return to the coast line</title></head>
+<body><header><nav><a href="/">Home</a> <a href="/news">News</a></nav></header>
+<main id="root"><article>
+<h1>Night trains return to the coast line</h1>
+<p>The regional operator will run a sleeper service between the capital and the coast every Friday and Saturday from June, eleven years after the last night train on the line was withdrawn.</p>
+<p>The carriages, bought second-hand from a northern operator and refitted in the city's own workshops, have four-berth compartments and a small bar coach; the first tickets go on sale on the first of May.</p>
+<p>Fares will range between 39 and 89 pounds for a berth, and bicycles travel free in a dedicated van at the back of the train.</p>
+</article></main>
+<footer>Legal notice</footer>
+<script>
+window.addEventListener('load', () => setTimeout(() => {
+  document.getElementById('root').innerHTML = '<div class="error"><h1>Oops</h1><p>This page is not available right now. Please try again later.</p></div>';
+}, 20));
+</script></body></html>`
+
+// HangPartial is the start of an article whose document never ends.
+const HangPartial = `<!doctype html><html lang="en"><head><title>Still streaming</title></head><body><main>
+<h1>Harbour works resume</h1>
+<p>Dredging of the north basin resumes on Monday, and the ferries will berth at the south quay until the end of May while the work goes on.</p>
+<p>The harbour master expects the basin to reach its full depth again before the summer season`

@@ -23,7 +23,7 @@ type Page struct {
 // target's HTTP error, a document that is not a page, and a script wall (a page whose only
 // content asks to enable JavaScript).
 func (r *Routes) ReadPage(ctx context.Context, url string, free bool) (*Page, error) {
-	p, err := r.load(ctx, browserfarm.Task{URL: url, Free: free, Layout: true}, acceptText)
+	p, err := r.load(ctx, browserfarm.Task{URL: url, Free: free, Layout: true, ServerHTML: true}, acceptText)
 	if err != nil {
 		return nil, err
 	}

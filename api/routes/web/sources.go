@@ -103,7 +103,7 @@ func (r *Routes) readSource(ctx context.Context, s *Source, free bool, maxChars 
 			s.Error = apierr.From(err).Message
 		}
 	}
-	res, err := r.farm.Do(ctx, browserfarm.Task{URL: s.URL, Free: free, Layout: true})
+	res, err := r.farm.Do(ctx, browserfarm.Task{URL: s.URL, Free: free, Layout: true, ServerHTML: true})
 	if err != nil {
 		fail(reasonOf(err), err)
 		return

@@ -14,6 +14,7 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/extract"
+	"github.com/peage/appliance/browserfarm/extract/htmlcharset"
 	"github.com/peage/appliance/internal/egress"
 )
 
@@ -53,6 +54,7 @@ func (r *Routes) unblock(ctx context.Context, req *catalog.Request) (any, error)
 	if render {
 		t := task(req)
 		t.Layout = format != "html" && format != "text" // markdown is read by contentOf
+		t.ServerHTML = t.Layout
 		p, err = r.load(ctx, t, acceptText)
 	} else {
 		p, err = r.fetch(ctx, req.Args.Str("url"))
@@ -72,7 +74,7 @@ func (r *Routes) unblock(ctx context.Context, req *catalog.Request) (any, error)
 		if err != nil {
 			return nil, err
 		}
-		out.Content, out.Extractor = c.Markdown, c.Method
+		out.Content, out.Extractor = c.Markdown, extractorOf(c)
 		if out.Title == "" {
 			out.Title = c.Title
 		}
@@ -121,8 +123,9 @@ func (r *Routes) fetch(ctx context.Context, u string) (*page, error) {
 		return nil, apierr.TooLarge("the page is larger than %d bytes", maxFetch)
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	text, enc := htmlcharset.DecodeHTML(body, resp.Header.Get("Content-Type"))
 	res := &browserfarm.Result{URL: u, FinalURL: resp.Request.URL.String(), Status: resp.StatusCode,
-		ContentType: strings.ToLower(ct), Header: map[string]string{}, HTML: string(body), RetrievedAt: time.Now().UTC()}
+		ContentType: strings.ToLower(ct), Header: map[string]string{}, HTML: text, Charset: enc.Name, RetrievedAt: time.Now().UTC()}
 	for k := range resp.Header {
 		res.Header[strings.ToLower(k)] = resp.Header.Get(k)
 	}
@@ -140,7 +143,7 @@ func (r *Routes) fetch(ctx context.Context, u string) (*page, error) {
 	if err := judge(res, acceptText); err != nil {
 		return nil, err
 	}
-	return &page{res: res, doc: doc}, nil
+	return &page{res: res, doc: doc, fetched: true}, nil
 }
 
 // exitCountry reads the exit's country from the exit check. An exit that shows another

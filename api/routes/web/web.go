@@ -103,6 +103,9 @@ var htmlTypes = map[string]bool{"text/html": true, "application/xhtml+xml": true
 type page struct {
 	res *browserfarm.Result
 	doc *goquery.Document
+	// fetched says res.HTML is the server's document itself, fetched without a browser
+	// (unblock's render=false), not a rendered DOM.
+	fetched bool
 }
 
 // load runs the task and turns what is not the requested page into an error.
@@ -164,10 +167,11 @@ func task(req *catalog.Request) browserfarm.Task {
 }
 
 // contentTask is the job of a call that reads the main content (contentOf): the browser also
-// reads the page's layout signals, which only that pipeline uses.
+// reads the page's layout signals and keeps the server's own HTML, which only that pipeline
+// uses.
 func contentTask(req *catalog.Request) browserfarm.Task {
 	t := task(req)
-	t.Layout = true
+	t.Layout, t.ServerHTML = true, true
 	return t
 }
 
@@ -180,17 +184,40 @@ func blocked(res *browserfarm.Result) []browserfarm.BlockedRequest {
 }
 
 // contentOf is the page's main content through the one pipeline every content route uses
-// (extract, free/extract, extract/verified, web.changed), so their markdown and hashes agree.
+// (extract, free/extract, extract/verified, web.changed), so their markdown and hashes agree:
+// read from the rendered DOM or from the server's own HTML, whichever holds the page's
+// content (article.ExtractBest).
 func contentOf(p *page) (article.Content, error) {
-	c, err := article.Extract(article.Page{HTML: p.res.HTML, ContentType: p.res.ContentType,
-		Text: p.res.Text, URL: p.res.Landed(), Signals: (*article.Signals)(p.res.Layout)})
+	read := article.ExtractBest
+	if p.fetched {
+		read = func(s article.Sources) (article.Content, error) {
+			c, err := article.Extract(s.Rendered)
+			c.Source = article.SourceServer
+			return c, err
+		}
+	}
+	c, err := read(article.Sources{
+		Rendered: article.Page{HTML: p.res.HTML, ContentType: p.res.ContentType,
+			Text: p.res.Text, URL: p.res.Landed(), Signals: (*article.Signals)(p.res.Layout)},
+		Server:             p.res.ServerHTML,
+		RenderedMisdecoded: p.res.Misdecoded(),
+	})
 	if err != nil {
 		return c, fmt.Errorf("web: extract main content: %w", err)
 	}
-	if c.Title == "" {
+	if c.Title == "" && !p.res.Misdecoded() {
 		c.Title = p.res.Title
 	}
 	return c, nil
+}
+
+// extractorOf names the reading of the page and the candidate the content came from, as
+// the answers' extractor field says it: "rendered:trafilatura", "server:readability"…
+func extractorOf(c article.Content) string {
+	if c.Source == "" {
+		return c.Method
+	}
+	return c.Source + ":" + c.Method
 }
 
 // Extract is the answer of /v1/extract.
@@ -216,7 +243,7 @@ func (r *Routes) extract(ctx context.Context, req *catalog.Request) (any, error)
 		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: "target", Message: "the page has no readable content; nothing was charged"}
 	}
 	return Extract{URL: req.Args.Str("url"), FinalURL: p.res.Landed(), Title: c.Title, Markdown: c.Markdown,
-		Extractor: c.Method, BlockedRequests: blocked(p.res)}, nil
+		Extractor: extractorOf(c), BlockedRequests: blocked(p.res)}, nil
 }
 
 // FreeExtract is the answer of /free/extract.

@@ -62,6 +62,9 @@ type Content struct {
 	Markdown string
 	Text     string
 	Method   string
+	// Source is the reading of the page the content came from (ExtractBest): SourceRendered
+	// or SourceServer; "" from Extract, which reads one document.
+	Source string
 }
 
 // ErrNoHTML is returned for an empty document.

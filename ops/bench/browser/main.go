@@ -10,7 +10,7 @@
 //     again.
 //
 // It serves the pages on 127.0.0.1 and lets the farm reach only that address.
-// Usage: go run ./ops/bench/browser [-size N] [-pages N] [-latency N]
+// Usage: go run ./ops/bench/browser [-size N] [-pages N] [-latency N] [-latency-only]
 package main
 
 import (
@@ -40,6 +40,7 @@ func main() {
 	pages := flag.Int("pages", 40, "pages per throughput run")
 	latency := flag.Int("latency", 40, "sequential calls per latency run")
 	quiet := flag.Duration("quiet", 0, "override the farm's settle_quiet (0: the default)")
+	latencyOnly := flag.Bool("latency-only", false, "run part 1 alone (warm latency), to compare two versions of the farm cheaply")
 	flag.Parse()
 	check(benchutil.Requires("chromium"))
 	ctx := context.Background()
@@ -111,8 +112,12 @@ func main() {
 		total = append(total, time.Since(s))
 		nav, wait, ext = append(nav, res.Timings.Navigate), append(wait, res.Timings.Wait), append(ext, res.Timings.Extract)
 	}
-	fmt.Printf("   p50: navigate %v, wait (load + %v quiet DOM) %v, read %v, whole job %v\n",
+	fmt.Printf("   p50: navigate %v, wait (load; no %v quiet DOM: the page runs nothing) %v, read %v, whole job %v\n",
 		pct(nav, 50), cfg.SettleQuiet, pct(wait, 50), pct(ext, 50), pct(total, 50))
+
+	if *latencyOnly {
+		return
+	}
 
 	fmt.Printf("\n2. throughput on /article at concurrency %d (%d pages each)\n", cfg.Size, *pages)
 	farmRate := rate(*pages, cfg.Size, func() error { return call("/article") })
