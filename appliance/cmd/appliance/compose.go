@@ -542,15 +542,13 @@ func (a *app) healthReport() operator.Health {
 	return h
 }
 
-// operatorSources are what the dashboard reads: the settle daemon's ledger (unless a remote
-// facilitator keeps it), the state store's free calls, this process's metrics (calls, browser
+// operatorSources are what the dashboard reads: the settle daemon's ledger (a remote
+// facilitator's payments included), the state store's free calls, this process's metrics (calls, browser
 // farm) and proxyd's counters and exit check.
 func operatorSources(a *app, d deps) operator.Sources {
 	src := operator.Sources{Metrics: a.metrics, Health: a.healthReport, Version: version.String(), Started: time.Now()}
 	if l, ok := d.payments.(operator.Ledger); ok {
 		src.Ledger = l
-	} else if f := a.cfg.Settlement.Facilitator; f != "" {
-		src.NoLedger = "payments are settled by the remote facilitator " + f + "; its ledger is not on this box"
 	}
 	if d.store != nil {
 		src.Free = d.store
