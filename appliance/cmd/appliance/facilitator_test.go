@@ -292,3 +292,54 @@ func TestRemoteFacilitatorSettlementPending(t *testing.T) {
 	}
 	t.Logf("attempts: %v", statuses)
 }
+
+// TestRemoteFacilitatorOptimistic: with the default optimistic settlement, a call within the
+// exposure caps is delivered against the verified payment (the receipt says so, without a
+// transaction yet), and the settle daemon's queue then settles it through the remote
+// facilitator: the ledger shows it settled with the facilitator's transaction, and the payee
+// holds the price.
+func TestRemoteFacilitatorOptimistic(t *testing.T) {
+	facAddr := freeport.Addr(t)
+	cfgPath := filepath.Join(t.TempDir(), "appliance.toml")
+	conf := fmt.Sprintf("[payment]\nfacilitator_url = %q\n", "http://"+facAddr)
+	if err := os.WriteFile(cfgPath, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startDev(t, "--config", cfgPath)
+	var info devChainInfo
+	devSettle(t, d.state, http.MethodGet, "/dev/chain", &info)
+	keyHex, err := os.ReadFile(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payer, err := settle.LoadKey(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	officialFacilitator(t, facAddr, info, strings.TrimSpace(string(keyHex)))
+	before := usdcBalance(t, info, info.PayTo)
+	res, err := (&pay.Client{Key: payer}).Do(context.Background(), pay.Request{URL: "http://" + d.api + "/v1/fr/tva", Params: map[string]string{"siren": "542065479"}})
+	if err != nil || res.Status != 200 || res.Receipt == nil || !res.Receipt.Success {
+		t.Fatalf("optimistic call: %v %+v", err, res)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		pays := recentPayments(t, d.state)
+		if len(pays) != 1 || (pays[0].Status != ledger.Queued && pays[0].Status != ledger.Broadcast && pays[0].Status != ledger.Settled) {
+			t.Fatalf("ledger: %+v", pays)
+		}
+		if pays[0].Status == ledger.Settled {
+			if pays[0].Tx == "" {
+				t.Fatalf("settled without the facilitator's transaction: %+v", pays[0])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the queue never settled the optimistic payment: %+v", pays[0])
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if got := new(big.Int).Sub(usdcBalance(t, info, info.PayTo), before); got.Cmp(big.NewInt(5_000)) != 0 {
+		t.Fatalf("payee received %s, want the price 5000", got)
+	}
+}
