@@ -23,6 +23,7 @@ import (
 	"github.com/peage/appliance/internal/journal"
 	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/settle/chain"
+	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -31,7 +32,10 @@ import (
 // the API's challenges are derived from as well; the daemon gets it through Payment.
 type Config struct {
 	Payment Payment `toml:"-"`
-	RPCURL  string  `toml:"rpc_url"` // JSON-RPC endpoint of the payment network
+	// FacilitatorURL, when set (payment.facilitator_url), is the standard x402 facilitator that
+	// verifies and settles in this daemon's stead; the ledger stays here (Options.Remote).
+	FacilitatorURL string `toml:"-"`
+	RPCURL         string `toml:"rpc_url"` // JSON-RPC endpoint of the payment network
 	// HotKeyFile holds the gas-paying key (hex). A bare name is looked up in
 	// $CREDENTIALS_DIRECTORY (systemd LoadCredential=).
 	HotKeyFile string `toml:"hot_key_file"`
@@ -223,7 +227,11 @@ func Run(ctx context.Context, c Config, log *slog.Logger, ready func()) error {
 	}
 	defer rpc.Close()
 	p := c.Payment
-	f, err := New(ctx, Options{
+	remote, err := remoteFacilitator(c.FacilitatorURL)
+	if err != nil {
+		return err
+	}
+	f, err := New(ctx, Options{Remote: remote,
 		Network: p.Network, Asset: common.HexToAddress(p.Asset), TokenName: p.TokenName, TokenVersion: p.TokenVersion,
 		PayTo: common.HexToAddress(p.PayTo), Backend: rpc, HotKey: key, LedgerDir: filepath.Join(c.StateDir, "ledger"),
 		LedgerSync: journal.SyncAlways, ExposureCap: c.ExposureCap, TotalExposureCap: c.TotalExposureCap,
@@ -328,4 +336,16 @@ func (p Payment) Validate() error {
 		errs = append(errs, errors.New("config key payment.token_name and payment.token_version: both are required"))
 	}
 	return errors.Join(errs...)
+}
+
+// remoteFacilitator is the client of payment.facilitator_url, or nil when none is set.
+func remoteFacilitator(url string) (Remote, error) {
+	if url == "" {
+		return nil, nil
+	}
+	c, err := client.New(url)
+	if err != nil {
+		return nil, fmt.Errorf("config key payment.facilitator_url: %w", err)
+	}
+	return c, nil
 }

@@ -55,6 +55,9 @@ type DevOptions struct {
 	// Claim is the background claimer's policy (DevClaimPolicy); a zero Interval runs none
 	// (POST /dev/claim still claims on demand).
 	Claim ClaimPolicy
+	// FacilitatorURL, when set, is the standard x402 facilitator that verifies and settles
+	// for the embedded one, which keeps the ledger (Options.Remote).
+	FacilitatorURL string
 }
 
 // DevClaimInterval is how often `appliance dev`'s claimer looks at the channels when the
@@ -111,7 +114,12 @@ func StartDevWith(ctx context.Context, o DevOptions) (*Dev, error) {
 	// A fresh chain means fresh nonces: an old ledger would describe payments that do not exist.
 	ledgerDir := filepath.Join(stateDir, "dev-ledger")
 	_ = os.RemoveAll(ledgerDir)
-	f, err := New(ctx, Options{
+	remote, err := remoteFacilitator(o.FacilitatorURL)
+	if err != nil {
+		_ = ch.Close()
+		return nil, err
+	}
+	f, err := New(ctx, Options{Remote: remote,
 		Network: devchain.Network, Asset: ch.USDC, TokenName: devchain.TokenName, TokenVersion: devchain.TokenVersion,
 		PayTo: payTo, Backend: ch.Client(), HotKey: ch.Hot, LedgerDir: ledgerDir, LedgerSync: journal.SyncAlways,
 		ExposureCap: 10_000_000, Logger: log, ReceiverAuthorizer: authorizer, Claim: o.Claim,

@@ -80,6 +80,10 @@ type Options struct {
 	// ledger.Spend*) once its gas is journaled, before anything else is written (the crash
 	// tests kill the process there).
 	OnReceipt func(kind string, tx common.Hash)
+	// Remote, when set, is a standard x402 facilitator (payment.facilitator_url) that verifies
+	// and settles in this daemon's stead; the ledger, reservations, caps and queue stay here
+	// (remote.go). The hot key then pays no gas.
+	Remote Remote
 }
 
 // Facilitator verifies and settles payments. It is safe for concurrent use.
@@ -307,6 +311,16 @@ func (f *Facilitator) Reserve(ctx context.Context, req *x402.ReserveRequest) (x4
 	if pay.Auth.ValidBefore.Int64() < needed.Unix() {
 		return refuse(x402.ReasonValidBefore)
 	}
+	if f.o.Remote != nil {
+		// The remote facilitator judges too: a payment it would not verify it will not settle.
+		v, err := f.o.Remote.Verify(ctx, &req.FacilitatorRequest)
+		if err != nil {
+			return x402.ReserveResponse{}, fmt.Errorf("remote facilitator: %w", err)
+		}
+		if !v.IsValid {
+			return refuse(v.InvalidReason)
+		}
+	}
 	balance := uint64(math.MaxUint64)
 	if pay.Balance.IsUint64() {
 		balance = pay.Balance.Uint64()
@@ -472,7 +486,7 @@ func (f *Facilitator) settleNow(ctx context.Context, id string) x402.SettlementR
 }
 
 // ReasonNotSent: the settlement transaction could not be sent; the payment was released.
-const ReasonNotSent = "settlement_not_sent"
+const ReasonNotSent = x402.ReasonSettlementNotSent
 
 // Abort records that a completed call's result was not delivered: a payment not yet broadcast
 // is released (nothing will be charged); one already broadcast or settled is marked
@@ -580,6 +594,9 @@ func (f *Facilitator) fail(id, reason string) (ledger.Record, error) {
 }
 
 func (f *Facilitator) drive(ctx context.Context, rec ledger.Record) (ledger.Record, error) {
+	if f.o.Remote != nil {
+		return f.driveRemote(ctx, rec)
+	}
 	pay, bad := f.verifier.Check(&rec.Request.PaymentPayload, &rec.Request.PaymentRequirements)
 	if bad != nil && bad.Reason != x402.ReasonValidBefore {
 		return f.fail(rec.ID, bad.Reason)

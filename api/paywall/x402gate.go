@@ -371,6 +371,12 @@ func (g *X402) complete(ctx context.Context, call *Call, req *x402.FacilitatorRe
 		return receipt, nil
 	case receipt.ErrorReason == x402.ReasonSettlementPending:
 		return g.undelivered(sctx, out, id, x402.ReasonSettlementPending)
+	case receipt.ErrorReason == x402.ReasonSettlementNotSent:
+		// The facilitator (or the chain behind it) could not be reached: an outage, not a
+		// verdict on the payment, which was released.
+		g.revoke(sctx, out, id)
+		return receipt, &apierr.Error{Code: apierr.CodeUnavailable, Message: x402.ReasonSettlementNotSent +
+			": the payment could not be settled (its facilitator is unreachable); nothing was delivered or charged, retry later"}
 	}
 	g.revoke(sctx, out, id)
 	g.log.Info("settlement failed", keyPayment, id, keyReason, receipt.ErrorReason)

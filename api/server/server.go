@@ -155,14 +155,17 @@ func New(cfg Config, cat *catalog.Catalog, opt Options) *Server {
 			Per56: cfg.MaxConnsPer56, Per48: cfg.MaxConnsPer48, Reserve: cfg.ConnsReservedForPaid}),
 	}
 	s.srv = &fasthttp.Server{
-		Handler:                       s.handle,
-		ErrorHandler:                  s.transportError,
-		HeaderReceived:                s.headerReceived,
-		StreamRequestBody:             true,
-		DisablePreParseMultipartForm:  true,
-		Name:                          "peage",
-		MaxRequestBodySize:            cfg.MaxBodyBytes,
-		ReadBufferSize:                cfg.MaxHeaderBytes,
+		Handler:                      s.handle,
+		ErrorHandler:                 s.transportError,
+		HeaderReceived:               s.headerReceived,
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
+		Name:                         "peage",
+		MaxRequestBodySize:           cfg.MaxBodyBytes,
+		ReadBufferSize:               cfg.MaxHeaderBytes,
+		// A 402 (a PAYMENT-REQUIRED header of up to 3 KB and the legacy body) goes out in one
+		// write: with fasthttp's 4 KB buffer it took two syscalls, half the 402 path's CPU.
+		WriteBufferSize:               WriteBufferSize,
 		ReadTimeout:                   cfg.ReadTimeout,
 		WriteTimeout:                  cfg.WriteTimeout,
 		IdleTimeout:                   cfg.IdleTimeout,
@@ -173,6 +176,10 @@ func New(cfg Config, cat *catalog.Catalog, opt Options) *Server {
 	}
 	return s
 }
+
+// WriteBufferSize holds a whole 402 answer (paywall.MaxChallengeHeader, the legacy body and the
+// other headers).
+const WriteBufferSize = 8 << 10
 
 // Conns reports the listener's connection counts (netlimit).
 func (s *Server) Conns() netlimit.Stats { return s.conns.Stats() }

@@ -24,6 +24,10 @@ import (
 type Client struct {
 	base string
 	hc   *http.Client
+	// fresh sends /settle to a URL on a connection of its own: an error after a fresh dial
+	// means the facilitator got the request (its outcome is unknown), and a failed dial that it
+	// never did; a pooled connection the facilitator dropped would blur the two.
+	fresh *http.Client
 }
 
 // New makes a client for addr: "unix:/run/peage-settle/settle.sock" (or a bare absolute socket path),
@@ -50,7 +54,9 @@ func New(addr string) (*Client, error) {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
-	return &Client{base: strings.TrimRight(addr, "/"), hc: &http.Client{Transport: tr}}, nil
+	once := http.DefaultTransport.(*http.Transport).Clone()
+	once.DisableKeepAlives = true
+	return &Client{base: strings.TrimRight(addr, "/"), hc: &http.Client{Transport: tr}, fresh: &http.Client{Transport: once}}, nil
 }
 
 // Error is a facilitator answer other than 200.
@@ -82,7 +88,11 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := c.hc.Do(req)
+	hc := c.hc
+	if path == "/settle" && c.fresh != nil {
+		hc = c.fresh
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		return fmt.Errorf("facilitator %s: %w", path, err)
 	}

@@ -74,6 +74,10 @@ type Record struct {
 	// Undelivered: the API could not learn the settlement's outcome in time and did not deliver
 	// the result; if the payment settles anyway, the operator owes the payer a refund.
 	Undelivered bool `json:"undelivered,omitempty"`
+	// Remote: settlement was handed to the remote facilitator (Options.Remote); while the
+	// record is broadcast without a transaction hash, that facilitator's outcome is unknown
+	// and only the chain can tell (the nonce spent, or the authorization expired unspent).
+	Remote bool `json:"remote,omitempty"`
 	// GasWei is what the mined transaction cost the hot key (gas used × effective gas price,
 	// decimal wei), set with its receipt whether it settled or reverted; a rollup's L1 data
 	// fee is not in it (go-ethereum's receipt does not carry it).

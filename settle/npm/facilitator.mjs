@@ -5,12 +5,13 @@
 // hook reads the payment's bazaar declaration with @x402/extensions' extractDiscoveryInfo, and
 // GET /discovery/resources lists what it catalogued. Prints "listening PORT" once ready.
 //
-// With --crash-on-settle it exits when asked to settle: a facilitator lost between the
-// verification and the settlement of a call. With --confirmation-timeout-ms=N it waits at most
+// With --crash-on-settle it exits when asked to settle: a facilitator lost while settling (the
+// request sent, no answer). With --exit-after-verify it exits once it has answered a
+// verification: a facilitator gone between the verification and the settlement of a call. With --confirmation-timeout-ms=N it waits at most
 // N ms for a settlement's receipt, past which @x402/evm answers settlement_pending with the
 // broadcast transaction (a slow chain).
 //
-// usage: node facilitator.mjs PORT RPC_URL CHAIN_ID SIGNER_KEY_HEX [--crash-on-settle] [--confirmation-timeout-ms=N]
+// usage: node facilitator.mjs PORT RPC_URL CHAIN_ID SIGNER_KEY_HEX [--crash-on-settle] [--exit-after-verify] [--confirmation-timeout-ms=N]
 import { createServer } from "node:http";
 import { x402Facilitator } from "@x402/core/facilitator";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
@@ -21,6 +22,7 @@ import { privateKeyToAccount } from "viem/accounts";
 
 const [port, rpc, chainId, key, ...flags] = process.argv.slice(2);
 const crash = flags.includes("--crash-on-settle");
+const exitAfterVerify = flags.includes("--exit-after-verify");
 const timeoutFlag = flags.find((f) => f.startsWith("--confirmation-timeout-ms="));
 const chain = defineChain({
   id: Number(chainId), name: "dev", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
@@ -49,8 +51,10 @@ const read = (req) =>
   });
 
 createServer(async (req, res) => {
+  // A facilitator stopping closes its connections: the last answer says so.
+  const closing = exitAfterVerify && req.url === "/verify";
   const answer = (status, obj) => {
-    res.writeHead(status, { "Content-Type": "application/json" });
+    res.writeHead(status, { "Content-Type": "application/json", ...(closing ? { Connection: "close" } : {}) });
     res.end(JSON.stringify(obj, (_, v) => (typeof v === "bigint" ? v.toString() : v)));
   };
   try {
@@ -63,7 +67,9 @@ createServer(async (req, res) => {
       const out = req.url === "/verify"
         ? await facilitator.verify(paymentPayload, paymentRequirements)
         : await facilitator.settle(paymentPayload, paymentRequirements);
-      return answer(200, out);
+      answer(200, out);
+      if (closing) res.on("finish", () => process.exit(3));
+      return;
     }
     answer(404, { error: "not found" });
   } catch (err) {

@@ -26,9 +26,12 @@ const (
 	ReasonInsufficientFunds   = "insufficient_funds"
 	ReasonTransactionFailed   = "invalid_exact_evm_transaction_failed"
 	ReasonSettlementPending   = "settlement_pending"
-	ReasonTransactionState    = "invalid_transaction_state"
-	ReasonUnexpectedVerify    = "unexpected_verify_error"
-	ReasonUnexpectedSettle    = "unexpected_settle_error"
+	// ReasonSettlementNotSent: the settlement could not be sent (the chain or the remote
+	// facilitator was unreachable); the payment was released, nothing is owed.
+	ReasonSettlementNotSent = "settlement_not_sent"
+	ReasonTransactionState  = "invalid_transaction_state"
+	ReasonUnexpectedVerify  = "unexpected_verify_error"
+	ReasonUnexpectedSettle  = "unexpected_settle_error"
 	// ReasonOtherResource: a v2 payload names a resource other than the one being called.
 	ReasonOtherResource = "payment_for_another_resource"
 )

@@ -87,7 +87,7 @@ func runDev(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	chain, err := settle.StartDevWith(ctx, settle.DevOptions{StateDir: cfg.StateDir, Logger: log, Claim: claim})
+	chain, err := settle.StartDevWith(ctx, settle.DevOptions{StateDir: cfg.StateDir, Logger: log, Claim: claim, FacilitatorURL: cfg.Settlement.Facilitator})
 	if err != nil {
 		return fmt.Errorf("settle: %w", err)
 	}

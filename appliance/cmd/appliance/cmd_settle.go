@@ -30,6 +30,7 @@ func runSettle(ctx context.Context, args []string) error {
 		cfg.Settle.StateDir = filepath.Join(cfg.StateDir, "settle")
 	}
 	cfg.Settle.Payment = cfg.SettlePayment()
+	cfg.Settle.FacilitatorURL = cfg.Settlement.Facilitator
 	cfg.Settle.SettleMargin = time.Duration(cfg.Settlement.SettleMarginSeconds) * time.Second
 	log := newLogger(cfg.Log)
 	addr := "unix:" + cfg.Settle.Socket

@@ -437,27 +437,15 @@ func checkPublicURL(pol *egress.Policy) {
 	publicURLOnce.Do(func() { catalog.AlsoCheck("public_url", pol.CheckURL) })
 }
 
-// newGate connects the paywall to a facilitator: the appliance's settle daemon at addr
-// ("unix:/path"), or a remote standard x402 facilitator when the policy names one.
-// The ledger is returned too when the facilitator is the appliance's own (a remote one keeps
-// its records to itself).
+// newGate connects the paywall to the appliance's settle daemon at addr ("unix:/path"), whose
+// ledger it returns too. A remote standard x402 facilitator (payment.facilitator_url) is the
+// daemon's business: it forwards verify and settle there and keeps its ledger all the same.
 func newGate(cfg config.Config, addr string, store *state.Store, log *slog.Logger) (paywall.Gate, payments.Source, error) {
-	var f paywall.Facilitator
-	var ledger payments.Source
-	if remote := cfg.Settlement.Facilitator; remote != "" {
-		c, err := settleclient.New(remote)
-		if err != nil {
-			return nil, nil, fmt.Errorf("config key settlement.facilitator: %w", err)
-		}
-		f = &settleclient.Standard{C: c}
-	} else {
-		c, err := settleclient.New(addr)
-		if err != nil {
-			return nil, nil, fmt.Errorf("settle socket: %w", err)
-		}
-		f, ledger = c, c
+	c, err := settleclient.New(addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("settle socket: %w", err)
 	}
-	return paywall.New(cfg.Payment, cfg.Settlement, f, paywall.GateOptions{Logger: log, FreeCalls: durableFreeCalls{store}}), ledger, nil
+	return paywall.New(cfg.Payment, cfg.Settlement, c, paywall.GateOptions{Logger: log, FreeCalls: durableFreeCalls{store}}), c, nil
 }
 
 // durableFreeCalls keeps the gate's daily free calls in the journaled store, so a restart
@@ -554,15 +542,13 @@ func (a *app) healthReport() operator.Health {
 	return h
 }
 
-// operatorSources are what the dashboard reads: the settle daemon's ledger (unless a remote
-// facilitator keeps it), the state store's free calls, this process's metrics (calls, browser
+// operatorSources are what the dashboard reads: the settle daemon's ledger (a remote
+// facilitator's payments included), the state store's free calls, this process's metrics (calls, browser
 // farm) and proxyd's counters and exit check.
 func operatorSources(a *app, d deps) operator.Sources {
 	src := operator.Sources{Metrics: a.metrics, Health: a.healthReport, Version: version.String(), Started: time.Now()}
 	if l, ok := d.payments.(operator.Ledger); ok {
 		src.Ledger = l
-	} else if f := a.cfg.Settlement.Facilitator; f != "" {
-		src.NoLedger = "payments are settled by the remote facilitator " + f + "; its ledger is not on this box"
 	}
 	if d.store != nil {
 		src.Free = d.store

@@ -21,6 +21,7 @@ import (
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/devchain"
 	"github.com/peage/appliance/settle/exact"
+	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/pay"
 	"github.com/peage/appliance/settle/x402"
 )
@@ -90,13 +91,17 @@ func usdcBalance(t *testing.T, info devChainInfo, who string) *big.Int {
 
 // TestRemoteFacilitator: with payment.facilitator_url naming a standard x402 v2 facilitator
 // (the official TypeScript one on loopback, against the embedded chain), `appliance pay`'s
-// call is verified and settled through it, and the facilitator catalogues the route from the
-// payment's Bazaar declaration, input schema included. The same facilitator lost between
-// verification and settlement: nothing is delivered (503) and nothing is taken from the payer.
+// call is verified and settled through it by the settle daemon, which keeps the payment in
+// the box's own ledger (settled, with the transaction the client got, in the revenue), and
+// the facilitator catalogues the route from the payment's Bazaar declaration, input schema
+// included. Synchronous settlement, so that the failures below are at settlement: the
+// facilitator gone between verification and settlement is a 503 with nothing delivered,
+// taken or owed (released in the ledger); lost while settling, nothing is delivered or taken
+// and the ledger never counts it settled.
 func TestRemoteFacilitator(t *testing.T) {
 	facAddr := freeport.Addr(t)
 	cfgPath := filepath.Join(t.TempDir(), "appliance.toml")
-	conf := fmt.Sprintf("[payment]\nfacilitator_url = %q\n[settlement]\nsettle_timeout_seconds = 5\n", "http://"+facAddr)
+	conf := fmt.Sprintf("[payment]\nfacilitator_url = %q\n[settlement]\nsettlement = \"sync\"\nsettle_timeout_seconds = 5\n", "http://"+facAddr)
 	if err := os.WriteFile(cfgPath, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -156,11 +161,37 @@ func TestRemoteFacilitator(t *testing.T) {
 		t.Fatalf("catalogued entry %+v schema %s", item, schema)
 	}
 
-	// Lost between verification and settlement.
+	// The box's own ledger holds the payment, settled by the transaction the client was given,
+	// as `appliance ledger` shows it.
+	pays := recentPayments(t, d.state)
+	if len(pays) != 1 || pays[0].Status != ledger.Settled || pays[0].Tx != res.Receipt.Transaction || pays[0].Amount != 5_000 || pays[0].Route != "fr.tva" {
+		t.Fatalf("ledger after the paid call: %+v (receipt %+v)", pays, res.Receipt)
+	}
+	var shown bytes.Buffer
+	if err := ledgerTo(ctx, &shown, []string{"-state-dir", d.state}); err != nil || !strings.Contains(shown.String(), res.Receipt.Transaction) {
+		t.Fatalf("appliance ledger: %v\n%s", err, shown.String())
+	}
+
+	// Gone between verification and settlement: the settlement never reached it, so the
+	// payment is released: nothing delivered, nothing taken, nothing owed.
 	stop()
-	officialFacilitator(t, facAddr, info, key, "--crash-on-settle")
+	officialFacilitator(t, facAddr, info, key, "--exit-after-verify")
 	payerAddr := res.Receipt.Payer
 	payerBefore, payeeBefore := usdcBalance(t, info, payerAddr), usdcBalance(t, info, info.PayTo)
+	res, err = (&pay.Client{Key: payer}).Do(ctx, tva)
+	if err != nil || res.Status != http.StatusServiceUnavailable || res.Receipt != nil || strings.Contains(string(res.Body), "tva") ||
+		!strings.Contains(string(res.Body), x402.ReasonSettlementNotSent) {
+		t.Fatalf("call whose facilitator was gone: %v %+v %s", err, res, res.Body)
+	}
+	pays = recentPayments(t, d.state)
+	if len(pays) != 2 || pays[0].Status != ledger.Released {
+		t.Fatalf("ledger after the call whose facilitator was gone: %+v", pays)
+	}
+
+	// Lost while settling (the request sent, no answer): nothing delivered, nothing taken;
+	// the ledger keeps the outcome open (never settled, never owed as delivered) for the chain
+	// to decide, and marks it undelivered.
+	officialFacilitator(t, facAddr, info, key, "--crash-on-settle")
 	res, err = (&pay.Client{Key: payer}).Do(ctx, tva)
 	if err != nil || res.Status != http.StatusServiceUnavailable || res.Receipt != nil || strings.Contains(string(res.Body), "tva") {
 		t.Fatalf("call whose facilitator was lost: %v %+v %s", err, res, res.Body)
@@ -168,6 +199,23 @@ func TestRemoteFacilitator(t *testing.T) {
 	if payerAfter, payeeAfter := usdcBalance(t, info, payerAddr), usdcBalance(t, info, info.PayTo); payerAfter.Cmp(payerBefore) != 0 || payeeAfter.Cmp(payeeBefore) != 0 {
 		t.Fatalf("money moved for an undelivered call: payer %s → %s, payee %s → %s", payerBefore, payerAfter, payeeBefore, payeeAfter)
 	}
+	pays = recentPayments(t, d.state)
+	if len(pays) != 3 || pays[0].Status == ledger.Settled || pays[0].Status == ledger.Queued || !pays[0].Undelivered {
+		t.Fatalf("ledger after the call whose facilitator was lost: %+v", pays)
+	}
+	var revenue []ledger.RevenueRow
+	devSettle(t, d.state, http.MethodGet, "/revenue", &revenue)
+	if len(revenue) != 1 || revenue[0].Amount != 5_000 {
+		t.Fatalf("revenue: %+v, want the one settled call", revenue)
+	}
+}
+
+// recentPayments reads the dev settle daemon's ledger, newest first.
+func recentPayments(t *testing.T, state string) []ledger.Summary {
+	t.Helper()
+	var pays []ledger.Summary
+	devSettle(t, state, http.MethodGet, "/payments?limit=10", &pays)
+	return pays
 }
 
 // TestRemoteFacilitatorSettlementPending: a remote facilitator that answers settlement_pending
@@ -179,7 +227,7 @@ func TestRemoteFacilitator(t *testing.T) {
 func TestRemoteFacilitatorSettlementPending(t *testing.T) {
 	facAddr := freeport.Addr(t)
 	cfgPath := filepath.Join(t.TempDir(), "appliance.toml")
-	conf := fmt.Sprintf("[payment]\nfacilitator_url = %q\n[settlement]\nsettle_timeout_seconds = 5\n", "http://"+facAddr)
+	conf := fmt.Sprintf("[payment]\nfacilitator_url = %q\n[settlement]\nsettlement = \"sync\"\nsettle_timeout_seconds = 5\n", "http://"+facAddr)
 	if err := os.WriteFile(cfgPath, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -243,4 +291,55 @@ func TestRemoteFacilitatorSettlementPending(t *testing.T) {
 		t.Fatalf("attempts %v: payer paid %s, payee received %s, want %s once", statuses, paid, received, price)
 	}
 	t.Logf("attempts: %v", statuses)
+}
+
+// TestRemoteFacilitatorOptimistic: with the default optimistic settlement, a call within the
+// exposure caps is delivered against the verified payment (the receipt says so, without a
+// transaction yet), and the settle daemon's queue then settles it through the remote
+// facilitator: the ledger shows it settled with the facilitator's transaction, and the payee
+// holds the price.
+func TestRemoteFacilitatorOptimistic(t *testing.T) {
+	facAddr := freeport.Addr(t)
+	cfgPath := filepath.Join(t.TempDir(), "appliance.toml")
+	conf := fmt.Sprintf("[payment]\nfacilitator_url = %q\n", "http://"+facAddr)
+	if err := os.WriteFile(cfgPath, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startDev(t, "--config", cfgPath)
+	var info devChainInfo
+	devSettle(t, d.state, http.MethodGet, "/dev/chain", &info)
+	keyHex, err := os.ReadFile(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payer, err := settle.LoadKey(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	officialFacilitator(t, facAddr, info, strings.TrimSpace(string(keyHex)))
+	before := usdcBalance(t, info, info.PayTo)
+	res, err := (&pay.Client{Key: payer}).Do(context.Background(), pay.Request{URL: "http://" + d.api + "/v1/fr/tva", Params: map[string]string{"siren": "542065479"}})
+	if err != nil || res.Status != 200 || res.Receipt == nil || !res.Receipt.Success {
+		t.Fatalf("optimistic call: %v %+v", err, res)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		pays := recentPayments(t, d.state)
+		if len(pays) != 1 || (pays[0].Status != ledger.Queued && pays[0].Status != ledger.Broadcast && pays[0].Status != ledger.Settled) {
+			t.Fatalf("ledger: %+v", pays)
+		}
+		if pays[0].Status == ledger.Settled {
+			if pays[0].Tx == "" {
+				t.Fatalf("settled without the facilitator's transaction: %+v", pays[0])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the queue never settled the optimistic payment: %+v", pays[0])
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if got := new(big.Int).Sub(usdcBalance(t, info, info.PayTo), before); got.Cmp(big.NewInt(5_000)) != 0 {
+		t.Fatalf("payee received %s, want the price 5000", got)
+	}
 }

@@ -10,8 +10,9 @@ import (
 )
 
 // TestOperatorSourcesOfEachDeployment checks the dashboard is wired to the ledger and proxyd
-// in the split deployment (clients over Unix sockets) as in dev, and says why when a remote
-// facilitator keeps the ledger: a type the wiring does not know would silently blank a section.
+// in the split deployment (clients over Unix sockets) as in dev, a remote facilitator included
+// (the settle daemon keeps the ledger of its payments): a type the wiring does not know would
+// silently blank a section.
 func TestOperatorSourcesOfEachDeployment(t *testing.T) {
 	settleSock, err := settleclient.New("unix:/run/peage/settle.sock")
 	if err != nil {
@@ -28,7 +29,7 @@ func TestOperatorSourcesOfEachDeployment(t *testing.T) {
 	}{
 		{"split daemons over sockets", config.Default(), deps{payments: settleSock,
 			proxy: learningProxy{Service: proxyclient.New("/run/peage/proxyd.sock")}}, true, true, ""},
-		{"remote facilitator, no proxy", remote, deps{}, false, false, "https://x402.example/facilitator"},
+		{"remote facilitator, no proxy", remote, deps{payments: settleSock}, true, false, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

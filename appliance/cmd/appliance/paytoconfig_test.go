@@ -46,7 +46,7 @@ func TestSetupMissing(t *testing.T) {
 		{"fresh box", "", "", "", []string{"payment.pay_to", "settle.rpc_url"}},
 		{"zero payout", "0x0000000000000000000000000000000000000000", "http://rpc", "", []string{"payment.pay_to"}},
 		{"no endpoint", addr, "", "", []string{"settle.rpc_url"}},
-		{"remote facilitator needs no endpoint", addr, "", "https://facilitator.example", nil},
+		{"remote facilitator still needs the endpoint (the settle daemon reads the chain)", addr, "", "https://facilitator.example", []string{"settle.rpc_url"}},
 		{"set up", addr, "http://rpc", "", nil},
 	}
 	for _, c := range cases {

@@ -15,14 +15,14 @@ import (
 )
 
 // setupMissing lists what first-boot setup has not provided yet, as the API daemon sees it:
-// the payout address, and the payment network's endpoint unless a remote facilitator settles.
+// the payout address and the payment network's endpoint.
 // The box starts without them; its paid routes answer 503 naming them (gateSetup).
 func setupMissing(cfg config.Config) []string {
 	var m []string
 	if settle.PayToUnset(cfg.Payment.PayTo) {
 		m = append(m, "the payout address (config key payment.pay_to, or `appliance firstboot --pay-to`)")
 	}
-	if cfg.Settlement.Facilitator == "" && cfg.Settle.RPCURL == "" {
+	if cfg.Settle.RPCURL == "" { // the settle daemon reads the chain even when a remote facilitator settles
 		m = append(m, "the payment network's JSON-RPC endpoint (config key settle.rpc_url)")
 	}
 	return m
