@@ -1,4 +1,4 @@
-// Command devchain serves the embedded dev chain (settle/devchain: test USDC with Base's
+// Command devchain serves the embedded dev chain (settle/devchain: Circle's USDC with Base's
 // EIP-712 domain, a funded gas key) over JSON-RPC on a loopback port, for an appliance running
 // elsewhere: image-test boots the image under QEMU and points the box's settle daemon at it
 // (QEMU's user network shows the host's loopback to the guest as 10.0.2.2).
