@@ -55,12 +55,14 @@ type Config struct {
 	ClaimWithdrawMarginSeconds int    `toml:"claim_withdraw_margin_seconds"`
 }
 
-// Claim policy defaults and bounds. A claim costs about the same gas whatever it carries, so the
-// minimum (1 USDC, 200 MICRO calls) spreads it; the margin leaves the claimer at least one
+// Claim policy defaults and bounds. A claim round costs about the same gas whatever it carries,
+// so the minimum spreads it: 2.5 USDC (500 MICRO calls) keeps a round of one channel, claim and
+// sweep with their L1 data fee, under 0.2% of the calls it carries on Circle's USDC at 0.01 gwei
+// (ops/bench/batch; its run in docs/gas.md asks 2.01 USDC); the margin leaves the claimer at least one
 // look and a receipt wait before the shortest withdrawal delay (15 min) runs out.
 const (
 	DefaultClaimInterval       = 5 * time.Minute
-	DefaultClaimMinValue       = 1_000_000
+	DefaultClaimMinValue       = 2_500_000
 	DefaultClaimWithdrawMargin = 10 * time.Minute
 	maxClaimInterval           = 24 * time.Hour
 )
