@@ -20,6 +20,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"text/tabwriter"
@@ -40,9 +42,30 @@ import (
 func main() {
 	workers := flag.Int("workers", 16, "concurrent callers (each voucher caller has its own channel)")
 	calls := flag.Int("calls", 150, "timed calls per caller")
+	blockProfile := flag.String("blockprofile", "", "write where goroutines waited (runtime block profile, all modes) to this file, for go tool pprof")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (all modes) to this file")
 	flag.Parse()
-	if err := run(*workers, *calls); err != nil {
+	if *blockProfile != "" {
+		runtime.SetBlockProfileRate(1)
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench load:", err)
+			os.Exit(1)
+		}
+		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+	}
+	err := run(*workers, *calls)
+	if err == nil && *blockProfile != "" {
+		err = writeProfile("block", *blockProfile)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench load:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
@@ -137,7 +160,7 @@ func load(ctx context.Context, dev *settle.Dev, fc *client.Client, cfg paywall.C
 	go func() { done <- srv.Serve(sctx, ln) }()
 	defer func() {
 		stop()
-		if err := <-done; err != nil && !errors.Is(err, net.ErrClosed) {
+		if err := <-done; err != nil && !errors.Is(err, net.ErrClosed) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			fmt.Fprintln(os.Stderr, "serve:", err)
 		}
 	}()
@@ -287,6 +310,18 @@ func call(hc *http.Client, base, h string) (time.Duration, error) {
 		return d, fmt.Errorf("answered %d %s", resp.StatusCode, reason)
 	}
 	return d, nil
+}
+
+func writeProfile(name, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
