@@ -63,8 +63,8 @@ type DevOptions struct {
 const DevClaimInterval = 30 * time.Second
 
 // DevClaimPolicy is the claimer's policy of `appliance dev`: the configured one, except that an
-// interval and a minimum left at their production defaults (5 minutes, 1 USDC: a dev user would
-// wait long for a claim) become DevClaimInterval and no minimum.
+// interval and minimums left at their production defaults (5 minutes, 2.5 USDC a round, 0.5 USDC
+// a channel: a dev user would wait long for a claim) become DevClaimInterval and no minimum.
 func DevClaimPolicy(c Config) (ClaimPolicy, error) {
 	def := DefaultConfig()
 	if c.ClaimIntervalSeconds == def.ClaimIntervalSeconds {
@@ -72,6 +72,9 @@ func DevClaimPolicy(c Config) (ClaimPolicy, error) {
 	}
 	if c.ClaimMinValue == def.ClaimMinValue {
 		c.ClaimMinValue = 0
+	}
+	if c.ClaimMinChannelValue == def.ClaimMinChannelValue {
+		c.ClaimMinChannelValue = 0
 	}
 	return c.ClaimPolicy()
 }
