@@ -72,6 +72,9 @@ type Chain struct {
 	RPCURL     string // "" unless Options.HTTP
 
 	mintMu sync.Mutex
+	// sealMu serialises the blocks sealed by automine, Commit and AdjustTime: go-ethereum's
+	// simulated beacon keeps its last block time unguarded, so two seals at once race.
+	sealMu sync.Mutex
 	auto   *automine
 }
 
@@ -140,7 +143,7 @@ func Start(ctx context.Context, o Options) (*Chain, error) {
 	}
 	if !o.ManualMine {
 		c.auto = newAutomine(sim.Client(), func() uint64 {
-			sim.Commit()
+			c.seal()
 			h, err := sim.Client().HeaderByNumber(context.Background(), nil)
 			if err != nil {
 				return uint64(time.Now().Unix())
@@ -161,12 +164,21 @@ func Start(ctx context.Context, o Options) (*Chain, error) {
 func (c *Chain) Client() simulated.Client { return c.client }
 
 // Commit seals a block with the pending transactions.
-func (c *Chain) Commit() { c.sim.Commit() }
+func (c *Chain) Commit() { c.seal() }
+
+func (c *Chain) seal() {
+	c.sealMu.Lock()
+	defer c.sealMu.Unlock()
+	c.sim.Commit()
+}
 
 // AdjustTime moves chain time forward by d and seals a block (tests of timed withdrawals);
 // automine then paces blocks against the wall clock shifted by the same amount.
 func (c *Chain) AdjustTime(d time.Duration) error {
-	if err := c.sim.AdjustTime(d); err != nil {
+	c.sealMu.Lock()
+	err := c.sim.AdjustTime(d)
+	c.sealMu.Unlock()
+	if err != nil {
 		return err
 	}
 	if c.auto != nil {
@@ -194,7 +206,7 @@ func (c *Chain) deploy(ctx context.Context, dir string) error {
 	d, err := fiattoken.Deploy(ctx, c.sim.Client(), c.Deployer, big.NewInt(ChainID), dir,
 		fiattoken.Metadata{Name: TokenName, Symbol: "USDC", Currency: "USD", Decimals: 6},
 		fiattoken.Roles{ProxyAdmin: c.ProxyAdmin, MasterMinter: me, Pauser: me, Blacklister: me, Owner: me, LostAndFound: me, Minter: me},
-		func() { c.sim.Commit() })
+		c.seal)
 	if err != nil {
 		return fmt.Errorf("deploy USDC: %w", err)
 	}
@@ -255,7 +267,7 @@ func (c *Chain) Balance(ctx context.Context, who common.Address) (*big.Int, erro
 // manual: setup transactions must land before the chain is handed out.
 func (c *Chain) mined(ctx context.Context, tx *types.Transaction) error {
 	if c.auto == nil {
-		c.sim.Commit()
+		c.seal()
 	}
 	for {
 		r, err := c.client.TransactionReceipt(ctx, tx.Hash())
