@@ -74,7 +74,7 @@ func run(ctx context.Context, envPath, keyPath, rpcHost string) error {
 	if err := os.WriteFile(keyPath, []byte(hex.EncodeToString(crypto.FromECDSA(ch.Hot))+"\n"), 0o600); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "devchain: JSON-RPC on %s (chain %d, test USDC %s), appliance settings in %s\n",
+	fmt.Fprintf(os.Stderr, "devchain: JSON-RPC on %s (chain %d, USDC %s), appliance settings in %s\n",
 		ch.RPCURL, devchain.ChainID, ch.USDC.Hex(), envPath)
 	<-ctx.Done()
 	return nil
