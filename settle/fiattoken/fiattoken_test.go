@@ -115,8 +115,10 @@ func TestDevChainTokenIsCircles(t *testing.T) {
 
 // Base's range for a USDC transferWithAuthorization (x402 exact's settlement) to a recipient
 // that already holds USDC. Source: the receipt of an x402 settlement on Base mainnet's USDC
-// (0x833589fC…2913) recorded in /work/shared/research/upstreams-other.md §1.5, gasUsed 0x1243a =
-// 74,810, with the (v,r,s) overload. The range is that figure ±20%, what the calldata's zero
+// (0x833589fC…2913) given in the project's research notes (shared/research/upstreams-other.md
+// §1.5; its hashes are abbreviated there, so it cannot be looked up again), gasUsed 0x1243a =
+// 74,810, with the (v,r,s) overload. No fuller recording was found with the search tools. The
+// range is that figure ±20%, what the calldata's zero
 // bytes, a cold or warm payer nonce slot and the EIP-712 digest leave to vary; a new recipient
 // adds one zero-to-nonzero balance slot (EIP-2200: 20,000 instead of 2,900), so its range is
 // shifted by 17,100.
