@@ -24,6 +24,10 @@ type ClaimPolicy struct {
 	// MinClaimable: claim only once the unclaimed total over all channels reaches this (atomic
 	// units), so a claim's gas is spread over many calls.
 	MinClaimable uint64
+	// MinChannelClaimable: a channel joins a round only with at least this unclaimed (or its
+	// withdrawal due): each channel adds its own share of the claim's gas, which a channel
+	// carrying a few calls would not cover.
+	MinChannelClaimable uint64
 	// WithdrawMargin: a channel whose payer has started a timed withdrawal is claimed whatever
 	// MinClaimable once its withdrawal can finalize within this margin (its vouchers become
 	// worthless then); 0 claims it at the first look after the withdrawal is seen.
@@ -105,6 +109,10 @@ func (f *Facilitator) claimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport
 		if claim <= c.TotalClaimed {
 			continue
 		}
+		due := p.withdrawalDue(&c, f.o.Now())
+		if claim-c.TotalClaimed < p.MinChannelClaimable && !due {
+			continue
+		}
 		sig, err := batch.ParseBytes(c.Signature)
 		if err != nil {
 			continue
@@ -112,7 +120,7 @@ func (f *Facilitator) claimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport
 		rows = append(rows, ClaimRow{Config: *cfg, Max: new(big.Int).SetUint64(c.SignedMax), Signature: sig, Claim: new(big.Int).SetUint64(claim)})
 		ids = append(ids, c.ID)
 		unclaimed += claim - c.TotalClaimed
-		urgent = urgent || p.withdrawalDue(&c, f.o.Now())
+		urgent = urgent || due
 	}
 	if len(rows) > 0 && (urgent || unclaimed >= p.MinClaimable) {
 		record := func(tx *types.Transaction) error {

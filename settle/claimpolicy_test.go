@@ -23,7 +23,8 @@ import (
 // its key.
 func TestClaimPolicyConfig(t *testing.T) {
 	p, err := DefaultConfig().ClaimPolicy()
-	if err != nil || p.Interval != DefaultClaimInterval || p.MinClaimable != DefaultClaimMinValue || p.WithdrawMargin != DefaultClaimWithdrawMargin {
+	if err != nil || p.Interval != DefaultClaimInterval || p.MinClaimable != DefaultClaimMinValue || p.MinChannelClaimable != DefaultClaimMinChannel ||
+		p.WithdrawMargin != DefaultClaimWithdrawMargin {
 		t.Fatalf("defaults: %+v %v", p, err)
 	}
 	for _, tc := range []struct {
@@ -89,6 +90,7 @@ func TestClaimPolicyKnobs(t *testing.T) {
 		withdraw  bool
 		later     time.Duration // facilitator clock ahead of the chain's
 		wantClaim bool
+		claimed   uint64 // value claimed when not all 4 × price
 	}{
 		{name: "unclaimed below the minimum", policy: ClaimPolicy{MinClaimable: 5 * price}},
 		{name: "unclaimed at the minimum", policy: ClaimPolicy{MinClaimable: 4 * price}, wantClaim: true},
@@ -98,6 +100,10 @@ func TestClaimPolicyKnobs(t *testing.T) {
 		{name: "wider margin covers the same moment", policy: ClaimPolicy{MinClaimable: 100 * price, WithdrawMargin: 20 * time.Minute}, withdraw: true, wantClaim: true},
 		{name: "zero margin: claimed at first sight", policy: ClaimPolicy{MinClaimable: 100 * price}, withdraw: true, wantClaim: true},
 		{name: "no withdrawal: the margin does nothing", policy: ClaimPolicy{MinClaimable: 100 * price, WithdrawMargin: time.Hour}, later: time.Hour},
+		{name: "a channel under its minimum waits", policy: ClaimPolicy{MinChannelClaimable: 2 * price}, wantClaim: true, claimed: 3 * price},
+		{name: "channels at their minimum are claimed", policy: ClaimPolicy{MinChannelClaimable: price}, wantClaim: true},
+		{name: "the round's minimum counts the channels that join", policy: ClaimPolicy{MinClaimable: 4 * price, MinChannelClaimable: 2 * price}},
+		{name: "a channel under its minimum with its withdrawal due", policy: ClaimPolicy{MinChannelClaimable: 2 * price}, withdraw: true, wantClaim: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newBatchEnv(t)
@@ -112,6 +118,9 @@ func TestClaimPolicyKnobs(t *testing.T) {
 			want := uint64(0)
 			if tc.wantClaim {
 				want = 4 * price
+				if tc.claimed != 0 {
+					want = tc.claimed
+				}
 			}
 			if rep.Claimed.Uint64() != want || rep.Swept.Uint64() != want || (rep.ClaimTx != "") != tc.wantClaim {
 				t.Fatalf("claimed %s swept %s tx %q, want %d", rep.Claimed, rep.Swept, rep.ClaimTx, want)

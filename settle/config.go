@@ -57,15 +57,21 @@ type Config struct {
 	// withdrawal can finalize its channel is claimed whatever that minimum.
 	ClaimIntervalSeconds       int    `toml:"claim_interval_seconds"`
 	ClaimMinValue              uint64 `toml:"claim_min_value"`
+	ClaimMinChannelValue       uint64 `toml:"claim_min_channel_value"`
 	ClaimWithdrawMarginSeconds int    `toml:"claim_withdraw_margin_seconds"`
 }
 
-// Claim policy defaults and bounds. A claim costs about the same gas whatever it carries, so the
-// minimum (1 USDC, 200 MICRO calls) spreads it; the margin leaves the claimer at least one
+// Claim policy defaults and bounds. A claim round costs about the same gas whatever it carries,
+// so the minimum spreads it: 2.5 USDC (500 MICRO calls) keeps a round of one channel, claim and
+// sweep with their L1 data fee, under 0.2% of the calls it carries on Circle's USDC at 0.01 gwei
+// (ops/bench/batch; its run in docs/gas.md asks 2.01 USDC). Each channel adds its share of the
+// claim's gas, so a channel joins a round only with 0.5 USDC unclaimed (the bench asks 0.405),
+// or its withdrawal due; the margin leaves the claimer at least one
 // look and a receipt wait before the shortest withdrawal delay (15 min) runs out.
 const (
 	DefaultClaimInterval       = 5 * time.Minute
-	DefaultClaimMinValue       = 1_000_000
+	DefaultClaimMinValue       = 2_500_000
+	DefaultClaimMinChannel     = 500_000
 	DefaultClaimWithdrawMargin = 10 * time.Minute
 	maxClaimInterval           = 24 * time.Hour
 )
@@ -77,7 +83,7 @@ func DefaultConfig() Config {
 		ExposureCap: 1_000_000, TotalExposureCap: 20_000_000, SettleMargin: DefaultSettleMargin,
 		ReceiptTimeoutSeconds: 90, ReplaceAfterSeconds: 30,
 		ClaimIntervalSeconds: int(DefaultClaimInterval / time.Second), ClaimMinValue: DefaultClaimMinValue,
-		ClaimWithdrawMarginSeconds: int(DefaultClaimWithdrawMargin / time.Second),
+		ClaimMinChannelValue: DefaultClaimMinChannel, ClaimWithdrawMarginSeconds: int(DefaultClaimWithdrawMargin / time.Second),
 	}
 }
 
@@ -97,7 +103,7 @@ func (c Config) ClaimPolicy() (ClaimPolicy, error) {
 	if err := errors.Join(errs...); err != nil {
 		return ClaimPolicy{}, err
 	}
-	return ClaimPolicy{Interval: interval, MinClaimable: c.ClaimMinValue, WithdrawMargin: margin}, nil
+	return ClaimPolicy{Interval: interval, MinClaimable: c.ClaimMinValue, MinChannelClaimable: c.ClaimMinChannelValue, WithdrawMargin: margin}, nil
 }
 
 // Validate reports what is missing or wrong, naming the key.

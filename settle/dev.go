@@ -23,7 +23,7 @@ import (
 	"github.com/peage/appliance/settle/x402"
 )
 
-// Dev is the facilitator of `appliance dev`: an embedded chain with the test USDC, a funded
+// Dev is the facilitator of `appliance dev`: an embedded chain with Circle's USDC, a funded
 // demo payer, and the facilitator API on a Unix socket in the state directory.
 type Dev struct {
 	Chain        *devchain.Chain
@@ -31,7 +31,7 @@ type Dev struct {
 	Socket       string // facilitator API (plus POST /dev/faucet)
 	Network      string
 	ChainID      uint64
-	Asset        string // test USDC address
+	Asset        string // the USDC proxy's address
 	TokenName    string
 	TokenVersion string
 	PayTo        string
@@ -66,8 +66,8 @@ type DevOptions struct {
 const DevClaimInterval = 30 * time.Second
 
 // DevClaimPolicy is the claimer's policy of `appliance dev`: the configured one, except that an
-// interval and a minimum left at their production defaults (5 minutes, 1 USDC: a dev user would
-// wait long for a claim) become DevClaimInterval and no minimum.
+// interval and minimums left at their production defaults (5 minutes, 2.5 USDC a round, 0.5 USDC
+// a channel: a dev user would wait long for a claim) become DevClaimInterval and no minimum.
 func DevClaimPolicy(c Config) (ClaimPolicy, error) {
 	def := DefaultConfig()
 	if c.ClaimIntervalSeconds == def.ClaimIntervalSeconds {
@@ -75,6 +75,9 @@ func DevClaimPolicy(c Config) (ClaimPolicy, error) {
 	}
 	if c.ClaimMinValue == def.ClaimMinValue {
 		c.ClaimMinValue = 0
+	}
+	if c.ClaimMinChannelValue == def.ClaimMinChannelValue {
+		c.ClaimMinChannelValue = 0
 	}
 	return c.ClaimPolicy()
 }
@@ -163,8 +166,8 @@ func (d *Dev) Addr() string { return "unix:" + d.Socket }
 
 // HowToPay is the text `appliance dev` prints.
 func (d *Dev) HowToPay(baseURL string) string {
-	return fmt.Sprintf(`Embedded chain %s (test USDC %s, EIP-712 %q v%s); payments go to %s.
-Demo payer %s holds %d.%06d test USDC; its key is in %s.
+	return fmt.Sprintf(`Embedded chain %s (USDC %s, EIP-712 %q v%s); payments go to %s.
+Demo payer %s holds %d.%06d USDC; its key is in %s.
 Pay for a call:   appliance pay --key %s GET %s/v1/fr/tva siren=542065479
 Top up any address (dev only): curl --unix-socket %s -d '{"address":"0x...","amount":"10000000"}' http://settle/dev/faucet
 Batch-settlement (receiver authorizer %s): %s; claim and sweep now: curl --unix-socket %s -X POST http://settle/dev/claim
@@ -217,7 +220,7 @@ type faucetRequest struct {
 	Amount  string `json:"amount"` // atomic units; at most devchain.FaucetMax
 }
 
-// FaucetHandler mints test USDC on the dev chain (POST {"address","amount"}). Dev only: a
+// FaucetHandler mints USDC on the dev chain (POST {"address","amount"}). Dev only: a
 // production facilitator has no minter.
 func FaucetHandler(ch *devchain.Chain) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

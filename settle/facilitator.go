@@ -220,6 +220,12 @@ func (f *Facilitator) Channels() *ledger.Channels { return f.channels }
 // Ledger exposes the ledger for reporting.
 func (f *Facilitator) Ledger() *ledger.Ledger { return f.ledger }
 
+// LedgerFsyncs counts the fsyncs of the facilitator's journals (payments, channels, batch
+// transactions) so far.
+func (f *Facilitator) LedgerFsyncs() uint64 {
+	return f.ledger.Fsyncs() + f.channels.Fsyncs() + f.spends.Fsyncs()
+}
+
 // Signer is the hot key's address.
 func (f *Facilitator) Signer() common.Address { return f.sender.Address() }
 

@@ -355,13 +355,18 @@ func TestOptimisticQueueSettlesAndCapsExposure(t *testing.T) {
 		s, _ := e.f.Complete(ctx, ids[3], x402.ModeOptimistic)
 		done <- s
 	}()
+	// Blocks are sealed only once all four transactions are in the pool: the fourth's is there
+	// once its completion has chosen how to settle. Sealing earlier would let the queue settle
+	// the first three, and the fourth, no longer over the cap, rightly go optimistic.
 	var s x402.SettlementResponse
 	for loop := true; loop; {
 		select {
 		case s = <-done:
 			loop = false
 		case <-time.After(10 * time.Millisecond):
-			e.ch.Commit()
+			if n, err := e.ch.Client().PendingTransactionCount(ctx); err == nil && n >= 4 {
+				e.ch.Commit()
+			}
 		}
 	}
 	if !s.Success || s.Transaction == "" {

@@ -170,7 +170,7 @@ func inBackground(call func() answer) <-chan answer {
 	return out
 }
 
-// fundedKey is a fresh payer holding amount of the test USDC (and no ether: it only signs).
+// fundedKey is a fresh payer holding amount of the dev chain's USDC (and no ether: it only signs).
 func (hw *heldWorld) fundedKey(t *testing.T, amount uint64) *ecdsa.PrivateKey {
 	t.Helper()
 	k, _ := crypto.GenerateKey()

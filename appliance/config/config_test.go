@@ -67,10 +67,10 @@ func TestLoad(t *testing.T) {
 		{name: "bad free share", file: "[browserfarm]\nfree_share = 1.5\n", wantErr: "config key browserfarm.free_share"},
 		{name: "bad claim interval", file: "[settle]\nclaim_interval_seconds = 0\n", wantErr: "config key settle.claim_interval_seconds"},
 		{name: "claim margin shorter than a look and a receipt wait", file: "[settle]\nclaim_interval_seconds = 600\nclaim_withdraw_margin_seconds = 600\n", wantErr: "config key settle.claim_withdraw_margin_seconds"},
-		{name: "claim policy from file", file: "[settle]\nclaim_interval_seconds = 30\nclaim_min_value = 5000\nclaim_withdraw_margin_seconds = 200\n",
+		{name: "claim policy from file", file: "[settle]\nclaim_interval_seconds = 30\nclaim_min_value = 5000\nclaim_min_channel_value = 700\nclaim_withdraw_margin_seconds = 200\n",
 			check: func(c Config) bool {
 				p, err := c.Settle.ClaimPolicy()
-				return err == nil && p.Interval == 30*time.Second && p.MinClaimable == 5000 && p.WithdrawMargin == 200*time.Second
+				return err == nil && p.Interval == 30*time.Second && p.MinClaimable == 5000 && p.MinChannelClaimable == 700 && p.WithdrawMargin == 200*time.Second
 			}},
 		// 2.5 USDC of inboxes hold 3.05 GiB of bodies: the default must be above that.
 		{name: "inbox budget above what 2.5 USDC buys", check: func(c Config) bool { return c.Inbox.BudgetBytes >= 8<<30 }},

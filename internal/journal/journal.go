@@ -57,6 +57,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -160,6 +161,7 @@ type Journal struct {
 
 	truncated   int64 // bytes dropped at Open, for tests and metrics
 	quarantined int64 // records a replay rejected and copied aside
+	fsyncs      atomic.Uint64
 }
 
 // magic header record payloads (distinguishable from user records by prefix).
@@ -486,8 +488,13 @@ func (j *Journal) sink(f *os.File) io.Writer {
 // (Options.RawIO where the kernel offers AIO fsync).
 func (j *Journal) AsyncFsync() bool { return j.aio != nil }
 
+// Fsyncs counts the fsyncs of the log so far (group commit shares one among appenders): the
+// benches report them per call.
+func (j *Journal) Fsyncs() uint64 { return j.fsyncs.Load() }
+
 // fsync makes f durable: through AIO or by a raw system call under Options.RawIO.
 func (j *Journal) fsync(f *os.File) error {
+	j.fsyncs.Add(1)
 	if j.aio != nil {
 		return j.aio.fsync(f)
 	}

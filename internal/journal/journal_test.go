@@ -409,3 +409,32 @@ func TestTooLarge(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestFsyncsCounted: the count the benches report per call is one fsync per durable append
+// when appends come one at a time, none when the policy never syncs, under both fsync paths.
+func TestFsyncsCounted(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		sync Sync
+		raw  bool
+		want uint64
+	}{
+		{"always", SyncAlways, false, 5},
+		{"always raw", SyncAlways, true, 5},
+		{"never", SyncNever, false, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := openRaw(t, t.TempDir(), c.sync, c.raw)
+			defer j.Close()
+			before := j.Fsyncs()
+			for i := range 5 {
+				if err := j.Append([]byte{byte(i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := j.Fsyncs() - before; got != c.want {
+				t.Fatalf("%d fsyncs for 5 appends, want %d", got, c.want)
+			}
+		})
+	}
+}

@@ -22,7 +22,7 @@ func transferCall(t *testing.T, ch *devchain.Chain, amount int64) chain.Call {
 	return chain.Call{To: ch.USDC, Data: usdc.NewTestUSDC().PackTransfer(crypto.PubkeyToAddress(to.PublicKey), big.NewInt(amount))}
 }
 
-// fundedChain starts an embedded chain whose hot key holds minted test USDC to send.
+// fundedChain starts an embedded chain whose hot key holds minted USDC to send.
 func fundedChain(t *testing.T, o devchain.Options) *devchain.Chain {
 	t.Helper()
 	testenv.NeedsChain(t)

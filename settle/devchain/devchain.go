@@ -1,5 +1,6 @@
 // Package devchain runs the embedded EVM chain of `appliance dev` and of the tests: go-ethereum's
-// simulated backend with the test USDC deployed, the batch-settlement contracts at their
+// simulated backend with Circle's USDC (FiatToken v2.2 behind its proxy, settle/fiattoken)
+// deployed as Circle deploys it, the batch-settlement contracts at their
 // canonical addresses, a funded demo payer, a gas-paying hot key, and
 // a dev-only faucet. Transactions are mined as they arrive (automine) unless the caller asks to
 // mine by hand, which tests use to hold a transaction between broadcast and receipt.
@@ -28,6 +29,7 @@ import (
 
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/chain"
+	"github.com/peage/appliance/settle/fiattoken"
 	"github.com/peage/appliance/settle/usdc"
 )
 
@@ -60,17 +62,24 @@ type Options struct {
 type Chain struct {
 	sim      *simulated.Backend
 	client   simulated.Client
-	Deployer *ecdsa.PrivateKey // deploys the token and mints (the faucet)
+	Deployer *ecdsa.PrivateKey // deploys the token and holds its roles (owner, master minter, minter: the faucet)
 	Payer    *ecdsa.PrivateKey // the demo payer, funded with PayerFunds
 	Hot      *ecdsa.PrivateKey // the facilitator's gas-paying key
-	USDC     common.Address
-	RPCURL   string // "" unless Options.HTTP
+	USDC     common.Address    // the token's proxy
+	// ProxyAdmin administers the token's proxy (upgrades); Circle keeps it apart from every
+	// other role because the proxy does not forward its calls to the token.
+	ProxyAdmin common.Address
+	RPCURL     string // "" unless Options.HTTP
 
 	mintMu sync.Mutex
+	// sealMu serialises the blocks sealed by automine, Commit and AdjustTime: go-ethereum's
+	// simulated beacon keeps its last block time unguarded, so two seals at once race.
+	sealMu sync.Mutex
 	auto   *automine
 }
 
-// Start creates the chain, deploys the test USDC and funds the demo payer.
+// Start creates the chain, deploys Circle's USDC and funds the demo payer. The token's
+// artifacts come from settle/npm (fiattoken.Locate); without them Start fails.
 func Start(ctx context.Context, o Options) (*Chain, error) {
 	keys := []*ecdsa.PrivateKey{o.Deployer, o.Payer, o.Hot}
 	for i := range keys {
@@ -91,7 +100,15 @@ func Start(ctx context.Context, o Options) (*Chain, error) {
 	// the official client works unchanged.
 	alloc[batch.SettlementAddress] = types.Account{Code: common.FromHex(strings.TrimSpace(usdc.BatchSettlementRuntime)), Balance: new(big.Int)}
 	alloc[batch.ERC3009CollectorAddress] = types.Account{Code: common.FromHex(strings.TrimSpace(usdc.DepositCollectorRuntime)), Balance: new(big.Int)}
-	var opts []func(*node.Config, *ethconfig.Config)
+	// go-ethereum's dev chain starts on every fork it knows, Bogota included, whose EIP-8037
+	// and EIP-8038 reprice state writes and reads (a USDC transfer costs about 2.5 times what
+	// it costs on Base). Base runs the OP Stack's Osaka rules: the chain stops there, so the
+	// gas the benches report is Base's.
+	opts := []func(*node.Config, *ethconfig.Config){func(_ *node.Config, ec *ethconfig.Config) {
+		cfg := *ec.Genesis.Config
+		cfg.AmsterdamTime, cfg.BogotaTime = nil, nil
+		ec.Genesis.Config = &cfg
+	}}
 	rpcURL := ""
 	if o.HTTP {
 		// The simulated backend hides its node, so the port is chosen here rather than read back.
@@ -107,12 +124,26 @@ func Start(ctx context.Context, o Options) (*Chain, error) {
 			nc.HTTPModules = []string{"eth", "net", "web3"}
 		})
 	}
+	dir, err := fiattoken.Locate()
+	if err != nil {
+		return nil, err
+	}
+	admin, err := crypto.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
 	sim := simulated.NewBackend(alloc, opts...)
-	c := &Chain{sim: sim, Deployer: keys[0], Payer: keys[1], Hot: keys[2]}
+	c := &Chain{sim: sim, Deployer: keys[0], Payer: keys[1], Hot: keys[2], ProxyAdmin: crypto.PubkeyToAddress(admin.PublicKey)}
 	c.client = sim.Client()
+	// The token goes in before automine starts, its dozen transactions sealed in one block:
+	// a block each would run chain time seconds ahead of the clock.
+	if err := c.deploy(ctx, dir); err != nil {
+		_ = sim.Close()
+		return nil, err
+	}
 	if !o.ManualMine {
 		c.auto = newAutomine(sim.Client(), func() uint64 {
-			sim.Commit()
+			c.seal()
 			h, err := sim.Client().HeaderByNumber(context.Background(), nil)
 			if err != nil {
 				return uint64(time.Now().Unix())
@@ -122,10 +153,6 @@ func Start(ctx context.Context, o Options) (*Chain, error) {
 		c.client = c.auto
 	}
 	c.RPCURL = rpcURL
-	if err := c.deploy(ctx); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
 	if err := c.Mint(ctx, c.PayerAddress(), PayerFunds); err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("fund payer: %w", err)
@@ -137,12 +164,21 @@ func Start(ctx context.Context, o Options) (*Chain, error) {
 func (c *Chain) Client() simulated.Client { return c.client }
 
 // Commit seals a block with the pending transactions.
-func (c *Chain) Commit() { c.sim.Commit() }
+func (c *Chain) Commit() { c.seal() }
+
+func (c *Chain) seal() {
+	c.sealMu.Lock()
+	defer c.sealMu.Unlock()
+	c.sim.Commit()
+}
 
 // AdjustTime moves chain time forward by d and seals a block (tests of timed withdrawals);
 // automine then paces blocks against the wall clock shifted by the same amount.
 func (c *Chain) AdjustTime(d time.Duration) error {
-	if err := c.sim.AdjustTime(d); err != nil {
+	c.sealMu.Lock()
+	err := c.sim.AdjustTime(d)
+	c.sealMu.Unlock()
+	if err != nil {
 		return err
 	}
 	if c.auto != nil {
@@ -165,18 +201,16 @@ func (c *Chain) PayerAddress() common.Address { return crypto.PubkeyToAddress(c.
 // HotAddress is the facilitator key's address.
 func (c *Chain) HotAddress() common.Address { return crypto.PubkeyToAddress(c.Hot.PublicKey) }
 
-func (c *Chain) deploy(ctx context.Context) error {
-	opts := bind.NewKeyedTransactor(c.Deployer, big.NewInt(ChainID))
-	opts.Context = ctx
-	tok := usdc.NewTestUSDC()
-	addr, tx, err := bind.DeployContract(opts, common.FromHex(usdc.TestUSDCMetaData.Bin), c.client, tok.PackConstructor(TokenName, TokenVersion))
+func (c *Chain) deploy(ctx context.Context, dir string) error {
+	me := crypto.PubkeyToAddress(c.Deployer.PublicKey)
+	d, err := fiattoken.Deploy(ctx, c.sim.Client(), c.Deployer, big.NewInt(ChainID), dir,
+		fiattoken.Metadata{Name: TokenName, Symbol: "USDC", Currency: "USD", Decimals: 6},
+		fiattoken.Roles{ProxyAdmin: c.ProxyAdmin, MasterMinter: me, Pauser: me, Blacklister: me, Owner: me, LostAndFound: me, Minter: me},
+		c.seal)
 	if err != nil {
-		return fmt.Errorf("deploy test USDC: %w", err)
+		return fmt.Errorf("deploy USDC: %w", err)
 	}
-	if err := c.mined(ctx, tx); err != nil {
-		return fmt.Errorf("deploy test USDC: %w", err)
-	}
-	c.USDC = addr
+	c.USDC = d.Proxy
 	return nil
 }
 
@@ -193,7 +227,8 @@ func (c *Chain) DeployWallet(ctx context.Context, owner common.Address) (common.
 	return addr, c.mined(ctx, tx)
 }
 
-// Mint is the faucet: it creates amount atomic units of test USDC for to.
+// Mint is the faucet: the deployer, the token's minter, mints amount atomic units for to.
+// (FiatToken's mint has the test USDC's signature, so its binding encodes the call.)
 func (c *Chain) Mint(ctx context.Context, to common.Address, amount uint64) error {
 	c.mintMu.Lock()
 	defer c.mintMu.Unlock()
@@ -222,7 +257,7 @@ func (c *Chain) CancelAuthorization(ctx context.Context, authorizer common.Addre
 	return c.mined(ctx, tx)
 }
 
-// Balance reads the test USDC balance of who.
+// Balance reads the USDC balance of who.
 func (c *Chain) Balance(ctx context.Context, who common.Address) (*big.Int, error) {
 	return chain.Reader{B: c.client}.BalanceOf(ctx, c.USDC, who)
 }
@@ -232,7 +267,7 @@ func (c *Chain) Balance(ctx context.Context, who common.Address) (*big.Int, erro
 // manual: setup transactions must land before the chain is handed out.
 func (c *Chain) mined(ctx context.Context, tx *types.Transaction) error {
 	if c.auto == nil {
-		c.sim.Commit()
+		c.seal()
 	}
 	for {
 		r, err := c.client.TransactionReceipt(ctx, tx.Hash())

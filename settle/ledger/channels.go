@@ -128,6 +128,9 @@ type ChannelOptions struct {
 	Expired func(id string, v any)
 }
 
+// Fsyncs counts the fsyncs of the channels journal.
+func (c *Channels) Fsyncs() uint64 { return c.j.Fsyncs() }
+
 // OpenChannels replays the channel journal (the last record of a channel wins) and compacts it.
 func OpenChannels(o ChannelOptions) (*Channels, error) {
 	j, err := journal.Open(journal.Options{Dir: o.Dir, Name: "channels", Sync: o.Sync, Logger: o.Logger})

@@ -607,6 +607,9 @@ type Stats struct {
 	Gas        uint64    `json:"gas,omitempty"` // gas units of the same transactions
 }
 
+// Fsyncs counts the fsyncs of the payments journal.
+func (l *Ledger) Fsyncs() uint64 { return l.j.Fsyncs() }
+
 // Stats sums the ledger's payments by status and its mined transactions' gas by UTC day, days
 // ascending.
 func (l *Ledger) Stats() Stats {

@@ -55,6 +55,9 @@ type Spends struct {
 	recs map[string]Spend
 }
 
+// Fsyncs counts the fsyncs of the batch transactions journal.
+func (s *Spends) Fsyncs() uint64 { return s.j.Fsyncs() }
+
 // OpenSpends replays the journal and compacts it.
 func OpenSpends(dir string, sync journal.Sync, log *slog.Logger) (*Spends, error) {
 	j, err := journal.Open(journal.Options{Dir: dir, Name: "batchtx", Sync: sync, Logger: log})

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register("dev", "run everything in one process on loopback: API, settle on an embedded chain with test USDC, proxyd, browser farm", runDev)
+	register("dev", "run everything in one process on loopback: API, settle on an embedded chain with Circle's USDC, proxyd, browser farm", runDev)
 }
 
 func runDev(ctx context.Context, args []string) error {

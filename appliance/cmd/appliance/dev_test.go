@@ -221,7 +221,7 @@ func TestDevBuyerPath(t *testing.T) {
 	}
 }
 
-// devAsset reads the test USDC's address from a route's 402 challenge.
+// devAsset reads the USDC's address from a route's 402 challenge.
 func devAsset(t *testing.T, u string) string {
 	t.Helper()
 	resp, err := http.Get(u)

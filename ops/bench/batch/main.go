@@ -1,12 +1,15 @@
 // Command batch benchmarks x402's batch-settlement scheme against exact, in one run on the
-// embedded chain (real transactions, gas from their receipts):
+// embedded chain (real transactions on Circle's USDC, FiatToken v2.2, gas from their receipts):
 //
 //  1. gas per paid call for 1, 100 and 10,000 calls over 1, 10 and 100 channels: each channel's
 //     deposit, every voucher signed and checked by the facilitator (reserve, then complete,
 //     journaled), one claim of all channels, one sweep to payTo; against exact, one
 //     transferWithAuthorization settled per call;
-//  2. what that gas costs as a share of a MICRO call's price at 0.01 gwei and 1 gwei
-//     (-eth-usd is the ETH price, stated in the output);
+//  2. what that costs all-in as a share of a MICRO call's price under a Base-like fee model
+//     (fees.go: L2 execution gas at 0.01 gwei plus each transaction's Fjord L1 data fee, every
+//     constant a flag stated in the output), against the targets (under 1% all-in for
+//     channels of 200 calls or more, claims and sweeps under 0.2%), and, where one fails, the
+//     minimum deposit and claim value that would hold it;
 //  3. latency p50/p99 on settle's socket of a voucher call's round trip (/batch/reserve then
 //     /batch/complete) against exact's /verify and exact's /reserve then /complete (optimistic).
 //     The API's gate offers batch-settlement too (api/paywall/batchgate.go); this series times
@@ -21,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/big"
 	"net"
 	"os"
@@ -47,11 +51,17 @@ import (
 )
 
 func main() {
-	ethUSD := flag.Float64("eth-usd", 3000, "ETH price in USD for the cost shares")
+	m := feeModel{baseFeeScalar: 2269, blobBaseFeeScalar: 1_055_762}
+	flag.Float64Var(&m.ethUSD, "eth-usd", 3000, "ETH price in USD")
+	flag.Uint64Var(&m.l2GasPriceWei, "l2-gas-price-wei", 10_000_000, "Base's L2 execution gas price (wei; 0.01 gwei)")
+	flag.Uint64Var(&m.l1BaseFeeWei, "l1-base-fee-wei", 1_000_000_000, "Ethereum's base fee (wei) for the L1 data fee")
+	flag.Uint64Var(&m.l1BlobBaseFeeWei, "l1-blob-base-fee-wei", 1, "Ethereum's blob base fee (wei) for the L1 data fee")
+	flag.Uint64Var(&m.baseFeeScalar, "base-fee-scalar", m.baseFeeScalar, "Base's SystemConfig baseFeeScalar")
+	flag.Uint64Var(&m.blobBaseFeeScalar, "blob-base-fee-scalar", m.blobBaseFeeScalar, "Base's SystemConfig blobBaseFeeScalar")
 	latencyCalls := flag.Int("latency-calls", 500, "calls per latency series")
-	maxCalls := flag.Int("max-calls", 10_000, "largest call count measured (1, 100 and this)")
+	maxCalls := flag.Int("max-calls", 10_000, "largest call count measured")
 	flag.Parse()
-	if err := run(*ethUSD, *latencyCalls, *maxCalls); err != nil {
+	if err := run(m, *latencyCalls, *maxCalls); err != nil {
 		fmt.Fprintln(os.Stderr, "bench batch:", err)
 		os.Exit(1)
 	}
@@ -84,16 +94,17 @@ type bench struct {
 	auth  common.Address
 	price uint64
 	salt  int64
+	fees  feeModel
 }
 
-func start(ctx context.Context, dir string, sync journal.Sync, price uint64) (*bench, error) {
+func start(ctx context.Context, dir string, sync journal.Sync, price uint64, fees feeModel) (*bench, error) {
 	ch, err := devchain.Start(ctx, devchain.Options{})
 	if err != nil {
 		return nil, err
 	}
 	k, _ := crypto.GenerateKey()
 	auth, _ := crypto.GenerateKey()
-	b := &bench{ch: ch, payTo: crypto.PubkeyToAddress(k.PublicKey), auth: crypto.PubkeyToAddress(auth.PublicKey), price: price}
+	b := &bench{ch: ch, payTo: crypto.PubkeyToAddress(k.PublicKey), auth: crypto.PubkeyToAddress(auth.PublicKey), price: price, fees: fees}
 	b.f, err = settle.New(ctx, settle.Options{Network: devchain.Network, Asset: ch.USDC, TokenName: devchain.TokenName, TokenVersion: devchain.TokenVersion,
 		PayTo: b.payTo, Backend: ch.Client(), HotKey: ch.Hot, LedgerDir: dir, LedgerSync: sync, ExposureCap: 1 << 40, TotalExposureCap: 1 << 41,
 		ReceiverAuthorizer: auth,
@@ -123,22 +134,9 @@ func (b *bench) exactRequest(now time.Time) (*x402.FacilitatorRequest, error) {
 	return &x402.FacilitatorRequest{X402Version: 2, PaymentPayload: *p, PaymentRequirements: x402.FacilitatorRequirements{PaymentRequirements: r}}, nil
 }
 
-// gasOf sums the receipts' gas of txs.
-func (b *bench) gasOf(ctx context.Context, txs ...string) (uint64, error) {
-	var g uint64
-	for _, tx := range txs {
-		r, err := b.ch.Client().TransactionReceipt(ctx, common.HexToHash(tx))
-		if err != nil {
-			return 0, fmt.Errorf("receipt %s: %w", tx, err)
-		}
-		g += r.GasUsed
-	}
-	return g, nil
-}
-
 type batchFigures struct {
 	calls, channels        int
-	deposits, claim, sweep uint64 // gas
+	deposits, claim, sweep cost
 	claimChannels          int
 	elapsed                time.Duration
 }
@@ -205,13 +203,13 @@ func (b *bench) runBatch(ctx context.Context, calls, channels int) (batchFigures
 	}
 	fig.elapsed = time.Since(t0)
 	fig.claimChannels = rep.Channels
-	if fig.deposits, err = b.gasOf(ctx, depositTxs...); err != nil {
+	if fig.deposits, err = b.costOf(ctx, depositTxs...); err != nil {
 		return fig, err
 	}
-	if fig.claim, err = b.gasOf(ctx, rep.ClaimTx); err != nil {
+	if fig.claim, err = b.costOf(ctx, rep.ClaimTx); err != nil {
 		return fig, err
 	}
-	fig.sweep, err = b.gasOf(ctx, rep.SweepTx)
+	fig.sweep, err = b.costOf(ctx, rep.SweepTx)
 	return fig, err
 }
 
@@ -236,8 +234,8 @@ func (b *bench) call(ctx context.Context, req *x402.BatchRequest) (string, error
 }
 
 // runExact settles calls exact payments (one transferWithAuthorization each, up to 500 at a
-// time so blocks carry many) and returns their total gas from the receipts.
-func (b *bench) runExact(ctx context.Context, calls int) (uint64, time.Duration, error) {
+// time so blocks carry many) and returns what they cost.
+func (b *bench) runExact(ctx context.Context, calls int) (cost, time.Duration, error) {
 	t0 := time.Now()
 	txs := make([]string, calls)
 	errs := make(chan error, calls)
@@ -246,7 +244,7 @@ func (b *bench) runExact(ctx context.Context, calls int) (uint64, time.Duration,
 	for i := range calls {
 		req, err := b.exactRequest(time.Now())
 		if err != nil {
-			return 0, 0, err
+			return cost{}, 0, err
 		}
 		wg.Add(1)
 		sem <- struct{}{}
@@ -264,14 +262,21 @@ func (b *bench) runExact(ctx context.Context, calls int) (uint64, time.Duration,
 	wg.Wait()
 	close(errs)
 	if err := <-errs; err != nil {
-		return 0, 0, err
+		return cost{}, 0, err
 	}
 	el := time.Since(t0)
-	g, err := b.gasOf(ctx, txs...)
-	return g, el, err
+	c, err := b.costOf(ctx, txs...)
+	return c, el, err
 }
 
-func run(ethUSD float64, latencyCalls, maxCalls int) error {
+// The targets, in hundredths of a percent of the price.
+const (
+	targetAllIn      = 1.0 // % of a MICRO call, deposits included, channels of targetCalls or more
+	targetClaimSweep = 0.2 // % of a MICRO call, claims and sweeps, at any channel count
+	targetCalls      = 200
+)
+
+func run(m feeModel, latencyCalls, maxCalls int) error {
 	ctx := context.Background()
 	price, err := microPrice()
 	if err != nil {
@@ -282,62 +287,118 @@ func run(ethUSD float64, latencyCalls, maxCalls int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	b, err := start(ctx, filepath.Join(dir, "gas"), journal.SyncNever, price)
+	b, err := start(ctx, filepath.Join(dir, "gas"), journal.SyncNever, price, m)
 	if err != nil {
 		return err
 	}
 	defer b.close()
 
-	fmt.Printf("batch-settlement against exact on the embedded chain (go-ethereum simulated backend, the project's x402BatchSettlement and test USDC)\n")
-	fmt.Printf("MICRO price %d atomic units (%s USDC), the catalog's most common MICRO price; ETH at %.0f USD (-eth-usd)\n\n", price, usdcText(price), ethUSD)
+	fmt.Printf("batch-settlement against exact on the embedded chain (go-ethereum simulated backend at Osaka rules, the project's x402BatchSettlement and Circle's USDC, FiatToken v2.2 behind its proxy)\n")
+	fmt.Printf("MICRO price %d atomic units (%s USDC), the catalog's most common MICRO price\n%s\n\n", price, usdcText(price), m.describe())
 
-	counts := []int{1, 100, maxCalls}
-	exactGas := map[int]uint64{}
-	for _, n := range slices.Compact(counts) {
-		g, el, err := b.runExact(ctx, n)
+	// (calls, channels): one channel, 10, 50 (of 200 calls each, the target's size) and 100.
+	runs := []runShape{{1, 1}, {100, 1}, {targetCalls, 1}, {100, 10}, {maxCalls, 10}, {maxCalls, maxCalls / targetCalls}, {maxCalls, 100}}
+	exact := map[int]cost{}
+	for _, r := range runs {
+		if _, ok := exact[r.calls]; ok {
+			continue
+		}
+		c, el, err := b.runExact(ctx, r.calls)
 		if err != nil {
 			return err
 		}
-		exactGas[n] = g
-		fmt.Fprintf(os.Stderr, "exact %d calls: %d gas in %s\n", n, g, el.Round(time.Millisecond))
+		exact[r.calls] = c
+		fmt.Fprintf(os.Stderr, "exact %d calls: %d gas in %s\n", r.calls, c.gas, el.Round(time.Millisecond))
 	}
+	pct := func(wei float64, calls int) float64 { return m.microUSD(wei) / float64(calls) / float64(price) * 100 }
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "calls\tchannels\tdeposits gas\tclaim gas\tsweep gas\tbatch gas/call\tclaim+sweep gas/call\texact gas/call\tbatch ÷ exact\tbatch µUSD/call @0.01 gwei\t@1 gwei\tshare of price @0.01 gwei\t@1 gwei\texact share @0.01 gwei\t@1 gwei\t")
-	for _, n := range slices.Compact(counts) {
-		for _, c := range []int{1, 10, 100} {
-			if c > n {
-				continue
-			}
-			fig, err := b.runBatch(ctx, n, c)
-			if err != nil {
-				return err
-			}
-			if fig.claimChannels != c {
-				return fmt.Errorf("the claim covered %d channels, want %d", fig.claimChannels, c)
-			}
-			fmt.Fprintf(os.Stderr, "batch %d calls over %d channels: %s\n", n, c, fig.elapsed.Round(time.Millisecond))
-			total := fig.deposits + fig.claim + fig.sweep
-			per := float64(total) / float64(n)
-			perClaim := float64(fig.claim+fig.sweep) / float64(n)
-			ex := float64(exactGas[n]) / float64(n)
-			fmt.Fprintf(w, "%d\t%d\t%d\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.4f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, c, fig.deposits, fig.claim, fig.sweep, per, perClaim, ex, per/ex,
-				microUSD(per, 0.01, ethUSD), microUSD(per, 1, ethUSD), share(per, 0.01, ethUSD, price), share(per, 1, ethUSD, price),
-				share(ex, 0.01, ethUSD, price), share(ex, 1, ethUSD, price))
+	fmt.Fprintln(w, "calls\tchannels\tcalls/channel\tdeposit gas/channel\tclaim gas\tsweep gas\tbatch gas/call\tbatch L1 µUSD/call\tbatch all-in µUSD/call\tshare of price\tclaim+sweep share\texact gas/call\texact all-in µUSD/call\texact share\t")
+	var verdicts []verdict
+	for _, r := range runs {
+		fig, err := b.runBatch(ctx, r.calls, r.channels)
+		if err != nil {
+			return err
 		}
+		if fig.claimChannels != r.channels {
+			return fmt.Errorf("the claim covered %d channels, want %d", fig.claimChannels, r.channels)
+		}
+		fmt.Fprintf(os.Stderr, "batch %d calls over %d channels: %s\n", r.calls, r.channels, fig.elapsed.Round(time.Millisecond))
+		total := fig.deposits.add(fig.claim).add(fig.sweep)
+		round := fig.claim.add(fig.sweep)
+		ex := exact[r.calls]
+		v := verdict{r: r, allIn: pct(total.wei(m), r.calls), claimSweep: pct(round.wei(m), r.calls),
+			depositWei: fig.deposits.wei(m) / float64(r.channels), roundWei: round.wei(m)}
+		verdicts = append(verdicts, v)
+		fmt.Fprintf(w, "%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.3f%%\t%.3f%%\t%.0f\t%.2f\t%.3f%%\t\n", r.calls, r.channels, r.calls/r.channels,
+			fig.deposits.gas/uint64(r.channels), fig.claim.gas, fig.sweep.gas, float64(total.gas)/float64(r.calls),
+			m.microUSD(float64(total.l1Wei))/float64(r.calls), m.microUSD(total.wei(m))/float64(r.calls), v.allIn, v.claimSweep,
+			float64(ex.gas)/float64(r.calls), m.microUSD(ex.wei(m))/float64(r.calls), pct(ex.wei(m), r.calls))
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Println("\nbatch gas/call counts every channel's deposit (the facilitator pays it: the payer's deposit is gasless); claim+sweep gas/call leaves deposits out, as for a channel that lives on.")
-
+	fmt.Println("\nbatch counts every channel's deposit (the facilitator sends it and pays its gas: the payer's deposit is gasless) and one claim and one sweep for the run; claim+sweep leaves deposits out, as for a channel that lives on.")
+	targets(m, price, verdicts)
 	return latency(ctx, filepath.Join(dir, "latency"), price, latencyCalls)
+}
+
+type runShape struct{ calls, channels int }
+
+// verdict is one run's shares of the price and the costs that set them.
+type verdict struct {
+	r                    runShape
+	allIn, claimSweep    float64 // % of the price
+	depositWei, roundWei float64 // one channel's deposit; one claim round (claim + sweep)
+}
+
+// targets holds each run against the targets and, where one fails, says what would
+// hold it. A claim round costs a fixed part (the claim's own, the sweep) and a part per channel
+// claimed, fitted from the runs' claims: it stays under the target at any channel count when
+// the round carries enough value (settle.claim_min_value) and each channel in it enough calls.
+// A deposit is paid once per channel: with claims at their target, the rest of the 1% carries
+// it over enough calls (payment.min_deposit).
+func targets(m feeModel, price uint64, vs []verdict) {
+	fmt.Printf("\ntargets: all-in under %.1f%% for channels of %d calls or more; claim+sweep under %.1f%% at any channel count\n", targetAllIn, targetCalls, targetClaimSweep)
+	var worstDeposit float64
+	one, most := vs[0], vs[0] // the claim rounds of the fewest and the most channels
+	for _, v := range vs {
+		worstDeposit = max(worstDeposit, v.depositWei)
+		if v.r.channels < one.r.channels {
+			one = v
+		}
+		if v.r.channels > most.r.channels {
+			most = v
+		}
+		if v.r.calls/v.r.channels >= targetCalls {
+			fmt.Printf("  %d calls over %d channels: all-in %.3f%% %s\n", v.r.calls, v.r.channels, v.allIn, pass(v.allIn < targetAllIn))
+		}
+		fmt.Printf("  %d calls over %d channels, one claim round: claim+sweep %.3f%% %s\n", v.r.calls, v.r.channels, v.claimSweep, pass(v.claimSweep < targetClaimSweep))
+	}
+	perChannel := (most.roundWei - one.roundWei) / float64(most.r.channels-one.r.channels)
+	fixed := one.roundWei - perChannel*float64(one.r.channels)
+	budget := func(share float64) float64 { return share / 100 * float64(price) } // µUSD per call
+	roundCalls := math.Ceil(m.microUSD(fixed+perChannel) / budget(targetClaimSweep))
+	channelCalls := math.Ceil(m.microUSD(perChannel) / budget(targetClaimSweep))
+	depositCalls := math.Ceil(m.microUSD(worstDeposit) / (budget(targetAllIn) - budget(targetClaimSweep)))
+	fmt.Printf("what holds them at any channel count (a claim round costs %.0f µUSD plus %.0f µUSD per channel, fitted from the rounds of %d and %d channels):\n",
+		m.microUSD(fixed), m.microUSD(perChannel), one.r.channels, most.r.channels)
+	fmt.Printf("  claims: a round carries at least %.0f calls' worth, settle.claim_min_value >= %d atomic units, and each channel claimed at least %.0f calls' worth (%d atomic units)\n",
+		roundCalls, uint64(roundCalls)*price, channelCalls, uint64(channelCalls)*price)
+	fmt.Printf("  deposits: a channel carries at least %.0f calls, payment.min_deposit >= %d atomic units (with claims as above)\n", depositCalls, uint64(depositCalls)*price)
+}
+
+func pass(ok bool) string {
+	if ok {
+		return "holds"
+	}
+	return "FAILS"
 }
 
 // latency measures the facilitator's side of a paid call over its Unix socket: a voucher's
 // reserve+complete against exact's verify and exact's reserve+complete (optimistic), with the
 // ledgers fsynced as in production.
 func latency(ctx context.Context, dir string, price uint64, n int) error {
-	b, err := start(ctx, dir, journal.SyncAlways, price)
+	b, err := start(ctx, dir, journal.SyncAlways, price, feeModel{})
 	if err != nil {
 		return err
 	}
@@ -437,15 +498,5 @@ func pct(d []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
-
-// microUSD is the cost of gas at gwei per gas unit, in millionths of a dollar.
-func microUSD(gas, gwei, ethUSD float64) string {
-	return fmt.Sprintf("%.2f", gas*gwei*1e-9*ethUSD*1e6)
-}
-
-// share is that cost against a price in atomic USDC units (1 unit = 1 µUSD).
-func share(gas, gwei, ethUSD float64, price uint64) string {
-	return fmt.Sprintf("%.3f%%", gas*gwei*1e-9*ethUSD*1e6/float64(price)*100)
-}
 
 func usdcText(a uint64) string { return fmt.Sprintf("%d.%06d", a/1_000_000, a%1_000_000) }

@@ -1,4 +1,4 @@
-// Command devchain serves the embedded dev chain (settle/devchain: test USDC with Base's
+// Command devchain serves the embedded dev chain (settle/devchain: Circle's USDC with Base's
 // EIP-712 domain, a funded gas key) over JSON-RPC on a loopback port, for an appliance running
 // elsewhere: image-test boots the image under QEMU and points the box's settle daemon at it
 // (QEMU's user network shows the host's loopback to the guest as 10.0.2.2).
@@ -74,7 +74,7 @@ func run(ctx context.Context, envPath, keyPath, rpcHost string) error {
 	if err := os.WriteFile(keyPath, []byte(hex.EncodeToString(crypto.FromECDSA(ch.Hot))+"\n"), 0o600); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "devchain: JSON-RPC on %s (chain %d, test USDC %s), appliance settings in %s\n",
+	fmt.Fprintf(os.Stderr, "devchain: JSON-RPC on %s (chain %d, USDC %s), appliance settings in %s\n",
 		ch.RPCURL, devchain.ChainID, ch.USDC.Hex(), envPath)
 	<-ctx.Done()
 	return nil
