@@ -67,6 +67,9 @@ createServer(async (req, res) => {
       const out = req.url === "/verify"
         ? await facilitator.verify(paymentPayload, paymentRequirements)
         : await facilitator.settle(paymentPayload, paymentRequirements);
+      // The listener closes before the answer leaves, so the settlement that follows is refused
+      // at its dial (never sent), not reset by an exit racing its connection.
+      if (closing) req.socket.server.close();
       answer(200, out);
       if (closing) res.on("finish", () => process.exit(3));
       return;

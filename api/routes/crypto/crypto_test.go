@@ -875,7 +875,7 @@ func TestVerdictAllDownAndBadInput(t *testing.T) {
 		{map[string]string{"tokenAddress": "0x1234"}, "tokenAddress"},
 		{map[string]string{"tokenAddress": weth, "chain": "solana"}, "chain"},
 		{map[string]string{"tokenAddress": weth, "requestKey": strings.Repeat("k", 101)}, "requestKey"},
-		{map[string]string{}, "tokenAddress"},
+		{map[string]string{"chain": "base"}, "tokenAddress"},
 	} {
 		code, body := paid.post(t, "/v1/token/verdict", c.body)
 		if code != 400 || apitest.At(body, "error", "param") != c.param {

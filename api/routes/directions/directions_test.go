@@ -167,7 +167,7 @@ func TestBadInputBeforePayment(t *testing.T) {
 		q     url.Values
 		param string
 	}{
-		{url.Values{}, "stops"},
+		{url.Values{"mode": {"foot"}}, "stops"},
 		{url.Values{"stops": {"48.85,2.35"}}, "stops"},
 		{url.Values{"stops": {eleven}}, "stops"},
 		{url.Values{"stops": {"91,2.35|48.86,2.33"}}, "stops"},

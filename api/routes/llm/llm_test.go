@@ -137,7 +137,7 @@ func TestBadInputBefore402(t *testing.T) {
 		{"empty prompt", "/v1/llm", map[string]any{"prompt": "   "}, 400, "prompt"},
 		{"max_tokens over llm's limit", "/v1/llm", map[string]any{"prompt": "hi", "max_tokens": 2001}, 400, "max_tokens"},
 		{"max_tokens over llm/pro's limit", "/v1/llm/pro", map[string]any{"prompt": "hi", "max_tokens": 8001}, 400, "max_tokens"},
-		{"guard without input", "/v1/guard", map[string]any{}, 400, "text"},
+		{"guard without input is the cold probe", "/v1/guard", map[string]any{}, 402, ""},
 		{"understand of a loopback page", "/v1/understand", map[string]any{"source": "http://127.0.0.1:9/", "objective": "what is it?"}, 400, "source"},
 		{"extract-structured of the metadata address", "/v1/extract-structured", map[string]any{"url": "http://169.254.169.254/latest/", "fields": "a"}, 400, "url"},
 		{"agent task on a private address", "/v1/agent/task", map[string]any{"objective": "read it", "source": "http://10.0.0.1/"}, 400, "source"},

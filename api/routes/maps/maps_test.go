@@ -262,7 +262,6 @@ func TestBadInputBeforePayment(t *testing.T) {
 		q     url.Values
 		param string
 	}{
-		{url.Values{}, "q"},
 		{url.Values{"q": {""}}, "q"},
 		{url.Values{"q": {"coffee"}, "max": {"0"}}, "max"},
 		{url.Values{"q": {"coffee"}, "max": {"121"}}, "max"},

@@ -234,7 +234,7 @@ func TestBadInputBeforePayment(t *testing.T) {
 			t.Errorf("?%s = %d %v, want 400 naming %s", tt.q.Encode(), status, d, tt.param)
 		}
 	}
-	if status, d := get(t, h, url.Values{}); status != 400 {
-		t.Errorf("no parameter = %d %v, want 400", status, d)
+	if status, d := get(t, h, url.Values{}); status != 402 {
+		t.Errorf("no parameter = %d %v, want the cold probe's 402", status, d)
 	}
 }

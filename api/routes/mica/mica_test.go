@@ -167,7 +167,6 @@ func TestBadInputBeforePayment(t *testing.T) {
 		{url.Values{"lei": {"5493007WZ7IFULIL8G22"}}, "lei"},
 		{url.Values{"lei": {"5493007WZ7IFULIL8G2"}}, "lei"},
 		{url.Values{"name": {"a"}}, "name"},
-		{url.Values{}, "name"},
 	} {
 		status, body := e.get(t, tt.q)
 		param := apitest.At(apitest.Decode(t, body), "error", "param")

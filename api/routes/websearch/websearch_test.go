@@ -166,7 +166,7 @@ func TestSearchFailures(t *testing.T) {
 	t.Run("bad input is 400 before 402", func(t *testing.T) {
 		srv := upstreamtest.New(t)
 		h := start(t, srv, nil)
-		for _, q := range []string{"q=", "q=x&gl=usa", "q=x&hl=EN1", ""} {
+		for _, q := range []string{"q=", "q=x&gl=usa", "q=x&hl=EN1"} { // no parameter at all is the cold probe (402)
 			status, m := get(t, h, "/v1/search?"+q)
 			if status != 400 {
 				t.Errorf("%s: status %d %v", q, status, m)
