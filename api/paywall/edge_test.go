@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/peage/appliance/internal/testclock"
 	"io"
 	"log/slog"
 	"net/http"
@@ -40,25 +41,7 @@ type paidWorld struct {
 	cfg  paywall.Config
 	key  *ecdsa.PrivateKey
 	logs *syncBuffer
-	now  *clock
-}
-
-// clock is the gate's clock, moved by the test.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
+	now  *testclock.Clock
 }
 
 type syncBuffer struct {
@@ -98,7 +81,7 @@ func startPaid(t *testing.T, policy paywall.Policy, extra ...catalog.Entry) *pai
 		MaxTimeoutSeconds: 60, ReceiverAuthorizer: dev.ReceiverAuthorizer, WithdrawDelaySeconds: 900, MinDeposit: 100_000}
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	now := &clock{t: time.Now()}
+	now := testclock.At(time.Now())
 	gate := paywall.New(cfg, policy, fc, paywall.GateOptions{Logger: log, Now: now.Now})
 	echo := func(_ context.Context, r *catalog.Request) (any, error) {
 		return map[string]any{"q": r.Args.Str("q")}, nil

@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"github.com/peage/appliance/internal/testclock"
 	"testing"
 	"time"
 )
@@ -10,7 +11,7 @@ import (
 // a second put under the same key returns the first, and it is gone once expired and swept.
 func TestResultKeptAcrossRestartUntilExpiry(t *testing.T) {
 	dir := t.TempDir()
-	clk := &fakeClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	clk := testclock.At(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	s := openStore(t, dir, clk)
 	first := Result{Key: "token.verdict|k1", Body: []byte(`{"grade":"MID"}`), CreatedAt: clk.Now(), ExpiresAt: clk.Now().Add(time.Hour)}
 	if _, err := s.PutResult(first); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/peage/appliance/internal/testclock"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,20 +18,11 @@ import (
 
 func quiet() *slog.Logger { return obs.Discard() }
 
-// fakeClock is a settable clock.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
+func newClock() *testclock.Clock {
+	return testclock.At(time.Date(2025, 3, 14, 10, 0, 0, 0, time.UTC))
 }
 
-func (c *fakeClock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-
-func newClock() *fakeClock {
-	return &fakeClock{t: time.Date(2025, 3, 14, 10, 0, 0, 0, time.UTC)}
-}
-
-func openStore(t *testing.T, dir string, clk *fakeClock) *Store {
+func openStore(t *testing.T, dir string, clk *testclock.Clock) *Store {
 	t.Helper()
 	s, err := Open(dir, Options{Now: clk.Now, Logger: quiet(), NoBackground: true})
 	if err != nil {
@@ -39,7 +31,7 @@ func openStore(t *testing.T, dir string, clk *fakeClock) *Store {
 	return s
 }
 
-func fill(t *testing.T, s *Store, clk *fakeClock) {
+func fill(t *testing.T, s *Store, clk *testclock.Clock) {
 	t.Helper()
 	now := clk.Now()
 	must := func(err error) {
@@ -83,7 +75,7 @@ func fill(t *testing.T, s *Store, clk *fakeClock) {
 	must(s.ReleaseFreeCall("1.2.3.4", "llm", day))
 }
 
-func check(t *testing.T, s *Store, clk *fakeClock) {
+func check(t *testing.T, s *Store, clk *testclock.Clock) {
 	t.Helper()
 	in, evs, err := s.Events(context.Background(), "in1", 0, 0)
 	if err != nil || in.Label != "first" || in.Key != "k1" || in.Events != 3 || in.LastSeq != 3 || len(evs) != 3 {

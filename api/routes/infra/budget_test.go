@@ -3,6 +3,7 @@ package infra
 import (
 	"context"
 	"errors"
+	"github.com/peage/appliance/internal/testclock"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,7 @@ func TestWhatTheBudgetHolds(t *testing.T) {
 	}
 }
 
-func setupBudget(t *testing.T, dir string, clk *clock, budget, quota int64) *fixture {
+func setupBudget(t *testing.T, dir string, clk *testclock.Clock, budget, quota int64) *fixture {
 	t.Helper()
 	s, err := state.Open(dir, state.Options{Now: clk.Now, NoBackground: true, InboxBudget: budget, InboxQuota: quota,
 		Logger: obs.Discard()})
@@ -65,7 +66,7 @@ func setupBudget(t *testing.T, dir string, clk *clock, budget, quota int64) *fix
 // counts the same bytes, and expiry frees the space and, once the quotas fit, sales.
 func TestBudgetLoweredUnderSoldInboxes(t *testing.T) {
 	const quota = 256 << 10
-	clk := &clock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	clk := testclock.At(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 	dir := t.TempDir()
 	f := setupBudget(t, dir, clk, 4*quota, quota)
 	shortLived, other := f.inbox(t, 1), f.inbox(t, 24)
@@ -120,7 +121,7 @@ func TestBudgetLoweredUnderSoldInboxes(t *testing.T) {
 // TestDamagedBodyIsNotServed: a body changed on disk answers 500 naming the event and how to
 // read past it, never the wrong bytes; the events after it are still served.
 func TestDamagedBodyIsNotServed(t *testing.T) {
-	clk := &clock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	clk := testclock.At(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 	dir := t.TempDir()
 	f := setupBudget(t, dir, clk, state.DefaultInboxBudget, state.InboxQuotaBytes)
 	in := f.inbox(t, 1)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/peage/appliance/internal/testclock"
 	"net/http"
 	"strings"
 	"sync"
@@ -18,27 +19,19 @@ import (
 	"github.com/peage/appliance/internal/state"
 )
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-
 const base = "https://peage.example"
 
 type fixture struct {
 	r   *Routes
 	s   *state.Store
-	clk *clock
+	clk *testclock.Clock
 	cat *catalog.Catalog
 	dir string
 }
 
 func setup(t *testing.T) *fixture {
 	t.Helper()
-	clk := &clock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	clk := testclock.At(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 	dir := t.TempDir()
 	s, err := state.Open(dir, state.Options{Now: clk.Now, NoBackground: true, Logger: obs.Discard()})
 	if err != nil {

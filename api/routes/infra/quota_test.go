@@ -2,10 +2,10 @@ package infra_test
 
 import (
 	"encoding/json"
+	"github.com/peage/appliance/internal/testclock"
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,34 +16,17 @@ import (
 	"github.com/peage/appliance/internal/state"
 )
 
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 type quotaServer struct {
 	t    *testing.T
 	h    *apitest.Harness
 	gate *apitest.RecordingGate
 	s    *state.Store
-	clk  *fakeClock
+	clk  *testclock.Clock
 }
 
 func startQuotaServer(t *testing.T, budget, quota int64) *quotaServer {
 	t.Helper()
-	clk := &fakeClock{t: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)}
+	clk := testclock.At(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
 	s, err := state.Open(t.TempDir(), state.Options{Now: clk.Now, NoBackground: true, InboxBudget: budget, InboxQuota: quota,
 		Logger: obs.Discard()})
 	if err != nil {
