@@ -43,21 +43,18 @@ func Tags(e *catalog.Entry) []string {
 
 const jsonSchema2020 = "https://json-schema.org/draft/2020-12/schema"
 
-// bazaarDetail says how much of the schemas the declaration carries: everything; or, when
-// that makes the header too large for the crawlers, the input schema without the
-// parameters' descriptions; or also without defaults, long enums (the server names the
-// valid values in its 400) and the output schema and example below the top-level fields.
+// bazaarDetail says how much of the schemas the declaration carries. The 402 of every paid
+// call carries it, so by default it is terse: the input schema without the parameters'
+// descriptions (OpenAPI, llms.txt and the MCP tools carry that prose). When that still makes the
+// header too large for the crawlers, bare also leaves out defaults, long enums (the server names
+// the valid values in its 400) and the output schema and example below the top-level fields.
 // The input example and the input's types and constraints always stay.
 type bazaarDetail uint8
 
 const (
-	bazaarFull bazaarDetail = iota
-	bazaarTerse
+	bazaarTerse bazaarDetail = iota
 	bazaarBare
 )
-
-// BazaarHTTP is the declaration of e called over HTTP with its documented method.
-func BazaarHTTP(e *catalog.Entry) map[string]any { return bazaarHTTP(e, bazaarFull) }
 
 func bazaarHTTP(e *catalog.Entry, d bazaarDetail) map[string]any {
 	example := typedExample(e)
@@ -110,7 +107,7 @@ func BazaarMCP(e *catalog.Entry) map[string]any {
 		"inputSchema": map[string]any{"type": "object"}, "example": map[string]any{"type": "object"},
 	}
 	return declaration(e, input, map[string]any{"type": "object", "properties": props,
-		"required": []string{"type", "toolName", "inputSchema"}, "additionalProperties": false}, bazaarFull)
+		"required": []string{"type", "toolName", "inputSchema"}, "additionalProperties": false}, bazaarTerse)
 }
 
 func declaration(e *catalog.Entry, input, inputSchema map[string]any, d bazaarDetail) map[string]any {
@@ -118,7 +115,7 @@ func declaration(e *catalog.Entry, input, inputSchema map[string]any, d bazaarDe
 	props := map[string]any{"input": inputSchema}
 	if out := e.OutputSchema(); out != nil {
 		example := e.OutputExample()
-		out = withoutDescription(out)
+		out = withoutEmptyProperties(withoutDescription(out))
 		if d == bazaarBare {
 			example, out = topLevel(example), map[string]any{"type": "object"}
 		}
@@ -138,15 +135,13 @@ func declaration(e *catalog.Entry, input, inputSchema map[string]any, d bazaarDe
 // inputSchema is the entry's parameter schema, its descriptions left out when terse.
 func inputSchema(e *catalog.Entry, d bazaarDetail) map[string]any {
 	s := e.Schema()
-	if d >= bazaarTerse {
-		props := map[string]any{}
-		for name, p := range s["properties"].(map[string]any) {
-			props[name] = pare(p.(map[string]any), d)
-		}
-		s["properties"] = props
+	props := map[string]any{}
+	for name, p := range s["properties"].(map[string]any) {
+		props[name] = pare(p.(map[string]any), d)
 	}
-	if d == bazaarBare {
-		delete(s, "additionalProperties") // true is JSON Schema's default
+	s["properties"] = props
+	if s["additionalProperties"] == true {
+		delete(s, "additionalProperties") // JSON Schema's default
 	}
 	return s
 }
@@ -154,8 +149,8 @@ func inputSchema(e *catalog.Entry, d bazaarDetail) map[string]any {
 // longEnum is the size from which a bare declaration leaves an enum out.
 const longEnum = 12
 
-// pare is a parameter's schema without its description (terse), and without its default and
-// a long enum of its own or of its items (bare).
+// pare is a parameter's schema without its description, and when bare also without its
+// default and a long enum of its own or of its items.
 func pare(s map[string]any, d bazaarDetail) map[string]any {
 	out := withoutDescription(s)
 	if d < bazaarBare {
@@ -194,6 +189,35 @@ func withoutDescription(s map[string]any) map[string]any {
 		if k != "description" {
 			out[k] = v
 		}
+	}
+	return out
+}
+
+// withoutEmptyProperties is an object schema without what constrains nothing: properties of
+// schema {} (the spec's untyped answer fields; the example answer beside it names them) and
+// additionalProperties true. Every byte of the 402 is sent on each unpaid call.
+func withoutEmptyProperties(s map[string]any) map[string]any {
+	props, ok := s["properties"].(map[string]any)
+	if !ok {
+		return s
+	}
+	kept := make(map[string]any, len(props))
+	for name, p := range props {
+		if m, ok := p.(map[string]any); !ok || len(m) > 0 {
+			kept[name] = p
+		}
+	}
+	out := make(map[string]any, len(s))
+	for k, v := range s {
+		out[k] = v
+	}
+	if out["additionalProperties"] == true {
+		delete(out, "additionalProperties") // JSON Schema's default
+	}
+	if len(kept) == 0 {
+		delete(out, "properties")
+	} else {
+		out["properties"] = kept
 	}
 	return out
 }

@@ -248,8 +248,8 @@ const MaxChallengeHeader = 3 << 10
 func (c *Challenges) IconURL() string { return c.baseURL + IconPath }
 
 func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.BatchExtra, t transport) (*Challenge, error) {
-	ch, err := c.renderDetail(e, reason, corrective, t, bazaarFull)
-	for d := bazaarTerse; err == nil && len(ch.Header) > MaxChallengeHeader && d <= bazaarBare; d++ {
+	ch, err := c.renderDetail(e, reason, corrective, t, bazaarTerse)
+	for d := bazaarBare; err == nil && len(ch.Header) > MaxChallengeHeader && d <= bazaarBare; d++ {
 		ch, err = c.renderDetail(e, reason, corrective, t, d)
 	}
 	return ch, err
