@@ -647,3 +647,19 @@ func (s *Server) ChallengeObject(e *catalog.Entry, payErr error) (map[string]any
 	var obj map[string]any
 	return obj, json.Unmarshal(raw, &obj)
 }
+
+// PaymentRequiredObject is the decoded v2 PaymentRequired of e exactly as the HTTP 402 carries
+// it (its Bazaar declaration describes the HTTP call), for transports that carry it as JSON
+// and whose call is the route's own (A2A).
+func (s *Server) PaymentRequiredObject(e *catalog.Entry, payErr error) (map[string]any, error) {
+	ch, err := s.challenges.ForError(e, payErr)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := base64.StdEncoding.DecodeString(ch.Header)
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]any
+	return obj, json.Unmarshal(raw, &obj)
+}
