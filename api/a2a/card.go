@@ -97,8 +97,8 @@ func skillDescription(title string, entries []*catalog.Entry) string {
 	if low == high {
 		span = render.USD(low) + " USDC a call"
 	}
-	return fmt.Sprintf("%s: %d routes, %s, paid over x402. Send a message with %s; the params are the route's query parameters (see %s). Routes: %s.",
-		title, len(entries), span, callShape, "/openapi.json", strings.Join(routes, "; "))
+	return fmt.Sprintf("%s: %d routes, %s, paid over x402. Send a message with %s; the params are those of the route's HTTP call (its query or body fields, see /openapi.json). Routes: %s",
+		title, len(entries), span, callShape, strings.Join(routes, " "))
 }
 
 // examples are ready-to-send data parts for the family's first routes that have an example.
