@@ -10,6 +10,7 @@ import (
 	"github.com/peage/appliance/api/a2a"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/render"
+	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/internal/goldenfile"
 )
 
@@ -73,6 +74,22 @@ func TestCardHasASkillPerFamilyNamingEveryRoute(t *testing.T) {
 	for _, e := range cat.Entries() {
 		if render.IsTool(e) && !strings.Contains(skills[e.Family], e.ID+" ("+e.Method+" "+e.Path) {
 			t.Errorf("route %s is not in skill %s", e.ID, e.Family)
+		}
+	}
+}
+
+// TestEndpointOutlastsEveryCall: a paid message runs its route and its settlement inside the
+// /a2a call, so the endpoint's deadline must outlast both for every route; otherwise a call
+// settled after it would be answered 504.
+func TestEndpointOutlastsEveryCall(t *testing.T) {
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := cat.Entry("a2a").Timeout
+	for _, e := range cat.Entries() {
+		if render.IsTool(e) && e.Timeout+server.SettleBudget > endpoint {
+			t.Errorf("%s may take %s and its settlement %s: more than /a2a's %s", e.ID, e.Timeout, server.SettleBudget, endpoint)
 		}
 	}
 }

@@ -94,8 +94,9 @@ var (
 	valExposeHeaders   = []byte(x402.ExposeHeadersValue + ", X-Request-Id, Retry-After")
 )
 
-// settleBudget is what a paid call may spend verifying and settling beyond its route's deadline.
-const settleBudget = 90 * time.Second
+// SettleBudget is what a paid call may spend verifying and settling beyond its route's deadline
+// (an endpoint that runs calls inside its own, such as /a2a, must outlast both).
+const SettleBudget = 90 * time.Second
 
 // Cache keeps encoded results per route and canonical args for the entry's CacheTTL.
 type Cache interface {
@@ -372,7 +373,7 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		ctx := context.Background()
 		if call.Key != "" { // verification and settlement ahead: bound them too
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, e.Timeout+settleBudget)
+			ctx, cancel = context.WithTimeout(ctx, e.Timeout+SettleBudget)
 			defer cancel()
 		}
 		out, hdr, err = s.gate.Charge(ctx, call, work)
