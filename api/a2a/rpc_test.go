@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/peage/appliance/api/a2a"
@@ -155,5 +156,26 @@ func TestTaskLifecycleWithoutSettlement(t *testing.T) {
 	got := rpc(t, h, nil, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"`+id+`","historyLength":0}}`)
 	if got.Error != nil || apitest.At(apitest.Decode(t, got.Result), "status", "state") != "TASK_STATE_CANCELED" || apitest.At(apitest.Decode(t, got.Result), "history") != nil {
 		t.Errorf("GetTask: %+v %s", got.Error, got.Result)
+	}
+}
+
+// TestBrowserPreflightAllowsTheA2AHeaders: the SDK sends A2A-Version on every call (and
+// A2A-Extensions to activate x402), so a browser agent's preflight must allow both.
+func TestBrowserPreflightAllowsTheA2AHeaders(t *testing.T) {
+	h := startUnpaid(t)
+	req, _ := http.NewRequest("OPTIONS", h.BaseURL+"/a2a", nil)
+	req.Header.Set("Origin", "https://agent.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "a2a-version,a2a-extensions,content-type")
+	resp, err := h.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
+	for _, name := range []string{"a2a-version", "a2a-extensions", "content-type"} {
+		if !strings.Contains(allowed, name) {
+			t.Errorf("preflight %d allows %q, not %s", resp.StatusCode, allowed, name)
+		}
 	}
 }
