@@ -73,6 +73,8 @@ type Endpoint struct {
 // path is where the JSON-RPC binding is served (the catalog's "a2a" entry).
 const path = "/a2a"
 
+// New renders the card once (prices and routes are fixed for the process) and indexes the
+// routes a message may name.
 func New(cat *catalog.Catalog, inv Invoker, chal Challenger, opt Options) *Endpoint {
 	if opt.MaxTasks <= 0 {
 		opt.MaxTasks = defaultMaxTasks
