@@ -179,7 +179,7 @@ func TestOfficialClientPaysForATask(t *testing.T) {
 	const price = 5_000 // fr.tva's, in the catalog
 
 	t.Run("paid call completes", func(t *testing.T) {
-		before := w.balance(t, w.dev.PayTo)
+		before, settled := w.balance(t, w.dev.PayTo), len(w.dev.Facilitator.Ledger().List(ledger.Settled))
 		out := w.agent(t, "fr.tva", map[string]any{"siren": "303265045"})
 
 		iface := apitest.At(out, "card", "supportedInterfaces", 0)
@@ -216,6 +216,9 @@ func TestOfficialClientPaysForATask(t *testing.T) {
 		}
 		if b := w.balance(t, w.dev.PayTo); b-before != price {
 			t.Errorf("payTo received %d, want %d", b-before, price)
+		}
+		if n := len(w.dev.Facilitator.Ledger().List(ledger.Settled)); n != settled+1 {
+			t.Errorf("the ledger records %d settled payments, want %d", n, settled+1)
 		}
 	})
 
