@@ -161,10 +161,13 @@ func (ep *Endpoint) handle(ctx context.Context, req *catalog.Request) (any, erro
 	} else {
 		result, rerr = ep.dispatch(ctx, req, rpc)
 	}
-	// The extension is activated by naming it (spec section 8); the answer says it was.
+	// The extension is activated by naming it (spec section 8, in v0.3's X-A2A-Extensions
+	// there); the answer says it was.
 	var hdr map[string]string
-	if strings.Contains(req.Header.Get("A2A-Extensions"), ExtensionX402) {
-		hdr = map[string]string{"A2A-Extensions": ExtensionX402}
+	for _, name := range []string{"A2A-Extensions", "X-A2A-Extensions"} {
+		if strings.Contains(req.Header.Get(name), ExtensionX402) {
+			hdr = map[string]string{name: ExtensionX402}
+		}
 	}
 	return reply(rpcResponse{JSONRPC: "2.0", ID: rpc.ID, Result: result, Error: rerr}, hdr), nil
 }
@@ -211,7 +214,7 @@ func (ep *Endpoint) dispatch(ctx context.Context, req *catalog.Request, rpc rpcR
 		if err := json.Unmarshal(rpc.Params, &p); err != nil || p.ID == "" {
 			return nil, &rpcError{errInvalidParams, "CancelTask needs params.id"}
 		}
-		return ep.cancel(p.ID, "the client canceled the task", nil)
+		return ep.end(p.ID, stateCanceled, "the client canceled the task", nil)
 	case "SendStreamingMessage", "SubscribeToTask":
 		return nil, &rpcError{errUnsupported, "streaming is not offered: use SendMessage (the answer carries the task)"}
 	case "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig":
@@ -290,9 +293,8 @@ func (ep *Endpoint) call(m *Message) (*catalog.Entry, map[string]any, *apierr.Er
 
 // pay handles a message about an existing task: its payment, or the client's refusal to pay.
 func (ep *Endpoint) pay(ctx context.Context, outer *catalog.Request, m *Message) (Task, *rpcError) {
-	if m.Metadata[MetaStatus] == statusRejected {
-		t, rerr := ep.cancel(m.TaskID, "the client rejected the payment requirements", map[string]any{MetaStatus: statusRejected, MetaReceipts: []any{}})
-		return t, rerr
+	if m.Metadata[MetaStatus] == statusRejected { // x402's A2A transport: the task fails
+		return ep.end(m.TaskID, stateFailed, "the client rejected the payment requirements", map[string]any{MetaStatus: statusRejected, MetaReceipts: []any{}})
 	}
 	t, fault := ep.tasks.claim(m.TaskID)
 	switch fault {
@@ -375,8 +377,9 @@ func (ep *Endpoint) failed(t *task, ae *apierr.Error, meta map[string]any) TaskS
 	return status(stateFailed, t, []Part{{Text: text}, {Data: body, MediaType: "application/json"}}, meta)
 }
 
-// cancel ends a task that waits for its payment.
-func (ep *Endpoint) cancel(id, why string, meta map[string]any) (Task, *rpcError) {
+// end puts a task that waits for its payment in a final state: canceled, or failed when its
+// client rejects the payment.
+func (ep *Endpoint) end(id, state, why string, meta map[string]any) (Task, *rpcError) {
 	t, fault := ep.tasks.claim(id)
 	switch fault {
 	case claimUnknown:
@@ -385,7 +388,7 @@ func (ep *Endpoint) cancel(id, why string, meta map[string]any) (Task, *rpcError
 		return Task{}, &rpcError{errTaskNotCancelable, "task " + id + " is running or finished"}
 	}
 	next := t.Task
-	next.Status = status(stateCanceled, t, []Part{{Text: why + "; nothing was charged."}}, meta)
+	next.Status = status(state, t, []Part{{Text: why + "; nothing was charged."}}, meta)
 	ep.tasks.release(t, next, t.size)
 	return next, nil
 }

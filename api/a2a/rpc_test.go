@@ -121,7 +121,8 @@ func TestProtocolErrors(t *testing.T) {
 
 // TestTaskLifecycleWithoutSettlement: an unknown route fails its task naming "route"; a
 // refused payment leaves the task waiting for one, with the renewed requirements and the
-// reason; a rejection cancels it, after which it takes no more messages; GetTask reads it.
+// reason; the client's rejection fails it (as x402's A2A transport says), after which it
+// takes no more messages; GetTask reads it. CancelTask cancels a task waiting for payment.
 func TestTaskLifecycleWithoutSettlement(t *testing.T) {
 	h := startUnpaid(t)
 
@@ -144,18 +145,27 @@ func TestTaskLifecycleWithoutSettlement(t *testing.T) {
 		t.Errorf("refused payment: %s", jsonText(refused))
 	}
 
-	canceled := send(t, h, map[string]any{"taskId": id, "parts": []any{map[string]any{"text": "no"}}, "metadata": map[string]any{a2a.MetaStatus: "payment-rejected"}})
-	if apitest.At(canceled, "status", "state") != "TASK_STATE_CANCELED" {
-		t.Errorf("rejected payment: %s", jsonText(canceled))
+	rejected := send(t, h, map[string]any{"taskId": id, "parts": []any{map[string]any{"text": "no"}}, "metadata": map[string]any{a2a.MetaStatus: "payment-rejected"}})
+	if apitest.At(rejected, "status", "state") != "TASK_STATE_FAILED" || apitest.At(rejected, "status", "message", "metadata", a2a.MetaStatus) != "payment-rejected" {
+		t.Errorf("rejected payment: %s", jsonText(rejected))
 	}
 	again := rpc(t, h, nil, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","taskId":"`+id+`","parts":[{"text":"pay"}]}}}`)
 	if again.Error == nil || again.Error.Code != -32004 {
-		t.Errorf("message to a canceled task: %+v", again.Error)
+		t.Errorf("message to a failed task: %+v", again.Error)
 	}
 
 	got := rpc(t, h, nil, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"`+id+`","historyLength":0}}`)
-	if got.Error != nil || apitest.At(apitest.Decode(t, got.Result), "status", "state") != "TASK_STATE_CANCELED" || apitest.At(apitest.Decode(t, got.Result), "history") != nil {
+	if got.Error != nil || apitest.At(apitest.Decode(t, got.Result), "status", "state") != "TASK_STATE_FAILED" || apitest.At(apitest.Decode(t, got.Result), "history") != nil {
 		t.Errorf("GetTask: %+v %s", got.Error, got.Result)
+	}
+
+	waiting := send(t, h, map[string]any{"parts": dataPart("fr_tva", map[string]any{"siren": "303265045"})})
+	canceled := rpc(t, h, nil, `{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"`+waiting["id"].(string)+`"}}`)
+	if canceled.Error != nil || apitest.At(apitest.Decode(t, canceled.Result), "status", "state") != "TASK_STATE_CANCELED" {
+		t.Errorf("CancelTask: %+v %s", canceled.Error, canceled.Result)
+	}
+	if again := rpc(t, h, nil, `{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"`+waiting["id"].(string)+`"}}`); again.Error == nil || again.Error.Code != -32002 {
+		t.Errorf("CancelTask of a canceled task: %+v", again.Error)
 	}
 }
 
