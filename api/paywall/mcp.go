@@ -21,26 +21,32 @@ const (
 // MCPPaymentHeader puts the payment of a tools/call's _meta (if any) into h as the header the
 // gate reads: PAYMENT-SIGNATURE for version 2, X-PAYMENT for version 1.
 func MCPPaymentHeader(meta map[string]any, h http.Header) error {
-	v, ok := meta[MCPMetaPayment]
-	if !ok || v == nil {
+	return PaymentObjectHeader(meta[MCPMetaPayment], "_meta."+MCPMetaPayment, h)
+}
+
+// PaymentObjectHeader puts a payment a transport carries as a JSON object (MCP's _meta, A2A's
+// message metadata) into h as the header the gate reads: PAYMENT-SIGNATURE for version 2,
+// X-PAYMENT for version 1. where names the field in the refusal. A nil v is no payment.
+func PaymentObjectHeader(v any, where string, h http.Header) error {
+	if v == nil {
 		return nil
 	}
 	// A payment that cannot be read is answered like one in a header: a fresh challenge naming
 	// the fault (the gate's decoder judges the rest).
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return PaymentRequired(x402.ReasonInvalidPayload + ": _meta." + MCPMetaPayment + " is not a JSON object")
+		return PaymentRequired(x402.ReasonInvalidPayload + ": " + where + " is not a JSON object")
 	}
 	var p x402.PaymentPayload
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return PaymentRequired(x402.ReasonInvalidPayload + ": _meta." + MCPMetaPayment + " is not an x402 payment payload")
+		return PaymentRequired(x402.ReasonInvalidPayload + ": " + where + " is not an x402 payment payload")
 	}
 	enc, err := x402.Encode(json.RawMessage(raw))
 	if err != nil {
 		return err
 	}
 	if len(enc) > x402.MaxHeaderBytes {
-		return PaymentRequired(fmt.Sprintf("%s: _meta.%s is larger than %d bytes encoded", x402.ReasonInvalidPayload, MCPMetaPayment, x402.MaxHeaderBytes))
+		return PaymentRequired(fmt.Sprintf("%s: %s is larger than %d bytes encoded", x402.ReasonInvalidPayload, where, x402.MaxHeaderBytes))
 	}
 	if p.X402Version == 1 {
 		h.Set(x402.HeaderXPayment, enc)

@@ -1,5 +1,5 @@
 // Package render derives every machine-readable description of the service from the catalog:
-// the JSON catalog at /, OpenAPI 3.1, llms.txt, the x402 resource list, the A2A agent card,
+// the JSON catalog at /, OpenAPI 3.1, llms.txt, the x402 resource list,
 // agent skills, the MCP manifest and /v1/capabilities. Nothing here declares a route.
 package render
 
@@ -75,6 +75,23 @@ const (
 	// apiVersion is the published description version of the interface (spec: Versioning).
 	apiVersion = "1.0.0"
 )
+
+// Service names the service as every description does (the A2A card, rendered beside its
+// endpoint in api/a2a, too): its name, description and published interface version.
+var Service = struct{ Name, Description, Version string }{serviceName, serviceDesc, apiVersion}
+
+// Family is a route family as every rendering names it.
+type Family struct{ ID, Title string }
+
+// Families are the route families in the order every rendering lists them (the A2A card's
+// skills follow it too).
+func Families() []Family {
+	out := make([]Family, len(familyTitles))
+	for i, f := range familyTitles {
+		out[i] = Family{ID: f.id, Title: f.title}
+	}
+	return out
+}
 
 // familyTitles orders and names the families in every rendering.
 var familyTitles = []struct{ id, title string }{
@@ -301,48 +318,6 @@ func (r *Renderer) X402() map[string]any {
 	}
 }
 
-// AgentCard renders the A2A agent card with one skill per family and the x402 extension.
-func (r *Renderer) AgentCard() map[string]any {
-	var skills []map[string]any
-	byFamily := map[string][]*catalog.Entry{}
-	for _, e := range r.paid() {
-		byFamily[e.Family] = append(byFamily[e.Family], e)
-	}
-	for _, f := range familyTitles {
-		entries := byFamily[f.id]
-		if len(entries) == 0 {
-			continue
-		}
-		var examples []string
-		for _, e := range entries[:min(3, len(entries))] {
-			examples = append(examples, e.Summary)
-		}
-		skills = append(skills, map[string]any{
-			"id": f.id, "name": f.title, "tags": []string{f.id, "x402", "pay-per-call"},
-			"description": fmt.Sprintf("%d paid routes; see %s/openapi.json", len(entries), r.info.BaseURL),
-			"examples":    examples,
-		})
-	}
-	return map[string]any{
-		"protocolVersion":    "0.3.0",
-		"name":               serviceName,
-		"description":        serviceDesc,
-		"url":                r.info.BaseURL + "/",
-		"version":            apiVersion,
-		"preferredTransport": "HTTP+JSON",
-		"capabilities": map[string]any{
-			"streaming": false,
-			"extensions": []map[string]any{{
-				"uri": "https://github.com/google-a2a/a2a-x402/v0.1", "required": true,
-				"description": "Every paid skill is settled per call in USDC over x402.",
-			}},
-		},
-		"defaultInputModes":  []string{"application/json"},
-		"defaultOutputModes": []string{"application/json", "image/png", "application/pdf"},
-		"skills":             skills,
-	}
-}
-
 // AgentSkills lists each paid route as a callable skill with its input schema and price.
 func (r *Renderer) AgentSkills() map[string]any {
 	var skills []map[string]any
@@ -433,7 +408,6 @@ func (r *Renderer) Bind(c *catalog.Catalog) error {
 		"index":                        r.Catalog,
 		"openapi.json":                 r.OpenAPI,
 		"well-known.x402":              r.X402,
-		"well-known.agent-card.json":   r.AgentCard,
 		"well-known.agent-skills.json": r.AgentSkills,
 		"well-known.mcp":               r.MCPManifest,
 		"capabilities":                 r.Capabilities,

@@ -61,7 +61,6 @@ func TestGoldenRenderings(t *testing.T) {
 		"openapi.golden.json":      JSON(r.OpenAPI()),
 		"llms.golden.txt":          []byte(r.LLMSTxt()),
 		"x402.golden.json":         JSON(r.X402()),
-		"agent-card.golden.json":   JSON(r.AgentCard()),
 		"agent-skills.golden.json": JSON(r.AgentSkills()),
 		"mcp-manifest.golden.json": JSON(r.MCPManifest()),
 		"mcp-tools.golden.json":    JSON(r.Tools()),

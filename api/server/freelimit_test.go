@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/peage/appliance/api/a2a"
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
@@ -177,6 +178,10 @@ func TestExhaustedFreeBucketNeverHidesThePayment(t *testing.T) {
 		c.TrustedProxies = []string{"127.0.0.1"}
 		c.FreePerMinute, c.FreeBurst = 1, 1
 	}})
+	// The agent card is served beside the A2A endpoint it names.
+	if err := a2a.New(cat, h.Server, h.Server, a2a.Options{BaseURL: h.BaseURL}).Bind(cat); err != nil {
+		t.Fatal(err)
+	}
 	client := "198.51.100.30"
 	if a := get(t, h, freePath, client); a.status != http.StatusOK {
 		t.Fatalf("the one free call of the bucket: %+v", a)

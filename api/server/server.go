@@ -94,8 +94,9 @@ var (
 	valExposeHeaders   = []byte(x402.ExposeHeadersValue + ", X-Request-Id, Retry-After")
 )
 
-// settleBudget is what a paid call may spend verifying and settling beyond its route's deadline.
-const settleBudget = 90 * time.Second
+// SettleBudget is what a paid call may spend verifying and settling beyond its route's deadline
+// (an endpoint that runs calls inside its own, such as /a2a, must outlast both).
+const SettleBudget = 90 * time.Second
 
 // Cache keeps encoded results per route and canonical args for the entry's CacheTTL.
 type Cache interface {
@@ -274,7 +275,7 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 	}
 	if ctx.IsOptions() {
 		ctx.Response.Header.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-		ctx.Response.Header.Set("Access-Control-Allow-Headers", "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Proxy-Key, Mcp-Session-Id, Mcp-Protocol-Version")
+		ctx.Response.Header.Set("Access-Control-Allow-Headers", "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Proxy-Key, Mcp-Session-Id, Mcp-Protocol-Version, A2A-Version, A2A-Extensions")
 		ctx.Response.Header.Set("Access-Control-Max-Age", "86400")
 		ctx.SetStatusCode(http.StatusNoContent)
 		return http.StatusNoContent
@@ -372,7 +373,7 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		ctx := context.Background()
 		if call.Key != "" { // verification and settlement ahead: bound them too
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, e.Timeout+settleBudget)
+			ctx, cancel = context.WithTimeout(ctx, e.Timeout+SettleBudget)
 			defer cancel()
 		}
 		out, hdr, err = s.gate.Charge(ctx, call, work)
@@ -637,6 +638,22 @@ func (l fasthttpLogger) Printf(format string, args ...any) {
 // JSON rather than as a header (MCP).
 func (s *Server) ChallengeObject(e *catalog.Entry, payErr error) (map[string]any, error) {
 	ch, err := s.challenges.ForMCPError(e, payErr)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := base64.StdEncoding.DecodeString(ch.Header)
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]any
+	return obj, json.Unmarshal(raw, &obj)
+}
+
+// PaymentRequiredObject is the decoded v2 PaymentRequired of e exactly as the HTTP 402 carries
+// it (its Bazaar declaration describes the HTTP call), for transports that carry it as JSON
+// and whose call is the route's own (A2A).
+func (s *Server) PaymentRequiredObject(e *catalog.Entry, payErr error) (map[string]any, error) {
+	ch, err := s.challenges.ForError(e, payErr)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/peage/appliance/api/a2a"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/mcp"
 	"github.com/peage/appliance/api/paywall"
@@ -243,6 +244,9 @@ func assemble(cfg config.Config, log *slog.Logger, d deps) (*app, error) {
 	}
 	a.srv = server.New(cfg.API, cat, opts)
 	if err := mcp.New(cat, r, a.srv, a.srv, version.String()).Bind(cat); err != nil {
+		return nil, err
+	}
+	if err := a2a.New(cat, a.srv, a.srv, a2a.Options{BaseURL: cfg.API.BaseURL}).Bind(cat); err != nil {
 		return nil, err
 	}
 	a.operator = operatorSources(a, d)

@@ -137,6 +137,24 @@ func TestDevNeedsNoConfig(t *testing.T) {
 	if code, body := get(t, "http://"+admin+"/metrics"); code != 200 || !strings.Contains(body, `peage_http_requests_total{route="llms.txt",status="200"} 1`) {
 		t.Fatalf("metrics %d %s", code, body)
 	}
+	// The A2A card names the endpoint the composed server serves (the 0.3.0 card named one
+	// that nothing answered): a JSON-RPC call there gets A2A's answer.
+	code, body = get(t, "http://"+api+"/.well-known/agent-card.json")
+	var card struct {
+		SupportedInterfaces []struct{ URL, ProtocolBinding string } `json:"supportedInterfaces"`
+	}
+	if err := json.Unmarshal([]byte(body), &card); code != 200 || err != nil || len(card.SupportedInterfaces) != 1 {
+		t.Fatalf("agent card %d %s", code, body)
+	}
+	resp, err := http.Post(card.SupportedInterfaces[0].URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"none"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(answer), `"code":-32001`) {
+		t.Fatalf("POST %s = %d %s", card.SupportedInterfaces[0].URL, resp.StatusCode, answer)
+	}
 	// The chain routes are ready on the embedded chain with no configuration. The catalog says
 	// so without spending the free calls the payment check below needs.
 	code, body = get(t, "http://"+api+"/")

@@ -1,0 +1,191 @@
+package a2a_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/peage/appliance/api/a2a"
+	"github.com/peage/appliance/api/apitest"
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/api/routes/fr"
+	"github.com/peage/appliance/api/upstream"
+)
+
+// startUnpaid serves fr.tva (offline) with the verifying gate but no facilitator: enough for
+// every path that never reaches a settlement.
+func startUnpaid(t *testing.T) *apitest.Harness {
+	t.Helper()
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := upstream.Resolve(upstream.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	french, err := fr.New(fr.Deps{Upstreams: specs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := french.Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	pay := paywall.DefaultConfig()
+	pay.PayTo = apitest.TestPayTo
+	h := apitest.Start(t, cat, apitest.Options{Gate: paywall.New(pay, paywall.DefaultPolicy(), nil, paywall.GateOptions{}), Pay: pay})
+	if err := a2a.New(cat, h.Server, h.Server, a2a.Options{BaseURL: h.BaseURL}).Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+type rpcAnswer struct {
+	Result json.RawMessage
+	Error  *struct {
+		Code    int
+		Message string
+	}
+}
+
+func rpc(t *testing.T, h *apitest.Harness, hdr map[string]string, body string) rpcAnswer {
+	t.Helper()
+	req, _ := http.NewRequest("POST", h.BaseURL+"/a2a", bytes.NewReader([]byte(body)))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := h.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var a rpcAnswer
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &a) != nil {
+		t.Fatalf("POST /a2a %s = %d %s", body, resp.StatusCode, b)
+	}
+	return a
+}
+
+// send sends one message and returns the task of the answer.
+func send(t *testing.T, h *apitest.Harness, message map[string]any) map[string]any {
+	t.Helper()
+	message["messageId"], message["role"] = "m-1", "ROLE_USER"
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": map[string]any{"message": message}})
+	a := rpc(t, h, nil, string(body))
+	if a.Error != nil {
+		t.Fatalf("SendMessage: %+v", a.Error)
+	}
+	task, _ := apitest.At(apitest.Decode(t, a.Result), "task").(map[string]any)
+	if task == nil {
+		t.Fatalf("SendMessage answered %s", a.Result)
+	}
+	return task
+}
+
+func dataPart(route string, params map[string]any) []any {
+	return []any{map[string]any{"data": map[string]any{"route": route, "params": params}, "mediaType": "application/json"}}
+}
+
+// TestProtocolErrors: what is not a call gets the JSON-RPC error A2A names for it.
+func TestProtocolErrors(t *testing.T) {
+	h := startUnpaid(t)
+	for _, c := range []struct {
+		name string
+		hdr  map[string]string
+		body string
+		code int
+	}{
+		{"not JSON", nil, `{`, -32700},
+		{"not JSON-RPC", nil, `{"id":1,"method":"SendMessage"}`, -32600},
+		{"no message", nil, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`, -32602},
+		{"unknown method", nil, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}`, -32601},
+		{"unknown task", nil, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"nope"}}`, -32001},
+		{"payment for an unknown task", nil, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","taskId":"nope","parts":[{"text":"pay"}]}}}`, -32001},
+		{"streaming", nil, `{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{}}`, -32004},
+		{"push notifications", nil, `{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig","params":{}}`, -32003},
+		{"another version", map[string]string{"A2A-Version": "0.3"}, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"nope"}}`, -32009},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if a := rpc(t, h, c.hdr, c.body); a.Error == nil || a.Error.Code != c.code {
+				t.Fatalf("= %+v %s, want error %d", a.Error, a.Result, c.code)
+			}
+		})
+	}
+}
+
+// TestTaskLifecycleWithoutSettlement: an unknown route fails its task naming "route"; a
+// refused payment leaves the task waiting for one, with the renewed requirements and the
+// reason; the client's rejection fails it (as x402's A2A transport says), after which it
+// takes no more messages; GetTask reads it. CancelTask cancels a task waiting for payment.
+func TestTaskLifecycleWithoutSettlement(t *testing.T) {
+	h := startUnpaid(t)
+
+	task := send(t, h, map[string]any{"parts": dataPart("fr.nope", nil)})
+	if apitest.At(task, "status", "state") != "TASK_STATE_FAILED" || apitest.At(task, "status", "message", "parts", 1, "data", "error", "param") != "route" {
+		t.Errorf("unknown route: %s", jsonText(task))
+	}
+
+	task = send(t, h, map[string]any{"parts": dataPart("/v1/fr/tva", map[string]any{"siren": "303265045"})})
+	id := task["id"].(string)
+	if apitest.At(task, "status", "state") != "TASK_STATE_INPUT_REQUIRED" || apitest.At(task, "status", "message", "metadata", a2a.MetaRequired, "accepts", 0, "amount") != "5000" {
+		t.Fatalf("call by path: %s", jsonText(task))
+	}
+
+	refused := send(t, h, map[string]any{"taskId": id, "parts": []any{map[string]any{"text": "pay"}},
+		"metadata": map[string]any{a2a.MetaStatus: "payment-submitted", a2a.MetaPayload: map[string]any{"x402Version": 2, "payload": map[string]any{"signature": "0x00"}}}})
+	meta := apitest.At(refused, "status", "message", "metadata")
+	if apitest.At(refused, "status", "state") != "TASK_STATE_INPUT_REQUIRED" || apitest.At(meta, a2a.MetaStatus) != "payment-failed" ||
+		apitest.At(meta, a2a.MetaError) == nil || apitest.At(meta, a2a.MetaRequired, "accepts", 0, "amount") != "5000" {
+		t.Errorf("refused payment: %s", jsonText(refused))
+	}
+
+	rejected := send(t, h, map[string]any{"taskId": id, "parts": []any{map[string]any{"text": "no"}}, "metadata": map[string]any{a2a.MetaStatus: "payment-rejected"}})
+	if apitest.At(rejected, "status", "state") != "TASK_STATE_FAILED" || apitest.At(rejected, "status", "message", "metadata", a2a.MetaStatus) != "payment-rejected" {
+		t.Errorf("rejected payment: %s", jsonText(rejected))
+	}
+	again := rpc(t, h, nil, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","taskId":"`+id+`","parts":[{"text":"pay"}]}}}`)
+	if again.Error == nil || again.Error.Code != -32004 {
+		t.Errorf("message to a failed task: %+v", again.Error)
+	}
+
+	got := rpc(t, h, nil, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"`+id+`","historyLength":0}}`)
+	if got.Error != nil || apitest.At(apitest.Decode(t, got.Result), "status", "state") != "TASK_STATE_FAILED" || apitest.At(apitest.Decode(t, got.Result), "history") != nil {
+		t.Errorf("GetTask: %+v %s", got.Error, got.Result)
+	}
+
+	waiting := send(t, h, map[string]any{"parts": dataPart("fr_tva", map[string]any{"siren": "303265045"})})
+	canceled := rpc(t, h, nil, `{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"`+waiting["id"].(string)+`"}}`)
+	if canceled.Error != nil || apitest.At(apitest.Decode(t, canceled.Result), "status", "state") != "TASK_STATE_CANCELED" {
+		t.Errorf("CancelTask: %+v %s", canceled.Error, canceled.Result)
+	}
+	if again := rpc(t, h, nil, `{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"`+waiting["id"].(string)+`"}}`); again.Error == nil || again.Error.Code != -32002 {
+		t.Errorf("CancelTask of a canceled task: %+v", again.Error)
+	}
+}
+
+// TestBrowserPreflightAllowsTheA2AHeaders: the SDK sends A2A-Version on every call (and
+// A2A-Extensions to activate x402), so a browser agent's preflight must allow both.
+func TestBrowserPreflightAllowsTheA2AHeaders(t *testing.T) {
+	h := startUnpaid(t)
+	req, _ := http.NewRequest("OPTIONS", h.BaseURL+"/a2a", nil)
+	req.Header.Set("Origin", "https://agent.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "a2a-version,a2a-extensions,content-type")
+	resp, err := h.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
+	for _, name := range []string{"a2a-version", "a2a-extensions", "content-type"} {
+		if !strings.Contains(allowed, name) {
+			t.Errorf("preflight %d allows %q, not %s", resp.StatusCode, allowed, name)
+		}
+	}
+}
