@@ -163,6 +163,12 @@ func TestRevisionsOnOneEndpoint(t *testing.T) {
 					t.Fatalf("legacy tools/list result carries the stateless fields: %v %v", r["ttlMs"], r["resultType"])
 				}
 			}},
+		{name: "a legacy revision in _meta is a legacy request", method: "POST", headers: map[string]string{"Mcp-Protocol-Version": "2025-11-25"}, body: rpc("tools/list", map[string]any{"_meta": modernMeta("2025-11-25")}), status: 200,
+			check: func(t *testing.T, x exchange) {
+				if r := x.result(); r["resultType"] != nil || len(r["tools"].([]any)) < 140 {
+					t.Fatalf("tools/list result %v", r["resultType"])
+				}
+			}},
 		{name: "legacy header naming a revision not served", method: "POST", headers: map[string]string{"Mcp-Protocol-Version": "2099-01-01"}, body: rpc("tools/list", nil), status: 400, code: -32022},
 	}
 	for _, c := range cases {

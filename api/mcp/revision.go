@@ -59,8 +59,10 @@ func negotiate(requested string) string {
 	return revisionLatestLegacy
 }
 
-// modernMeta is the revision a request's params._meta names, "" for a legacy request, and
-// whether its _meta declares the client's capabilities (required in the modern era).
+// modernMeta is the revision a request's params._meta names when it is of the modern era
+// (2026-07-28 or later, served or not), "" for a legacy request, and whether its _meta
+// declares the client's capabilities (required in the modern era). A legacy revision in
+// _meta selects nothing: those revisions define no such key (go-sdk reads it alike).
 func modernMeta(params json.RawMessage) (revision string, hasCapabilities bool) {
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
@@ -68,7 +70,9 @@ func modernMeta(params json.RawMessage) (revision string, hasCapabilities bool) 
 	if json.Unmarshal(params, &p) != nil || p.Meta == nil {
 		return "", false
 	}
-	_ = json.Unmarshal(p.Meta[metaProtocolVersion], &revision)
+	if json.Unmarshal(p.Meta[metaProtocolVersion], &revision) != nil || revision < revisionModern {
+		return "", false
+	}
 	caps := p.Meta[metaClientCapabilities]
 	return revision, len(caps) > 0 && caps[0] == '{'
 }
