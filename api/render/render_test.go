@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -205,6 +206,29 @@ func TestToolAnnotations(t *testing.T) {
 				t.Fatalf("icons %+v", tool.Icons)
 			}
 		})
+	}
+}
+
+// TestAnswerSchemaIsShared: OpenAPI's 200 schema and MCP's outputSchema are the one schema
+// the catalog derives from the spec (Entry.OutputSchema), for every tool with a JSON answer.
+func TestAnswerSchemaIsShared(t *testing.T) {
+	r := testRenderer(t)
+	paths := r.OpenAPI()["paths"].(map[string]any)
+	shared := 0
+	for _, tool := range r.Tools() {
+		if tool.OutputSchema == nil {
+			continue
+		}
+		method, path, _ := strings.Cut(tool.Title, " ")
+		op := paths[path].(map[string]any)[strings.ToLower(method)].(map[string]any)
+		schema := op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
+		if !reflect.DeepEqual(schema, tool.OutputSchema) {
+			t.Errorf("%s: OpenAPI answers %v, MCP %v", tool.Name, schema, tool.OutputSchema)
+		}
+		shared++
+	}
+	if shared < 130 {
+		t.Fatalf("only %d tools with an answer schema", shared)
 	}
 }
 
