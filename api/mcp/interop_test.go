@@ -373,3 +373,45 @@ func TestTypeScriptSDKClientAtEachRevision(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordedAnswersConformToTheirOutputSchema: the answers the web routes gave on their test
+// pages (api/routes/web TestGolden's golden files, real runs through the browser) validate
+// against the outputSchema their tools list, so an MCP client that validates, as the
+// TypeScript SDK does, accepts them.
+func TestRecordedAnswersConformToTheirOutputSchema(t *testing.T) {
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := []struct{ golden, path string }{
+		{"extract_article", "/v1/extract"}, {"extract_js", "/v1/extract"},
+		{"extract_verified_article", "/v1/extract/verified"}, {"extract_verified_short", "/v1/extract/verified"},
+		{"free_extract_article", "/free/extract"}, {"links_article", "/v1/links"}, {"meta_article", "/v1/meta"},
+		{"tables", "/v1/web/tables"}, {"jsonld_article", "/v1/web/jsonld"}, {"contacts", "/v1/web/contacts"},
+		{"prices", "/v1/web/prices"}, {"headings_article", "/v1/web/headings"}, {"forms", "/v1/web/forms"},
+		{"images_article", "/v1/web/images"}, {"images", "/v1/web/images"}, {"navigation_article", "/v1/web/navigation"},
+		{"changed_baseline", "/v1/web/changed"}, {"unblock_text", "/v1/unblock"}, {"unblock_plain_fetch", "/v1/unblock"},
+	}
+	documented := 0
+	for _, c := range recorded {
+		if len(cat.ByPath(c.path).OutputSchema()["properties"].(map[string]any)) > 0 {
+			documented++
+		}
+		t.Run(c.golden, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("..", "routes", "web", "testdata", c.golden+".golden.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var answer map[string]any
+			if err := json.Unmarshal(b, &answer); err != nil {
+				t.Fatal(err)
+			}
+			if err := validate(cat.ByPath(c.path).OutputSchema(), answer); err != nil {
+				t.Fatalf("the answer of %s does not conform to its outputSchema: %v", c.path, err)
+			}
+		})
+	}
+	if documented < 10 {
+		t.Fatalf("only %d of the recorded answers have documented fields to check", documented)
+	}
+}
