@@ -169,6 +169,7 @@ func TestRevisionsOnOneEndpoint(t *testing.T) {
 					t.Fatalf("tools/list result %v", r["resultType"])
 				}
 			}},
+		{name: "2026-07-28 header without its _meta", method: "POST", headers: modernHeaders("tools/list", ""), body: rpc("tools/list", nil), status: 400, code: -32602},
 		{name: "legacy header naming a revision not served", method: "POST", headers: map[string]string{"Mcp-Protocol-Version": "2099-01-01"}, body: rpc("tools/list", nil), status: 400, code: -32022},
 	}
 	for _, c := range cases {
