@@ -29,6 +29,9 @@ func (e Entry) kind(k Kind) Entry                       { e.Kind = k; return e }
 func (e Entry) metered() Entry                          { e.Tier = TierMetered; return e }
 func (e Entry) anyMethod() Entry                        { e.AnyMethod = true; return e }
 func (e Entry) document() Entry                         { e.Document = true; return e }
+func (e Entry) creates() Entry                          { e.Creates = true; return e }
+func (e Entry) offline() Entry                          { e.Offline = true; return e }
+func (e Entry) describedByGET() Entry                   { e.DescribedByGET = true; return e }
 
 // ex sets the example request from name/value pairs.
 func (e Entry) ex(kv ...any) Entry {

@@ -177,6 +177,8 @@ func (e *Entry) Methods() []string {
 		return []string{"any"}
 	case strings.HasPrefix(e.Path, "/v1/") || e.Kind == Free:
 		return []string{"GET", "POST"}
+	case e.DescribedByGET:
+		return []string{e.Method, "GET", "HEAD"}
 	default:
 		return []string{e.Method, "HEAD"}
 	}

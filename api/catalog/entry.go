@@ -93,11 +93,21 @@ type Entry struct {
 	Produces      string // response media type; "" means application/json
 	Status        string // route attribute from the spec, e.g. "PRIVATE_BETA"
 	AnyMethod     bool   // accepts every HTTP method (the webhook inbox's callback_url)
+	// DescribedByGET lets a POST endpoint also take GET, which its handler answers with its
+	// description (the MCP endpoint, listed among the GET discovery routes).
+	DescribedByGET bool
 	// Document marks a free route that is a description of the service rendered from memory
 	// (/v1/capabilities): like the discovery documents, it is bounded by the connection
 	// limits only, never by the per-client free-call bucket.
 	Document bool
-	Example  map[string]any
+	// Creates marks a route whose call leaves something behind that outlives it (a published
+	// page, a webhook inbox, proxy credentials, a rented number): it is not read-only, and a
+	// repeated call creates another. Every other route only reads.
+	Creates bool
+	// Offline marks a route answered from the box's own rules and state alone (a checksum, a
+	// computed calendar), without reaching any outside service or page.
+	Offline bool
+	Example map[string]any
 	// Returns is the spec's description of the answer (its Response cell), from which the
 	// output schema and example are derived; Default fills it in.
 	Returns string

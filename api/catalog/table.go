@@ -101,7 +101,7 @@ func Table(n Names) []Entry {
 		route("fr", "GET", "/v1/fr/reverse-geocode", 5_000, "Nearest French address of a point (BAN).", pLat, pLon).
 			up("ban", day).ex("lat", 48.8566, "lon", 2.3522),
 		route("fr", "GET", "/v1/fr/tva", 5_000, "French intra-EU VAT number computed from a SIREN (offline).", pSIREN).
-			ex("siren", "542065479"),
+			ex("siren", "542065479").offline(),
 		route("fr", "GET", "/v1/fr/vat-eu", 20_000, "EU VAT number validation (VIES) with trader name and address.",
 			S("vat", "EU VAT number with its country prefix (EL for Greece, XI for Northern Ireland)").Req().Fmt("vat_eu")).up("vies", 6*hour).ex("vat", "FR40303265045"),
 		route("fr", "GET", "/v1/fr/commune", 5_000, "French communes by name or postal code.",
@@ -114,7 +114,7 @@ func Table(n Names) []Entry {
 		route("fr", "GET", "/v1/fr/jours-feries", 5_000, "French public holidays of a year for a zone, computed from the rules.",
 			I("annee", "year").Req().Range(1900, 2200),
 			S("zone", "zone").Def("metropole").Of("metropole", "alsace-moselle", "guadeloupe", "guyane", "martinique", "mayotte", "nouvelle-caledonie", "la-reunion", "polynesie-francaise", "saint-barthelemy", "saint-martin", "saint-pierre-et-miquelon", "wallis-et-futuna")).
-			ex("annee", 2026, "zone", "alsace-moselle"),
+			ex("annee", 2026, "zone", "alsace-moselle").offline(),
 		route("fr", "GET", "/v1/fr/vacances-scolaires", 5_000, "French school holidays of a zone for a school year.",
 			S("zone", "zone (Zone A, Zone B, Zone C, Corse, or an overseas academy)").Req().Range(1, 40),
 			S("annee", "school year, e.g. 2025-2026").Fmt("annee_scolaire")).
@@ -134,7 +134,7 @@ func Table(n Names) []Entry {
 			S("q", "school name").Group("place").Range(2, 200), S("cp", "postal code").Group("place").Fmt("cp")).
 			up("data-education", day).ex("cp", "80000"),
 		route("fr", "GET", "/v1/fr/iban", 5_000, "IBAN check (mod-97), country and French bank code (offline).",
-			S("iban", "IBAN, spaces allowed").Req().Fmt("iban")).ex("iban", "FR1420041010050500013M02606"),
+			S("iban", "IBAN, spaces allowed").Req().Fmt("iban")).ex("iban", "FR1420041010050500013M02606").offline(),
 		route("fr", "GET", "/v1/fr/cadastre", 10_000, "Cadastral parcel at a point: id, section, number, area.", pLat, pLon).
 			up("apicarto", day).ex("lat", 49.8941, "lon", 2.2958),
 		route("fr", "GET", "/v1/fr/valeurs-foncieres", 20_000, "Recorded property sales (DVF) of a commune for a year.", pINSEE,
@@ -381,22 +381,22 @@ func Table(n Names) []Entry {
 		// Infrastructure for agents.
 		route("infra", "POST", "/v1/publish", 100_000, "Publish static HTML at an unguessable URL for up to 30 days.",
 			S("html", "HTML markup (at most 200 KB)").Req().Range(1, 204800).Bytes(204800), S("title", "page title").Req().Range(1, 200),
-			I("ttl_days", "days online").Range(1, 30).Def(int64(7))).ex("html", "<h1>Hello</h1>", "title", "Hello", "ttl_days", 1),
+			I("ttl_days", "days online").Range(1, 30).Def(int64(7))).ex("html", "<h1>Hello</h1>", "title", "Hello", "ttl_days", 1).creates(),
 		route("infra", "POST", "/v1/callbacks", 5_000, "Temporary webhook inbox: a public callback URL and a long-polled events URL.",
-			I("ttl_hours", "hours of life").Range(1, 24).Def(int64(24)), S("label", "your label").AtMost(100)).ex("ttl_hours", 1, "label", "test"),
+			I("ttl_hours", "hours of life").Range(1, 24).Def(int64(24)), S("label", "your label").AtMost(100)).ex("ttl_hours", 1, "label", "test").creates(),
 		route("infra", "GET", "/v1/proxy/1gb", 3_500_000, "1 GB residential proxy package, valid 30 days, HTTP(S) through CONNECT.").
-			metered().timeout(30 * time.Second),
+			metered().timeout(30 * time.Second).creates(),
 		route("infra", "GET", "/v1/proxy/5gb", 15_000_000, "5 GB residential proxy package, valid 30 days, HTTP(S) through CONNECT.").
-			metered().timeout(30 * time.Second),
+			metered().timeout(30 * time.Second).creates(),
 		route("infra", "GET", "/v1/proxy/20gb", 52_000_000, "20 GB residential proxy package, valid 30 days, HTTP(S) through CONNECT.").
-			metered().timeout(30 * time.Second),
+			metered().timeout(30 * time.Second).creates(),
 		route("infra", "GET", "/v1/sms/number", 50_000, "Rent a phone number that receives SMS; returns the number and a session.").
-			up("sms", 0).timeout(30 * time.Second),
+			up("sms", 0).timeout(30 * time.Second).creates(),
 		route("infra", "GET", "/v1/sms/inbox", 20_000, "SMS received by a rented number: sender, body, time.",
 			S("session", "session from /v1/sms/number").Req().Range(8, 128)).up("sms", 0).ex("session", "0123456789abcdef"),
 
 		// Free routes.
-		route("free", "GET", "/v1/capabilities", 0, "What the task router can solve, free.").document(),
+		route("free", "GET", "/v1/capabilities", 0, "What the task router can solve, free.").document().offline(),
 		route("free", "POST", "/v1/solve/preview", 0, "Plan, normalised input and price of a /v1/solve task, free.",
 			S("task", "what to solve").Req().Range(3, 4000).Fmt("text_urls"), S("capability", "name a capability directly").Range(2, 60)).ex("task", "weather in Amiens"),
 		route("free", "POST", "/v1/agent/quote", 0, "Plan, price and limits of a /v1/agent/task, free.",
@@ -432,7 +432,7 @@ func Table(n Names) []Entry {
 		route("discovery", "GET", "/", 0, "Machine-readable catalog of every route with its price.").kind(Discovery),
 		route("discovery", "GET", "/openapi.json", 0, "OpenAPI 3.1 description of the service.").kind(Discovery),
 		route("discovery", "GET", "/llms.txt", 0, "llms.txt index of the service for language models.").kind(Discovery).produces("text/plain"),
-		route("discovery", "POST", "/mcp", 0, "MCP endpoint (Streamable HTTP): one tool per route.").kind(Discovery),
+		route("discovery", "POST", "/mcp", 0, "MCP endpoint (Streamable HTTP): one tool per route; a GET describes it.").kind(Discovery).describedByGET(),
 		route("discovery", "GET", "/.well-known/mcp", 0, "MCP server description.").kind(Discovery),
 		route("discovery", "GET", "/.well-known/x402", 0, "x402 resource list for indexers.").kind(Discovery),
 		// A paid message runs its route and settlement inside this call: its deadline outlasts

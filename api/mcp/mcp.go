@@ -1,8 +1,10 @@
 // Package mcp serves the catalog as MCP tools over Streamable HTTP (JSON responses, no server
-// stream). A tools/call runs the very same sequence as an HTTP call (params → availability →
-// x402 gate → handler); the payment rides in params._meta["x402/payment"] as the x402 MCP
-// transport specifies, and an unpaid call is a tool result with isError and the
-// PaymentRequired object, not a protocol error.
+// stream), in every revision a current client speaks: 2026-07-28 statelessly (server/discover,
+// per-request _meta and the headers that mirror it) and 2025-11-25 back to 2024-11-05 after an
+// initialize handshake (revision.go). A tools/call runs the very same sequence as an HTTP call
+// (params → availability → x402 gate → handler); the payment rides in
+// params._meta["x402/payment"] as the x402 MCP transport specifies, and an unpaid call is a
+// tool result with isError and the PaymentRequired object, not a protocol error.
 package mcp
 
 import (
@@ -10,8 +12,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"mime"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/peage/appliance/api/apierr"
@@ -72,8 +74,9 @@ type rpcRequest struct {
 }
 
 type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 type rpcResponse struct {
@@ -91,28 +94,70 @@ const (
 )
 
 func (m *Endpoint) handle(ctx context.Context, req *catalog.Request) (any, error) {
+	if req.Method == http.MethodGet || req.Method == http.MethodHead {
+		return m.get(req), nil
+	}
 	var rpc rpcRequest
 	if err := json.Unmarshal(req.Body, &rpc); err != nil {
-		return reply(rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{errParse, "the body must be one JSON-RPC 2.0 message"}}), nil
+		return reply(rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{Code: errParse, Message: "the body must be one JSON-RPC 2.0 message"}}), nil
 	}
 	if rpc.JSONRPC != "2.0" || rpc.Method == "" {
-		return reply(rpcResponse{JSONRPC: "2.0", ID: orNull(rpc.ID), Error: &rpcError{errInvalidRequest, "not a JSON-RPC 2.0 request"}}), nil
+		return reply(rpcResponse{JSONRPC: "2.0", ID: orNull(rpc.ID), Error: &rpcError{Code: errInvalidRequest, Message: "not a JSON-RPC 2.0 request"}}), nil
 	}
 	if len(rpc.ID) == 0 { // a notification (notifications/initialized, cancelled): accepted, no answer
 		return &catalog.Raw{Status: http.StatusAccepted, ContentType: "application/json"}, nil
 	}
-	result, rerr := m.dispatch(ctx, req, rpc)
-	resp := rpcResponse{JSONRPC: "2.0", ID: rpc.ID, Result: result, Error: rerr}
-	raw := reply(resp)
+	if revision, caps := modernMeta(rpc.Params); revision != "" {
+		if perr := checkModern(req.Header, rpc, revision, caps); perr != nil {
+			return refuse(rpc, perr), nil
+		}
+		return m.modern(ctx, req, rpc), nil
+	}
+	if perr := checkLegacyHeader(req.Header); perr != nil {
+		return refuse(rpc, perr), nil
+	}
+	result, rerr := m.legacy(ctx, req, rpc)
+	raw := reply(rpcResponse{JSONRPC: "2.0", ID: rpc.ID, Result: result, Error: rerr})
 	if rpc.Method == "initialize" && rerr == nil {
-		raw.Header = map[string]string{"Mcp-Session-Id": sessionID(req)}
+		raw.Header = map[string]string{headerSessionID: sessionID(req)}
 	}
 	return raw, nil
+}
+
+// get answers a GET: a client asking for the standalone event stream of the session-based
+// revisions learns that this server offers none (405, as 2025-11-25 and 2026-07-28 prescribe);
+// anyone else reads the server's description, as at /.well-known/mcp.
+func (m *Endpoint) get(req *catalog.Request) *catalog.Raw {
+	if acceptsEventStream(req.Header) {
+		b, _ := json.Marshal(apierr.BodyOf(&apierr.Error{Code: apierr.CodeMethod,
+			Message: "this MCP server opens no server-sent event stream; POST JSON-RPC requests to /mcp"}))
+		return &catalog.Raw{Status: http.StatusMethodNotAllowed, ContentType: "application/json",
+			Header: map[string]string{"Allow": "GET, POST"}, Body: b}
+	}
+	b, _ := json.Marshal(m.r.MCPManifest())
+	return &catalog.Raw{ContentType: "application/json", Body: b}
+}
+
+func acceptsEventStream(h http.Header) bool {
+	for _, v := range h.Values("Accept") {
+		for _, part := range strings.Split(v, ",") {
+			if mt, _, err := mime.ParseMediaType(strings.TrimSpace(part)); err == nil && mt == "text/event-stream" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func reply(r rpcResponse) *catalog.Raw {
 	b, _ := json.Marshal(r)
 	return &catalog.Raw{ContentType: "application/json", Body: b}
+}
+
+func refuse(rpc rpcRequest, perr *protocolError) *catalog.Raw {
+	raw := reply(rpcResponse{JSONRPC: "2.0", ID: orNull(rpc.ID), Error: perr.err})
+	raw.Status = perr.status
+	return raw
 }
 
 func orNull(id json.RawMessage) json.RawMessage {
@@ -122,32 +167,39 @@ func orNull(id json.RawMessage) json.RawMessage {
 	return id
 }
 
-// sessionID keeps a client's session id, or names one. The endpoint is stateless: the id is
-// only echoed, so any appliance process can answer any request.
+// sessionID keeps a legacy client's session id, or names one. The endpoint is stateless: the
+// id is only echoed, so any appliance process can answer any request.
 func sessionID(req *catalog.Request) string {
-	if s := req.Header.Get("Mcp-Session-Id"); s != "" {
+	if s := req.Header.Get(headerSessionID); s != "" {
 		return s
 	}
 	return "stateless"
 }
 
-func (m *Endpoint) dispatch(ctx context.Context, req *catalog.Request, rpc rpcRequest) (any, *rpcError) {
+const instructions = "Each tool is one paid route. An unpaid tools/call returns isError with the x402 PaymentRequired " +
+	"object; sign it and repeat the call with params._meta[\"x402/payment\"] set to the PaymentPayload."
+
+func (m *Endpoint) serverInfo() map[string]any {
+	return map[string]any{"name": "peage", "title": "péage", "version": m.version, "icons": m.r.Icons()}
+}
+
+func capabilities() map[string]any {
+	return map[string]any{"tools": map[string]any{"listChanged": false}}
+}
+
+// legacy serves a request of the initialize-based revisions.
+func (m *Endpoint) legacy(ctx context.Context, req *catalog.Request, rpc rpcRequest) (any, *rpcError) {
 	switch rpc.Method {
 	case "initialize":
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		_ = json.Unmarshal(rpc.Params, &p)
-		version := render.MCPProtocolVersions[0]
-		if slices.Contains(render.MCPProtocolVersions, p.ProtocolVersion) {
-			version = p.ProtocolVersion
-		}
 		return map[string]any{
-			"protocolVersion": version,
-			"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}},
-			"serverInfo":      map[string]any{"name": "peage", "title": "péage", "version": m.version},
-			"instructions": "Each tool is one paid route. An unpaid tools/call returns isError with the x402 PaymentRequired " +
-				"object; sign it and repeat the call with params._meta[\"x402/payment\"] set to the PaymentPayload.",
+			"protocolVersion": negotiate(p.ProtocolVersion),
+			"capabilities":    capabilities(),
+			"serverInfo":      m.serverInfo(),
+			"instructions":    instructions,
 		}, nil
 	case "ping":
 		return map[string]any{}, nil
@@ -156,10 +208,39 @@ func (m *Endpoint) dispatch(ctx context.Context, req *catalog.Request, rpc rpcRe
 	case "tools/call":
 		return m.call(ctx, req, rpc.Params)
 	}
-	return nil, &rpcError{errMethodNotFound, "method " + rpc.Method + " is not served; this endpoint offers tools"}
+	return nil, &rpcError{Code: errMethodNotFound, Message: "method " + rpc.Method + " is not served; this endpoint offers tools"}
 }
 
-func (m *Endpoint) call(_ context.Context, outer *catalog.Request, params json.RawMessage) (any, *rpcError) {
+// modern serves a 2026-07-28 request: every result says it is complete, the list results say
+// how long they may be cached, and an unknown method is a 404.
+func (m *Endpoint) modern(ctx context.Context, req *catalog.Request, rpc rpcRequest) *catalog.Raw {
+	var result map[string]any
+	switch rpc.Method {
+	case "server/discover":
+		result = map[string]any{
+			"supportedVersions": render.MCPProtocolVersions,
+			"capabilities":      capabilities(),
+			"instructions":      instructions,
+			"_meta":             map[string]any{metaServerInfo: m.serverInfo()},
+			"ttlMs":             discoverTTLMillis, "cacheScope": cacheScopePublic,
+		}
+	case "tools/list":
+		result = map[string]any{"tools": m.r.Tools(), "ttlMs": toolsListTTLMillis, "cacheScope": cacheScopePublic}
+	case "tools/call":
+		res, rerr := m.call(ctx, req, rpc.Params)
+		if rerr != nil {
+			return reply(rpcResponse{JSONRPC: "2.0", ID: rpc.ID, Error: rerr})
+		}
+		result = res
+	default:
+		return refuse(rpc, &protocolError{http.StatusNotFound, &rpcError{Code: errMethodNotFound,
+			Message: "method " + rpc.Method + " is not served; this endpoint offers server/discover, tools/list and tools/call"}})
+	}
+	result["resultType"] = "complete"
+	return reply(rpcResponse{JSONRPC: "2.0", ID: rpc.ID, Result: result})
+}
+
+func (m *Endpoint) call(_ context.Context, outer *catalog.Request, params json.RawMessage) (map[string]any, *rpcError) {
 	var p struct {
 		Name      string         `json:"name"`
 		Arguments map[string]any `json:"arguments"`
@@ -168,11 +249,11 @@ func (m *Endpoint) call(_ context.Context, outer *catalog.Request, params json.R
 	dec := json.NewDecoder(strings.NewReader(string(params)))
 	dec.UseNumber()
 	if err := dec.Decode(&p); err != nil || p.Name == "" {
-		return nil, &rpcError{errInvalidParams, "tools/call needs a tool name and arguments"}
+		return nil, &rpcError{Code: errInvalidParams, Message: "tools/call needs a tool name and arguments"}
 	}
 	e := m.tools[p.Name]
 	if e == nil {
-		return nil, &rpcError{errInvalidParams, "unknown tool " + p.Name}
+		return nil, &rpcError{Code: errInvalidParams, Message: "unknown tool " + p.Name}
 	}
 	header := http.Header{}
 	if err := paywall.MCPPaymentHeader(p.Meta, header); err != nil {

@@ -117,8 +117,8 @@ func (r *Renderer) operation(e *catalog.Entry) map[string]any {
 		op["parameters"] = params
 	}
 	ok := map[string]any{"description": "the result"}
-	if e.MediaType() == "application/json" {
-		ok["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}
+	if out := e.OutputSchema(); out != nil { // the answer's shape, as the Bazaar declaration and MCP give it
+		ok["content"] = map[string]any{"application/json": map[string]any{"schema": out}}
 	} else {
 		ok["content"] = map[string]any{e.MediaType(): map[string]any{"schema": map[string]any{"type": "string"}}}
 	}

@@ -331,19 +331,21 @@ func (r *Renderer) AgentSkills() map[string]any {
 	return map[string]any{"name": serviceName, "version": apiVersion, "payment": "x402", "skills": skills}
 }
 
-// MCPManifest describes the MCP endpoint at /.well-known/mcp.
+// MCPManifest describes the MCP endpoint at /.well-known/mcp (and answers a plain GET /mcp).
 func (r *Renderer) MCPManifest() map[string]any {
 	return map[string]any{
 		"name": serviceName, "version": apiVersion, "description": serviceDesc,
 		"endpoint": r.info.BaseURL + "/mcp", "transport": "streamable-http",
 		"protocolVersions": MCPProtocolVersions,
 		"tools":            len(r.Tools()),
+		"icon":             r.info.BaseURL + paywall.IconPath,
 		"payment":          "x402: unpaid tools/call returns isError with the PaymentRequired object; pay with params._meta[\"x402/payment\"]",
 	}
 }
 
-// MCPProtocolVersions are the MCP revisions /mcp speaks, newest first.
-var MCPProtocolVersions = []string{"2025-06-18", "2025-03-26", "2024-11-05"}
+// MCPProtocolVersions are the MCP revisions /mcp speaks, newest first: 2026-07-28 statelessly
+// (server/discover, per-request _meta), the older ones after an initialize handshake.
+var MCPProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // Tool is one MCP tool derived from a route.
 type Tool struct {
@@ -351,7 +353,35 @@ type Tool struct {
 	Title       string         `json:"title,omitempty"`
 	Description string         `json:"description"`
 	InputSchema map[string]any `json:"inputSchema"`
-	Meta        map[string]any `json:"_meta,omitempty"`
+	// OutputSchema is the catalog's answer schema (JSON Schema 2020-12, MCP's default dialect
+	// since 2025-11-25, so no $schema: clients that compile it as draft-07 read it alike). A
+	// binary answer has none, and its result carries no structuredContent.
+	OutputSchema map[string]any  `json:"outputSchema,omitempty"`
+	Annotations  ToolAnnotations `json:"annotations"`
+	Icons        []Icon          `json:"icons,omitempty"`
+	Meta         map[string]any  `json:"_meta,omitempty"`
+}
+
+// ToolAnnotations are MCP's behaviour hints, from the catalog: a route that creates
+// something (Entry.Creates) is neither read-only nor idempotent, though only additive; one
+// answered offline does not reach the open world.
+type ToolAnnotations struct {
+	ReadOnlyHint    bool  `json:"readOnlyHint"`
+	DestructiveHint *bool `json:"destructiveHint,omitempty"`
+	IdempotentHint  bool  `json:"idempotentHint"`
+	OpenWorldHint   bool  `json:"openWorldHint"`
+}
+
+// Icon is an MCP icon (2025-11-25 and later).
+type Icon struct {
+	Src      string   `json:"src"`
+	MimeType string   `json:"mimeType,omitempty"`
+	Sizes    []string `json:"sizes,omitempty"`
+}
+
+// Icons is the service's icon, as MCP names it (tools, serverInfo).
+func (r *Renderer) Icons() []Icon {
+	return []Icon{{Src: r.info.BaseURL + paywall.IconPath, MimeType: "image/svg+xml", Sizes: []string{"any"}}}
 }
 
 // IsTool reports whether an entry is offered as an MCP tool: every paid or free route.
@@ -361,7 +391,8 @@ func IsTool(e *catalog.Entry) bool { return e.Kind == catalog.Paid || e.Kind == 
 // declaration of MCP tools names them too).
 func ToolName(e *catalog.Entry) string { return e.ToolName() }
 
-// Tools are the MCP tools: one per paid or free /v1 route (and free trials).
+// Tools are the MCP tools: one per paid or free /v1 route (and free trials). A paid tool's
+// _meta carries its price in atomic units and the schemes it is paid with.
 func (r *Renderer) Tools() []Tool {
 	var tools []Tool
 	for _, e := range r.cat.Entries() {
@@ -369,14 +400,25 @@ func (r *Renderer) Tools() []Tool {
 			continue
 		}
 		price := "free"
+		meta := map[string]any{"x402/amount": strconv.FormatUint(e.Price, 10), "available": e.Available()}
 		if e.Price > 0 {
 			price = USD(e.Price) + " USDC per call, paid over x402 (" + strings.Join(r.schemes(), " or ") + ")"
+			meta["x402/schemes"] = r.schemes()
+			meta["x402/network"] = r.info.Pay.Network
+			meta["x402/asset"] = r.info.Pay.Asset
+		}
+		annotations := ToolAnnotations{ReadOnlyHint: !e.Creates, IdempotentHint: !e.Creates, OpenWorldHint: !e.Offline}
+		if e.Creates {
+			annotations.DestructiveHint = new(bool)
 		}
 		tools = append(tools, Tool{
 			Name: ToolName(e), Title: e.Method + " " + e.Path,
-			Description: e.Summary + " Price: " + price + ".",
-			InputSchema: e.Schema(),
-			Meta:        map[string]any{"x402/amount": strconv.FormatUint(e.Price, 10), "available": e.Available()},
+			Description:  e.Summary + " Price: " + price + ".",
+			InputSchema:  e.Schema(),
+			OutputSchema: e.OutputSchema(),
+			Annotations:  annotations,
+			Icons:        r.Icons(),
+			Meta:         meta,
 		})
 	}
 	return tools

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -157,6 +158,76 @@ func TestToolNamesPassEveryModelAPI(t *testing.T) {
 			t.Errorf("tool name %q names both %s and %s", tool.Name, prev, tool.Title)
 		}
 		seen[tool.Name] = tool.Title
+	}
+}
+
+// TestToolAnnotations: the MCP hints follow the route's nature, not its method: a POST that
+// reads a page is read-only, a GET that sells proxy credentials is not; a route answered
+// from the box's own rules is closed-world; a route with a JSON answer has its outputSchema,
+// a binary one none.
+func TestToolAnnotations(t *testing.T) {
+	byName := map[string]Tool{}
+	for _, tool := range testRenderer(t).Tools() {
+		byName[tool.Name] = tool
+	}
+	cases := []struct {
+		tool                            string
+		readOnly, idempotent, openWorld bool
+		outputSchema                    bool
+	}{
+		{"extract", true, true, true, true},
+		{"chain_balance", true, true, true, true},
+		{"fr_tva", true, true, false, true},
+		{"fr_iban", true, true, false, true},
+		{"screenshot", true, true, true, false},
+		{"publish", false, false, true, true},
+		{"callbacks", false, false, true, true},
+		{"proxy_1gb", false, false, true, true},
+		{"sms_number", false, false, true, true},
+	}
+	for _, c := range cases {
+		t.Run(c.tool, func(t *testing.T) {
+			tool, ok := byName[c.tool]
+			if !ok {
+				t.Fatal("not listed")
+			}
+			a := tool.Annotations
+			if a.ReadOnlyHint != c.readOnly || a.IdempotentHint != c.idempotent || a.OpenWorldHint != c.openWorld {
+				t.Fatalf("annotations %+v", a)
+			}
+			if !c.readOnly && (a.DestructiveHint == nil || *a.DestructiveHint) {
+				t.Fatal("a route that creates something must say it only adds (destructiveHint false)")
+			}
+			if (tool.OutputSchema != nil) != c.outputSchema {
+				t.Fatalf("outputSchema %v", tool.OutputSchema)
+			}
+			if len(tool.Icons) != 1 || tool.Icons[0].Src != "https://peage.example/icon.svg" {
+				t.Fatalf("icons %+v", tool.Icons)
+			}
+		})
+	}
+}
+
+// TestAnswerSchemaIsShared: OpenAPI's 200 schema and MCP's outputSchema are the one schema
+// the catalog derives from the spec (Entry.OutputSchema), for every tool with a JSON answer.
+func TestAnswerSchemaIsShared(t *testing.T) {
+	r := testRenderer(t)
+	paths := r.OpenAPI()["paths"].(map[string]any)
+	shared := 0
+	for _, tool := range r.Tools() {
+		if tool.OutputSchema == nil {
+			continue
+		}
+		method, path, _ := strings.Cut(tool.Title, " ")
+		op := paths[path].(map[string]any)[strings.ToLower(method)].(map[string]any)
+		schema := op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
+		if !reflect.DeepEqual(schema, tool.OutputSchema) {
+			t.Errorf("%s: OpenAPI answers %v, MCP %v", tool.Name, schema, tool.OutputSchema)
+		}
+		shared++
+	}
+	if shared < 130 {
+		t.Fatalf("only %d tools with an answer schema", shared)
 	}
 }
 
