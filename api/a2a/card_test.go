@@ -78,18 +78,20 @@ func TestCardHasASkillPerFamilyNamingEveryRoute(t *testing.T) {
 	}
 }
 
-// TestEndpointOutlastsEveryCall: a paid message runs its route and its settlement inside the
-// /a2a call, so the endpoint's deadline must outlast both for every route; otherwise a call
-// settled after it would be answered 504.
+// TestEndpointOutlastsEveryCall: a paid message (A2A) or tools/call (MCP) runs its route and
+// its settlement inside the endpoint's call, so the endpoint's deadline must outlast both for
+// every route; otherwise a call settled after it would be answered 504.
 func TestEndpointOutlastsEveryCall(t *testing.T) {
 	cat, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {
 		t.Fatal(err)
 	}
-	endpoint := cat.Entry("a2a").Timeout
-	for _, e := range cat.Entries() {
-		if render.IsTool(e) && e.Timeout+server.SettleBudget > endpoint {
-			t.Errorf("%s may take %s and its settlement %s: more than /a2a's %s", e.ID, e.Timeout, server.SettleBudget, endpoint)
+	for _, id := range []string{"a2a", "mcp"} {
+		endpoint := cat.Entry(id).Timeout
+		for _, e := range cat.Entries() {
+			if render.IsTool(e) && e.Timeout+server.SettleBudget > endpoint {
+				t.Errorf("%s may take %s and its settlement %s: more than /%s's %s", e.ID, e.Timeout, server.SettleBudget, id, endpoint)
+			}
 		}
 	}
 }

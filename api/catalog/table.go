@@ -432,7 +432,9 @@ func Table(n Names) []Entry {
 		route("discovery", "GET", "/", 0, "Machine-readable catalog of every route with its price.").kind(Discovery),
 		route("discovery", "GET", "/openapi.json", 0, "OpenAPI 3.1 description of the service.").kind(Discovery),
 		route("discovery", "GET", "/llms.txt", 0, "llms.txt index of the service for language models.").kind(Discovery).produces("text/plain"),
-		route("discovery", "POST", "/mcp", 0, "MCP endpoint (Streamable HTTP): one tool per route; a GET describes it.").kind(Discovery).describedByGET(),
+		// A paid tools/call runs its route and settlement inside this call, as /a2a's below.
+		route("discovery", "POST", "/mcp", 0, "MCP endpoint (Streamable HTTP): one tool per route; a GET describes it.").
+			kind(Discovery).describedByGET().timeout(5 * time.Minute),
 		route("discovery", "GET", "/.well-known/mcp", 0, "MCP server description.").kind(Discovery),
 		route("discovery", "GET", "/.well-known/x402", 0, "x402 resource list for indexers.").kind(Discovery),
 		// A paid message runs its route and settlement inside this call: its deadline outlasts
