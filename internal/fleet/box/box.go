@@ -121,6 +121,9 @@ func Start(ctx context.Context, cfg Config) (*Box, error) {
 					MinVersion: tls.VersionTLS13,
 				},
 				TLSTimeout: 5,
+				// Only the address of the credentials: a hub advertises its other URLs,
+				// which may be unreachable from the box's line or not meant for it.
+				IgnoreDiscoveredServers: true,
 			}},
 		},
 	}
