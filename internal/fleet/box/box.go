@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -255,7 +256,11 @@ func (b *Box) answer(reply string, data []byte) {
 	first.Header.Set(fleet.HeaderChunks, strconv.Itoa(chunks))
 	first.Header.Set(fleet.HeaderLength, strconv.Itoa(len(data)))
 	if err := b.conn.PublishMsg(first); err != nil {
+		// Say so rather than leave the caller to wait for the silence.
 		b.log.Warn("reply failed", obs.KeyErr, err)
+		msg := b.message(reply, fleet.StatusError, nil)
+		msg.Header.Set(fleet.HeaderError, "reply refused: "+err.Error())
+		_ = b.conn.PublishMsg(msg)
 		return
 	}
 	for i := 1; i < chunks; i++ {
@@ -313,6 +318,7 @@ func (b *Box) Record(health string) fleet.Record {
 	for r := range b.cfg.Routes {
 		routes = append(routes, r)
 	}
+	slices.Sort(routes)
 	return fleet.Record{
 		Box: b.Name(), Routes: routes, Exit: b.cfg.Exit, Health: health,
 		Load: int(b.load.Load()), Slots: b.cfg.Slots, ProgressEveryMS: b.cfg.ProgressEvery.Milliseconds(),
