@@ -224,6 +224,17 @@ func TestCallsSpreadOverTheBoxesThatServeARoute(t *testing.T) {
 		}
 	}
 
+	// The route's queue group, which NATS balances itself, reaches only the boxes serving it.
+	for range 12 {
+		msg, err := f.hub.Conn().Request(fleet.RouteSubject("web"), []byte("q"), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if answer := string(msg.Data); answer != "a:q" && answer != "b:q" {
+			t.Fatalf("the web queue group answered %q", answer)
+		}
+	}
+
 	for _, tc := range []struct {
 		route string
 		c     registry.Constraints
@@ -334,6 +345,31 @@ func TestBoxKilledMidCall(t *testing.T) {
 			default:
 			}
 		})
+	}
+}
+
+func TestBusyBoxIsPassedOver(t *testing.T) {
+	f := newFleet(t)
+	h := newHeld()
+	for _, name := range []string{"a", "b"} {
+		f.startBox(name, fleet.Exit{}, map[string]box.Handler{"slow": h.handler(name), "lookup": named(name)})
+	}
+	f.waitLive("a", "b")
+	slow := make(chan error, 1)
+	go func() {
+		_, _, err := f.do("slow", registry.Constraints{}, dispatch.Request{})
+		slow <- err
+	}()
+	busy := <-h.started
+	idle := map[string]string{"a": "b", "b": "a"}[busy]
+	for range 4 {
+		if _, boxName, err := f.do("lookup", registry.Constraints{}, dispatch.Request{}); err != nil || boxName != idle {
+			t.Fatalf("with %s holding a call: %s, %v; want %s", busy, boxName, err, idle)
+		}
+	}
+	close(h.gate(busy))
+	if err := <-slow; err != nil {
+		t.Fatal(err)
 	}
 }
 
