@@ -146,8 +146,11 @@ func (d *Dispatcher) Do(ctx context.Context, route string, c registry.Constraint
 			}
 			return nil, "", &Error{Route: route, Kind: ErrNoBox}
 		}
-		answer, err := d.call(ctx, rec, route, req.Body)
+		answer, gone, err := d.call(ctx, rec, route, req.Body)
 		done()
+		if gone {
+			d.view.Gone(rec.Box)
+		}
 		if err == nil {
 			return answer, rec.Box, nil
 		}
@@ -160,12 +163,14 @@ func (d *Dispatcher) Do(ctx context.Context, route string, c registry.Constraint
 	return nil, "", last
 }
 
-func (d *Dispatcher) call(ctx context.Context, rec fleet.Record, route string, body []byte) ([]byte, error) {
+// call runs one attempt; gone reports a box that went silent or is no longer subscribed, as
+// opposed to one that answered an error.
+func (d *Dispatcher) call(ctx context.Context, rec fleet.Record, route string, body []byte) (answer []byte, gone bool, err error) {
 	fail := func(kind error, cause string) error {
 		return &Error{Route: route, Box: rec.Box, Kind: kind, Cause: cause}
 	}
 	if ctx.Err() != nil {
-		return nil, fail(ErrTimeout, ctx.Err().Error())
+		return nil, false, fail(ErrTimeout, ctx.Err().Error())
 	}
 	token := nuid.Next()
 	p := &pending{signal: make(chan struct{}, 1)}
@@ -185,20 +190,19 @@ func (d *Dispatcher) call(ctx context.Context, rec fleet.Record, route string, b
 		msg.Header.Set(fleet.HeaderDeadline, strconv.FormatInt(deadline.UnixMilli(), 10))
 	}
 	if err := d.nc.PublishMsg(msg); err != nil {
-		return nil, fmt.Errorf("fleet dispatch: send %s: %w", route, err)
+		return nil, false, fmt.Errorf("fleet dispatch: send %s: %w", route, err)
 	}
 
 	silence := max(time.Duration(d.cfg.SilenceFactor)*rec.ProgressEvery(), d.cfg.MinSilence)
 	quiet := time.NewTimer(silence)
 	defer quiet.Stop()
-	var answer []byte
 	chunks, length, next := 0, 0, 1
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, fail(ErrTimeout, ctx.Err().Error())
+			return nil, false, fail(ErrTimeout, ctx.Err().Error())
 		case <-quiet.C:
-			return nil, fail(ErrBoxFailed, "silent for "+silence.String())
+			return nil, true, fail(ErrBoxFailed, "silent for "+silence.String())
 		case <-p.signal:
 		}
 		p.mu.Lock()
@@ -207,40 +211,40 @@ func (d *Dispatcher) call(ctx context.Context, rec fleet.Record, route string, b
 		tooBig := p.bytes > d.cfg.MaxAnswer
 		p.mu.Unlock()
 		if tooBig {
-			return nil, fail(ErrBoxFailed, "answer over "+strconv.Itoa(d.cfg.MaxAnswer)+" bytes")
+			return nil, false, fail(ErrBoxFailed, "answer over "+strconv.Itoa(d.cfg.MaxAnswer)+" bytes")
 		}
 		quiet.Reset(silence)
 		for _, m := range msgs {
 			if m.Header.Get("Status") == "503" { // NATS: no responders, the box is not there
-				return nil, fail(ErrBoxFailed, "no responders")
+				return nil, true, fail(ErrBoxFailed, "no responders")
 			}
 			switch status := m.Header.Get(fleet.HeaderStatus); {
 			case status == fleet.StatusProgress:
 			case status == fleet.StatusError:
-				return nil, fail(ErrBoxFailed, m.Header.Get(fleet.HeaderError))
+				return nil, false, fail(ErrBoxFailed, m.Header.Get(fleet.HeaderError))
 			case status == fleet.StatusOK && chunks == 0:
 				var err1, err2 error
 				chunks, err1 = strconv.Atoi(m.Header.Get(fleet.HeaderChunks))
 				length, err2 = strconv.Atoi(m.Header.Get(fleet.HeaderLength))
 				if err1 != nil || err2 != nil || chunks < 1 || length < len(m.Data) || length > d.cfg.MaxAnswer {
-					return nil, fail(ErrBoxFailed, "malformed answer header")
+					return nil, false, fail(ErrBoxFailed, "malformed answer header")
 				}
 				answer = make([]byte, 0, length)
 				answer = append(answer, m.Data...)
 			case status == fleet.StatusChunk && chunks > 0:
 				if i, err := strconv.Atoi(m.Header.Get(fleet.HeaderChunk)); err != nil || i != next || i >= chunks {
-					return nil, fail(ErrBoxFailed, "chunk out of order")
+					return nil, false, fail(ErrBoxFailed, "chunk out of order")
 				}
 				next++
 				answer = append(answer, m.Data...)
 			default:
-				return nil, fail(ErrBoxFailed, "unexpected reply "+strconv.Quote(status))
+				return nil, false, fail(ErrBoxFailed, "unexpected reply "+strconv.Quote(status))
 			}
 			if chunks > 0 && len(answer) >= length {
 				if len(answer) != length {
-					return nil, fail(ErrBoxFailed, "answer longer than announced")
+					return nil, false, fail(ErrBoxFailed, "answer longer than announced")
 				}
-				return answer, nil
+				return answer, false, nil
 			}
 		}
 	}

@@ -23,6 +23,8 @@ import (
 	"github.com/peage/appliance/internal/obs"
 )
 
+// ttl is the registry's in most tests: short, so that a box that stops announcing itself
+// leaves within the test.
 const ttl = time.Second
 
 // testFleet is a hub, its registry and dispatcher, and the boxes a test starts: all real
@@ -38,12 +40,15 @@ type testFleet struct {
 	d        *dispatch.Dispatcher
 	stop     context.CancelFunc
 	creds    map[string]fleet.Credentials
+	ttl      time.Duration
 }
 
-func newFleet(t *testing.T) *testFleet {
+func newFleet(t *testing.T) *testFleet { return newFleetTTL(t, ttl) }
+
+func newFleetTTL(t *testing.T, ttl time.Duration) *testFleet {
 	dir := t.TempDir()
 	f := &testFleet{t: t, state: filepath.Join(dir, "state"), store: filepath.Join(dir, "store"),
-		leafAddr: freeport.Addr(t), creds: map[string]fleet.Credentials{}}
+		leafAddr: freeport.Addr(t), creds: map[string]fleet.Credentials{}, ttl: ttl}
 	f.startHub()
 	t.Cleanup(f.stopHub)
 	return f
@@ -62,7 +67,7 @@ func (f *testFleet) startHub() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.kv, err = registry.Open(ctx, js, ttl); err != nil {
+	if f.kv, err = registry.Open(ctx, js, f.ttl); err != nil {
 		t.Fatal(err)
 	}
 	run, stop := context.WithCancel(context.Background())
@@ -70,7 +75,7 @@ func (f *testFleet) startHub() {
 	if err := registry.Register(run, h.Conn(), f.kv, obs.Discard()); err != nil {
 		t.Fatal(err)
 	}
-	if f.view, err = registry.Watch(run, f.kv, ttl); err != nil {
+	if f.view, err = registry.Watch(run, f.kv, f.ttl); err != nil {
 		t.Fatal(err)
 	}
 	if f.d, err = dispatch.New(h.Conn(), f.view, dispatch.Config{}); err != nil {
@@ -370,6 +375,34 @@ func TestBusyBoxIsPassedOver(t *testing.T) {
 	close(h.gate(busy))
 	if err := <-slow; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A box found gone gets no more calls while its registry entry lives on (a long TTL here):
+// one call learns it, the next ones go elsewhere.
+func TestBoxFoundGoneIsPassedOverBeforeItsEntryExpires(t *testing.T) {
+	f := newFleetTTL(t, time.Minute)
+	a := f.startBox("a", fleet.Exit{}, map[string]box.Handler{"lookup": named("a")})
+	f.startBox("b", fleet.Exit{}, map[string]box.Handler{"lookup": named("b")})
+	f.waitLive("a", "b")
+	a.Server().Shutdown()
+	failures := 0
+	for range 6 { // with side effects, so a call that meets a is not retried
+		_, boxName, err := f.do("lookup", registry.Constraints{}, dispatch.Request{})
+		var fe *dispatch.Error
+		switch {
+		case err == nil && boxName == "b":
+		case errors.As(err, &fe) && errors.Is(err, dispatch.ErrBoxFailed) && fe.Box == "a":
+			failures++
+		default:
+			t.Fatalf("%s, %v", boxName, err)
+		}
+	}
+	if failures > 1 {
+		t.Fatalf("a was picked %d times after it was found gone", failures)
+	}
+	if !slices.Contains(f.live(), "a") {
+		t.Fatal("a's entry expired: the test shows nothing")
 	}
 }
 

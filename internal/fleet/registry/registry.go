@@ -120,6 +120,7 @@ type View struct {
 	mu       sync.Mutex
 	boxes    map[string]entry
 	inflight map[string]int
+	suspect  map[string]time.Time // box -> write time of its entry when a call found it gone
 	turn     int
 	ready    chan struct{}
 }
@@ -130,7 +131,8 @@ func Watch(ctx context.Context, kv jetstream.KeyValue, ttl time.Duration) (*View
 	if err != nil {
 		return nil, fmt.Errorf("fleet registry: watch: %w", err)
 	}
-	v := &View{ttl: ttl, now: time.Now, boxes: map[string]entry{}, inflight: map[string]int{}, ready: make(chan struct{})}
+	v := &View{ttl: ttl, now: time.Now, boxes: map[string]entry{}, inflight: map[string]int{},
+		suspect: map[string]time.Time{}, ready: make(chan struct{})}
 	go func() {
 		defer func() { _ = w.Stop() }()
 		for {
@@ -164,13 +166,32 @@ func (v *View) apply(e jetstream.KeyValueEntry) {
 	}
 	if e.Operation() != jetstream.KeyValuePut {
 		delete(v.boxes, e.Key())
+		delete(v.suspect, e.Key())
 		return
 	}
 	var rec fleet.Record
 	if json.Unmarshal(e.Value(), &rec) != nil || rec.Box != e.Key() {
 		return
 	}
-	v.boxes[e.Key()] = entry{rec: rec, written: e.Created()}
+	v.putLocked(rec, e.Created())
+}
+
+func (v *View) putLocked(rec fleet.Record, written time.Time) {
+	v.boxes[rec.Box] = entry{rec: rec, written: written}
+	if at, ok := v.suspect[rec.Box]; ok && written.After(at) {
+		delete(v.suspect, rec.Box) // a heartbeat since: the box is back
+	}
+}
+
+// Gone marks a box a call found gone (silent, or no longer subscribed): the pick passes it
+// over until a newer heartbeat of it is in, rather than send it more calls until its entry
+// expires.
+func (v *View) Gone(box string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if e, ok := v.boxes[box]; ok {
+		v.suspect[box] = e.written
+	}
 }
 
 // live reports whether the entry's last heartbeat is within the TTL: the bucket's delete
@@ -200,7 +221,7 @@ func (v *View) Pick(route string, c Constraints, exclude ...string) (rec fleet.R
 	var best []fleet.Record
 	bestLoad := 0
 	for name, e := range v.boxes {
-		if !v.live(e) || e.rec.Health != fleet.HealthOK || !e.rec.Serves(route) ||
+		if _, gone := v.suspect[name]; gone || !v.live(e) || e.rec.Health != fleet.HealthOK || !e.rec.Serves(route) ||
 			!c.fit(e.rec.Exit) || slices.Contains(exclude, name) {
 			continue
 		}

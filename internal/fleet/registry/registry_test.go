@@ -41,7 +41,8 @@ func TestHeartbeatMustNameItsOwnBox(t *testing.T) {
 func TestPickByFitThenLoad(t *testing.T) {
 	clock := testclock.At(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
 	written := clock.Now()
-	v := &View{ttl: time.Second, now: clock.Now, inflight: map[string]int{}, boxes: map[string]entry{}}
+	v := &View{ttl: time.Second, now: clock.Now, inflight: map[string]int{}, boxes: map[string]entry{},
+		suspect: map[string]time.Time{}}
 	for _, rec := range []fleet.Record{
 		{Box: "de-busy", Routes: []string{"web", "lookup"}, Exit: fleet.Exit{Country: "DE", ASN: 3320}, Health: fleet.HealthOK, Load: 3},
 		{Box: "de-idle", Routes: []string{"web", "lookup"}, Exit: fleet.Exit{Country: "DE", ASN: 3320}, Health: fleet.HealthOK},
@@ -101,6 +102,29 @@ func TestPickByFitThenLoad(t *testing.T) {
 	}
 	if len(v.inflight) != 0 {
 		t.Fatalf("calls still counted in flight: %v", v.inflight)
+	}
+
+	// A box a call found gone is passed over until a newer heartbeat of it is in.
+	v.Gone("de-idle")
+	for range 3 {
+		if rec, done, err := v.Pick("web", Constraints{}); err != nil || rec.Box != "de-busy" {
+			t.Fatalf("with de-idle gone: %q, %v", rec.Box, err)
+		} else {
+			done()
+		}
+	}
+	v.putLocked(v.boxes["de-idle"].rec, written) // the same heartbeat again: still gone
+	if rec, done, _ := v.Pick("web", Constraints{}); rec.Box != "de-busy" {
+		t.Fatalf("de-idle back without a newer heartbeat")
+	} else {
+		done()
+	}
+	clock.Add(100 * time.Millisecond)
+	v.putLocked(v.boxes["de-idle"].rec, clock.Now())
+	if rec, done, err := v.Pick("web", Constraints{}); err != nil || rec.Box != "de-idle" {
+		t.Fatalf("after de-idle's next heartbeat: %q, %v", rec.Box, err)
+	} else {
+		done()
 	}
 
 	// A box whose last heartbeat is older than the TTL is out, marker or not.
