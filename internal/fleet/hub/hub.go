@@ -288,9 +288,35 @@ func (h *Hub) Check(c server.ClientAuthentication) bool {
 			h.links[box] = map[uint64]struct{}{}
 		}
 		h.links[box][c.GetID()] = struct{}{}
+		if len(h.links[box]) > maxLinks {
+			go h.prune(box)
+		}
 		return true
 	}
 	return false
+}
+
+// maxLinks bounds the connection ids remembered per box before the closed ones are dropped (a
+// box's line that flaps opens a link each time).
+const maxLinks = 8
+
+// prune forgets box's links that have closed. The server is asked without the hub's lock,
+// which Check holds while the server may hold its own.
+func (h *Hub) prune(box string) {
+	h.mu.Lock()
+	ids := slices.Collect(maps.Keys(h.links[box]))
+	h.mu.Unlock()
+	var closed []uint64
+	for _, cid := range ids {
+		if h.srv.GetLeafNode(cid) == nil {
+			closed = append(closed, cid)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, cid := range closed {
+		delete(h.links[box], cid)
+	}
 }
 
 func verified(pub, sig string, nonce []byte) bool {

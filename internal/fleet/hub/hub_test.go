@@ -277,3 +277,37 @@ func rawLeaf(t *testing.T, creds fleet.Credentials) *server.Server {
 	waitFor(t, "the raw leaf link to "+u.Host, func() bool { return srv.NumLeafNodes() > 0 })
 	return srv
 }
+
+// A box whose line flaps opens a new link each time; the hub forgets the closed ones but not
+// the live one, which a revocation still cuts.
+func TestRevokeCutsTheLiveLinkAfterManyReconnects(t *testing.T) {
+	dir := t.TempDir()
+	h, _ := startHub(t, filepath.Join(dir, "state"), filepath.Join(dir, "store"))
+	creds, err := h.Enrol("box-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := startBox(t, creds)
+	var last uint64
+	for range 17 { // 18 links: twice the 9 at which the hub prunes (maxLinks 8)
+		var id uint64
+		waitFor(t, "a new leaf link", func() bool {
+			leafz, err := h.Server().Leafz(nil)
+			if err != nil || len(leafz.Leafs) != 1 || leafz.Leafs[0].ID == last {
+				return false
+			}
+			id = leafz.Leafs[0].ID
+			return true
+		})
+		last = id
+		if err := h.Server().DisconnectClientByID(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the link after the flaps", b.Connected)
+	call(t, h.Conn(), "box-a")
+	if err := h.Revoke("box-a"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the revoked link's end", func() bool { return h.Server().NumLeafNodes() == 0 })
+}
