@@ -3,6 +3,7 @@ package dispatch_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
 
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
@@ -227,6 +229,32 @@ func TestCallsSpreadOverTheBoxesThatServeARoute(t *testing.T) {
 		if len(served) != len(tc.want) {
 			t.Fatalf("%s %+v spread over %v, want every one of %v", tc.route, tc.c, served, tc.want)
 		}
+	}
+
+	// micro's discovery reaches every box through its leaf link: $SRV.PING.peage-box.
+	nc := f.hub.Conn()
+	pings, err := nc.SubscribeSync(nc.NewInbox())
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject, _ := micro.ControlSubject(micro.PingVerb, fleet.ServiceName, "")
+	if err := nc.PublishRequest(subject, pings.Subject, nil); err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for len(found) < 3 {
+		msg, err := pings.NextMsg(10 * time.Second)
+		if err != nil {
+			t.Fatalf("pinged boxes %v: %v", found, err)
+		}
+		var ping micro.Ping
+		if err := json.Unmarshal(msg.Data, &ping); err != nil || ping.Name != fleet.ServiceName {
+			t.Fatalf("ping answer %s: %v", msg.Data, err)
+		}
+		found[ping.Metadata["box"]] = true
+	}
+	if !found["a"] || !found["b"] || !found["c"] {
+		t.Fatalf("pinged boxes %v", found)
 	}
 
 	// The route's queue group, which NATS balances itself, reaches only the boxes serving it.
