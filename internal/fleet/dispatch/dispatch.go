@@ -134,7 +134,9 @@ func (d *Dispatcher) deliver(m *nats.Msg) {
 }
 
 // Do runs route's call on a box that serves it within c, and returns the answer and the box
-// that gave it. A failed call returns an *Error; nothing it returns was delivered by two boxes.
+// that gave it. A failed call returns an *Error, or a plain error when the gateway's own NATS
+// connection refused to send it (closed, or a request over the max payload); a call with side
+// effects runs on one box at most.
 func (d *Dispatcher) Do(ctx context.Context, route string, c registry.Constraints, req Request) ([]byte, string, error) {
 	var tried []string
 	var last error

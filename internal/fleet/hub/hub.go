@@ -64,7 +64,7 @@ type Hub struct {
 
 	mu         sync.Mutex
 	boxes      map[string]enrolled
-	links      map[string]map[uint64]struct{} // box -> its leaf links' connection ids
+	links      map[string]map[uint64]time.Time // box -> its leaf links' connection ids, when authenticated
 	gateway    nkeys.KeyPair
 	gatewayPub string
 	leafTLS    *tls.Config // kept for reloads
@@ -285,9 +285,9 @@ func (h *Hub) Check(c server.ClientAuthentication) bool {
 		}
 		c.RegisterUser(&server.User{Username: box, Permissions: BoxPermissions(box)})
 		if h.links[box] == nil {
-			h.links[box] = map[uint64]struct{}{}
+			h.links[box] = map[uint64]time.Time{}
 		}
-		h.links[box][c.GetID()] = struct{}{}
+		h.links[box][c.GetID()] = time.Now()
 		if len(h.links[box]) > maxLinks {
 			go h.prune(box)
 		}
@@ -300,14 +300,23 @@ func (h *Hub) Check(c server.ClientAuthentication) bool {
 // box's line that flaps opens a link each time).
 const maxLinks = 8
 
+// linkGrace is how long an authenticated link is kept in mind even when the server does not
+// list it: the server lists a leaf link only once its handshake is over, after Check.
+const linkGrace = time.Minute
+
 // prune forgets box's links that have closed. The server is asked without the hub's lock,
 // which Check holds while the server may hold its own.
 func (h *Hub) prune(box string) {
 	h.mu.Lock()
-	ids := slices.Collect(maps.Keys(h.links[box]))
+	var old []uint64
+	for cid, at := range h.links[box] {
+		if time.Since(at) > linkGrace {
+			old = append(old, cid)
+		}
+	}
 	h.mu.Unlock()
 	var closed []uint64
-	for _, cid := range ids {
+	for _, cid := range old {
 		if h.srv.GetLeafNode(cid) == nil {
 			closed = append(closed, cid)
 		}
@@ -346,7 +355,7 @@ func (h *Hub) saveLocked() error {
 
 func (h *Hub) loadBoxes() error {
 	h.boxes = map[string]enrolled{}
-	h.links = map[string]map[uint64]struct{}{}
+	h.links = map[string]map[uint64]time.Time{}
 	data, err := os.ReadFile(filepath.Join(h.cfg.StateDir, boxesFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

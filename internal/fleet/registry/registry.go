@@ -31,14 +31,21 @@ var ErrNoBox = errors.New("no box serves the route")
 // Open creates (or adopts, with its entries) the registry bucket, entries living ttl after
 // their last heartbeat. Delete markers on expiry let watchers see a box leave.
 func Open(ctx context.Context, js jetstream.JetStream, ttl time.Duration) (jetstream.KeyValue, error) {
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	cfg := jetstream.KeyValueConfig{
 		Bucket:         Bucket,
 		Description:    "péage fleet: one entry per box, refreshed by its heartbeat",
 		History:        1,
 		TTL:            ttl,
 		LimitMarkerTTL: ttl,
 		Storage:        jetstream.FileStorage,
-	})
+	}
+	kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
+	if errors.Is(err, jetstream.ErrLimitMarkerTTLNotSupported) {
+		// A joined deployment older than nats-server 2.11: no markers, and the View's own
+		// age check is what drops an expired box.
+		cfg.LimitMarkerTTL = 0
+		kv, err = js.CreateOrUpdateKeyValue(ctx, cfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("fleet registry: %w", err)
 	}
