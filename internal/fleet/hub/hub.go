@@ -246,8 +246,12 @@ func (h *Hub) replace(box string, e *enrolled) error {
 	links := h.links[box]
 	delete(h.links, box)
 	h.mu.Unlock()
-	for cid := range links {
-		_ = h.srv.DisconnectClientByID(cid) // a link already gone is no error
+	for cid, at := range links {
+		if h.srv.DisconnectClientByID(cid) != nil && time.Since(at) < handshakeWithin {
+			// Not listed: gone, or authenticated and still in its handshake, when it would
+			// come up after the revocation. Keep trying until a handshake would be over.
+			go h.cutWhenListed(cid, at.Add(handshakeWithin))
+		}
 	}
 	return nil
 }
@@ -299,6 +303,18 @@ func (h *Hub) Check(c server.ClientAuthentication) bool {
 // maxLinks bounds the connection ids remembered per box before the closed ones are dropped (a
 // box's line that flaps opens a link each time).
 const maxLinks = 8
+
+// handshakeWithin bounds the time from Check to the server listing the link.
+const handshakeWithin = 10 * time.Second
+
+func (h *Hub) cutWhenListed(cid uint64, until time.Time) {
+	for time.Now().Before(until) {
+		if h.srv.DisconnectClientByID(cid) == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
 
 // linkGrace is how long an authenticated link is kept in mind even when the server does not
 // list it: the server lists a leaf link only once its handshake is over, after Check.
