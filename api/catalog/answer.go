@@ -71,7 +71,9 @@ func parseSpecObjects(spec string) map[string]string {
 			continue
 		}
 		if m := specShapeRow.FindStringSubmatch(line); m != nil && heading == "other result objects (shapes)" && m[1] != "Object" {
-			out[strings.ToLower(strings.TrimSpace(m[1]))] = strings.TrimSpace(m[2])
+			// "Verification block (verified retrieval, ...)": the parenthesis says who uses it.
+			name, _, _ := strings.Cut(m[1], "(")
+			out[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(m[2])
 		}
 	}
 	flush()
@@ -122,14 +124,31 @@ func answerFields(cell string) []field {
 	var out []field
 	seen := map[string]bool{}
 	for _, part := range splitDepth(cell, ',') {
-		if strings.Contains(part, " with ") {
-			break // "listings with type, rooms": what follows is inside a thing not named as a field
+		if strings.Contains(part, " with ") || strings.HasPrefix(strings.TrimSpace(part), "plus ") {
+			break // "listings with type, rooms", "nom, plus officers, HQ": what follows is prose
 		}
-		f, ok := parseField(strings.TrimSpace(part))
-		if ok && !seen[f.name] {
-			seen[f.name] = true
-			out = append(out, f)
+		for _, name := range variants(strings.TrimSpace(part)) {
+			f, ok := parseField(name)
+			if ok && !seen[f.name] {
+				seen[f.name] = true
+				out = append(out, f)
+			}
 		}
+	}
+	return out
+}
+
+var variantName = regexp.MustCompile(`^([A-Za-z_]+)([0-9]+)((?:/[0-9]+)+)$`)
+
+// variants spells out a name written with its variants' suffixes: "SP95/98" is SP95 and SP98.
+func variants(s string) []string {
+	m := variantName.FindStringSubmatch(s)
+	if m == nil {
+		return []string{s}
+	}
+	out := []string{m[1] + m[2]}
+	for _, n := range strings.Split(m[3][1:], "/") {
+		out = append(out, m[1]+n)
 	}
 	return out
 }
@@ -156,14 +175,22 @@ func parseField(s string) (field, bool) {
 	if inner != "" {
 		f.fields = answerFields(inner)
 	}
+	if f.typ == "" && !array && strings.TrimSpace(rest) == "" {
+		// A bare name that a described object is named after ("verification": the
+		// verification block) has that object's fields.
+		if inner, ok := specObjects[f.name+" block"]; ok {
+			f.typ, f.fields = "object", answerFields(inner)
+		}
+	}
 	if t, ok := strings.CutPrefix(rest, ":"); ok { // "index: integer"
 		rest = "(" + strings.TrimSpace(t) + ")"
 	}
 	if strings.HasPrefix(rest, "(") {
 		note, after := group(rest)
 		rest = after
+		note, _, _ = strings.Cut(note, ",") // "number, USD": the type, then its unit
 		switch {
-		case note == "boolean" || note == "integer" || note == "number" || note == "string":
+		case note == "boolean" || note == "integer" || note == "number" || note == "string" || note == "object":
 			f.typ = note
 		case strings.HasPrefix(note, "array"):
 			array = true
@@ -295,4 +322,70 @@ func (f field) example() any {
 		return ""
 	}
 	return nil
+}
+
+// MissingFields lists what a JSON answer lacks of the fields the spec names for the route,
+// by their path ("tls.issuer", "steps[].id"), and the named fields whose value is not of the
+// type the spec gives. A field the spec names is always present, null when unknown; more
+// fields are fine. A binary answer, or an answer that is not an object, lacks nothing.
+func (e *Entry) MissingFields(answer any) []string {
+	m, ok := answer.(map[string]any)
+	if !ok || e.MediaType() != "application/json" {
+		return nil
+	}
+	return missing("", answerFields(resolveObject(e.Returns)), m)
+}
+
+func missing(prefix string, fields []field, m map[string]any) []string {
+	var out []string
+	for _, f := range fields {
+		v, ok := m[f.name]
+		switch {
+		case !ok:
+			out = append(out, prefix+f.name)
+		case v == nil:
+		case !f.holds(v):
+			out = append(out, prefix+f.name+" (not "+f.typ+")")
+		case f.typ == "object":
+			out = append(out, missing(prefix+f.name+".", f.fields, v.(map[string]any))...)
+		case f.typ == "array" && f.items == "object":
+			for _, it := range v.([]any) {
+				o, ok := it.(map[string]any)
+				if !ok {
+					out = append(out, prefix+f.name+"[] (not object)")
+					break
+				}
+				if lack := missing(prefix+f.name+"[].", f.fields, o); len(lack) > 0 {
+					out = append(out, lack...)
+					break // one item is enough to show what the items lack
+				}
+			}
+		}
+	}
+	return out
+}
+
+// holds reports whether a non-null JSON value is of the field's documented type.
+func (f field) holds(v any) bool {
+	switch f.typ {
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "number":
+		_, ok := v.(float64)
+		return ok
+	case "integer":
+		n, ok := v.(float64)
+		return ok && n == float64(int64(n))
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	}
+	return true
 }
