@@ -106,7 +106,7 @@ func TestSolveDeterministicCallsTheCapability(t *testing.T) {
 		t.Fatalf("%d %s", a.status, a.body)
 	}
 	plan, routing, pricing := m["plan"].(map[string]any), m["routing"].(map[string]any), m["pricing"].(map[string]any)
-	if plan["capability"] != "fr.iban" || plan["input"].(map[string]any)["iban"] == nil || routing["provider"] != "deterministic" {
+	if m["capability"] != "fr.iban" || plan["capability"] != "fr.iban" || plan["input"].(map[string]any)["iban"] == nil || routing["provider"] != "deterministic" {
 		t.Errorf("plan %v routing %v", plan, routing)
 	}
 	if _, ok := routing["latency_ms"].(float64); !ok {
@@ -190,7 +190,11 @@ func TestPreviewAndCapabilities(t *testing.T) {
 	if pr := p["pricing"].(map[string]any); pr["direct_route_cheaper"] != true || !strings.Contains(p["note"].(string), "not available") {
 		t.Errorf("preview pricing %v note %v", pr, p["note"])
 	}
-	if n := w.post(t, "/v1/solve/preview", map[string]any{"task": "write me a poem"}).json(t); n["routable"] != false {
+	if p["price"] != 0.05 {
+		t.Errorf("preview price %v, want solve's 0.05 USD", p["price"])
+	}
+	// Not routable: the plan the spec names is there, null.
+	if n := w.post(t, "/v1/solve/preview", map[string]any{"task": "write me a poem"}).json(t); n["routable"] != false || n["plan"] != nil || n["price"] != 0.05 {
 		t.Errorf("unroutable preview %v", n)
 	}
 	if len(w.srv.Bodies()) != 0 {
