@@ -117,7 +117,19 @@ type field struct {
 // answerFields reads the fields a Response cell names. Only what reads as a field name is
 // kept ("score (0-100)", "results[] of {label}", "prix_m2{median}"); prose ("factor
 // breakdown", "also VAT") is left out, and text after a ";" is commentary.
-func answerFields(cell string) []field {
+func answerFields(cell string) []field { return fieldsIn(cell, false) }
+
+var (
+	// acronym is a name in capitals: in a list of an answer's fields ("tickers, SIC, state",
+	// "nom, SIREN, RNA id") it names what a record holds, not a key; among the keys of an
+	// object written out (prix{gazole, SP95/98, E85, GPL}) it is the key.
+	acronym = regexp.MustCompile(`^[A-Z]{2,}$`)
+	// prose are the lone words of Response cells that describe the answer ("comments[] of
+	// {...}, flattened") rather than name a field.
+	prose = map[string]bool{"flattened": true}
+)
+
+func fieldsIn(cell string, keys bool) []field {
 	if i := depthIndex(cell, ';'); i >= 0 {
 		cell = cell[:i]
 	}
@@ -127,7 +139,10 @@ func answerFields(cell string) []field {
 		if strings.Contains(part, " with ") || strings.HasPrefix(strings.TrimSpace(part), "plus ") {
 			break // "listings with type, rooms", "nom, plus officers, HQ": what follows is prose
 		}
-		for _, name := range variants(strings.TrimSpace(part)) {
+		if part = strings.TrimSpace(part); prose[part] || (!keys && acronym.MatchString(part)) {
+			continue
+		}
+		for _, name := range variants(part) {
 			f, ok := parseField(name)
 			if ok && !seen[f.name] {
 				seen[f.name] = true
@@ -164,16 +179,17 @@ func parseField(s string) (field, bool) {
 	rest := strings.TrimSpace(s[len(m[0]):])
 	array := m[2] != ""
 	var inner string
+	keys := false
 	switch {
 	case strings.HasPrefix(rest, "{"):
 		inner, rest = group(rest)
-		f.typ = "object"
+		f.typ, keys = "object", true
 	case array && strings.HasPrefix(rest, "of {"):
 		inner, rest = group(strings.TrimSpace(rest[2:]))
 		f.items = "object"
 	}
 	if inner != "" {
-		f.fields = answerFields(inner)
+		f.fields = fieldsIn(inner, keys)
 	}
 	if f.typ == "" && !array && strings.TrimSpace(rest) == "" {
 		// A bare name that a described object is named after ("verification": the
@@ -275,16 +291,22 @@ func objectSchema(fields []field) map[string]any {
 	return map[string]any{"type": "object", "properties": props, "additionalProperties": true}
 }
 
+// schema is a field's JSON Schema. A field the spec names is always present but null when
+// unknown (an upstream that did not answer, a flag nobody can tell), so its type admits null.
 func (f field) schema() map[string]any {
+	var s map[string]any
 	switch {
 	case f.typ == "array" && f.items == "object":
-		return map[string]any{"type": "array", "items": objectSchema(f.fields)}
+		s = map[string]any{"type": "array", "items": objectSchema(f.fields)}
 	case f.typ == "object":
-		return objectSchema(f.fields)
+		s = objectSchema(f.fields)
 	case f.typ != "":
-		return map[string]any{"type": f.typ}
+		s = map[string]any{"type": f.typ}
+	default:
+		return map[string]any{} // the spec names the field, not its type
 	}
-	return map[string]any{} // the spec names the field, not its type
+	s["type"] = []any{s["type"], "null"}
+	return s
 }
 
 // OutputExample is the shape of a JSON answer with the documented fields: each typed field
@@ -336,10 +358,26 @@ func (e *Entry) MissingFields(answer any) []string {
 	return missing("", answerFields(resolveObject(e.Returns)), m)
 }
 
+// glosses are the English words the spec writes for a French answer's keys ("ville, ...
+// city"; "revenue" for chiffre_affaires): an answer with the French key has the field.
+var glosses = map[string][]string{
+	"city":       {"ville"},
+	"revenue":    {"chiffre_affaires"},
+	"area":       {"surface_km2"},
+	"department": {"departement"},
+	"directors":  {"dirigeants"},
+	"financials": {"finances"},
+}
+
 func missing(prefix string, fields []field, m map[string]any) []string {
 	var out []string
 	for _, f := range fields {
 		v, ok := m[f.name]
+		for _, key := range glosses[f.name] {
+			if !ok {
+				v, ok = m[key]
+			}
+		}
 		switch {
 		case !ok:
 			out = append(out, prefix+f.name)

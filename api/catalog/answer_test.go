@@ -34,6 +34,9 @@ func TestMissingFieldsFollowsTheSpec(t *testing.T) {
 		{"the verification block by its name", "/v1/understand", `{"answer":"a","sources":[],"evidence":[],"verification":{"passe":true},"providers_used":[],"cost":{},"latency_ms":1}`,
 			[]string{"verification.controles", "verification.echecs"}},
 		{"prose after plus is no field", "/v1/fr/entreprise", `{"query":"q","total":1,"results":[{"siren":"1","nom":"n"}]}`, nil},
+		{"an acronym in a list is no key", "/v1/us/snapshot", `{"name":"n","revenue_growth_pct":1,"net_margin_pct":2,"revenue":3}`, nil},
+		{"a described detail is no field", "/v1/social/thread", `{"post":{"source":"s","title":"t","score":1,"text":"x"},"comment_count":0,"comments":[]}`, nil},
+		{"an English gloss of a French key", "/v1/fr/insee-commune", `{"insee":"1","nom":"n","population":1,"densite_hab_km2":1,"surface_km2":2,"departement":null,"region":null}`, nil},
 		{"a binary answer has no fields", "/v1/screenshot", `{}`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,5 +49,29 @@ func TestMissingFieldsFollowsTheSpec(t *testing.T) {
 				t.Errorf("%s lacks %q, want %q", tc.path, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestOutputSchemaAdmitsNullWhereUnknown: the schema of every field the spec types admits
+// null (a field is always present, null when unknown: verif-artisan's certifie_rge when ADEME
+// does not answer), and keeps the spec's type otherwise; the answer itself is an object.
+func TestOutputSchemaAdmitsNullWhereUnknown(t *testing.T) {
+	c, err := Default(DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.ByPath("/v1/fr/verif-artisan").OutputSchema()
+	if s["type"] != "object" {
+		t.Fatalf("answer type %v", s["type"])
+	}
+	props := s["properties"].(map[string]any)
+	for name, want := range map[string]string{"certifie_rge": "boolean", "procedures_collectives": "integer"} {
+		if got := props[name].(map[string]any)["type"]; !slices.Equal(got.([]any), []any{want, "null"}) {
+			t.Errorf("%s: type %v, want [%s null]", name, got, want)
+		}
+	}
+	steps := c.ByPath("/v1/agent/task").OutputSchema()["properties"].(map[string]any)["steps"].(map[string]any)
+	if !slices.Equal(steps["type"].([]any), []any{"array", "null"}) || steps["items"].(map[string]any)["type"] != "object" {
+		t.Errorf("steps schema %v", steps)
 	}
 }
