@@ -85,7 +85,7 @@ func newWorldWith(t *testing.T, rpcURL string, more func(*settle.Dev, *chain.Dep
 	if err := chain.New(deps).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg})
+	h := apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate, Pay: cfg})
 	key, err := settle.LoadKey(dev.PayerKey)
 	if err != nil {
 		t.Fatal(err)
@@ -434,7 +434,7 @@ func TestUnconfiguredIs503Before402(t *testing.T) {
 	if err := chain.New(chain.Deps{ClientErr: cerr}).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	h := apitest.Start(t, cat, apitest.Options{})
+	h := apitest.Start(t, cat, apitest.Options{CheckShapes: true})
 	for _, path := range []string{"/v1/chain/block", "/v1/chain/gas", "/v1/chain/token?address=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
 		"/v1/chain/abi?address=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "/v1/chain/ens?name=vitalik.eth",
 		"/v1/chain/address?address=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"} {

@@ -312,6 +312,7 @@ func TestComposites(t *testing.T) {
 			}
 			c.check(t, out)
 			checkGolden(t, c.name, out, c.types)
+			checkSpecFields(t, e.cat.Entry(c.id), out)
 		})
 	}
 }
@@ -511,7 +512,7 @@ func TestCompositeSourceDown(t *testing.T) {
 func TestCompositesThroughTheServer(t *testing.T) {
 	e := setupAt(t, 0, recordedAt)
 	gate := &apitest.RecordingGate{}
-	h := apitest.Start(t, e.cat, apitest.Options{Gate: gate, Cache: &mapCache{m: map[string][]byte{}}})
+	h := apitest.Start(t, e.cat, apitest.Options{CheckShapes: true, Gate: gate, Cache: &mapCache{m: map[string][]byte{}}})
 	for name, hd := range danoneAll(e) {
 		e.serve(name, hd)
 	}

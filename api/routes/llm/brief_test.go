@@ -73,7 +73,7 @@ func newsWorld(t *testing.T, pages llmroutes.Pages, wantQ ...string) (*world, *u
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}
-	return &world{h: apitest.Start(t, cat, apitest.Options{Gate: gate}), gate: gate, srv: srv}, serper
+	return &world{h: apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate}), gate: gate, srv: srv}, serper
 }
 
 // TestBriefVerifiesQuotes: /v1/brief searches news through the bound search route, numbers

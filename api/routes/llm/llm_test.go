@@ -57,7 +57,7 @@ func newWorld(t *testing.T, withModel bool, pages llmroutes.Pages, gate paywall.
 		w.gate = &apitest.RecordingGate{}
 		gate = w.gate
 	}
-	w.h = apitest.Start(t, cat, apitest.Options{Gate: gate})
+	w.h = apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate})
 	return w
 }
 

@@ -94,7 +94,7 @@ func solveWorld(t *testing.T, withModel bool) *world {
 	if err := llmroutes.New(deps).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	w.h = apitest.Start(t, cat, apitest.Options{Gate: w.gate})
+	w.h = apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: w.gate})
 	return w
 }
 
