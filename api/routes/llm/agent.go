@@ -175,7 +175,7 @@ func taskKind(steps []Step) (capability, workflow string) {
 	default:
 		capability = "page_question"
 	}
-	return capability, strings.Join(actions, " > ")
+	return capability, strings.Join(actions, " then ")
 }
 
 func hasAction(steps []Step, action string) bool {

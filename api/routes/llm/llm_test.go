@@ -15,11 +15,44 @@ import (
 	llmroutes "github.com/peage/appliance/api/routes/llm"
 	"github.com/peage/appliance/api/upstream/llm/llmtest"
 	"github.com/peage/appliance/internal/egress"
+	"github.com/peage/appliance/internal/goldenfile"
 )
 
 type answer struct {
 	status int
 	body   []byte
+}
+
+// golden compares an answer with testdata/golden/<name>.json (go test -update rewrites it),
+// so a change of a route's shape shows in review. Timings vary: the answer's latency_ms is
+// set to 0, and the steps' (left out when under a millisecond) are taken out.
+func (a answer) golden(t *testing.T, name string) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(a.body, &v); err != nil {
+		t.Fatalf("status %d, body %s: %v", a.status, a.body, err)
+	}
+	var untimed func(any)
+	untimed = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, it := range x {
+				if _, isStep := x["statut"]; isStep && k == "latency_ms" {
+					delete(x, k)
+				} else if k == "latency_ms" {
+					x[k] = 0
+				} else {
+					untimed(it)
+				}
+			}
+		case []any:
+			for _, it := range x {
+				untimed(it)
+			}
+		}
+	}
+	untimed(v)
+	apitest.Golden(t, name, v, goldenfile.Update())
 }
 
 func (a answer) json(t *testing.T) map[string]any {
@@ -207,8 +240,10 @@ func TestClassifyCountsForeignLabelsUnlabeled(t *testing.T) {
 		map[string]any{"index": 1, "label": "spam", "confidence": 0.7},   // not a supplied label
 		map[string]any{"index": 0, "label": "praise", "confidence": 0.5}, // second answer for 0: ignored
 	}}))
-	a := w.post(t, "/v1/classify", map[string]any{"messages": []string{"refund please", "buy cheap pills", "great product"},
-		"labels": []string{"complaint", "praise"}, "instructions": "support inbox"}).json(t)
+	ans := w.post(t, "/v1/classify", map[string]any{"messages": []string{"refund please", "buy cheap pills", "great product"},
+		"labels": []string{"complaint", "praise"}, "instructions": "support inbox"})
+	ans.golden(t, "classify")
+	a := ans.json(t)
 	// Every label in results is a supplied one, never null; the others are counted in
 	// unlabeled and listed with their reason.
 	res, un := a["results"].([]any), a["unlabeled_messages"].([]any)

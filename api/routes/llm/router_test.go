@@ -102,6 +102,7 @@ func TestSolveDeterministicCallsTheCapability(t *testing.T) {
 	w := solveWorld(t, false)
 	a := w.post(t, "/v1/solve", map[string]any{"task": "is FR14 2004 1010 0505 0001 3M02 606 a valid IBAN?"})
 	m := a.json(t)
+	a.golden(t, "solve_iban")
 	if a.status != 200 {
 		t.Fatalf("%d %s", a.status, a.body)
 	}
@@ -182,7 +183,9 @@ func TestSolveWithoutMatchOrModel(t *testing.T) {
 
 func TestPreviewAndCapabilities(t *testing.T) {
 	w := solveWorld(t, true)
-	p := w.post(t, "/v1/solve/preview", map[string]any{"task": "decode VIN 1HGCM82633A004352"}).json(t)
+	pa := w.post(t, "/v1/solve/preview", map[string]any{"task": "decode VIN 1HGCM82633A004352"})
+	pa.golden(t, "solve_preview_vin")
+	p := pa.json(t)
 	plan := p["plan"].(map[string]any)
 	if p["routable"] != true || plan["capability"] != "vin.decode" || plan["input"].(map[string]any)["vin"] != "1HGCM82633A004352" {
 		t.Errorf("preview %v", p)

@@ -42,6 +42,7 @@ func TestUnderstandVerifiesEvidence(t *testing.T) {
 	)
 	ok := w.post(t, "/v1/understand", map[string]any{"source": "https://shop.example/item", "objective": "How much water does it hold?"})
 	m := ok.json(t)
+	ok.golden(t, "understand")
 	ev := m["evidence"].([]any)
 	if ok.status != 200 || m["answer"] != "1.7 litres" || m["verification"].(map[string]any)["passe"] != true || len(ev) != 1 {
 		t.Fatalf("%d %s", ok.status, ok.body)
@@ -84,6 +85,7 @@ func TestExtractStructuredExactFields(t *testing.T) {
 	}}))
 	a := w.call(t, "GET", "/v1/extract-structured?url=https://shop.example/item&fields=price,rating,stock,brand", nil)
 	m := a.json(t)
+	a.golden(t, "extract_structured")
 	// The requested fields at the top level, unwrapped; where each comes from beside them.
 	data, fields := m, apitest.At(m, "_extraction", "fields").(map[string]any)
 	if a.status != 200 || len(data) != 5 || data["price"] != 29.9 || data["stock"] != "yes" || data["rating"] != nil || data["brand"] != nil ||
