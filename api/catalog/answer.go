@@ -360,13 +360,18 @@ func (e *Entry) MissingFields(answer any) []string {
 
 // glosses are the English words the spec writes for a French answer's keys ("ville, ...
 // city"; "revenue" for chiffre_affaires): an answer with the French key has the field.
+// etude-implantation gives its demographics as the commune's population and density.
 var glosses = map[string][]string{
-	"city":       {"ville"},
-	"revenue":    {"chiffre_affaires"},
-	"area":       {"surface_km2"},
-	"department": {"departement"},
-	"directors":  {"dirigeants"},
-	"financials": {"finances"},
+	"city":         {"ville"},
+	"revenue":      {"chiffre_affaires"},
+	"area":         {"surface_km2"},
+	"department":   {"departement"},
+	"directors":    {"dirigeants"},
+	"officers":     {"dirigeants"},
+	"financials":   {"finances", "comptes"},
+	"energy":       {"energie"},
+	"risks":        {"risques"},
+	"demographics": {"demographie", "commune"},
 }
 
 func missing(prefix string, fields []field, m map[string]any) []string {

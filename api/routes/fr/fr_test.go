@@ -104,7 +104,11 @@ func (e *env) call(id string, raw map[string]any) (any, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), ent.Timeout)
 	defer cancel()
-	return ent.Handler(ctx, &catalog.Request{Route: ent, Args: args, Method: "GET", Path: ent.Path})
+	out, err := ent.Handler(ctx, &catalog.Request{Route: ent, Args: args, Method: "GET", Path: ent.Path})
+	if err == nil {
+		checkSpecFields(e.t, ent, out) // what the harness's client checks of an answer served over HTTP
+	}
+	return out, err
 }
 
 type golden struct {
@@ -248,7 +252,6 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("%s: %v", tt.id, err)
 			}
 			checkGolden(t, tt.name, out, tt.types)
-			checkSpecFields(t, e.cat.Entry(tt.id), out)
 		})
 	}
 }

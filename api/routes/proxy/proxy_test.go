@@ -80,7 +80,22 @@ func call(t *testing.T, c *catalog.Catalog, id string, h http.Header) (any, erro
 	if e == nil || e.Handler == nil {
 		t.Fatalf("%s not bound", id)
 	}
-	return e.Handler(context.Background(), &catalog.Request{Route: e, Header: h, BaseURL: "https://api.example"})
+	out, err := e.Handler(context.Background(), &catalog.Request{Route: e, Header: h, BaseURL: "https://api.example"})
+	if err == nil {
+		// What the harness's client checks of an answer served over HTTP.
+		b, merr := json.Marshal(out)
+		if raw, ok := out.(*catalog.Raw); ok {
+			b, merr = raw.Body, nil
+		}
+		var doc any
+		if merr != nil || json.Unmarshal(b, &doc) != nil {
+			t.Fatalf("%s: the answer is not JSON: %v", id, merr)
+		}
+		if lack := e.MissingFields(doc); len(lack) > 0 {
+			t.Errorf("%s: the answer lacks fields the spec names for it, or gives them another type: %s", e.Path, strings.Join(lack, ", "))
+		}
+	}
+	return out, err
 }
 
 func TestSaleFields(t *testing.T) {
