@@ -43,6 +43,9 @@ var (
 	specHeading  = regexp.MustCompile(`^### (.+)$`)
 	specFieldRow = regexp.MustCompile(`^\| ([a-z_][a-z0-9_.]*) \| ([a-z]+)[^|]*\|`)
 	specShapeRow = regexp.MustCompile(`^\| ([A-Z][^|]+?) \| ([^|]+) \|$`)
+	// "Gas response of GET /v1/chain/gas:" opens a field table outside the resources.
+	specTableIntro = regexp.MustCompile(`^([A-Z][a-z]+ response) of (?:GET|POST) \S+:$`)
+	specFieldsRow  = regexp.MustCompile(`^\| ([a-z_][a-z0-9_]*(?:, [a-z_][a-z0-9_]*)+) \| ([a-z]+)[^|]*\|`)
 )
 
 func parseSpecObjects(spec string) map[string]string {
@@ -59,6 +62,21 @@ func parseSpecObjects(spec string) map[string]string {
 		if m := specHeading.FindStringSubmatch(line); m != nil {
 			flush()
 			heading = strings.ToLower(m[1])
+			continue
+		}
+		if m := specTableIntro.FindStringSubmatch(line); m != nil {
+			flush()
+			heading = strings.ToLower(m[1])
+			continue
+		}
+		if m := specFieldsRow.FindStringSubmatch(line); m != nil { // "| note, source | string |"
+			for _, name := range strings.Split(m[1], ", ") {
+				if m[2] == "string" || m[2] == "object" || m[2] == "array" {
+					fields = append(fields, name)
+				} else {
+					fields = append(fields, name+" ("+m[2]+")")
+				}
+			}
 			continue
 		}
 		if m := specFieldRow.FindStringSubmatch(line); m != nil && !strings.Contains(m[1], ".") {
@@ -83,6 +101,7 @@ func parseSpecObjects(spec string) map[string]string {
 // resolveObject turns a Response cell that names a described resource into its fields.
 func resolveObject(cell string) string {
 	name := strings.ToLower(strings.TrimSpace(strings.TrimSuffix(cell, "(see Resources)")))
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "see the "), " below") // "see the gas response below"
 	if i := strings.IndexByte(name, ';'); i >= 0 {
 		name = strings.TrimSpace(name[:i])
 	}

@@ -37,6 +37,8 @@ func TestMissingFieldsFollowsTheSpec(t *testing.T) {
 		{"an acronym in a list is no key", "/v1/us/snapshot", `{"name":"n","revenue_growth_pct":1,"net_margin_pct":2,"revenue":3}`, nil},
 		{"a described detail is no field", "/v1/social/thread", `{"post":{"source":"s","title":"t","score":1,"text":"x"},"comment_count":0,"comments":[]}`, nil},
 		{"an English gloss of a French key", "/v1/fr/insee-commune", `{"insee":"1","nom":"n","population":1,"densite_hab_km2":1,"surface_km2":2,"departement":null,"region":null}`, nil},
+		{"a field table outside the resources (the gas response)", "/v1/chain/gas", `{"chain":"base","chain_id":8453,"network":"eip155:8453","block_number":1,"gas_price_wei":"1","gas_price_gwei":0.1,"base_fee_gwei":0.1,"note":"","source":"","next":{},"this_route":"/v1/chain/gas"}`,
+			[]string{"priority_fee_gwei"}},
 		{"a binary answer has no fields", "/v1/screenshot", `{}`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
