@@ -31,6 +31,10 @@ type Options struct {
 	// off here, since every test client is the one client 127.0.0.1; tests of the limit turn
 	// it on.
 	Configure func(*server.Config)
+	// CheckShapes holds every successful JSON answer the harness's client receives to the
+	// fields the spec names for its route (see shapeCheck). StartFamily always does; a test
+	// whose handlers are stand-ins for the server's machinery leaves it off.
+	CheckShapes bool
 }
 
 // TestPayTo is the recipient named in test challenges.
@@ -71,7 +75,11 @@ func Start(t testing.TB, cat *catalog.Catalog, opt Options) *Harness {
 			t.Errorf("server: %v", err)
 		}
 	})
-	return &Harness{BaseURL: base, Server: srv, Client: &http.Client{}}
+	client := &http.Client{}
+	if opt.CheckShapes {
+		client.Transport = shapeCheck{t: t, cat: cat, next: http.DefaultTransport}
+	}
+	return &Harness{BaseURL: base, Server: srv, Client: client}
 }
 
 // RecordingGate lets every call through without payment and records which calls would have
@@ -106,7 +114,8 @@ type Family interface {
 	Bind(*catalog.Catalog) error
 }
 
-// StartFamily serves the default catalog, with the route names given, with fam bound.
+// StartFamily serves the default catalog, with the route names given, with fam bound, and
+// checks the shape of every answer its client receives.
 func StartFamily(t testing.TB, names catalog.Names, fam Family, opt Options) *Harness {
 	t.Helper()
 	cat, err := catalog.Default(names)
@@ -116,6 +125,7 @@ func StartFamily(t testing.TB, names catalog.Names, fam Family, opt Options) *Ha
 	if err := fam.Bind(cat); err != nil {
 		t.Fatal(err)
 	}
+	opt.CheckShapes = true
 	return Start(t, cat, opt)
 }
 

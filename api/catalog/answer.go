@@ -43,6 +43,9 @@ var (
 	specHeading  = regexp.MustCompile(`^### (.+)$`)
 	specFieldRow = regexp.MustCompile(`^\| ([a-z_][a-z0-9_.]*) \| ([a-z]+)[^|]*\|`)
 	specShapeRow = regexp.MustCompile(`^\| ([A-Z][^|]+?) \| ([^|]+) \|$`)
+	// "Gas response of GET /v1/chain/gas:" opens a field table outside the resources.
+	specTableIntro = regexp.MustCompile(`^([A-Z][a-z]+ response) of (?:GET|POST) \S+:$`)
+	specFieldsRow  = regexp.MustCompile(`^\| ([a-z_][a-z0-9_]*(?:, [a-z_][a-z0-9_]*)+) \| ([a-z]+)[^|]*\|`)
 )
 
 func parseSpecObjects(spec string) map[string]string {
@@ -61,6 +64,21 @@ func parseSpecObjects(spec string) map[string]string {
 			heading = strings.ToLower(m[1])
 			continue
 		}
+		if m := specTableIntro.FindStringSubmatch(line); m != nil {
+			flush()
+			heading = strings.ToLower(m[1])
+			continue
+		}
+		if m := specFieldsRow.FindStringSubmatch(line); m != nil { // "| note, source | string |"
+			for _, name := range strings.Split(m[1], ", ") {
+				if m[2] == "string" || m[2] == "object" || m[2] == "array" {
+					fields = append(fields, name)
+				} else {
+					fields = append(fields, name+" ("+m[2]+")")
+				}
+			}
+			continue
+		}
 		if m := specFieldRow.FindStringSubmatch(line); m != nil && !strings.Contains(m[1], ".") {
 			typ := m[2]
 			if typ == "string" || typ == "object" || typ == "array" {
@@ -71,7 +89,9 @@ func parseSpecObjects(spec string) map[string]string {
 			continue
 		}
 		if m := specShapeRow.FindStringSubmatch(line); m != nil && heading == "other result objects (shapes)" && m[1] != "Object" {
-			out[strings.ToLower(strings.TrimSpace(m[1]))] = strings.TrimSpace(m[2])
+			// "Verification block (verified retrieval, ...)": the parenthesis says who uses it.
+			name, _, _ := strings.Cut(m[1], "(")
+			out[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(m[2])
 		}
 	}
 	flush()
@@ -81,6 +101,7 @@ func parseSpecObjects(spec string) map[string]string {
 // resolveObject turns a Response cell that names a described resource into its fields.
 func resolveObject(cell string) string {
 	name := strings.ToLower(strings.TrimSpace(strings.TrimSuffix(cell, "(see Resources)")))
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "see the "), " below") // "see the gas response below"
 	if i := strings.IndexByte(name, ';'); i >= 0 {
 		name = strings.TrimSpace(name[:i])
 	}
@@ -115,21 +136,53 @@ type field struct {
 // answerFields reads the fields a Response cell names. Only what reads as a field name is
 // kept ("score (0-100)", "results[] of {label}", "prix_m2{median}"); prose ("factor
 // breakdown", "also VAT") is left out, and text after a ";" is commentary.
-func answerFields(cell string) []field {
+func answerFields(cell string) []field { return fieldsIn(cell, false) }
+
+var (
+	// acronym is a name in capitals: in a list of an answer's fields ("tickers, SIC, state",
+	// "nom, SIREN, RNA id") it names what a record holds, not a key; among the keys of an
+	// object written out (prix{gazole, SP95/98, E85, GPL}) it is the key.
+	acronym = regexp.MustCompile(`^[A-Z]{2,}$`)
+	// prose are the lone words of Response cells that describe the answer ("comments[] of
+	// {...}, flattened") rather than name a field.
+	prose = map[string]bool{"flattened": true}
+)
+
+func fieldsIn(cell string, keys bool) []field {
 	if i := depthIndex(cell, ';'); i >= 0 {
 		cell = cell[:i]
 	}
 	var out []field
 	seen := map[string]bool{}
 	for _, part := range splitDepth(cell, ',') {
-		if strings.Contains(part, " with ") {
-			break // "listings with type, rooms": what follows is inside a thing not named as a field
+		if strings.Contains(part, " with ") || strings.HasPrefix(strings.TrimSpace(part), "plus ") {
+			break // "listings with type, rooms", "nom, plus officers, HQ": what follows is prose
 		}
-		f, ok := parseField(strings.TrimSpace(part))
-		if ok && !seen[f.name] {
-			seen[f.name] = true
-			out = append(out, f)
+		if part = strings.TrimSpace(part); prose[part] || (!keys && acronym.MatchString(part)) {
+			continue
 		}
+		for _, name := range variants(part) {
+			f, ok := parseField(name)
+			if ok && !seen[f.name] {
+				seen[f.name] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+var variantName = regexp.MustCompile(`^([A-Za-z_]+)([0-9]+)((?:/[0-9]+)+)$`)
+
+// variants spells out a name written with its variants' suffixes: "SP95/98" is SP95 and SP98.
+func variants(s string) []string {
+	m := variantName.FindStringSubmatch(s)
+	if m == nil {
+		return []string{s}
+	}
+	out := []string{m[1] + m[2]}
+	for _, n := range strings.Split(m[3][1:], "/") {
+		out = append(out, m[1]+n)
 	}
 	return out
 }
@@ -145,16 +198,24 @@ func parseField(s string) (field, bool) {
 	rest := strings.TrimSpace(s[len(m[0]):])
 	array := m[2] != ""
 	var inner string
+	keys := false
 	switch {
 	case strings.HasPrefix(rest, "{"):
 		inner, rest = group(rest)
-		f.typ = "object"
+		f.typ, keys = "object", true
 	case array && strings.HasPrefix(rest, "of {"):
 		inner, rest = group(strings.TrimSpace(rest[2:]))
 		f.items = "object"
 	}
 	if inner != "" {
-		f.fields = answerFields(inner)
+		f.fields = fieldsIn(inner, keys)
+	}
+	if f.typ == "" && !array && strings.TrimSpace(rest) == "" {
+		// A bare name that a described object is named after ("verification": the
+		// verification block) has that object's fields.
+		if inner, ok := specObjects[f.name+" block"]; ok {
+			f.typ, f.fields = "object", answerFields(inner)
+		}
 	}
 	if t, ok := strings.CutPrefix(rest, ":"); ok { // "index: integer"
 		rest = "(" + strings.TrimSpace(t) + ")"
@@ -162,8 +223,9 @@ func parseField(s string) (field, bool) {
 	if strings.HasPrefix(rest, "(") {
 		note, after := group(rest)
 		rest = after
+		note, _, _ = strings.Cut(note, ",") // "number, USD": the type, then its unit
 		switch {
-		case note == "boolean" || note == "integer" || note == "number" || note == "string":
+		case note == "boolean" || note == "integer" || note == "number" || note == "string" || note == "object":
 			f.typ = note
 		case strings.HasPrefix(note, "array"):
 			array = true
@@ -248,16 +310,22 @@ func objectSchema(fields []field) map[string]any {
 	return map[string]any{"type": "object", "properties": props, "additionalProperties": true}
 }
 
+// schema is a field's JSON Schema. A field the spec names is always present but null when
+// unknown (an upstream that did not answer, a flag nobody can tell), so its type admits null.
 func (f field) schema() map[string]any {
+	var s map[string]any
 	switch {
 	case f.typ == "array" && f.items == "object":
-		return map[string]any{"type": "array", "items": objectSchema(f.fields)}
+		s = map[string]any{"type": "array", "items": objectSchema(f.fields)}
 	case f.typ == "object":
-		return objectSchema(f.fields)
+		s = objectSchema(f.fields)
 	case f.typ != "":
-		return map[string]any{"type": f.typ}
+		s = map[string]any{"type": f.typ}
+	default:
+		return map[string]any{} // the spec names the field, not its type
 	}
-	return map[string]any{} // the spec names the field, not its type
+	s["type"] = []any{s["type"], "null"}
+	return s
 }
 
 // OutputExample is the shape of a JSON answer with the documented fields: each typed field
@@ -295,4 +363,91 @@ func (f field) example() any {
 		return ""
 	}
 	return nil
+}
+
+// MissingFields lists what a JSON answer lacks of the fields the spec names for the route,
+// by their path ("tls.issuer", "steps[].id"), and the named fields whose value is not of the
+// type the spec gives. A field the spec names is always present, null when unknown; more
+// fields are fine. A binary answer, or an answer that is not an object, lacks nothing.
+func (e *Entry) MissingFields(answer any) []string {
+	m, ok := answer.(map[string]any)
+	if !ok || e.MediaType() != "application/json" {
+		return nil
+	}
+	return missing("", answerFields(resolveObject(e.Returns)), m)
+}
+
+// glosses are the English words the spec writes for a French answer's keys ("ville, ...
+// city"; "revenue" for chiffre_affaires): an answer with the French key has the field.
+// etude-implantation gives its demographics as the commune's population and density.
+var glosses = map[string][]string{
+	"city":         {"ville"},
+	"revenue":      {"chiffre_affaires"},
+	"area":         {"surface_km2"},
+	"department":   {"departement"},
+	"directors":    {"dirigeants"},
+	"officers":     {"dirigeants"},
+	"financials":   {"finances", "comptes"},
+	"energy":       {"energie"},
+	"risks":        {"risques"},
+	"demographics": {"demographie", "commune"},
+}
+
+func missing(prefix string, fields []field, m map[string]any) []string {
+	var out []string
+	for _, f := range fields {
+		v, ok := m[f.name]
+		for _, key := range glosses[f.name] {
+			if !ok {
+				v, ok = m[key]
+			}
+		}
+		switch {
+		case !ok:
+			out = append(out, prefix+f.name)
+		case v == nil:
+		case !f.holds(v):
+			out = append(out, prefix+f.name+" (not "+f.typ+")")
+		case f.typ == "object":
+			out = append(out, missing(prefix+f.name+".", f.fields, v.(map[string]any))...)
+		case f.typ == "array" && f.items == "object":
+			for _, it := range v.([]any) {
+				o, ok := it.(map[string]any)
+				if !ok {
+					out = append(out, prefix+f.name+"[] (not object)")
+					break
+				}
+				if lack := missing(prefix+f.name+"[].", f.fields, o); len(lack) > 0 {
+					out = append(out, lack...)
+					break // one item is enough to show what the items lack
+				}
+			}
+		}
+	}
+	return out
+}
+
+// holds reports whether a non-null JSON value is of the field's documented type.
+func (f field) holds(v any) bool {
+	switch f.typ {
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "number":
+		_, ok := v.(float64)
+		return ok
+	case "integer":
+		n, ok := v.(float64)
+		return ok && n == float64(int64(n))
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	}
+	return true
 }

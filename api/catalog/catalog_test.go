@@ -3,6 +3,8 @@ package catalog
 import (
 	"os"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,8 +28,11 @@ func TestDefaultTableIsValid(t *testing.T) {
 	t.Logf("%d entries, %d paid", len(c.Entries()), n)
 }
 
-// TestEverySpecRouteIsDeclared reads the service interface (the snapshot in spec/, which the answers are derived from too) and
-// checks that each path of its endpoint tables is in the catalog.
+// TestEverySpecRouteIsDeclared reads the service interface (the snapshot in spec/, which the
+// answers are derived from too) and checks that each path of its endpoint tables is in the
+// catalog with the spec's method and list price (a free route at 0; where the spec's listings
+// of a route differ, either listed price), and that every /partial route costs less than its
+// full route.
 func TestEverySpecRouteIsDeclared(t *testing.T) {
 	spec, err := os.ReadFile("spec/service-interface.md")
 	if err != nil {
@@ -40,25 +45,100 @@ func TestEverySpecRouteIsDeclared(t *testing.T) {
 	n := DefaultNames()
 	neutral := strings.NewReplacer("<classifieds_a>", n.ClassifiedsA, "<listings_b>", n.ListingsB,
 		"<marketplace>", n.Marketplace, "<actor_marketplace>", n.ActorMarketplace)
-	rowPath := regexp.MustCompile(`^\| (GET|POST) \| ([^|]+) \|`)
+	alternatives := listedPrices(t, string(spec))
 	seen := 0
 	for _, line := range strings.Split(string(spec), "\n") {
-		m := rowPath.FindStringSubmatch(line)
+		m := specRoute.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
-		for _, p := range strings.Split(m[2], ",") {
+		cells := strings.Split(strings.Trim(strings.ReplaceAll(line, `\|`, ""), "| "), " | ")
+		paths := strings.Split(m[2], ",")
+		var prices []string // the price column, one per path ("3.50, 15.00, 52.00"); none on the free tables
+		if len(cells) == 5 {
+			prices = strings.Split(cells[4], ",")
+		}
+		for i, p := range paths {
 			p = neutral.Replace(strings.TrimSpace(p))
 			seen++
-			if c.ByPath(p) == nil {
+			e := c.ByPath(p)
+			if e == nil {
 				t.Errorf("spec route %s %s is not in the catalog", m[1], p)
+				continue
+			}
+			if e.Method != m[1] {
+				t.Errorf("%s: the catalog documents %s, the spec %s", p, e.Method, m[1])
+			}
+			want := []uint64{0}
+			if prices != nil {
+				if len(prices) != len(paths) {
+					t.Fatalf("%s: %d prices for %d paths", line, len(prices), len(paths))
+				}
+				want = []uint64{atomicUSD(t, prices[i])}
+				want = append(want, alternatives[strings.TrimPrefix(p, "/v1/")]...)
+			}
+			if !slices.Contains(want, e.Price) {
+				t.Errorf("%s costs %d atomic units, the spec lists %v", p, e.Price, want)
 			}
 		}
 	}
 	if seen < 130 {
 		t.Fatalf("parsed only %d spec routes; the table format changed?", seen)
 	}
-	t.Logf("%d spec routes, all declared", seen)
+	partials := 0
+	for _, e := range c.Entries() {
+		if full, ok := strings.CutSuffix(e.Path, "/partial"); ok {
+			partials++
+			switch f := c.ByPath(full); {
+			case f == nil:
+				t.Errorf("%s has no full route %s", e.Path, full)
+			case e.Price >= f.Price:
+				t.Errorf("%s costs %d, not less than its full route %s (%d)", e.Path, e.Price, full, f.Price)
+			}
+		}
+	}
+	if partials == 0 {
+		t.Fatal("no /partial route in the catalog")
+	}
+	t.Logf("%d spec routes declared with their method and price, %d partial routes cheaper than their full route", seen, partials)
+}
+
+var (
+	specRoute  = regexp.MustCompile(`^\| (GET|POST) \| ([^|]+) \|`)
+	listedRule = regexp.MustCompile(`([a-z0-9/-]+(?: and [a-z0-9/-]+)?) ([0-9]+\.[0-9]+) or ([0-9]+\.[0-9]+)`)
+)
+
+// listedPrices reads the pricing rule naming the routes whose listings differ ("extract
+// 0.005 or 0.01; search and search/news 0.003 or 0.01"): path after /v1/ to its prices.
+func listedPrices(t *testing.T, spec string) map[string][]uint64 {
+	_, rule, ok := strings.Cut(spec, "Listings differ for several routes:")
+	if !ok {
+		t.Fatal("the spec's pricing rule on differing listings is gone")
+	}
+	rule, _, _ = strings.Cut(rule, "\n")
+	out := map[string][]uint64{}
+	for _, m := range listedRule.FindAllStringSubmatch(rule, -1) {
+		for _, p := range strings.Split(m[1], " and ") {
+			out[p] = []uint64{atomicUSD(t, m[2]), atomicUSD(t, m[3])}
+		}
+	}
+	if len(out) < 10 {
+		t.Fatalf("read only %v from the pricing rule", out)
+	}
+	return out
+}
+
+// atomicUSD reads a USD price ("0.005", "52.00") as atomic units, without a float.
+func atomicUSD(t *testing.T, s string) uint64 {
+	whole, frac, _ := strings.Cut(strings.TrimSpace(s), ".")
+	if len(frac) > 6 {
+		t.Fatalf("price %q below the atomic unit", s)
+	}
+	n, err := strconv.ParseUint(whole+frac+strings.Repeat("0", 6-len(frac)), 10, 64)
+	if err != nil {
+		t.Fatalf("price %q: %v", s, err)
+	}
+	return n
 }
 
 // TestBindCheckRunsAtDecoding: a family's check across parameters runs after the parameters

@@ -18,7 +18,7 @@ const (
 	Int
 	Number
 	Bool
-	List   // comma-separated text in a query, or a JSON array of strings
+	List   // a JSON array of strings; in a query, JSON array text, repeated keys or comma-separated text
 	Object // a JSON object or array, passed through (e.g. a schema)
 )
 
@@ -195,7 +195,23 @@ func sortedKeys(m map[string]bool) []string {
 	return keys
 }
 
+// Repeated holds the values of a query key given more than once (?ids=a&ids=b), in order.
+// Only a list parameter may repeat: each value is one item, commas and all.
+type Repeated []string
+
 func (p *Param) coerce(v any) (any, error) {
+	if r, ok := v.(Repeated); ok {
+		if p.Type != List {
+			return nil, apierr.BadParam(p.Name, "%s is given %d times; only a list parameter may repeat", p.Name, len(r))
+		}
+		items := make([]any, 0, len(r))
+		for _, it := range r {
+			if it = strings.TrimSpace(it); it != "" {
+				items = append(items, it)
+			}
+		}
+		v = items
+	}
 	switch x := v.(type) { // Go literals in examples and defaults
 	case int:
 		v = float64(x)
@@ -282,6 +298,13 @@ func (p *Param) coerce(v any) (any, error) {
 		var items []string
 		switch x := v.(type) {
 		case string:
+			// JSON array text carries items that hold commas (?ids=["a,b","c"]).
+			if t := strings.TrimSpace(x); strings.HasPrefix(t, "[") {
+				if err := json.Unmarshal([]byte(t), &items); err != nil {
+					return nil, bad(`a JSON array of strings (["a","b"]), or comma-separated text`)
+				}
+				break
+			}
 			for _, it := range strings.Split(x, ",") {
 				if it = strings.TrimSpace(it); it != "" {
 					items = append(items, it)

@@ -518,7 +518,7 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entr
 func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, error) {
 	raw := map[string]any{}
 	for k, v := range ctx.QueryArgs().All() {
-		raw[string(k)] = string(v)
+		addParam(raw, string(k), string(v))
 	}
 	if e.AnyMethod || !ctx.IsPost() {
 		return raw, nil
@@ -531,7 +531,7 @@ func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, erro
 	ct := string(ctx.Request.Header.ContentType())
 	if strings.HasPrefix(ct, "application/x-www-form-urlencoded") && body[0] != '{' {
 		for k, v := range ctx.PostArgs().All() {
-			raw[string(k)] = string(v)
+			addParam(raw, string(k), string(v))
 		}
 		return raw, nil
 	}
@@ -548,6 +548,19 @@ func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, erro
 		raw[k] = v
 	}
 	return raw, nil
+}
+
+// addParam adds a form or query value; a key given again keeps every value, in order, for
+// the catalog to read as a list's items (or refuse for a parameter that is not a list).
+func addParam(raw map[string]any, k, v string) {
+	switch prev := raw[k].(type) {
+	case nil:
+		raw[k] = v
+	case string:
+		raw[k] = catalog.Repeated{prev, v}
+	case catalog.Repeated:
+		raw[k] = append(prev, v)
+	}
 }
 
 func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string) *catalog.Request {

@@ -85,7 +85,7 @@ func newWorldWith(t *testing.T, rpcURL string, more func(*settle.Dev, *chain.Dep
 	if err := chain.New(deps).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg})
+	h := apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate, Pay: cfg})
 	key, err := settle.LoadKey(dev.PayerKey)
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +106,10 @@ func (w *world) call(t *testing.T, path string, params map[string]string) (map[s
 	var body map[string]any
 	if err := json.Unmarshal(res.Body, &body); err != nil {
 		t.Fatal(err)
+	}
+	// The paying client is not the harness's: the answer's shape is checked here.
+	if lack := w.cat.ByPath(path).MissingFields(body); len(lack) > 0 {
+		t.Errorf("%s: the answer lacks fields the spec names for it, or gives them another type: %s", path, strings.Join(lack, ", "))
 	}
 	return body, res
 }
@@ -434,7 +438,7 @@ func TestUnconfiguredIs503Before402(t *testing.T) {
 	if err := chain.New(chain.Deps{ClientErr: cerr}).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	h := apitest.Start(t, cat, apitest.Options{})
+	h := apitest.Start(t, cat, apitest.Options{CheckShapes: true})
 	for _, path := range []string{"/v1/chain/block", "/v1/chain/gas", "/v1/chain/token?address=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
 		"/v1/chain/abi?address=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "/v1/chain/ens?name=vitalik.eth",
 		"/v1/chain/address?address=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"} {

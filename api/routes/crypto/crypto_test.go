@@ -117,7 +117,7 @@ func start(t *testing.T, gate paywall.Gate) *env {
 func (e *env) post(t *testing.T, path string, body map[string]string) (int, map[string]any) {
 	t.Helper()
 	b, _ := json.Marshal(body)
-	resp, err := http.Post(e.h.BaseURL+path, "application/json", bytes.NewReader(b))
+	resp, err := e.h.Client.Post(e.h.BaseURL+path, "application/json", bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}

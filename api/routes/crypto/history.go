@@ -32,7 +32,7 @@ type HistoryAnswer struct {
 	Coin       string       `json:"coin"`
 	Symbol     *string      `json:"symbol"` // from CoinGecko's market row; null for a contract
 	Mode       string       `json:"mode"`   // "range" (days) or "at" (one date)
-	Days       int64        `json:"days,omitempty"`
+	Days       *int64       `json:"days"`   // null in mode "at"
 	At         string       `json:"at,omitempty"`
 	Period     string       `json:"period"` // the sampling CoinGecko answered in
 	ChangePct  *float64     `json:"change_pct"`
@@ -95,7 +95,7 @@ func (r *Routes) priceHistory(ctx context.Context, req *catalog.Request) (any, e
 			// CoinGecko's public API answers daily beyond 90 days, hourly asked or not.
 			out.Period = "daily"
 		}
-		out.Mode, out.Days = "range", days
+		out.Mode, out.Days = "range", &days
 		chart, err = r.gecko.MarketChart(ctx, coin, int(days), interval)
 	}
 	if err != nil {

@@ -52,18 +52,20 @@ type HealthDNS struct {
 	DNSSECValidated bool           `json:"dnssec_validated"`
 }
 
-// TLSReport describes the certificate served on the HTTPS port for the domain's name.
+// TLSReport describes the certificate served on the HTTPS port for the domain's name. What
+// no certificate told (the port is closed, the handshake failed) is null, never left out: the
+// spec names issuer, expiry, days_left and authorized.
 type TLSReport struct {
-	Reachable bool   `json:"reachable"`
-	Error     string `json:"error,omitempty"`
-	Version   string `json:"version,omitempty"`
-	Issuer    string `json:"issuer,omitempty"`
-	Subject   string `json:"subject,omitempty"`
+	Reachable bool    `json:"reachable"`
+	Error     string  `json:"error,omitempty"`
+	Version   *string `json:"version"`
+	Issuer    *string `json:"issuer"`
+	Subject   *string `json:"subject"`
 	// Names are the certificate's DNS names (subject alternative names).
-	Names     []string   `json:"names,omitempty"`
-	NotBefore *time.Time `json:"not_before,omitempty"`
-	Expiry    *time.Time `json:"expiry,omitempty"`
-	DaysLeft  *int       `json:"days_left,omitempty"` // negative once expired
+	Names     []string   `json:"names"`
+	NotBefore *time.Time `json:"not_before"`
+	Expiry    *time.Time `json:"expiry"`
+	DaysLeft  *int       `json:"days_left"` // negative once expired
 	// Authorized is true when the chain the server sent verifies, today, up to a trusted root
 	// for this very name; AuthorizationError says why not.
 	Authorized         bool   `json:"authorized"`
@@ -220,8 +222,9 @@ func (r *Routes) probeTLS(ctx context.Context, name string) (TLSReport, error) {
 	now := r.d.Now()
 	days := int(math.Floor(leaf.NotAfter.Sub(now).Hours() / 24))
 	notBefore, expiry := leaf.NotBefore.UTC(), leaf.NotAfter.UTC()
-	rep := TLSReport{Reachable: true, Version: tls.VersionName(st.Version), Issuer: leaf.Issuer.String(),
-		Subject: leaf.Subject.String(), Names: leaf.DNSNames, NotBefore: &notBefore, Expiry: &expiry, DaysLeft: &days}
+	version, issuer, subject := tls.VersionName(st.Version), leaf.Issuer.String(), leaf.Subject.String()
+	rep := TLSReport{Reachable: true, Version: &version, Issuer: &issuer,
+		Subject: &subject, Names: leaf.DNSNames, NotBefore: &notBefore, Expiry: &expiry, DaysLeft: &days}
 	inter := x509.NewCertPool()
 	for _, c := range st.PeerCertificates[1:] {
 		inter.AddCert(c)

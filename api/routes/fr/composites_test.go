@@ -511,7 +511,7 @@ func TestCompositeSourceDown(t *testing.T) {
 func TestCompositesThroughTheServer(t *testing.T) {
 	e := setupAt(t, 0, recordedAt)
 	gate := &apitest.RecordingGate{}
-	h := apitest.Start(t, e.cat, apitest.Options{Gate: gate, Cache: &mapCache{m: map[string][]byte{}}})
+	h := apitest.Start(t, e.cat, apitest.Options{CheckShapes: true, Gate: gate, Cache: &mapCache{m: map[string][]byte{}}})
 	for name, hd := range danoneAll(e) {
 		e.serve(name, hd)
 	}

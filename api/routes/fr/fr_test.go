@@ -104,7 +104,11 @@ func (e *env) call(id string, raw map[string]any) (any, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), ent.Timeout)
 	defer cancel()
-	return ent.Handler(ctx, &catalog.Request{Route: ent, Args: args, Method: "GET", Path: ent.Path})
+	out, err := ent.Handler(ctx, &catalog.Request{Route: ent, Args: args, Method: "GET", Path: ent.Path})
+	if err == nil {
+		checkSpecFields(e.t, ent, out) // what the harness's client checks of an answer served over HTTP
+	}
+	return out, err
 }
 
 type golden struct {
@@ -208,9 +212,9 @@ func goldenCases(e *env) []golden {
 		{"georisques", "fr.georisques", map[string]any{"insee": "75108"}, map[string]http.Handler{"georisques": upstreamtest.Want(e.t, "/api/v1/resultats_rapport_risque", upstreamtest.Query("code_insee", "75056"), f("georisques", "rapport_paris_75108.json"))},
 			map[string]string{"insee": "string", "commune": "string", "risques": "array", "risques.0.libelle": "string", "risques.0.code": "string", "risques.0.famille": "string", "risques.0.statut": "null", "risques.2.famille": "string", "rapport_url": "string"}},
 		{"carburants", "fr.carburants", map[string]any{"cp": "66700"}, map[string]http.Handler{"data-economie": f("economie", "carburants.json")},
-			map[string]string{"cp": "string", "stations.0.nom": "string", "stations.0.prix": "object", "stations.0.prix.gazole": "number", "stations.0.prix.e10": "number", "stations.0.prix.e85": "number", "stations.0.prix.sp98": "null", "stations.0.prix.gpl": "null"}},
+			map[string]string{"cp": "string", "stations.0.nom": "string", "stations.0.prix": "object", "stations.0.prix.gazole": "number", "stations.0.prix.E10": "number", "stations.0.prix.E85": "number", "stations.0.prix.SP98": "null", "stations.0.prix.GPL": "null"}},
 		{"carburants_numbers", "fr.carburants", map[string]any{"cp": "66700"}, map[string]http.Handler{"data-economie": f("economie", "carburants_numbers.json")},
-			map[string]string{"stations.0.prix.gazole": "number", "stations.0.prix.e10": "number"}},
+			map[string]string{"stations.0.prix.gazole": "number", "stations.0.prix.E10": "number"}},
 		{"dpe", "fr.dpe", map[string]any{"cp": "75007"}, map[string]http.Handler{"ademe": upstreamtest.Want(e.t, "/data-fair/api/v1/datasets/dpe03existant/lines", upstreamtest.Query("qs", "code_postal_ban:\"75007\"", "select", "numero_dpe,date_etablissement_dpe,etiquette_dpe,etiquette_ges,conso_5_usages_par_m2_ep,emission_ges_5_usages_par_m2,surface_habitable_logement,type_batiment,annee_construction,adresse_ban,code_postal_ban,code_insee_ban,nom_commune_ban", "size", "50", "sort", "-date_etablissement_dpe"), f("ademe", "dpe.json"))},
 			map[string]string{"results.0.adresse": "string", "results.0.etiquette_dpe": "string", "results.0.etiquette_ges": "string"}},
 		{"ecoles", "fr.ecoles", map[string]any{"cp": "81400"}, map[string]http.Handler{"data-education": upstreamtest.Want(e.t, "/api/explore/v2.1/catalog/datasets/fr-en-annuaire-education/records", upstreamtest.Query("limit", "100", "order_by", "nom_etablissement", "select", "identifiant_de_l_etablissement,nom_etablissement,type_etablissement,statut_public_prive,libelle_nature,adresse_1,code_postal,code_commune,nom_commune,telephone,mail,web,latitude,longitude,nombre_d_eleves,etat,appartenance_education_prioritaire", "where", "etat=\"OUVERT\" and code_postal=\"81400\""), f("education", "annuaire.json"))},
@@ -282,6 +286,23 @@ func checkGolden(t *testing.T, name string, out any, types map[string]string) {
 		if g := typeAt(doc, p); g != typ {
 			t.Errorf("%s: %s is %s, want %s", name, p, g, typ)
 		}
+	}
+}
+
+// checkSpecFields holds an answer to the fields the spec names for its route (what the
+// harness's client checks of answers served over HTTP).
+func checkSpecFields(t *testing.T, e *catalog.Entry, out any) {
+	t.Helper()
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if lack := e.MissingFields(doc); len(lack) > 0 {
+		t.Errorf("%s: the answer lacks fields the spec names for it, or gives them another type: %s", e.Path, strings.Join(lack, ", "))
 	}
 }
 

@@ -46,7 +46,7 @@ func TestFreeCallsLeavePaidCallsTheirUpstream(t *testing.T) {
 	if err := r.Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	h := apitest.Start(t, cat, apitest.Options{Gate: &apitest.RecordingGate{}})
+	h := apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: &apitest.RecordingGate{}})
 	get := func(path string, hdr ...string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest("GET", h.BaseURL+path, nil)

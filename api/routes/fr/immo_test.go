@@ -301,7 +301,7 @@ func TestScoreOpportunite(t *testing.T) {
 func TestEstimationThroughTheServer(t *testing.T) {
 	e := setup(t, 0)
 	gate := &apitest.RecordingGate{}
-	h := apitest.Start(t, e.cat, apitest.Options{Gate: gate})
+	h := apitest.Start(t, e.cat, apitest.Options{CheckShapes: true, Gate: gate})
 	e.serve("ban", upstreamtest.Want(t, "/geocodage/search", upstreamtest.Query("q", "21 rue des ardennes, Paris", "limit", "5"), e.file("ban", "search_paris_ardennes.json")))
 	e.serve("dvf", dvfFiles(e, "75", "75119", nil, upstreamtest.ServerError()))
 

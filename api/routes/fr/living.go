@@ -191,14 +191,14 @@ type Station struct {
 	Services   []string `json:"services"`
 }
 
-// Prix per fuel.
+// Prix per fuel, keyed as the spec writes them (gazole, SP95, SP98, E85, GPL; E10 alike).
 type Prix struct {
 	Gazole *float64 `json:"gazole"`
-	SP95   *float64 `json:"sp95"`
-	SP98   *float64 `json:"sp98"`
-	E10    *float64 `json:"e10"`
-	E85    *float64 `json:"e85"`
-	GPL    *float64 `json:"gpl"`
+	SP95   *float64 `json:"SP95"`
+	SP98   *float64 `json:"SP98"`
+	E10    *float64 `json:"E10"`
+	E85    *float64 `json:"E85"`
+	GPL    *float64 `json:"GPL"`
 }
 
 func (r *Routes) carburants(ctx context.Context, req *catalog.Request) (any, error) {

@@ -157,7 +157,7 @@ func e404() http.Handler {
 func TestReportThroughTheServer(t *testing.T) {
 	e := setup(t, 0)
 	gate := &apitest.RecordingGate{}
-	h := apitest.Start(t, e.cat, apitest.Options{Gate: gate, Cache: &mapCache{m: map[string][]byte{}}})
+	h := apitest.Start(t, e.cat, apitest.Options{CheckShapes: true, Gate: gate, Cache: &mapCache{m: map[string][]byte{}}})
 
 	for name, hd := range ganymede(e) {
 		e.serve(name, hd)

@@ -52,7 +52,7 @@ func get(t *testing.T, h *apitest.Harness, path string, q url.Values) (int, map[
 func TestThroughTheServer(t *testing.T) {
 	e := setup(t, 0)
 	gate := &apitest.RecordingGate{}
-	h := apitest.Start(t, e.cat, apitest.Options{Gate: gate, Cache: &mapCache{m: map[string][]byte{}}})
+	h := apitest.Start(t, e.cat, apitest.Options{CheckShapes: true, Gate: gate, Cache: &mapCache{m: map[string][]byte{}}})
 
 	e.serve("ban", upstreamtest.Want(t, "/geocodage/search", upstreamtest.Query("q", "21 rue des ardennes, Paris", "limit", "5"), e.file("ban", "search_paris_ardennes.json")))
 	for range 2 {

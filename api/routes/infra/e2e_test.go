@@ -31,7 +31,7 @@ func TestThroughServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}
-	h := apitest.Start(t, cat, apitest.Options{Gate: gate})
+	h := apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate})
 
 	do := func(method, url, ct, body string) (*http.Response, []byte) {
 		t.Helper()

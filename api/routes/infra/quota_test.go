@@ -41,7 +41,7 @@ func startQuotaServer(t *testing.T, budget, quota int64) *quotaServer {
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}
-	return &quotaServer{t: t, h: apitest.Start(t, cat, apitest.Options{Gate: gate}), gate: gate, s: s, clk: clk}
+	return &quotaServer{t: t, h: apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate}), gate: gate, s: s, clk: clk}
 }
 
 func (q *quotaServer) do(method, url string, body string, header map[string]string) (*http.Response, string) {

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -16,29 +17,35 @@ import (
 // the same work (reading a page is /v1/extract, searching news /v1/search/news, answering
 // with verified evidence /v1/llm/pro), so a caller can compare with doing it by hand.
 type Step struct {
-	N         int            `json:"n"`
-	Action    string         `json:"action"` // search_news, read_page, answer_with_evidence
-	Route     string         `json:"route"`  // the route whose price the step costs
-	Input     map[string]any `json:"input"`
-	Statut    string         `json:"statut"` // PLANNED, COMPLETED, FAILED, SKIPPED
-	CostUSD   string         `json:"cost_usd"`
-	Detail    string         `json:"detail,omitempty"`
-	LatencyMS int64          `json:"latency_ms,omitempty"`
-	cost      uint64
+	ID     string         `json:"id"` // step_<n>
+	N      int            `json:"n"`
+	Action string         `json:"action"` // search_news, read_page, answer_with_evidence
+	Route  string         `json:"route"`  // the route whose price the step costs
+	Input  map[string]any `json:"input"`
+	Statut string         `json:"statut"` // PLANNED, COMPLETED, FAILED, SKIPPED
+	// CostUSD is the step's list price; CoutReelUSD what it cost the task: its price once
+	// COMPLETED, else 0.
+	CostUSD     string  `json:"cost_usd"`
+	CoutReelUSD float64 `json:"cout_reel_usd"`
+	Detail      string  `json:"detail,omitempty"`
+	LatencyMS   int64   `json:"latency_ms,omitempty"`
+	cost        uint64
 }
 
-// Agent is the answer of /v1/agent/task.
+// Agent is the answer of /v1/agent/task, the spec's agent task result.
 type Agent struct {
-	Objective     string       `json:"objective"`
-	Answer        string       `json:"answer"`
-	Steps         []Step       `json:"steps"`
-	ActualCostUSD string       `json:"actual_cost_usd"`
-	BudgetUSD     string       `json:"budget_usd"`
-	Sources       []Source     `json:"sources"`
-	Evidence      []Evidence   `json:"evidence"`
-	Verification  Verification `json:"verification"`
-	Usage         Usage        `json:"usage"`
-	LatencyMS     int64        `json:"latency_ms"`
+	Capability   string       `json:"capability"` // which of the three tasks: page_question, news_search, page_question_with_news
+	Workflow     string       `json:"workflow"`   // the steps' actions in order
+	Objective    string       `json:"objective"`
+	Answer       string       `json:"answer"`
+	Steps        []Step       `json:"steps"`
+	ActualCost   float64      `json:"actual_cost"` // USD, the completed steps' prices
+	BudgetUSD    string       `json:"budget_usd"`
+	Sources      []Source     `json:"sources"`
+	Evidence     []Evidence   `json:"evidence"`
+	Verification Verification `json:"verification"`
+	Usage        Usage        `json:"usage"`
+	LatencyMS    int64        `json:"latency_ms"`
 }
 
 // Quote is the answer of /v1/agent/quote.
@@ -94,7 +101,7 @@ func (r *Routes) agentPlan(args catalog.Args) []Step {
 	var steps []Step
 	add := func(action, route string, in map[string]any) {
 		e := r.cat.ByPath(route)
-		steps = append(steps, Step{N: len(steps) + 1, Action: action, Route: route, Input: in, Statut: statusPlanned, cost: e.Price, CostUSD: usd(e.Price)})
+		steps = append(steps, Step{ID: fmt.Sprintf("step_%d", len(steps)+1), N: len(steps) + 1, Action: action, Route: route, Input: in, Statut: statusPlanned, cost: e.Price, CostUSD: usd(e.Price)})
 	}
 	if source != "" {
 		add("read_page", "/v1/extract", map[string]any{"url": source})
@@ -152,6 +159,25 @@ func (r *Routes) agentQuote(ctx context.Context, req *catalog.Request) (any, err
 	return q, nil
 }
 
+// taskKind names which of the spec's three agent tasks a plan is (page reading with a
+// question, recent news search, or both) and its workflow, the actions in order.
+func taskKind(steps []Step) (capability, workflow string) {
+	actions := make([]string, len(steps))
+	for i, s := range steps {
+		actions[i] = s.Action
+	}
+	news, page := hasAction(steps, "search_news"), steps[0].Action == "read_page" // a source is read first
+	switch {
+	case news && page:
+		capability = "page_question_with_news"
+	case news:
+		capability = "news_search"
+	default:
+		capability = "page_question"
+	}
+	return capability, strings.Join(actions, " then ")
+}
+
 func hasAction(steps []Step, action string) bool {
 	for _, s := range steps {
 		if s.Action == action {
@@ -206,10 +232,12 @@ func (r *Routes) agentTask(ctx context.Context, req *catalog.Request) (any, erro
 			var u Usage
 			answer, ev, u, err = r.answerFrom(ctx, req.Args.Str("objective"), read...)
 			if err == nil {
-				s.Statut, s.LatencyMS = statusCompleted, since(t0)
+				s.Statut, s.LatencyMS, s.CoutReelUSD = statusCompleted, since(t0), usdNumber(s.cost)
 				spent += s.cost
-				return Agent{Objective: req.Args.Str("objective"), Answer: answer, Steps: steps, ActualCostUSD: usd(spent), BudgetUSD: usd(budget),
-					Sources: sourcesOf(read), Evidence: ev, Verification: Verification{Passe: true, Checked: len(ev), Method: verifyMethod}, Usage: u, LatencyMS: since(start)}, nil
+				capability, workflow := taskKind(steps)
+				return Agent{Capability: capability, Workflow: workflow, Objective: req.Args.Str("objective"), Answer: answer, Steps: steps,
+					ActualCost: usdNumber(spent), BudgetUSD: usd(budget),
+					Sources: sourcesOf(read), Evidence: ev, Verification: verificationOf(ev), Usage: u, LatencyMS: since(start)}, nil
 			}
 		}
 		s.LatencyMS = since(t0)
@@ -220,7 +248,7 @@ func (r *Routes) agentTask(ctx context.Context, req *catalog.Request) (any, erro
 			}
 			return nil, agentFailure(steps, err)
 		}
-		s.Statut = statusCompleted
+		s.Statut, s.CoutReelUSD = statusCompleted, usdNumber(s.cost)
 		spent += s.cost
 	}
 	return nil, agentFailure(steps, apierr.Unavailable("the plan ended without an answer"))

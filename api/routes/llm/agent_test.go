@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/upstream/llm/llmtest"
 )
 
@@ -15,11 +16,20 @@ func TestAgentTask(t *testing.T) {
 	)
 	a := w.post(t, "/v1/agent/task", map[string]any{"objective": "What does the kettle at https://shop.example/item cost?"})
 	m := a.json(t)
-	if a.status != 200 || m["answer"] != "29,90 €" || m["actual_cost_usd"] != "0.011" || m["budget_usd"] != "0.05" {
+	a.golden(t, "agent_task_page_question")
+	if a.status != 200 || m["answer"] != "29,90 €" || m["actual_cost"] != 0.011 || m["budget_usd"] != "0.05" {
 		t.Fatalf("%d %s", a.status, a.body)
+	}
+	// The spec's agent task result: the task's kind and workflow, each step's id and real
+	// cost (a number, USD), and the verification block with its controls.
+	if m["capability"] != "page_question" || m["workflow"] != "read_page then answer_with_evidence" ||
+		apitest.At(m, "verification", "passe") != true || apitest.At(m, "verification", "controles", 0, "controle") != "extrait_1_dans_source_1" ||
+		apitest.At(m, "verification", "controles", 0, "ok") != true || len(apitest.At(m, "verification", "echecs").([]any)) != 0 {
+		t.Errorf("task %s", a.body)
 	}
 	steps := m["steps"].([]any)
 	if len(steps) != 2 || steps[0].(map[string]any)["statut"] != "COMPLETED" || steps[0].(map[string]any)["cost_usd"] != "0.005" ||
+		steps[0].(map[string]any)["id"] != "step_1" || steps[0].(map[string]any)["cout_reel_usd"] != 0.005 || steps[1].(map[string]any)["cout_reel_usd"] != 0.006 ||
 		steps[1].(map[string]any)["action"] != "answer_with_evidence" || steps[1].(map[string]any)["statut"] != "COMPLETED" {
 		t.Errorf("steps %v", steps)
 	}

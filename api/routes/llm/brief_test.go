@@ -73,7 +73,7 @@ func newsWorld(t *testing.T, pages llmroutes.Pages, wantQ ...string) (*world, *u
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}
-	return &world{h: apitest.Start(t, cat, apitest.Options{Gate: gate}), gate: gate, srv: srv}, serper
+	return &world{h: apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate}), gate: gate, srv: srv}, serper
 }
 
 // TestBriefVerifiesQuotes: /v1/brief searches news through the bound search route, numbers
@@ -165,7 +165,7 @@ func TestAgentSearchesNews(t *testing.T) {
 		"evidence": []string{"recommended Tesla investors vote against re-election of board chair Robyn Denholm"}}))
 	a := w.post(t, "/v1/agent/task", map[string]any{"objective": objective})
 	m := a.json(t)
-	if a.status != 200 || m["actual_cost_usd"] != "0.014" || m["answer"] != "To vote against re-electing chair Robyn Denholm." {
+	if a.status != 200 || m["actual_cost"] != 0.014 || m["capability"] != "news_search" || m["answer"] != "To vote against re-electing chair Robyn Denholm." {
 		t.Fatalf("%d %s", a.status, a.body)
 	}
 	want := []struct{ action, cost string }{{"search_news", "0.003"}, {"read_page", "0.005"}, {"answer_with_evidence", "0.006"}}
@@ -213,7 +213,7 @@ func TestAgentReadsPageAndNews(t *testing.T) {
 	)
 	a := w.post(t, "/v1/agent/task", map[string]any{"objective": objective})
 	m := a.json(t)
-	if a.status != 200 || m["actual_cost_usd"] != "0.019" || m["budget_usd"] != "0.05" {
+	if a.status != 200 || m["actual_cost"] != 0.019 || m["capability"] != "page_question_with_news" || m["budget_usd"] != "0.05" {
 		t.Fatalf("%d %s", a.status, a.body)
 	}
 	want := []struct{ action, cost string }{{"read_page", "0.005"}, {"search_news", "0.003"}, {"read_page", "0.005"}, {"answer_with_evidence", "0.006"}}

@@ -11,24 +11,32 @@ import (
 	model "github.com/peage/appliance/api/upstream/llm"
 )
 
-// Classification is the answer of /v1/classify.
+// Classification is the answer of /v1/classify, the spec's classification result: results
+// holds the labelled messages only, each label one of the supplied ones (never null); the
+// others are counted in unlabeled and listed, with the reason, in unlabeled_messages.
 type Classification struct {
 	Results []Labelled `json:"results"`
 	// Unlabeled counts the messages left without a label: the model gave none, or gave one
 	// that is not in the supplied list (never passed on).
-	Unlabeled int            `json:"unlabeled"`
-	Counts    map[string]int `json:"counts"` // messages per supplied label
-	Labels    []string       `json:"labels"`
-	Usage     Usage          `json:"usage"`
-	LatencyMS int64          `json:"latency_ms"`
+	Unlabeled         int            `json:"unlabeled"`
+	UnlabeledMessages []Unlabelled   `json:"unlabeled_messages"`
+	Counts            map[string]int `json:"counts"` // messages per supplied label
+	Labels            []string       `json:"labels"`
+	Usage             Usage          `json:"usage"`
+	LatencyMS         int64          `json:"latency_ms"`
 }
 
-// Labelled is one message's label; Label and Confidence are null when it is unlabeled.
+// Labelled is one message's label.
 type Labelled struct {
-	Index      int      `json:"index"`
-	Label      *string  `json:"label"`
-	Confidence *float64 `json:"confidence"`
-	Reason     string   `json:"unlabeled_reason,omitempty"`
+	Index      int     `json:"index"`
+	Label      string  `json:"label"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Unlabelled is a message left without a label, and why.
+type Unlabelled struct {
+	Index  int    `json:"index"`
+	Reason string `json:"reason"`
 }
 
 var classifySchema = &model.Schema{Name: "classification", Doc: map[string]any{
@@ -77,32 +85,31 @@ func (r *Routes) classify(ctx context.Context, req *catalog.Request) (any, error
 	if err != nil {
 		return nil, modelError(err)
 	}
-	out := Classification{Results: make([]Labelled, len(msgs)), Counts: map[string]int{}, Labels: labels, Usage: usageOf(res)}
-	for i := range out.Results {
-		out.Results[i] = Labelled{Index: i, Reason: "the model gave no label"}
-	}
-	seen := map[int]bool{}
+	out := Classification{Results: []Labelled{}, UnlabeledMessages: []Unlabelled{}, Counts: map[string]int{}, Labels: labels, Usage: usageOf(res)}
+	given := make([]*Labelled, len(msgs))
+	why := make([]string, len(msgs))
 	for _, it := range res.JSON.(map[string]any)["results"].([]any) {
 		o := it.(map[string]any)
 		i := int(o["index"].(float64))
-		if i < 0 || i >= len(msgs) || seen[i] {
+		if i < 0 || i >= len(msgs) || given[i] != nil || why[i] != "" {
 			continue // one label per message: the first answer for an index stands
 		}
-		seen[i] = true
-		given, _ := o["label"].(string)
-		label, ok := canon[strings.ToLower(strings.TrimSpace(given))]
+		answer, _ := o["label"].(string)
+		label, ok := canon[strings.ToLower(strings.TrimSpace(answer))]
 		if !ok {
-			out.Results[i].Reason = fmt.Sprintf("the model's label %q is not in the supplied list", given)
+			why[i] = fmt.Sprintf("the model's label %q is not in the supplied list", answer)
 			continue
 		}
-		conf := o["confidence"].(float64)
-		out.Results[i] = Labelled{Index: i, Label: &label, Confidence: &conf}
+		given[i] = &Labelled{Index: i, Label: label, Confidence: o["confidence"].(float64)}
 	}
-	for _, x := range out.Results {
-		if x.Label == nil {
+	for i, l := range given {
+		switch {
+		case l != nil:
+			out.Results = append(out.Results, *l)
+			out.Counts[l.Label]++
+		default:
 			out.Unlabeled++
-		} else {
-			out.Counts[*x.Label]++
+			out.UnlabeledMessages = append(out.UnlabeledMessages, Unlabelled{Index: i, Reason: orDefault(why[i], "the model gave no label")})
 		}
 	}
 	out.LatencyMS = since(start)

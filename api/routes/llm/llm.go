@@ -105,7 +105,8 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		errs = append(errs, c.Bind(b.id, b.h, b.ready))
 	}
 	// Checks across parameters that need no I/O run before any 402.
-	errs = append(errs, c.BindCheck("agent.task", r.checkBudget), c.BindCheck("solve", r.checkSolve), c.BindCheck("solve.preview", r.checkCapability))
+	errs = append(errs, c.BindCheck("agent.task", r.checkBudget), c.BindCheck("solve", r.checkSolve), c.BindCheck("solve.preview", r.checkCapability),
+		c.BindCheck("extract-structured", checkFieldNames))
 	return errors.Join(errs...)
 }
 

@@ -15,11 +15,44 @@ import (
 	llmroutes "github.com/peage/appliance/api/routes/llm"
 	"github.com/peage/appliance/api/upstream/llm/llmtest"
 	"github.com/peage/appliance/internal/egress"
+	"github.com/peage/appliance/internal/goldenfile"
 )
 
 type answer struct {
 	status int
 	body   []byte
+}
+
+// golden compares an answer with testdata/golden/<name>.json (go test -update rewrites it),
+// so a change of a route's shape shows in review. Timings vary: the answer's latency_ms is
+// set to 0, and the steps' (left out when under a millisecond) are taken out.
+func (a answer) golden(t *testing.T, name string) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(a.body, &v); err != nil {
+		t.Fatalf("status %d, body %s: %v", a.status, a.body, err)
+	}
+	var untimed func(any)
+	untimed = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, it := range x {
+				if _, isStep := x["statut"]; isStep && k == "latency_ms" {
+					delete(x, k)
+				} else if k == "latency_ms" {
+					x[k] = 0
+				} else {
+					untimed(it)
+				}
+			}
+		case []any:
+			for _, it := range x {
+				untimed(it)
+			}
+		}
+	}
+	untimed(v)
+	apitest.Golden(t, name, v, goldenfile.Update())
 }
 
 func (a answer) json(t *testing.T) map[string]any {
@@ -57,7 +90,7 @@ func newWorld(t *testing.T, withModel bool, pages llmroutes.Pages, gate paywall.
 		w.gate = &apitest.RecordingGate{}
 		gate = w.gate
 	}
-	w.h = apitest.Start(t, cat, apitest.Options{Gate: gate})
+	w.h = apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate})
 	return w
 }
 
@@ -133,6 +166,7 @@ func TestBadInputBefore402(t *testing.T) {
 		{"a label twice (case aside)", "/v1/classify", map[string]any{"messages": []string{"m"}, "labels": []string{"Spam", "ham", "spam "}}, 400, "labels"},
 		{"an empty label", "/v1/classify", map[string]any{"messages": []string{"m"}, "labels": []string{"a", " "}}, 400, "labels"},
 		{"a field twice", "/v1/extract-structured", map[string]any{"url": "https://example.com/", "fields": "price,title,price"}, 400, "fields"},
+		{"a field named like the provenance key", "/v1/extract-structured", map[string]any{"url": "https://example.com/", "fields": "price,_extraction"}, 400, "fields"},
 		{"13 labels", "/v1/classify", map[string]any{"messages": []string{"m"}, "labels": strings.Split("a,b,c,d,e,f,g,h,i,j,k,l,m", ",")}, 400, "labels"},
 		{"empty prompt", "/v1/llm", map[string]any{"prompt": "   "}, 400, "prompt"},
 		{"max_tokens over llm's limit", "/v1/llm", map[string]any{"prompt": "hi", "max_tokens": 2001}, 400, "max_tokens"},
@@ -206,21 +240,25 @@ func TestClassifyCountsForeignLabelsUnlabeled(t *testing.T) {
 		map[string]any{"index": 1, "label": "spam", "confidence": 0.7},   // not a supplied label
 		map[string]any{"index": 0, "label": "praise", "confidence": 0.5}, // second answer for 0: ignored
 	}}))
-	a := w.post(t, "/v1/classify", map[string]any{"messages": []string{"refund please", "buy cheap pills", "great product"},
-		"labels": []string{"complaint", "praise"}, "instructions": "support inbox"}).json(t)
-	res := a["results"].([]any)
-	if a["unlabeled"] != 2.0 || len(res) != 3 {
+	ans := w.post(t, "/v1/classify", map[string]any{"messages": []string{"refund please", "buy cheap pills", "great product"},
+		"labels": []string{"complaint", "praise"}, "instructions": "support inbox"})
+	ans.golden(t, "classify")
+	a := ans.json(t)
+	// Every label in results is a supplied one, never null; the others are counted in
+	// unlabeled and listed with their reason.
+	res, un := a["results"].([]any), a["unlabeled_messages"].([]any)
+	if a["unlabeled"] != 2.0 || len(res) != 1 || len(un) != 2 {
 		t.Fatalf("answer %v", a)
 	}
 	first := res[0].(map[string]any)
-	if first["label"] != "complaint" || first["confidence"] != 0.93 {
+	if first["index"] != 0.0 || first["label"] != "complaint" || first["confidence"] != 0.93 {
 		t.Errorf("first %v", first)
 	}
-	if second := res[1].(map[string]any); second["label"] != nil || !strings.Contains(second["unlabeled_reason"].(string), "spam") {
+	if second := un[0].(map[string]any); second["index"] != 1.0 || !strings.Contains(second["reason"].(string), "spam") {
 		t.Errorf("second %v", second)
 	}
-	if res[2].(map[string]any)["label"] != nil {
-		t.Errorf("third should be unlabeled: %v", res[2])
+	if third := un[1].(map[string]any); third["index"] != 2.0 || third["reason"] != "the model gave no label" {
+		t.Errorf("third should be unlabeled: %v", third)
 	}
 	prompt := w.srv.Bodies()[0]["messages"].([]any)[1].(map[string]any)["content"].(string)
 	if !strings.Contains(prompt, "complaint | praise") || !strings.Contains(prompt, "[2] great product") {

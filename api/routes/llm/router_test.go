@@ -94,7 +94,7 @@ func solveWorld(t *testing.T, withModel bool) *world {
 	if err := llmroutes.New(deps).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	w.h = apitest.Start(t, cat, apitest.Options{Gate: w.gate})
+	w.h = apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: w.gate})
 	return w
 }
 
@@ -102,11 +102,12 @@ func TestSolveDeterministicCallsTheCapability(t *testing.T) {
 	w := solveWorld(t, false)
 	a := w.post(t, "/v1/solve", map[string]any{"task": "is FR14 2004 1010 0505 0001 3M02 606 a valid IBAN?"})
 	m := a.json(t)
+	a.golden(t, "solve_iban")
 	if a.status != 200 {
 		t.Fatalf("%d %s", a.status, a.body)
 	}
 	plan, routing, pricing := m["plan"].(map[string]any), m["routing"].(map[string]any), m["pricing"].(map[string]any)
-	if plan["capability"] != "fr.iban" || plan["input"].(map[string]any)["iban"] == nil || routing["provider"] != "deterministic" {
+	if m["capability"] != "fr.iban" || plan["capability"] != "fr.iban" || plan["input"].(map[string]any)["iban"] == nil || routing["provider"] != "deterministic" {
 		t.Errorf("plan %v routing %v", plan, routing)
 	}
 	if _, ok := routing["latency_ms"].(float64); !ok {
@@ -182,7 +183,9 @@ func TestSolveWithoutMatchOrModel(t *testing.T) {
 
 func TestPreviewAndCapabilities(t *testing.T) {
 	w := solveWorld(t, true)
-	p := w.post(t, "/v1/solve/preview", map[string]any{"task": "decode VIN 1HGCM82633A004352"}).json(t)
+	pa := w.post(t, "/v1/solve/preview", map[string]any{"task": "decode VIN 1HGCM82633A004352"})
+	pa.golden(t, "solve_preview_vin")
+	p := pa.json(t)
 	plan := p["plan"].(map[string]any)
 	if p["routable"] != true || plan["capability"] != "vin.decode" || plan["input"].(map[string]any)["vin"] != "1HGCM82633A004352" {
 		t.Errorf("preview %v", p)
@@ -190,7 +193,11 @@ func TestPreviewAndCapabilities(t *testing.T) {
 	if pr := p["pricing"].(map[string]any); pr["direct_route_cheaper"] != true || !strings.Contains(p["note"].(string), "not available") {
 		t.Errorf("preview pricing %v note %v", pr, p["note"])
 	}
-	if n := w.post(t, "/v1/solve/preview", map[string]any{"task": "write me a poem"}).json(t); n["routable"] != false {
+	if p["price"] != 0.05 {
+		t.Errorf("preview price %v, want solve's 0.05 USD", p["price"])
+	}
+	// Not routable: the plan the spec names is there, null.
+	if n := w.post(t, "/v1/solve/preview", map[string]any{"task": "write me a poem"}).json(t); n["routable"] != false || n["plan"] != nil || n["price"] != 0.05 {
 		t.Errorf("unroutable preview %v", n)
 	}
 	if len(w.srv.Bodies()) != 0 {

@@ -16,11 +16,12 @@ import (
 
 // Solved is the answer of /v1/solve.
 type Solved struct {
-	Task    string          `json:"task"`
-	Plan    *Plan           `json:"plan"`
-	Result  json.RawMessage `json:"result"` // the capability's own answer, as its route gives it
-	Routing Routing         `json:"routing"`
-	Pricing Pricing         `json:"pricing"`
+	Capability string          `json:"capability"` // the catalog id the task was routed to, as in plan
+	Task       string          `json:"task"`
+	Plan       *Plan           `json:"plan"`
+	Result     json.RawMessage `json:"result"` // the capability's own answer, as its route gives it
+	Routing    Routing         `json:"routing"`
+	Pricing    Pricing         `json:"pricing"`
 }
 
 // Routing says who chose the capability and how long the choice took.
@@ -44,7 +45,8 @@ type Pricing struct {
 type Preview struct {
 	Task     string  `json:"task"`
 	Routable bool    `json:"routable"`
-	Plan     *Plan   `json:"plan,omitempty"`
+	Plan     *Plan   `json:"plan"`  // null when the task is not routable
+	Price    float64 `json:"price"` // what /v1/solve charges, USD
 	Pricing  Pricing `json:"pricing,omitempty"`
 	Note     string  `json:"note"`
 }
@@ -74,6 +76,11 @@ func usd(atomic uint64) string {
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	return s
 }
+
+// usdNumber renders an amount for the fields the spec gives as a number of USD (actual_cost,
+// cout_reel_usd); amounts stay atomic units until here. A float64 holds every amount of a
+// call exactly enough that JSON prints its decimal text (0.011, not 0.010999...).
+func usdNumber(atomic uint64) float64 { return float64(atomic) / 1e6 }
 
 func (r *Routes) pricing(p *Plan) Pricing {
 	solve, direct := r.cat.Entry("solve"), r.cat.Entry(p.Capability)
@@ -263,7 +270,7 @@ func (r *Routes) solve(ctx context.Context, req *catalog.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Solved{Task: req.Args.Str("task"), Plan: p, Result: res, Routing: routing, Pricing: r.pricing(p)}, nil
+	return Solved{Capability: p.Capability, Task: req.Args.Str("task"), Plan: p, Result: res, Routing: routing, Pricing: r.pricing(p)}, nil
 }
 
 // preview plans deterministically only: a free call never spends a model call.
@@ -278,7 +285,7 @@ func (r *Routes) preview(ctx context.Context, req *catalog.Request) (any, error)
 		if r.modelReady() != nil {
 			note = "no recogniser matches this task and no model is configured: /v1/solve would refuse it (400, nothing charged)"
 		}
-		return Preview{Task: raw, Note: note}, nil
+		return Preview{Task: raw, Price: usdNumber(r.cat.Entry("solve").Price), Note: note}, nil
 	}
 	pr := r.pricing(p)
 	note := "the router would call " + p.Route + " with this input"
@@ -288,7 +295,7 @@ func (r *Routes) preview(ctx context.Context, req *catalog.Request) (any, error)
 	case !e.Available():
 		note += ", which is not available right now (/v1/solve would answer 503, nothing charged)"
 	}
-	return Preview{Task: raw, Routable: true, Plan: p, Pricing: pr, Note: note}, nil
+	return Preview{Task: raw, Routable: true, Plan: p, Price: usdNumber(r.cat.Entry("solve").Price), Pricing: pr, Note: note}, nil
 }
 
 // Capabilities is /v1/capabilities: what the router really solves.

@@ -68,7 +68,7 @@ func TestSolveNeverSellsADearerCapability(t *testing.T) {
 		t.Fatal(err)
 	}
 	gate := paywall.New(cfg, paywall.Policy{Settlement: x402.ModeSync}, fc, paywall.GateOptions{})
-	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg})
+	h := apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate, Pay: cfg})
 	key, err := settle.LoadKey(dev.PayerKey)
 	if err != nil {
 		t.Fatal(err)

@@ -24,11 +24,24 @@ type Evidence struct {
 	Source   int    `json:"source"`   // n of the source quoted
 }
 
-// Verification is the check of the evidence against the source.
+// Verification is the check of the evidence against the source, in the spec's verification
+// block (as /v1/extract/verified gives it): one control per quote. A quote not in the source
+// fails the call (no answer is given), so an answer's echecs is always empty.
 type Verification struct {
-	Passe   bool   `json:"passe"`
-	Checked int    `json:"checked"`
-	Method  string `json:"method"`
+	Passe     bool          `json:"passe"`
+	Controles []web.Control `json:"controles"`
+	Echecs    []string      `json:"echecs"`
+	Checked   int           `json:"checked"`
+	Method    string        `json:"method"`
+}
+
+// verificationOf is the block of an answer whose every quote was found in its source.
+func verificationOf(ev []Evidence) Verification {
+	v := Verification{Passe: true, Controles: make([]web.Control, len(ev)), Echecs: []string{}, Checked: len(ev), Method: verifyMethod}
+	for i, e := range ev {
+		v.Controles[i] = web.Control{Controle: fmt.Sprintf("extrait_%d_dans_source_%d", i+1, e.Source), OK: true}
+	}
+	return v
 }
 
 // Source is a document the answer was read from.
@@ -193,19 +206,23 @@ func (r *Routes) understand(ctx context.Context, req *catalog.Request) (any, err
 	return Understood{Objective: req.Args.Str("objective"), Answer: answer,
 		Sources:       []Source{{N: 1, URL: p.URL, FinalURL: p.FinalURL, Title: p.Title}},
 		Evidence:      ev,
-		Verification:  Verification{Passe: true, Checked: len(ev), Method: verifyMethod},
+		Verification:  verificationOf(ev),
 		ProvidersUsed: []string{"browserfarm", "llm:" + u.Model}, Cost: u, LatencyMS: since(start)}, nil
 }
 
-// Structured is the answer of /v1/extract-structured: exactly the requested fields.
+// Structured is where the values of /v1/extract-structured come from. The answer is JSON
+// with exactly the requested fields at its top level (null when the page does not show one),
+// and this under the one key "_extraction", which no requested field may be named.
 type Structured struct {
 	URL       string                  `json:"url"`
 	FinalURL  string                  `json:"final_url"`
-	Data      map[string]any          `json:"data"`
 	Fields    map[string]FieldOutcome `json:"fields"`
 	Usage     Usage                   `json:"usage"`
 	LatencyMS int64                   `json:"latency_ms"`
 }
+
+// extractionKey holds the Structured record beside the requested fields.
+const extractionKey = "_extraction"
 
 // FieldOutcome says where a value was found, or why it is null.
 type FieldOutcome struct {
@@ -225,6 +242,17 @@ var fieldItem = map[string]any{"type": "object", "additionalProperties": false, 
 var structuredSchema = &model.Schema{Name: "fields", Doc: map[string]any{
 	"type": "object", "additionalProperties": false, "required": []any{"fields"},
 	"properties": map[string]any{"fields": map[string]any{"type": "array", "maxItems": 30.0, "items": fieldItem}}}}
+
+// checkFieldNames is extract-structured's Entry.Check: a requested field is a key of the
+// answer beside "_extraction", so none may begin with "_" (a 400 before any 402).
+func checkFieldNames(args catalog.Args) error {
+	for _, f := range args.List("fields") {
+		if strings.HasPrefix(f, "_") {
+			return apierr.BadParam("fields", "field names must not begin with _ (the answer's %s holds where each value comes from)", extractionKey)
+		}
+	}
+	return nil
+}
 
 func (r *Routes) extractStructured(ctx context.Context, req *catalog.Request) (any, error) {
 	start := time.Now()
@@ -253,14 +281,15 @@ func (r *Routes) extractStructured(ctx context.Context, req *catalog.Request) (a
 		return nil, modelError(err)
 	}
 	c := newCorpus(p)
-	out := Structured{URL: p.URL, FinalURL: p.FinalURL, Data: map[string]any{}, Fields: map[string]FieldOutcome{}, Usage: usageOf(res)}
+	data := map[string]any{}
+	out := Structured{URL: p.URL, FinalURL: p.FinalURL, Fields: map[string]FieldOutcome{}, Usage: usageOf(res)}
 	for _, it := range res.JSON.(map[string]any)["fields"].([]any) {
 		o := it.(map[string]any)
 		name, _ := o["name"].(string)
-		if name == "" || (len(fields) > 0 && !seen[name]) {
+		if name == "" || strings.HasPrefix(name, "_") || (len(fields) > 0 && !seen[name]) {
 			continue // exactly the requested fields: anything else is dropped
 		}
-		if _, dup := out.Data[name]; dup {
+		if _, dup := data[name]; dup {
 			continue
 		}
 		val, quote := o["value"], ""
@@ -268,28 +297,29 @@ func (r *Routes) extractStructured(ctx context.Context, req *catalog.Request) (a
 		reason, _ := o["reason_if_null"].(string)
 		switch {
 		case val == nil:
-			out.Data[name] = nil
+			data[name] = nil
 			out.Fields[name] = FieldOutcome{Reason: orDefault(reason, "not on the page")}
 		case c.find(quote) < 0:
-			out.Data[name] = nil
+			data[name] = nil
 			out.Fields[name] = FieldOutcome{Reason: "the model's value could not be verified: its passage is not in the page as read"}
 		case !valueIn(val, quote):
-			out.Data[name] = nil
+			data[name] = nil
 			out.Fields[name] = FieldOutcome{Reason: "the model's value does not appear in the passage it cites"}
 		default:
 			pos := c.find(quote)
-			out.Data[name] = val
+			data[name] = val
 			out.Fields[name] = FieldOutcome{Extrait: normalise(quote), Position: &pos}
 		}
 	}
 	for _, f := range fields {
-		if _, ok := out.Data[f]; !ok {
-			out.Data[f] = nil
+		if _, ok := data[f]; !ok {
+			data[f] = nil
 			out.Fields[f] = FieldOutcome{Reason: "the model gave nothing for this field"}
 		}
 	}
 	out.LatencyMS = since(start)
-	return out, nil
+	data[extractionKey] = out
+	return data, nil
 }
 
 var nonDigits = regexp.MustCompile(`[^0-9]`)

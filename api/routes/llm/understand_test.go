@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/routes/web"
 	"github.com/peage/appliance/api/upstream/llm/llmtest"
 )
@@ -41,12 +42,19 @@ func TestUnderstandVerifiesEvidence(t *testing.T) {
 	)
 	ok := w.post(t, "/v1/understand", map[string]any{"source": "https://shop.example/item", "objective": "How much water does it hold?"})
 	m := ok.json(t)
+	ok.golden(t, "understand")
 	ev := m["evidence"].([]any)
 	if ok.status != 200 || m["answer"] != "1.7 litres" || m["verification"].(map[string]any)["passe"] != true || len(ev) != 1 {
 		t.Fatalf("%d %s", ok.status, ok.body)
 	}
 	if e := ev[0].(map[string]any); e["extrait"] != "The kettle boils 1.7 litres" || e["position"].(float64) <= 0 {
 		t.Errorf("evidence %v", e)
+	}
+	// The verification block as /v1/extract/verified gives it: a control per quote, echecs empty.
+	v := m["verification"].(map[string]any)
+	if c := apitest.At(v, "controles", 0); apitest.At(c, "controle") != "extrait_1_dans_source_1" || apitest.At(c, "ok") != true ||
+		len(v["controles"].([]any)) != 1 || v["echecs"] == nil || len(v["echecs"].([]any)) != 0 {
+		t.Errorf("verification %v", v)
 	}
 	// A quote not in the page: no answer, nothing charged.
 	bad := w.post(t, "/v1/understand", map[string]any{"source": "https://shop.example/item", "objective": "How much water does it hold?"})
@@ -77,8 +85,11 @@ func TestExtractStructuredExactFields(t *testing.T) {
 	}}))
 	a := w.call(t, "GET", "/v1/extract-structured?url=https://shop.example/item&fields=price,rating,stock,brand", nil)
 	m := a.json(t)
-	data, fields := m["data"].(map[string]any), m["fields"].(map[string]any)
-	if a.status != 200 || len(data) != 4 || data["price"] != 29.9 || data["stock"] != "yes" || data["rating"] != nil || data["brand"] != nil {
+	a.golden(t, "extract_structured")
+	// The requested fields at the top level, unwrapped; where each comes from beside them.
+	data, fields := m, apitest.At(m, "_extraction", "fields").(map[string]any)
+	if a.status != 200 || len(data) != 5 || data["price"] != 29.9 || data["stock"] != "yes" || data["rating"] != nil || data["brand"] != nil ||
+		apitest.At(m, "_extraction", "final_url") != "https://shop.example/item" {
 		t.Fatalf("%d %s", a.status, a.body)
 	}
 	if _, extra := data["colour"]; extra {

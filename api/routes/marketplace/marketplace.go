@@ -102,8 +102,8 @@ type Answer struct {
 	Source   string    `json:"source"` // the marketplace host the page came from
 	Mode     string    `json:"mode"`   // product or search
 	Query    string    `json:"query,omitempty"`
-	Product  *Product  `json:"product,omitempty"`
-	Products []Product `json:"products,omitempty"`
+	Product  *Product  `json:"product"`  // the spec names it: null in search mode
+	Products []Product `json:"products"` // null in product mode
 	Count    int       `json:"count"`
 	Pages    int       `json:"pages_read,omitempty"`
 	URL      string    `json:"url"`

@@ -67,7 +67,7 @@ type Firm struct {
 	CommercialNames    []string `json:"commercial_names,omitempty"`
 	HomeMemberState    string   `json:"home_member_state"`
 	CompetentAuthority string   `json:"competent_authority"`
-	AuthorisedOn       string   `json:"authorised_on,omitempty"`
+	AuthorisedOn       *string  `json:"authorised_on"` // the spec names it: null when the register gives no date
 	AuthorisationEnd   string   `json:"authorisation_end,omitempty"`
 	Active             bool     `json:"authorisation_in_force"`
 	Services           []string `json:"services"`
@@ -210,7 +210,7 @@ func (r *Routes) check(ctx context.Context, req *catalog.Request) (any, error) {
 
 func firm(e *esma.Entry, g Match, today time.Time) Firm {
 	f := Firm{Register: string(e.Register), LegalName: e.LegalName, LEI: e.LEI, CommercialNames: e.CommercialNames,
-		HomeMemberState: e.HomeMemberState, CompetentAuthority: e.Authority, AuthorisedOn: e.AuthorisedOn,
+		HomeMemberState: e.HomeMemberState, CompetentAuthority: e.Authority, AuthorisedOn: nonEmpty(e.AuthorisedOn),
 		AuthorisationEnd: e.AuthorisationEnd, Active: e.Active(today), Services: e.Services, ServiceCodes: e.ServiceCodes,
 		Passport: e.Passport, Websites: e.Websites, WhitePapers: e.WhitePapers, Reason: e.Reason, DecisionDate: e.DecisionDate,
 		Comments: e.Comments, LastUpdate: e.LastUpdate, Match: "exact"}
@@ -221,4 +221,12 @@ func firm(e *esma.Entry, g Match, today time.Time) Firm {
 		f.Match = "contains"
 	}
 	return f
+}
+
+// nonEmpty is s, or null when the register leaves it blank.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -218,11 +218,13 @@ func (r *Routes) Usage(ctx context.Context, req *catalog.Request) (any, error) {
 
 // StatusResult is /free/proxy/status.
 type StatusResult struct {
-	Live      bool                `json:"live"`
-	Exit      *Exit               `json:"exit"`
-	Carrier   string              `json:"carrier"`
-	Problem   string              `json:"problem,omitempty"`
-	Reachable client.Reachability `json:"reachable"`
+	Live    bool    `json:"live"`
+	Exit    *Exit   `json:"exit"`
+	Carrier *string `json:"carrier"` // null without a live exit
+	Problem string  `json:"problem,omitempty"`
+	// Reachable says whether the proxy port answers from the internet: a boolean as the spec
+	// asks "whether", null when no outside probe could tell.
+	Reachable *bool `json:"reachable"`
 	// ReachableNote says which outside probe answered, or why reachability is unknown.
 	ReachableNote string    `json:"reachable_note"`
 	Proxy         string    `json:"proxy"`
@@ -235,14 +237,17 @@ func (r *Routes) Status(ctx context.Context, _ *catalog.Request) (any, error) {
 	if err != nil {
 		return nil, &apierr.Error{Code: apierr.CodeUnavailable, Cause: err, Message: "the proxy daemon does not answer right now"}
 	}
-	out := &StatusResult{Live: st.Live, Problem: st.Problem, Reachable: st.Reachable, ReachableNote: st.ReachableNote,
-		CheckedAt: st.CheckedAt}
+	out := &StatusResult{Live: st.Live, Problem: st.Problem, ReachableNote: st.ReachableNote, CheckedAt: st.CheckedAt}
+	if st.Reachable == client.Reachable || st.Reachable == client.Unreachable {
+		reachable := st.Reachable == client.Reachable
+		out.Reachable = &reachable
+	}
 	if st.ProxyHost != "" {
 		out.Proxy = "http://" + net.JoinHostPort(st.ProxyHost, strconv.Itoa(st.ProxyPort))
 	}
 	if st.Exit != nil {
 		out.Exit = &Exit{Carrier: st.Exit.Carrier, ASN: st.Exit.ASN, Mobile: st.Exit.Mobile, Country: st.Exit.Country}
-		out.Carrier = st.Exit.Carrier
+		out.Carrier = &st.Exit.Carrier
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/proxyd/client"
 )
@@ -79,7 +80,22 @@ func call(t *testing.T, c *catalog.Catalog, id string, h http.Header) (any, erro
 	if e == nil || e.Handler == nil {
 		t.Fatalf("%s not bound", id)
 	}
-	return e.Handler(context.Background(), &catalog.Request{Route: e, Header: h, BaseURL: "https://api.example"})
+	out, err := e.Handler(context.Background(), &catalog.Request{Route: e, Header: h, BaseURL: "https://api.example"})
+	if err == nil {
+		// What the harness's client checks of an answer served over HTTP.
+		b, merr := json.Marshal(out)
+		if raw, ok := out.(*catalog.Raw); ok {
+			b, merr = raw.Body, nil
+		}
+		var doc any
+		if merr != nil || json.Unmarshal(b, &doc) != nil {
+			t.Fatalf("%s: the answer is not JSON: %v", id, merr)
+		}
+		if lack := e.MissingFields(doc); len(lack) > 0 {
+			t.Errorf("%s: the answer lacks fields the spec names for it, or gives them another type: %s", e.Path, strings.Join(lack, ", "))
+		}
+	}
+	return out, err
 }
 
 func TestSaleFields(t *testing.T) {
@@ -193,8 +209,38 @@ func TestStatus(t *testing.T) {
 	f.mu.Unlock()
 	out, err := call(t, c, "free.proxy.status", nil)
 	st, ok := out.(*StatusResult)
-	if err != nil || !ok || st.Carrier != "Orange" || st.Reachable != "unknown" || st.Exit.ASN != "AS3215" || st.Proxy != "http://203.0.113.9:8118" {
+	if err != nil || !ok || st.Carrier == nil || *st.Carrier != "Orange" || st.Reachable != nil || st.Exit.ASN != "AS3215" || st.Proxy != "http://203.0.113.9:8118" {
 		t.Fatalf("%+v %v", out, err)
+	}
+}
+
+// TestStatusReachableIsABoolean: /free/proxy/status says whether the port is reachable as the
+// spec asks it, a boolean, null when no outside probe could tell, through the real server;
+// without a live exit the carrier is there, null.
+func TestStatusReachableIsABoolean(t *testing.T) {
+	exit := &client.Exit{Carrier: "Orange", ASN: "AS3215", Country: "FR"}
+	for _, tc := range []struct {
+		name    string
+		status  client.Status
+		want    string
+		carrier any
+	}{
+		{"reachable", client.Status{Live: true, Exit: exit, Reachable: client.Reachable}, "true", "Orange"},
+		{"unreachable", client.Status{Live: true, Exit: exit, Reachable: client.Unreachable, ReachableNote: "probe saw a timeout"}, "false", "Orange"},
+		{"unknown", client.Status{Live: true, Exit: exit, Reachable: client.Unknown, ReachableNote: "no outside probe is configured"}, "null", "Orange"},
+		{"no exit", client.Status{Live: false, Problem: "no exit", Reachable: client.Unknown}, "null", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := apitest.Start(t, bound(t, &fakeProxyd{status: &tc.status}), apitest.Options{CheckShapes: true})
+			status, m := h.GetObject(t, "/free/proxy/status", nil)
+			got, present := m["reachable"]
+			if b, _ := json.Marshal(got); status != 200 || !present || string(b) != tc.want {
+				t.Fatalf("%d reachable %s (present %v), want %s: %v", status, b, present, tc.want, m)
+			}
+			if c, present := m["carrier"]; !present || c != tc.carrier {
+				t.Errorf("carrier %v (present %v), want %v", c, present, tc.carrier)
+			}
+		})
 	}
 }
 

@@ -46,7 +46,7 @@ func startBrief(t *testing.T, gate *apitest.RecordingGate) (*apitest.Harness, *l
 
 func postBrief(t *testing.T, h *apitest.Harness, params map[string]any) (int, map[string]any, string) {
 	b, _ := json.Marshal(params)
-	resp, err := http.Post(h.BaseURL+"/v1/us/brief", "application/json", bytes.NewReader(b))
+	resp, err := h.Client.Post(h.BaseURL+"/v1/us/brief", "application/json", bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}

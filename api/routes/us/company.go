@@ -69,6 +69,7 @@ type Company struct {
 	SIC                  string             `json:"sic"`
 	SICDescription       string             `json:"sic_description"`
 	StateOfIncorporation string             `json:"state_of_incorporation"`
+	State                *string            `json:"state"`           // the spec's name: the state of incorporation, null when EDGAR gives none
 	FiscalYearEnd        string             `json:"fiscal_year_end"` // MMDD, as EDGAR gives it
 	EIN                  string             `json:"ein,omitempty"`
 	Category             string             `json:"category,omitempty"`
@@ -97,7 +98,7 @@ func (r *Routes) company(ctx context.Context, req *catalog.Request) (any, error)
 		return nil, notFound(err, c.cik, "company")
 	}
 	out := Company{CIK: secedgar.CIK10(c.cik), Name: s.Name, EntityType: s.EntityType, Tickers: orEmpty(s.Tickers),
-		Exchanges: orEmpty(s.Exchanges), SIC: s.SIC, SICDescription: s.SICDescription, StateOfIncorporation: s.StateOfIncorporation,
+		Exchanges: orEmpty(s.Exchanges), SIC: s.SIC, SICDescription: s.SICDescription, StateOfIncorporation: s.StateOfIncorporation, State: nonBlank(s.StateOfIncorporation),
 		FiscalYearEnd: s.FiscalYearEnd, EIN: s.EIN, Category: s.Category, Phone: s.Phone,
 		Addresses: map[string]Address{}, FormerNames: []FormerName{}, Source: source}
 	for kind, a := range s.Addresses {
@@ -151,4 +152,12 @@ func (r *Routes) filings(ctx context.Context, req *catalog.Request) (any, error)
 		out.Filings, out.Truncated = all[:maxFilings], true
 	}
 	return out, nil
+}
+
+// nonBlank is s, or null when EDGAR leaves it blank.
+func nonBlank(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -128,6 +128,8 @@ func (r *Routes) inspect(ctx context.Context, req *catalog.Request) (any, error)
 	for i, a := range accepts {
 		r.checkRequirement(in, i, a, version)
 	}
+	// The fields the spec names are there even when no accepted requirement says them: null.
+	out["network"], out["pay_to"], out["asset"], out["scheme"], out["amount_atomic"], out["amount_usdc"], out["testnet"] = nil, nil, nil, nil, nil, nil, nil
 	if len(accepts) > 0 {
 		a := accepts[0]
 		out["network"], out["pay_to"], out["asset"], out["scheme"] = a.Network, a.PayTo, a.Asset, a.Scheme

@@ -50,13 +50,15 @@ const (
 	targetSource = "target"
 )
 
-// Hop is one step of a redirect chain.
+// Hop is one step of a redirect chain. Status is null for a hop that got no answer (blocked,
+// unreachable), Location for the last hop, which redirects nowhere: both are there, as the
+// spec names them.
 type Hop struct {
-	URL      string `json:"url"`
-	Status   int    `json:"status,omitempty"`
-	Location string `json:"location,omitempty"`
-	Via      string `json:"via,omitempty"` // "header" or "meta-refresh"
-	Blocked  string `json:"blocked,omitempty"`
+	URL      string  `json:"url"`
+	Status   *int    `json:"status"`
+	Location *string `json:"location"`
+	Via      string  `json:"via,omitempty"` // "header" or "meta-refresh"
+	Blocked  string  `json:"blocked,omitempty"`
 }
 
 // fetch performs one request through the egress guard and returns the response with at most
@@ -138,7 +140,8 @@ func (r *Routes) unwrap(ctx context.Context, req *catalog.Request) (any, error) 
 			stopped = hop.Blocked
 			break
 		}
-		hop := Hop{URL: current, Status: resp.StatusCode}
+		status := resp.StatusCode
+		hop := Hop{URL: current, Status: &status}
 		finalStatus = resp.StatusCode
 		next := ""
 		if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 && loc != "" {
@@ -159,12 +162,12 @@ func (r *Routes) unwrap(ctx context.Context, req *catalog.Request) (any, error) 
 		}
 		abs, err := resolveRef(current, next)
 		if err != nil {
-			hop.Location = next
+			hop.Location = &next
 			chain = append(chain, hop)
 			stopped = "invalid redirect target"
 			break
 		}
-		hop.Location = abs
+		hop.Location = &abs
 		chain = append(chain, hop)
 		current = abs
 	}

@@ -35,7 +35,7 @@ func harness(t *testing.T, allow ...*httptest.Server) (*apitest.Harness, *apites
 
 func getJSON(t *testing.T, h *apitest.Harness, path string, q url.Values) (int, map[string]any) {
 	t.Helper()
-	resp, err := http.Get(h.BaseURL + path + "?" + q.Encode())
+	resp, err := h.Client.Get(h.BaseURL + path + "?" + q.Encode()) // the harness's client checks the answer's shape
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +81,12 @@ func TestUnwrap(t *testing.T) {
 	if chain[2].(map[string]any)["via"] != "meta-refresh" || chain[0].(map[string]any)["status"] != 301.0 {
 		t.Fatalf("chain %v", chain)
 	}
+	// The last hop redirects nowhere: its location is there, null, as the spec names it.
+	if last := chain[3].(map[string]any); last["status"] != 200.0 {
+		t.Fatalf("last hop %v", last)
+	} else if loc, present := last["location"]; !present || loc != nil {
+		t.Errorf("last hop's location %v (present %v), want null", loc, present)
+	}
 
 	_, out = getJSON(t, h, "/v1/url/unwrap", url.Values{"url": {base + "/loop1"}})
 	if out["loop"] != true {
@@ -124,7 +130,7 @@ func TestInspectOurOwnChallenge(t *testing.T) {
 	pol, _ := egress.New(egress.Config{Allow: []string{strings.TrimPrefix(self.BaseURL, "http://")}})
 	icat, _ := catalog.Default(catalog.DefaultNames())
 	_ = util.New(pol).Bind(icat)
-	h := apitest.Start(t, icat, apitest.Options{Gate: &apitest.RecordingGate{}})
+	h := apitest.Start(t, icat, apitest.Options{CheckShapes: true, Gate: &apitest.RecordingGate{}})
 
 	code, out := getJSON(t, h, "/v1/x402/inspect", url.Values{"url": {self.BaseURL + "/v1/fr/tva?siren=542065479"}})
 	if code != 200 || out["x402_compliant"] != true || out["x402_version"] != 2.0 || out["amount_atomic"] != "5000" || out["amount_usdc"] != "0.005" {
@@ -160,5 +166,11 @@ func TestInspectFindsConcreteProblems(t *testing.T) {
 	_, out = getJSON(t, h, "/v1/x402/inspect", url.Values{"url": {bad.URL + "/free"}})
 	if out["x402_compliant"] != false || !strings.Contains(fmt.Sprint(out["problems"]), "not 402") {
 		t.Fatalf("%v", out)
+	}
+	// No challenge, so no network, recipient or amount: the spec's fields are there, null.
+	for _, k := range []string{"network", "pay_to", "amount_atomic", "amount_usdc"} {
+		if v, present := out[k]; !present || v != nil {
+			t.Errorf("%s = %v (present %v), want null", k, v, present)
+		}
 	}
 }

@@ -61,22 +61,23 @@ type CheckDigit struct {
 	Valid    bool   `json:"valid"`
 }
 
-// Engine is what vPIC knows of the engine.
+// Engine is what vPIC knows of the engine. Every field is there, null when unknown, as the
+// spec names them (and the other fields of the answer alike).
 type Engine struct {
 	Cylinders     *int     `json:"cylinders"`
 	DisplacementL *float64 `json:"displacement_l"`
-	Fuel          string   `json:"fuel,omitempty"`
-	Model         string   `json:"model,omitempty"`
-	HP            *float64 `json:"hp,omitempty"`
-	Electrified   string   `json:"electrification,omitempty"`
+	Fuel          *string  `json:"fuel"`
+	Model         *string  `json:"model"`
+	HP            *float64 `json:"hp"`
+	Electrified   *string  `json:"electrification"`
 }
 
 // Plant is where the vehicle was assembled.
 type Plant struct {
-	City    string `json:"city,omitempty"`
-	State   string `json:"state,omitempty"`
-	Country string `json:"country,omitempty"`
-	Company string `json:"company,omitempty"`
+	City    *string `json:"city"`
+	State   *string `json:"state"`
+	Country *string `json:"country"`
+	Company *string `json:"company"`
 }
 
 // Answer is the decoded VIN.
@@ -86,19 +87,19 @@ type Answer struct {
 	Reasons        []string   `json:"reasons"` // why valid is false; empty when true
 	CheckDigit     CheckDigit `json:"check_digit"`
 	WMI            string     `json:"wmi"`
-	Manufacturer   string     `json:"manufacturer,omitempty"`
+	Manufacturer   *string    `json:"manufacturer"`
 	Year           *int       `json:"year"`
 	YearCandidates []int      `json:"year_candidates"`
 	YearRule       string     `json:"year_rule"`
-	Make           string     `json:"make,omitempty"`
-	Model          string     `json:"model,omitempty"`
-	Trim           string     `json:"trim,omitempty"`
-	Series         string     `json:"series,omitempty"`
-	VehicleType    string     `json:"vehicle_type,omitempty"`
-	BodyClass      string     `json:"body_class,omitempty"`
-	Doors          *int       `json:"doors,omitempty"`
-	DriveType      string     `json:"drive_type,omitempty"`
-	Transmission   string     `json:"transmission,omitempty"`
+	Make           *string    `json:"make"`
+	Model          *string    `json:"model"`
+	Trim           *string    `json:"trim"`
+	Series         *string    `json:"series"`
+	VehicleType    *string    `json:"vehicle_type"`
+	BodyClass      *string    `json:"body_class"`
+	Doors          *int       `json:"doors"`
+	DriveType      *string    `json:"drive_type"`
+	Transmission   *string    `json:"transmission"`
 	Engine         Engine     `json:"engine"`
 	Plant          Plant      `json:"plant"`
 	// VPIC is what NHTSA says of its own decode: its manufacturer of record, its model year and
@@ -141,16 +142,16 @@ func Build(v string, d *vpic.Decoded, thisYear int) (*Answer, error) {
 		a.Year = &y.Year
 	}
 	if name, _ := vincode.Manufacturer(v); name != "" {
-		a.Manufacturer = name
+		a.Manufacturer = &name
 		a.Sources["manufacturer"] = fromWMI
 	}
-	vp := func(field, value string) string {
+	vp := func(field, value string) *string {
 		value = strings.TrimSpace(value)
 		if value != "" && value != "Not Applicable" {
 			a.Sources[field] = fromVPIC
-			return value
+			return &value
 		}
-		return ""
+		return nil
 	}
 	a.Make, a.Model, a.Trim, a.Series = vp("make", d.Make), vp("model", d.Model), vp("trim", d.Trim), vp("series", d.Series)
 	a.VehicleType, a.BodyClass, a.DriveType = vp("vehicle_type", d.VehicleType), vp("body_class", d.BodyClass), vp("drive_type", d.DriveType)
@@ -162,9 +163,10 @@ func Build(v string, d *vpic.Decoded, thisYear int) (*Answer, error) {
 	a.Plant = Plant{City: vp("plant.city", d.PlantCity), State: vp("plant.state", d.PlantState), Country: vp("plant.country", d.PlantCountry),
 		Company: vp("plant.company", d.PlantCompany)}
 	a.VPIC.Manufacturer, a.VPIC.Clean, a.VPIC.Notices = strings.TrimSpace(d.Manufacturer), d.Clean(), orEmpty(d.Notices())
-	a.VPIC.ModelYear = intOf(strings.TrimSpace(d.ModelYear))
+	modelYear := strings.TrimSpace(d.ModelYear)
+	a.VPIC.ModelYear = intOf(&modelYear)
 	a.Sources["vpic"] = fromVPIC
-	if a.Manufacturer == "" && a.Make == "" {
+	if a.Manufacturer == nil && a.Make == nil {
 		return nil, apierr.NotFound("neither the WMI table nor NHTSA vPIC knows the maker of WMI %s", a.WMI)
 	}
 	return a, nil
@@ -177,16 +179,22 @@ func speeds(s string) string {
 	return "(" + strings.TrimSpace(s) + " speeds)"
 }
 
-func intOf(s string) *int {
-	n, err := strconv.Atoi(s)
+func intOf(s *string) *int {
+	if s == nil {
+		return nil
+	}
+	n, err := strconv.Atoi(*s)
 	if err != nil {
 		return nil
 	}
 	return &n
 }
 
-func floatOf(s string) *float64 {
-	f, err := strconv.ParseFloat(s, 64)
+func floatOf(s *string) *float64 {
+	if s == nil {
+		return nil
+	}
+	f, err := strconv.ParseFloat(*s, 64)
 	if err != nil {
 		return nil
 	}

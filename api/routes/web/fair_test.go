@@ -109,7 +109,7 @@ func TestStalledFarmServesOthers(t *testing.T) {
 			if err := web.New(farm.Farm, farm.Policy).Bind(cat); err != nil {
 				t.Fatal(err)
 			}
-			h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: payCfg, Configure: func(sc *server.Config) {
+			h := apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate, Pay: payCfg, Configure: func(sc *server.Config) {
 				sc.TrustedProxies = []string{"127.0.0.1"}
 			}})
 			// Cleanups run last first: the farm stops (stalled calls answer 503) before the server.

@@ -49,7 +49,7 @@ func TestFreeCallsAskForFreeBrowserJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The recording gate runs paid routes' work without a payment, as a paid call would.
-	h := apitest.Start(t, c, apitest.Options{Gate: &apitest.RecordingGate{}})
+	h := apitest.Start(t, c, apitest.Options{CheckShapes: true, Gate: &apitest.RecordingGate{}})
 	for i, tc := range cases {
 		resp, err := h.Client.Post(h.BaseURL+tc.path, "application/json", strings.NewReader(`{"url":"https://example.com/"}`))
 		if err != nil {

@@ -163,7 +163,7 @@ func TestPoolDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	small.Close()
-	h := apitest.Start(t, c, apitest.Options{})
+	h := apitest.Start(t, c, apitest.Options{CheckShapes: true})
 	resp, err := h.Client.Post(h.BaseURL+"/v1/extract", "application/json", strings.NewReader(`{"url":"https://example.com/"}`))
 	if err != nil {
 		t.Fatal(err)

@@ -66,7 +66,7 @@ func sourcesServerWithin(t *testing.T, serper http.Handler, timeout time.Duratio
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}
-	return apitest.Start(t, c, apitest.Options{Gate: gate}), gate
+	return apitest.Start(t, c, apitest.Options{CheckShapes: true, Gate: gate}), gate
 }
 
 func postSources(t *testing.T, h *apitest.Harness, body string) (int, map[string]any) {

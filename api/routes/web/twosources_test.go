@@ -121,7 +121,7 @@ func TestReadAtDeadlineIsChargedAndStruck(t *testing.T) {
 	}
 	for _, c := range cases {
 		gate := &apitest.RecordingGate{}
-		h := apitest.Start(t, cat, apitest.Options{Gate: gate})
+		h := apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate})
 		resp, err := h.Client.Post(h.BaseURL+"/v1/extract", "application/json", strings.NewReader(`{"url":"`+farm.URL(c.page)+`"}`))
 		if err != nil {
 			t.Fatal(err)

@@ -94,7 +94,7 @@ func (a answer) errMessage(t *testing.T) string {
 func call(t *testing.T, path string, params map[string]any) (answer, *apitest.RecordingGate) {
 	t.Helper()
 	gate := &apitest.RecordingGate{}
-	h := apitest.Start(t, cat, apitest.Options{Gate: gate})
+	h := apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate})
 	body, _ := json.Marshal(params)
 	resp, err := h.Client.Post(h.BaseURL+path, "application/json", bytes.NewReader(body))
 	if err != nil {
