@@ -10,9 +10,11 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -381,5 +383,57 @@ func TestClaimerOneClaimForManyChannels(t *testing.T) {
 	rep, err = e.f.ClaimOnce(ctx, ClaimPolicy{})
 	if err != nil || rep.Channels != 0 || rep.Swept.Sign() != 0 {
 		t.Fatalf("second round: %+v %v", rep, err)
+	}
+}
+
+// barrierBackend holds each read of the settlement contract, while armed, until want of them
+// are in flight: reads made one after the other never get an answer.
+type barrierBackend struct {
+	chain.Backend
+	armed atomic.Bool
+	want  int
+	asked chan struct{}
+	all   chan struct{}
+}
+
+func (b *barrierBackend) CallContract(ctx context.Context, call ethereum.CallMsg, block *big.Int) ([]byte, error) {
+	if b.armed.Load() && call.To != nil && *call.To == batch.SettlementAddress {
+		b.asked <- struct{}{}
+		select {
+		case <-b.all:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return b.Backend.CallContract(ctx, call, block)
+}
+
+// TestReadChannelAsksAtOnce: a voucher's reservation reads the channel's balance and claimed
+// total, its pending withdrawal and its refund nonce together, so on a remote RPC it waits for
+// one round trip to the node, not three.
+func TestReadChannelAsksAtOnce(t *testing.T) {
+	e := newBatchEnv(t)
+	b := &barrierBackend{Backend: e.ch.Client(), want: 3, asked: make(chan struct{}, 3), all: make(chan struct{})}
+	o := e.opts
+	o.Backend, o.LedgerDir = b, t.TempDir()
+	f, err := New(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	go func() {
+		for range b.want {
+			<-b.asked
+		}
+		close(b.all)
+	}()
+	b.armed.Store(true)
+	// Only reads made one after the other get here: the first one's wait ends with the
+	// context instead of hanging the test.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	on, err := f.ReadChannel(ctx, e.id)
+	if err != nil || on.Balance.Sign() != 0 || on.RefundNonce.Sign() != 0 {
+		t.Fatalf("channel read with its three reads asked at once: %+v %v", on, err)
 	}
 }

@@ -106,19 +106,11 @@ func unixClient(path string) *http.Client {
 	}}}
 }
 
-// TestSettleKilledBetweenBatchCompleteAndItsAnswer: the settle daemon (a child process)
-// commits a paid call's deposit and charge, answers /batch/complete, and is killed with SIGKILL
-// before the answer reaches the gate (a relay between them drops it). The daemon is restarted
-// on the same journals; the gate asks again with the same completion, gets the same answer and
-// delivers: the channel is charged exactly once, the deposit made once, and the payer goes on.
-func TestSettleKilledBetweenBatchCompleteAndItsAnswer(t *testing.T) {
-	testenv.NeedsChain(t)
-	if spec := os.Getenv(gateChildEnv); spec != "" {
-		gateCrashChild(spec)
-		return
-	}
-	ctx := context.Background()
-	ch, err := devchain.Start(ctx, devchain.Options{HTTP: true})
+// startGateChild starts the embedded chain and, in a child process running test, the settle
+// daemon on it (gateCrashChild), serving on d.Socket; dir holds its ledger and socket.
+func startGateChild(t *testing.T, test string) (ch *devchain.Chain, d gateDaemon, dir string, child *exec.Cmd) {
+	t.Helper()
+	ch, err := devchain.Start(context.Background(), devchain.Options{HTTP: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,17 +118,15 @@ func TestSettleKilledBetweenBatchCompleteAndItsAnswer(t *testing.T) {
 	payToKey, _ := crypto.GenerateKey()
 	auth, _ := crypto.GenerateKey()
 	payTo := crypto.PubkeyToAddress(payToKey.PublicKey)
-	dir := t.TempDir()
-	d := gateDaemon{RPC: ch.RPCURL, HotKey: hex.EncodeToString(crypto.FromECDSA(ch.Hot)), USDC: ch.USDC.Hex(), PayTo: payTo.Hex(),
+	dir = t.TempDir()
+	d = gateDaemon{RPC: ch.RPCURL, HotKey: hex.EncodeToString(crypto.FromECDSA(ch.Hot)), USDC: ch.USDC.Hex(), PayTo: payTo.Hex(),
 		AuthKey: hex.EncodeToString(crypto.FromECDSA(auth)), Ledger: filepath.Join(dir, "ledger"), Socket: filepath.Join(dir, "settle.sock")}
-
-	// The daemon, in a child process.
 	specFile := filepath.Join(dir, "spec.json")
 	b, _ := json.Marshal(d)
 	if err := os.WriteFile(specFile, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	child := exec.Command(os.Args[0], "-test.run=^TestSettleKilledBetweenBatchCompleteAndItsAnswer$")
+	child = exec.Command(os.Args[0], "-test.run=^"+test+"$")
 	child.Env = append(os.Environ(), gateChildEnv+"="+specFile)
 	child.Stderr = os.Stderr
 	out, err := child.StdoutPipe()
@@ -150,6 +140,24 @@ func TestSettleKilledBetweenBatchCompleteAndItsAnswer(t *testing.T) {
 	if sc := bufio.NewScanner(out); !sc.Scan() || sc.Text() != "READY" {
 		t.Fatal("the settle child did not start")
 	}
+	return ch, d, dir, child
+}
+
+// TestSettleKilledBetweenBatchCompleteAndItsAnswer: the settle daemon (a child process)
+// commits a paid call's deposit and charge, answers /batch/complete, and is killed with SIGKILL
+// before the answer reaches the gate (a relay between them drops it). The daemon is restarted
+// on the same journals; the gate asks again with the same completion, gets the same answer and
+// delivers: the channel is charged exactly once, the deposit made once, and the payer goes on.
+func TestSettleKilledBetweenBatchCompleteAndItsAnswer(t *testing.T) {
+	testenv.NeedsChain(t)
+	if spec := os.Getenv(gateChildEnv); spec != "" {
+		gateCrashChild(spec)
+		return
+	}
+	ctx := context.Background()
+	ch, d, dir, child := startGateChild(t, "TestSettleKilledBetweenBatchCompleteAndItsAnswer")
+	auth, _ := crypto.HexToECDSA(d.AuthKey)
+	payTo := common.HexToAddress(d.PayTo)
 
 	// The relay between the gate and the daemon: it passes everything, except that the first
 	// /batch/complete's answer, once the daemon gave it, is dropped, the daemon killed and a
@@ -277,5 +285,115 @@ func TestSettleKilledBetweenBatchCompleteAndItsAnswer(t *testing.T) {
 	}
 	if got, _ := ch.Balance(ctx, payTo); got.Int64() != 2*price {
 		t.Fatalf("payTo received %s, want %d", got, 2*price)
+	}
+}
+
+// TestSettleKilledBetweenReserveAndComplete: the settle daemon (a child process) answers an
+// exact payment's /reserve, which no longer waits for an fsync, and is killed with SIGKILL
+// while the paid work runs. Restarted on the same journals, it still finds the reservation
+// (handed to the OS before the answer, it survives the kill) and releases it as an
+// interrupted call: the gate's completion is refused, nothing is delivered or charged, and
+// the payer's very same authorization pays for the call afterwards.
+func TestSettleKilledBetweenReserveAndComplete(t *testing.T) {
+	testenv.NeedsChain(t)
+	if spec := os.Getenv(gateChildEnv); spec != "" {
+		gateCrashChild(spec)
+		return
+	}
+	ctx := context.Background()
+	ch, d, dir, child := startGateChild(t, "TestSettleKilledBetweenReserveAndComplete")
+	payTo := common.HexToAddress(d.PayTo)
+
+	// The relay between the gate and the daemon: before the first /complete reaches the
+	// daemon, the daemon is killed and a new one started on the same journals and socket.
+	var mu sync.Mutex
+	var restarted *settle.Facilitator
+	upstream := unixClient(d.Socket)
+	relay := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		if r.URL.Path == "/complete" && restarted == nil {
+			if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Error(err)
+			}
+			_ = child.Wait()
+			upstream.CloseIdleConnections()
+			f, stop, err := d.open(context.Background(), ch.Client())
+			if err != nil {
+				t.Error(err)
+			} else {
+				restarted = f
+				t.Cleanup(func() { _ = stop() })
+			}
+		}
+		mu.Unlock()
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, "http://settle"+r.URL.RequestURI(), bytes.NewReader(body))
+		req.Header = r.Header.Clone()
+		resp, err := upstream.Do(req)
+		if err != nil {
+			panic(http.ErrAbortHandler)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		w.WriteHeader(resp.StatusCode)
+		_, _ = w.Write(answer)
+	})
+	relaySock := filepath.Join(dir, "relay.sock")
+	l, err := net.Listen("unix", relaySock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, stopRelay := context.WithCancel(ctx)
+	relayDone := make(chan error, 1)
+	go func() { relayDone <- settle.Serve(rctx, relay, obs.Discard(), l) }()
+	t.Cleanup(func() { stopRelay(); <-relayDone })
+
+	fc, err := settleclient.New("unix:" + relaySock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := paywall.Config{Network: devchain.Network, Asset: ch.USDC.Hex(), PayTo: payTo.Hex(), TokenName: devchain.TokenName,
+		TokenVersion: devchain.TokenVersion, MaxTimeoutSeconds: 60}
+	policy := paywall.Policy{Settlement: x402.ModeOptimistic, OptimisticMaxPrice: price, SettleTimeoutSeconds: 30}
+	cat := testCatalog(t)
+	h := apitest.Start(t, cat, apitest.Options{Gate: paywall.New(cfg, policy, fc, paywall.GateOptions{}), Pay: cfg})
+	w := &world{base: h.BaseURL, cfg: cfg, key: ch.Payer, cat: cat}
+	hdr := w.header(t, ch.Payer, "/v1/test/echo", price, nil, nil)
+	start, _ := ch.Balance(ctx, ch.PayerAddress())
+
+	a := w.get(t, "/v1/test/echo", map[string]string{"q": "x"}, map[string]string{x402.HeaderPaymentSignature: hdr})
+	mu.Lock()
+	f := restarted
+	mu.Unlock()
+	if f == nil {
+		t.Fatal("the daemon was not killed between the reservation and the completion")
+	}
+	if a.status == 200 || strings.Contains(a.body, `"q":"x"`) {
+		t.Fatalf("the call whose daemon died during the work was delivered: %d %s", a.status, a.body)
+	}
+	recs := f.Ledger().List()
+	if len(recs) != 1 || recs[0].Status != ledger.Released || recs[0].Route != "test.echo" {
+		t.Fatalf("ledger after the restart: %+v", recs)
+	}
+
+	// The same authorization pays for the call now, once.
+	a = w.get(t, "/v1/test/echo", map[string]string{"q": "y"}, map[string]string{x402.HeaderPaymentSignature: hdr})
+	if a.status != 200 || !strings.Contains(a.body, `"q":"y"`) || a.receipt == nil || !a.receipt.Success {
+		t.Fatalf("the call paid again with the released authorization: %d %s", a.status, a.body)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if r, _ := f.Ledger().Get(recs[0].ID); r.Status == ledger.Settled {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the payment did not settle")
+		}
+	}
+	if now, _ := ch.Balance(ctx, ch.PayerAddress()); new(big.Int).Sub(start, now).Int64() != price {
+		t.Fatalf("the payer paid %s, want one call", new(big.Int).Sub(start, now))
+	}
+	if got, _ := ch.Balance(ctx, payTo); got.Int64() != price {
+		t.Fatalf("payTo received %s, want %d", got, price)
 	}
 }

@@ -129,3 +129,54 @@ func TestV1AcceptsAtLeastThePrice(t *testing.T) {
 		}
 	}
 }
+
+// barrierChain answers a read only once both of Verify's chain reads (nonce state and
+// balance) are asked: a verifier that makes them one after the other never gets an answer.
+type barrierChain struct {
+	asked chan struct{} // one send per read
+	both  chan struct{} // closed once both were asked
+}
+
+func (b *barrierChain) wait(ctx context.Context) error {
+	b.asked <- struct{}{}
+	select {
+	case <-b.both:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (b *barrierChain) AuthorizationState(ctx context.Context, _, _ common.Address, _ common.Hash) (bool, error) {
+	return false, b.wait(ctx)
+}
+func (b *barrierChain) BalanceOf(ctx context.Context, _, _ common.Address) (*big.Int, error) {
+	return big.NewInt(1 << 40), b.wait(ctx)
+}
+func (*barrierChain) IsValidSignature(context.Context, common.Address, common.Hash, []byte) (bool, error) {
+	return false, nil
+}
+
+// TestVerifyReadsTheChainAtOnce: the nonce state and the balance are asked together, so a
+// verification on a remote RPC costs one round trip, not two.
+func TestVerifyReadsTheChainAtOnce(t *testing.T) {
+	key, _ := crypto.GenerateKey()
+	now := time.Unix(1_800_000_000, 0)
+	r := x402.PaymentRequirements{Scheme: "exact", Network: "eip155:8453", Amount: "10000", Asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+		PayTo: common.Address{9}.Hex(), MaxTimeoutSeconds: 60, Extra: &x402.Extra{Name: "USD Coin", Version: "2"}}
+	p, err := NewPayload(key, 2, &r, nil, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &barrierChain{asked: make(chan struct{}, 2), both: make(chan struct{})}
+	go func() { <-b.asked; <-b.asked; close(b.both) }()
+	// Only a verifier that waits for one read before asking the other gets here: its wait
+	// ends with the context instead of hanging the test.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v := &Verifier{Reader: b, Now: func() time.Time { return now }, ValidBeforeMargin: 6 * time.Second, Skew: 5 * time.Second}
+	pay, bad, err := v.Verify(ctx, p, &x402.FacilitatorRequirements{PaymentRequirements: r})
+	if err != nil || bad != nil || pay.Balance.Int64() != 1<<40 {
+		t.Fatalf("verify with both reads asked at once: %v %v", err, bad)
+	}
+}

@@ -191,16 +191,24 @@ func (v *Verifier) Verify(ctx context.Context, p *x402.PaymentPayload, r *x402.F
 	if v.Book != nil && v.Book.Used(a.From, a.Nonce) {
 		return fail(x402.ReasonNonceUsed, "nonce %s was already presented", a.Nonce.Hex())
 	}
+	// The two reads at once: on a remote RPC each is a round trip on every paid call.
+	var bal *big.Int
+	var balErr error
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		bal, balErr = v.Reader.BalanceOf(ctx, pay.Domain.Contract, a.From)
+	}()
 	used, err := v.Reader.AuthorizationState(ctx, pay.Domain.Contract, a.From, a.Nonce)
+	<-read
 	if err != nil {
 		return nil, nil, fmt.Errorf("read authorization state: %w", err)
 	}
 	if used {
 		return fail(x402.ReasonNonceUsed, "nonce %s is already used on chain", a.Nonce.Hex())
 	}
-	bal, err := v.Reader.BalanceOf(ctx, pay.Domain.Contract, a.From)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read balance: %w", err)
+	if balErr != nil {
+		return nil, nil, fmt.Errorf("read balance: %w", balErr)
 	}
 	if bal.Cmp(a.Value) < 0 {
 		return fail(x402.ReasonInsufficientFunds, "balance %s is below %s", bal, a.Value)

@@ -194,7 +194,7 @@ func newSums() sums {
 // Options configure a ledger.
 type Options struct {
 	Dir    string
-	Sync   journal.Sync // SyncAlways in production: a reservation is acknowledged only once on disk
+	Sync   journal.Sync // SyncAlways in production: what lets a call be delivered or charged is acknowledged only once on disk
 	Now    func() time.Time
 	Logger *slog.Logger
 }
@@ -271,8 +271,9 @@ func (l *Ledger) Size() int64 { return l.j.Size() }
 // Close closes the journal.
 func (l *Ledger) Close() error { return l.j.Close() }
 
-// write journals r (a copy) and returns once it is durable. Called with l.mu held; it waits
-// for the fsync after unlocking so concurrent writers share it.
+// writeLocked hands r to the journal (the OS) and returns its sequence number for
+// WaitDurable. Called with l.mu held; callers that need it durable wait after unlocking, so
+// concurrent writers share the fsync.
 func (l *Ledger) writeLocked(r *Record) (uint64, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -286,6 +287,12 @@ func (l *Ledger) writeLocked(r *Record) (uint64, error) {
 // copy of the record holding them), and balance covers this payment on top of everything the
 // payer has reserved or owes (ErrInsufficient), so concurrent calls cannot spend one balance
 // twice.
+//
+// The reservation is handed to the OS (it survives kill -9 of the process) but Reserve does
+// not wait for its fsync: a reservation a restart finds is released anyway (its call never
+// answered), and every change that lets a call be delivered or charged (Owe, Update) is a
+// later record of the same journal, whose fsync makes this one durable too. So a paid call
+// waits for one fsync, its completion's, not two.
 func (l *Ledger) Reserve(r Record, balance uint64) (Record, error) {
 	l.mu.Lock()
 	if old, ok := l.recs[r.ID]; ok && old.Status != Released {
@@ -305,14 +312,13 @@ func (l *Ledger) Reserve(r Record, balance uint64) (Record, error) {
 	}
 	now := l.now().UTC()
 	r.Status, r.Reserved, r.Updated = Reserved, now, now
-	seq, err := l.writeLocked(&r)
-	if err != nil {
+	if _, err := l.writeLocked(&r); err != nil {
 		l.mu.Unlock()
 		return Record{}, err
 	}
 	l.put(&r)
 	l.mu.Unlock()
-	return r, l.j.WaitDurable(seq)
+	return r, nil
 }
 
 // Owe turns a reserved payment into an owed one for optimistic delivery, atomically with the
