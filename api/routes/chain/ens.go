@@ -188,7 +188,7 @@ func (r *Routes) ens(ctx context.Context, req *catalog.Request) (any, error) {
 func (r *Routes) ensFail(err error, c *chainrpc.Client) error {
 	var ue *upstream.Error
 	if errors.As(err, &ue) && ue.Upstream == chainrpc.GatewayName {
-		return upstream.APIError(err)
+		return err
 	}
 	name := "eth-rpc"
 	if c == r.d.Client {

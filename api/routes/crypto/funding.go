@@ -109,7 +109,7 @@ func (r *Routes) fundingRate(ctx context.Context, req *catalog.Request) (any, er
 		got, err = r.hyperliquidRates(ctx, dedupe(req.Args.List("symbols")), now)
 	}
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	if len(got.rates) == 0 {
 		return nil, apierr.NotFound("%s lists no perpetual for %s", exchange, strings.Join(got.notFound, ", "))
@@ -132,7 +132,7 @@ func (r *Routes) predictedRates(ctx context.Context, symbols []string, venue str
 	if err != nil {
 		return venueRates{}, cause
 	}
-	out := venueRates{rates: []FundingRate{}, notFound: []string{}, via: "hyperliquid", fallbackReason: upstream.APIError(cause).Error()}
+	out := venueRates{rates: []FundingRate{}, notFound: []string{}, via: "hyperliquid", fallbackReason: apierr.From(cause).Error()}
 	for _, s := range symbols {
 		// Hyperliquid reports the venues' USDT perpetuals under its own coin name.
 		f, ok := preds[hyperliquidCoin(s)][venue]

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/coingecko"
 	"github.com/peage/appliance/api/upstream/defillama"
 )
@@ -59,7 +58,7 @@ const marketMethod = "Total capitalisation, volume and dominance from CoinGecko 
 func (r *Routes) marketOverview(ctx context.Context, _ *catalog.Request) (any, error) {
 	m, at, cached, err := r.market.Get(ctx)
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	return MarketAnswer{Market: m, AsOf: at.UTC().Format(time.RFC3339), AgeSeconds: int64(r.now().Sub(at).Seconds()),
 		Cached: cached, MaxAge: int64(r.marketMaxAge.Seconds()), Method: marketMethod}, nil

@@ -9,7 +9,6 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/hyperliquid"
 	"github.com/peage/appliance/api/upstream/jupiter"
 	"github.com/peage/appliance/api/upstream/yahoo"
@@ -75,7 +74,7 @@ func Bps(a, b *float64) *float64 {
 func (r *Routes) stockGaps(ctx context.Context, req *catalog.Request) (any, error) {
 	assets, err := r.hl.MetaAndAssetCtxs(ctx, stockDex)
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	byTicker := map[string]hyperliquid.Asset{}
 	for _, a := range assets {

@@ -116,7 +116,7 @@ func (r *Routes) fanOutErrs(ctx context.Context, calls ...call) ([]Source, []err
 func essential(errs []error, which ...int) error {
 	for _, i := range which {
 		if err := errs[i]; err != nil && !upstream.IsNotFound(err) {
-			return fail(err)
+			return err
 		}
 	}
 	return nil
@@ -142,7 +142,7 @@ func (r *Routes) source(name string, err error) Source {
 	}
 	// The client-facing message, not the upstream's own text: it names the upstream and
 	// the status or the field, and nothing an upstream could inject.
-	msg := apierr.From(fail(err)).Message
+	msg := apierr.From(err).Message
 	s.Error = &msg
 	return s
 }

@@ -146,7 +146,7 @@ func (r *Routes) locate(ctx context.Context, adresse string) (ImmoPlace, Source,
 	var res *ban.Collection
 	src, err := r.fetch(ctx, geocodeCall(r, adresse, &res))
 	if err != nil {
-		return ImmoPlace{}, src, fail(err)
+		return ImmoPlace{}, src, err
 	}
 	if len(res.Features) == 0 {
 		return ImmoPlace{}, src, apierr.NotFound("no French address matches %q", adresse)
@@ -184,7 +184,7 @@ func (r *Routes) dvfYears(ctx context.Context, insee string, years []int) ([]*dv
 			return files, srcs, nil
 		}
 	}
-	return nil, srcs, fail(errs[0])
+	return nil, srcs, errs[0]
 }
 
 // sample is the sales read for an estimate and how they were read.

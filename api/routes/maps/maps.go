@@ -424,8 +424,7 @@ func orList(a, b []string) []string {
 
 // reason is an error's message for a place's DetailsError.
 func reason(err error) string {
-	var ae *apierr.Error
-	if errors.As(err, &ae) {
+	if ae := apierr.Known(err); ae != nil {
 		return ae.Message
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {

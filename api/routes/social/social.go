@@ -202,14 +202,14 @@ func (r *Routes) search(ctx context.Context, req *catalog.Request) (any, error) 
 	for i, s := range sources {
 		if err := results[i].err; err != nil {
 			lastErr = err
-			ans.SourcesFailed = append(ans.SourcesFailed, Failure{Source: s, Error: upstream.APIError(err).Error()})
+			ans.SourcesFailed = append(ans.SourcesFailed, Failure{Source: s, Error: apierr.From(err).Error()})
 			continue
 		}
 		ans.SourcesAnswered = append(ans.SourcesAnswered, s)
 		lists = append(lists, results[i].posts)
 	}
 	if len(ans.SourcesAnswered) == 0 {
-		return nil, upstream.APIError(lastErr)
+		return nil, lastErr
 	}
 	ans.Posts = merge(lists, sort, limit)
 	ans.Count = len(ans.Posts)
@@ -314,7 +314,7 @@ func (r *Routes) redditThread(ctx context.Context, id string, limit int) (any, e
 		if upstream.IsNotFound(err) {
 			return nil, apierr.NotFound("no Reddit thread %s", id)
 		}
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	ans := ThreadAnswer{Post: ThreadPost{Source: Reddit, ID: Reddit + ":" + p.ID, Title: p.Title, Score: p.Score, Text: p.Selftext,
 		Author: p.Author, URL: p.URL, Permalink: "https://www.reddit.com" + p.Permalink, NumComments: p.NumComments,
@@ -371,7 +371,7 @@ func (r *Routes) hnThread(ctx context.Context, id int64, limit int) (any, error)
 		if upstream.IsNotFound(err) {
 			return nil, apierr.NotFound("no Hacker News item %d", id)
 		}
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	ans := ThreadAnswer{Post: ThreadPost{Source: HN, ID: fmt.Sprintf("%s:%d", HN, it.ID), Title: deref(it.Title), Text: plain(deref(it.Text)),
 		Author: deref(it.Author), URL: deref(it.URL), Permalink: fmt.Sprintf("https://news.ycombinator.com/item?id=%d", it.ID), CreatedAt: it.CreatedAt},
@@ -443,7 +443,7 @@ func (r *Routes) probe(ctx context.Context, _ *catalog.Request) (any, error) {
 			}
 			s := SourceStatus{Source: src, OK: err == nil, LatencyMS: time.Since(start).Milliseconds()}
 			if err != nil {
-				s.Error = upstream.APIError(err).Error()
+				s.Error = apierr.From(err).Error()
 			}
 			if src == Reddit {
 				s.Mode = map[bool]string{true: "oauth", false: "keyless"}[r.reddit.OAuth()]

@@ -247,7 +247,7 @@ func (r *Routes) gather(ctx context.Context, p *companieshouse.Profile, f *Facts
 	}
 	wg.Wait()
 	if len(errs) > 0 {
-		return upstream.APIError(errs[0])
+		return errs[0]
 	}
 	return nil
 }

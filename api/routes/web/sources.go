@@ -9,7 +9,6 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/search"
 	"github.com/peage/appliance/browserfarm"
 )
@@ -132,7 +131,7 @@ func (r *Routes) sources(ctx context.Context, req *catalog.Request) (any, error)
 	top, maxChars := int(req.Args.Int("top")), int(req.Args.Int("max_chars"))
 	res, err := r.search.Web(ctx, search.Query{Q: q})
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	out := Sources{Q: q, Provider: res.Provider, Results: []Source{}}
 	for _, o := range res.Organic {
