@@ -119,6 +119,17 @@ func From(err error) *Error {
 	return &Error{Code: CodeInternal, Message: "internal error", Cause: err}
 }
 
+// Reworded is Err told with Prefix before its message: a handler that adds context to a
+// collaborator's failure (which steps of a task ran) without deciding its status, which the
+// edge maps from Err as always.
+type Reworded struct {
+	Prefix string
+	Err    error
+}
+
+func (r *Reworded) Error() string { return r.Prefix + r.Err.Error() }
+func (r *Reworded) Unwrap() error { return r.Err }
+
 // Known is the client-facing error err carries (an *Error, or a Mapper's), nil when err is
 // unknown: for a handler that reports why one of its sources failed, in its answer.
 func Known(err error) *Error {

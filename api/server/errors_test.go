@@ -13,6 +13,7 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/browserfarm/farmerr"
 )
 
 // typedErrors are the failures a handler returns as its collaborators made them, and what the
@@ -38,13 +39,23 @@ var typedErrors = []struct {
 	{name: "upstream_not_configured", err: fmt.Errorf("twilio: %w (set the key)", upstream.ErrNotConfigured), status: 503, code: "not_available"},
 	{name: "handler_bad_param", err: apierr.BadParam("q", "q is too short"), status: 400, code: "bad_param", param: "q"},
 	{name: "handler_not_found", err: apierr.NotFound("no such company"), status: 404, code: "not_found"},
+	{name: "farm_refused_url", err: &farmerr.Error{Kind: farmerr.Refused, Message: "url host x.invalid does not exist (DNS)"}, status: 400, code: "bad_param", param: "url"},
+	{name: "farm_busy", err: &farmerr.Error{Kind: farmerr.Busy, RetryAfter: 3 * time.Second, Message: "all 2 browsers are busy"}, status: 429, code: "busy", retryAfter: true},
+	{name: "farm_unavailable", err: farmerr.New(farmerr.Unavailable, "the browser pool is starting"), status: 503, code: "not_available"},
+	{name: "farm_page_failed", err: farmerr.Page(farmerr.TargetParty, errors.New("net::ERR_CONNECTION_REFUSED"), "the page could not be loaded"), status: 502, code: "upstream_failed", upstream: "target"},
+	{name: "farm_site_failed", err: fmt.Errorf("place page: %w", &farmerr.Error{Kind: farmerr.PageFailed, Party: "maps", Message: "the maps answered a captcha"}), status: 502, code: "upstream_failed", upstream: "maps"},
+	{name: "farm_page_timeout", err: farmerr.Page(farmerr.TargetParty, context.DeadlineExceeded, "the page did not finish"), status: 504, code: "timeout", upstream: "target"},
+	{name: "farm_too_large", err: farmerr.New(farmerr.TooLarge, "the page's rendered HTML is over the limit"), status: 413, code: "too_large"},
+	{name: "farm_site_not_found", err: farmerr.New(farmerr.NotFound, "the marketplace has no such product"), status: 404, code: "not_found"},
+	{name: "reworded_farm_error", err: &apierr.Reworded{Prefix: "the agent could not answer: ", Err: farmerr.Page(farmerr.TargetParty, nil, "the page sent no document")}, status: 502, code: "upstream_failed", upstream: "target"},
 	{name: "deadline", err: fmt.Errorf("waiting: %w", context.DeadlineExceeded), status: 504, code: "timeout"},
 	{name: "unknown", err: errors.New("a bug"), status: 500, code: "internal"},
 }
 
 // TestTypedErrorsMappedAtTheEdge walks the typed errors a handler may return through the real
 // server: each answers its status and the one error body, and none is charged. An upstream's
-// failure that no handler converted is never a 500.
+// or the farm's failure that no handler converted is never a 500, over HTTP or through
+// Invoke (MCP's way in).
 func TestTypedErrorsMappedAtTheEdge(t *testing.T) {
 	entries := make([]catalog.Entry, len(typedErrors))
 	for i, c := range typedErrors {
@@ -78,7 +89,12 @@ func TestTypedErrorsMappedAtTheEdge(t *testing.T) {
 			if resp.StatusCode == http.StatusInternalServerError && body.Error.Message != "internal error" {
 				t.Errorf("a 500 shows its cause: %s", b)
 			}
+			e := cat.ByPath("/v1/test/" + c.name)
+			_, _, err := h.Server.Invoke(e, map[string]any{"x": "1"}, &catalog.Request{Route: e, Method: "GET", Path: e.Path, Header: http.Header{}, ClientIP: "127.0.0.1"})
+			if ae := apierr.From(err); ae.Status() != c.status || ae.Code != apierr.Code(c.code) {
+				t.Errorf("Invoke: %v, want %d %s", err, c.status, c.code)
+			}
 		})
 	}
-	gate.WantNotCharged(t, len(typedErrors))
+	gate.WantNotCharged(t, 2*len(typedErrors))
 }

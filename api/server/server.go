@@ -295,8 +295,14 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 
 // Invoke runs the paid-call sequence for one call, whatever transport carried it (HTTP or an
 // MCP tools/call): validate (400) → available (503) → gate (402, verify, work, settle).
-// req carries the transport's copy of the call; Invoke fills in Args.
+// req carries the transport's copy of the call; Invoke fills in Args. Its error is the
+// *apierr.Error the client sees, mapped once (errorOf) whatever layer failed.
 func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Request) (res *catalog.Raw, hdr map[string]string, err error) {
+	defer func() {
+		if err != nil {
+			err = errorOf(err)
+		}
+	}()
 	defer func() {
 		// A panic in the gate answers this call only (an MCP tools/call gets its error result).
 		if v := recover(); v != nil {
@@ -487,7 +493,7 @@ func (s *Server) writeResult(ctx *fasthttp.RequestCtx, r *catalog.Raw) int {
 // writeError maps err to its status and body once. A payment error answers the 402 challenge:
 // the v2 PAYMENT-REQUIRED header and the legacy v1 form as the body.
 func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entry) int {
-	ae := apierr.From(err)
+	ae := errorOf(err)
 	status := ae.Status()
 	if ae.Code == apierr.CodePayment && e != nil {
 		ch, cerr := s.challenges.ForError(e, err)

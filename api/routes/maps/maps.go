@@ -20,6 +20,7 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/extract"
+	"github.com/peage/appliance/browserfarm/farmerr"
 )
 
 // Name is the upstream name in errors and in the registry (its base URL is the maps site:
@@ -427,6 +428,9 @@ func reason(err error) string {
 	if ae := apierr.Known(err); ae != nil {
 		return ae.Message
 	}
+	if fe := farmerr.As(err); fe != nil {
+		return fe.Message
+	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return "not read within the call's deadline"
 	}
@@ -435,11 +439,12 @@ func reason(err error) string {
 
 // load runs the browser job and turns what is not the maps' page into an error.
 func (r *Routes) load(ctx context.Context, req *catalog.Request, target string, scroll *browserfarm.Scroll) (*browserfarm.Result, error) {
-	res, err := r.farm.Do(ctx, browserfarm.Task{URL: target, Free: req.Free, Scroll: scroll})
+	site := browserfarm.Site{Party: Name, Noun: "maps"}
+	res, err := r.farm.Do(ctx, browserfarm.Task{URL: target, Free: req.Free, Scroll: scroll, Site: &site})
 	if err != nil {
-		return nil, browserfarm.SiteTarget(err, Name, "maps")
+		return nil, err
 	}
-	if err := browserfarm.SitePage(res, Name, "maps", Blocked(res), "", target); err != nil {
+	if err := browserfarm.SitePage(res, site, Blocked(res), "", target); err != nil {
 		return nil, err
 	}
 	return res, nil

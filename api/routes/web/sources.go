@@ -11,6 +11,7 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream/search"
 	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/browserfarm/farmerr"
 )
 
 // Searcher is what /v1/search/sources needs of the web-search providers.
@@ -70,12 +71,12 @@ type Sources struct {
 
 // reasonOf names why the farm could not give a page.
 func reasonOf(err error) string {
-	switch apierr.From(err).Code {
-	case apierr.CodeBadParam:
+	switch farmerr.KindOf(err) {
+	case farmerr.Refused:
 		return reasonRefused
-	case apierr.CodeTimeout:
+	case farmerr.Timeout:
 		return reasonTimeout
-	case apierr.CodeBusy:
+	case farmerr.Busy:
 		return reasonBusy
 	default:
 		return reasonFailed
@@ -98,7 +99,9 @@ func cut(s string, max int) (string, bool) {
 func (r *Routes) readSource(ctx context.Context, s *Source, free bool, maxChars int) {
 	fail := func(reason string, err error) {
 		s.Reason = reason
-		if err != nil {
+		if fe := farmerr.As(err); fe != nil {
+			s.Error = fe.Message
+		} else if err != nil {
 			s.Error = apierr.From(err).Message
 		}
 	}
