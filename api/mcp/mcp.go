@@ -22,7 +22,7 @@ import (
 
 // Invoker runs one call through the paid-call sequence (the server implements it).
 type Invoker interface {
-	Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Request) (*catalog.Raw, map[string]string, error)
+	Invoke(ctx context.Context, e *catalog.Entry, raw map[string]any, req *catalog.Request) (*catalog.Raw, map[string]string, error)
 }
 
 // Challenger renders an entry's 402 challenge (the server's memoised challenges).
@@ -159,7 +159,7 @@ func (m *Endpoint) dispatch(ctx context.Context, req *catalog.Request, rpc rpcRe
 	return nil, &rpcError{errMethodNotFound, "method " + rpc.Method + " is not served; this endpoint offers tools"}
 }
 
-func (m *Endpoint) call(_ context.Context, outer *catalog.Request, params json.RawMessage) (any, *rpcError) {
+func (m *Endpoint) call(ctx context.Context, outer *catalog.Request, params json.RawMessage) (any, *rpcError) {
 	var p struct {
 		Name      string         `json:"name"`
 		Arguments map[string]any `json:"arguments"`
@@ -182,7 +182,9 @@ func (m *Endpoint) call(_ context.Context, outer *catalog.Request, params json.R
 	if p.Arguments == nil {
 		p.Arguments = map[string]any{}
 	}
-	out, hdr, err := m.invoker.Invoke(e, p.Arguments, req)
+	// The tool's own deadline bounds it, not the shorter one of /mcp's handler; its values
+	// (the caller) carry over.
+	out, hdr, err := m.invoker.Invoke(context.WithoutCancel(ctx), e, p.Arguments, req)
 	meta := map[string]any{}
 	if receipt := paywall.MCPPaymentResponse(hdr); receipt != nil {
 		meta[paywall.MCPMetaPaymentResponse] = receipt

@@ -90,7 +90,7 @@ func TestTypedErrorsMappedAtTheEdge(t *testing.T) {
 				t.Errorf("a 500 shows its cause: %s", b)
 			}
 			e := cat.ByPath("/v1/test/" + c.name)
-			_, _, err := h.Server.Invoke(e, map[string]any{"x": "1"}, &catalog.Request{Route: e, Method: "GET", Path: e.Path, Header: http.Header{}, ClientIP: "127.0.0.1"})
+			_, _, err := h.Server.Invoke(context.Background(), e, map[string]any{"x": "1"}, &catalog.Request{Route: e, Method: "GET", Path: e.Path, Header: http.Header{}, ClientIP: "127.0.0.1"})
 			if ae := apierr.From(err); ae.Status() != c.status || ae.Code != apierr.Code(c.code) {
 				t.Errorf("Invoke: %v, want %d %s", err, c.status, c.code)
 			}

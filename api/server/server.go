@@ -116,6 +116,10 @@ type Server struct {
 	clients    *clientid.Resolver
 	free       *ratelimit.Limiter // calls served free, per client
 	conns      *netlimit.Limiter
+	// base ends when the server shuts down: every call's work runs under it, so shutting
+	// down stops running handlers (their calls fail, uncharged) instead of waiting on them.
+	base     context.Context
+	shutdown context.CancelFunc
 }
 
 // Options are the server's collaborators; nil ones get safe defaults.
@@ -154,6 +158,7 @@ func New(cfg Config, cat *catalog.Catalog, opt Options) *Server {
 		conns: netlimit.New(netlimit.Config{Max: cfg.MaxConns, PerClient: cfg.MaxConnsPerClient,
 			Per56: cfg.MaxConnsPer56, Per48: cfg.MaxConnsPer48, Reserve: cfg.ConnsReservedForPaid}),
 	}
+	s.base, s.shutdown = context.WithCancel(context.Background())
 	s.srv = &fasthttp.Server{
 		Handler:                      s.handle,
 		ErrorHandler:                 s.transportError,
@@ -196,6 +201,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+		s.shutdown()
 		shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		return s.srv.ShutdownWithContext(shut)
@@ -283,7 +289,9 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 	if err != nil {
 		return s.writeError(ctx, err, e)
 	}
-	res, hdr, err := s.Invoke(e, raw, s.request(ctx, e, pathID))
+	// fasthttp tells no handler that its client went away; shutdown reaches the work
+	// through the server's base context.
+	res, hdr, err := s.Invoke(context.Background(), e, raw, s.request(ctx, e, pathID))
 	for k, v := range hdr {
 		ctx.Response.Header.Set(k, v)
 	}
@@ -295,9 +303,11 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 
 // Invoke runs the paid-call sequence for one call, whatever transport carried it (HTTP or an
 // MCP tools/call): validate (400) → available (503) → gate (402, verify, work, settle).
-// req carries the transport's copy of the call; Invoke fills in Args. Its error is the
-// *apierr.Error the client sees, mapped once (errorOf) whatever layer failed.
-func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Request) (res *catalog.Raw, hdr map[string]string, err error) {
+// req carries the transport's copy of the call; Invoke fills in Args. ctx bounds the whole
+// call, verification and settlement included; the work also stops when the server shuts
+// down. Its error is the *apierr.Error the client sees, mapped once (errorOf) whatever layer
+// failed.
+func (s *Server) Invoke(ctx context.Context, e *catalog.Entry, raw map[string]any, req *catalog.Request) (res *catalog.Raw, hdr map[string]string, err error) {
 	defer func() {
 		if err != nil {
 			err = errorOf(err)
@@ -369,13 +379,20 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		}
 		c, cancel := context.WithTimeout(c, e.Timeout)
 		defer cancel()
+		// Shutting down cancels the work, not the gate's settlement of work already done.
+		defer context.AfterFunc(s.base, cancel)()
+		defer func() {
+			if err != nil && s.base.Err() != nil {
+				err = &apierr.Error{Code: apierr.CodeUnavailable, RetryAfter: time.Second, Cause: err,
+					Message: "the server is shutting down; the call was stopped and nothing was charged, retry"}
+			}
+		}()
 		// The gate has set the payer by now, once its payment is verified.
 		c = caller.With(c, caller.ID{Client: req.ClientIP, Payer: req.Payer})
 		return s.run(c, e, req, call.Key)
 	}
 	var out any
 	if paid {
-		ctx := context.Background()
 		if call.Key != "" { // verification and settlement ahead: bound them too
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, e.Timeout+settleBudget)
@@ -383,7 +400,7 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		}
 		out, hdr, err = s.gate.Charge(ctx, call, work)
 	} else {
-		out, err = work(context.Background())
+		out, err = work(ctx)
 	}
 	if err != nil {
 		return nil, hdr, err
