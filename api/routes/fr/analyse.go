@@ -143,8 +143,8 @@ type analyseInputs struct {
 }
 
 func rentCall(r *Routes, typ, insee string, out **loyers.Rent) call {
-	return call{upstream: loyers.Name, key: "fr/immo/loyer/" + typ + "/" + insee, ttl: keepDVF, out: out,
-		run: func(ctx context.Context) error {
+	return call{Source: loyers.Name, Key: "fr/immo/loyer/" + typ + "/" + insee, TTL: keepDVF, Out: out,
+		Run: func(ctx context.Context) error {
 			v, err := r.loyers.Rent(ctx, typ, insee)
 			if errors.Is(err, loyers.ErrNoRent) {
 				return nil // no row: the factor has no data, the source answered
@@ -184,10 +184,10 @@ func (r *Routes) sideSources(ctx context.Context, p ImmoPlace, typ string, full 
 			codes = []string{p.Insee}
 		}
 		calls = append(calls,
-			call{upstream: georisques.Name, key: "fr/immo/rapport-risques/" + plm.Commune(p.Insee), ttl: keepDaily, out: &in.risks,
-				run: func(ctx context.Context) (err error) { in.risks, err = r.risques.Report(ctx, p.Insee); return }},
-			call{upstream: ademe.Name, key: "fr/immo/dpe/" + p.Insee, ttl: keepDaily, out: &in.dpe,
-				run: func(ctx context.Context) (err error) {
+			call{Source: georisques.Name, Key: "fr/immo/rapport-risques/" + plm.Commune(p.Insee), TTL: keepDaily, Out: &in.risks,
+				Run: func(ctx context.Context) (err error) { in.risks, err = r.risques.Report(ctx, p.Insee); return }},
+			call{Source: ademe.Name, Key: "fr/immo/dpe/" + p.Insee, TTL: keepDaily, Out: &in.dpe,
+				Run: func(ctx context.Context) (err error) {
 					in.dpe, err = r.ademe.DPE(ctx, ademe.DPEQuery{INSEE: codes, Size: 100})
 					return
 				}},
@@ -311,8 +311,8 @@ func demographie(c *geoapi.Commune, s *sample) *Demographie {
 
 // communeCall reads a commune's population and area from geo.api, kept a day.
 func communeCall(r *Routes, code string, out **geoapi.Commune) call {
-	return call{upstream: geoapi.Name, key: "fr/immo/commune/" + code, ttl: keepDaily, out: out,
-		run: func(ctx context.Context) (err error) { *out, err = r.geo.ByCode(ctx, code); return }}
+	return call{Source: geoapi.Name, Key: "fr/immo/commune/" + code, TTL: keepDaily, Out: out,
+		Run: func(ctx context.Context) (err error) { *out, err = r.geo.ByCode(ctx, code); return }}
 }
 
 // areaDensity is c's area in km² (geo.api gives hectares), rounded to 2 decimals, and its

@@ -142,8 +142,8 @@ func (r *Routes) etudeImplantation(ctx context.Context, req *catalog.Request) (a
 	calls := []call{
 		searchCall(r, re.Query{ActivitePrincipale: out.NAF, EtatAdministratif: "A", CodeCommune: code, Page: 1, PerPage: 1}, &inCommune),
 		searchCall(r, re.Query{ActivitePrincipale: out.NAF, EtatAdministratif: "A", Departement: dep, Page: 1, PerPage: 1}, &inDep),
-		{upstream: geoapi.Name, key: "fr/immo/departement/" + dep, ttl: keepDaily, out: &deps,
-			run: func(ctx context.Context) (err error) { deps, err = r.geo.InDepartement(ctx, dep); return }},
+		{Source: geoapi.Name, Key: "fr/immo/departement/" + dep, TTL: keepDaily, Out: &deps,
+			Run: func(ctx context.Context) (err error) { deps, err = r.geo.InDepartement(ctx, dep); return }},
 		communeCall(r, code, &c),
 	}
 	done := make(chan struct{})
