@@ -190,6 +190,12 @@ func (r *Runner) Outcome(source string, err error) Source {
 	return s
 }
 
+// Missing is the report of a source that answered without what it was asked for (an empty
+// list, no row for the asset): a failure, said as why.
+func (r *Runner) Missing(source, why string) Source {
+	return Source{Source: source, FetchedAt: r.now().UTC().Format(time.RFC3339), Status: Failed, Error: &why}
+}
+
 func (r *Runner) now() time.Time {
 	if r.Now != nil {
 		return r.Now()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
@@ -14,6 +13,7 @@ import (
 	"github.com/peage/appliance/api/upstream/binance"
 	"github.com/peage/appliance/api/upstream/bybit"
 	"github.com/peage/appliance/api/upstream/hyperliquid"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Hyperliquid settles funding every hour and caps it at 4 % an hour (its documentation,
@@ -222,12 +222,11 @@ func venueSymbols(symbols []string) []string {
 // the question.
 func eachSymbol(ctx context.Context, symbols []string, errUnknown error, ask func(context.Context, string) (FundingRate, error)) (venueRates, error) {
 	rates := make([]FundingRate, len(symbols))
-	errs := make([]error, len(symbols))
-	var wg sync.WaitGroup
+	fns := make([]func(context.Context) error, len(symbols))
 	for i, s := range symbols {
-		wg.Go(func() { rates[i], errs[i] = ask(ctx, s) })
+		fns[i] = func(ctx context.Context) (err error) { rates[i], err = ask(ctx, s); return }
 	}
-	wg.Wait()
+	errs := fanout.Go(ctx, nil, fns...)
 	out := venueRates{rates: []FundingRate{}, notFound: []string{}}
 	for i, s := range symbols {
 		switch {
