@@ -117,6 +117,16 @@ func Go(ctx context.Context, log *slog.Logger, fns ...func(context.Context) erro
 	return errs
 }
 
+// Go is the package's Go under the runner's margin, logging a panic to its Log.
+func (r *Runner) Go(ctx context.Context, fns ...func(context.Context) error) []error {
+	if dl, ok := ctx.Deadline(); ok && r.Margin > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, dl.Add(-r.Margin))
+		defer cancel()
+	}
+	return Go(ctx, r.Log, fns...)
+}
+
 // guard runs fn, turning its panic into a *PanicError logged with its stack.
 func guard(ctx context.Context, log *slog.Logger, source string, fn func(context.Context) error) (err error) {
 	defer func() {

@@ -1,11 +1,11 @@
 package fr
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
 	"strconv"
-	"sync"
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/compute/plm"
@@ -14,6 +14,7 @@ import (
 	"github.com/peage/appliance/api/upstream/geoapi"
 	"github.com/peage/appliance/api/upstream/georisques"
 	"github.com/peage/appliance/api/upstream/loyers"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // The investment analysis (analyse-immo and its partial) adds to the estimate the rent map,
@@ -199,13 +200,22 @@ func (r *Routes) sideSources(ctx context.Context, p ImmoPlace, typ string, full 
 // analyseParts runs DVF and the side sources at once.
 func (r *Routes) analyseParts(ctx context.Context, p ImmoPlace, typ string, full bool) (*sample, prixm2.Sample, analyseInputs, []Source, error) {
 	var (
-		wg   sync.WaitGroup
 		in   analyseInputs
 		side []Source
+		s    *sample
+		got  prixm2.Sample
+		err  error
 	)
-	wg.Go(func() { in, side = r.sideSources(ctx, p, typ, full) })
-	s, got, err := r.estimateSample(ctx, p, dvfType(typ), full)
-	wg.Wait()
+	// A panic in either read is the call's failure (nothing charged), not the process's.
+	errs := fanout.Go(ctx, nil,
+		func(ctx context.Context) error { in, side = r.sideSources(ctx, p, typ, full); return nil },
+		func(ctx context.Context) error {
+			s, got, err = r.estimateSample(ctx, p, dvfType(typ), full)
+			return nil
+		})
+	if err == nil {
+		err = cmp.Or(errs...)
+	}
 	if err == nil && got.Stats.N == 0 {
 		err = noSale(p, typ, s.echantillon(p, got).Periode)
 	}

@@ -1,13 +1,13 @@
 package fr
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
@@ -20,6 +20,7 @@ import (
 	"github.com/peage/appliance/api/upstream/economie"
 	"github.com/peage/appliance/api/upstream/ods"
 	re "github.com/peage/appliance/api/upstream/rechercheentreprises"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Company is one result of /v1/fr/entreprise.
@@ -375,19 +376,14 @@ var typeBilan = map[string]string{"C": "complet", "S": "simplifie", "K": "consol
 func (r *Routes) bilans(ctx context.Context, req *catalog.Request) (any, error) {
 	siren := req.Args.Str("siren")
 	var (
-		wg      sync.WaitGroup
 		ratios  *ods.Page[economie.Ratio]
 		notices *ods.Page[bodacc.Annonce]
-		e1, e2  error
 	)
-	wg.Go(func() { ratios, e1 = r.economie.Ratios(ctx, siren) })
-	wg.Go(func() { notices, e2 = r.bodacc.Annonces(ctx, siren, "") })
-	wg.Wait()
-	if e1 != nil {
-		return nil, e1
-	}
-	if e2 != nil {
-		return nil, e2
+	errs := fanout.Go(ctx, nil,
+		func(ctx context.Context) (err error) { ratios, err = r.economie.Ratios(ctx, siren); return },
+		func(ctx context.Context) (err error) { notices, err = r.bodacc.Annonces(ctx, siren, ""); return })
+	if err := cmp.Or(errs...); err != nil {
+		return nil, err
 	}
 	if ratios.TotalCount == 0 && notices.TotalCount == 0 {
 		return nil, apierr.NotFound("no filed accounts nor legal notice known for SIREN %s", siren)
@@ -493,15 +489,17 @@ func (r *Routes) procedures(ctx context.Context, req *catalog.Request) (any, err
 	siren := req.Args.Str("siren")
 	// Proceedings and deregistrations are asked for apart, so that the newest 100 notices of
 	// other kinds (filings, changes) never push a judgment out of the read.
-	var (
-		wg               sync.WaitGroup
-		coll, rad        *ods.Page[bodacc.Annonce]
-		errColl, errRads error
-	)
-	wg.Go(func() { coll, errColl = r.bodacc.Annonces(ctx, siren, bodacc.Collective) })
-	wg.Go(func() { rad, errRads = r.bodacc.Annonces(ctx, siren, bodacc.Radiation) })
-	wg.Wait()
-	if err := errors.Join(errColl, errRads); err != nil {
+	var coll, rad *ods.Page[bodacc.Annonce]
+	errs := fanout.Go(ctx, nil,
+		func(ctx context.Context) (err error) {
+			coll, err = r.bodacc.Annonces(ctx, siren, bodacc.Collective)
+			return
+		},
+		func(ctx context.Context) (err error) {
+			rad, err = r.bodacc.Annonces(ctx, siren, bodacc.Radiation)
+			return
+		})
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	out := procedureState(siren, append(slices.Clip(coll.Results), rad.Results...))

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
@@ -21,6 +20,7 @@ import (
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/extract"
 	"github.com/peage/appliance/browserfarm/farmerr"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Name is the upstream name in errors and in the registry (its base URL is the maps site:
@@ -311,30 +311,20 @@ func (r *Routes) details(ctx context.Context, req *catalog.Request, places []Pla
 	if len(places) == 0 {
 		return nil
 	}
-	dctx := ctx
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		dctx, cancel = context.WithDeadline(ctx, dl.Add(-detailsMargin))
-		defer cancel()
-	}
-	errs := make([]error, len(places))
 	sem := make(chan struct{}, r.parallel)
-	var wg sync.WaitGroup
+	reads := make([]func(context.Context) error, len(places))
 	for i := range places {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		reads[i] = func(dctx context.Context) error {
 			select {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
 			case <-dctx.Done():
-				errs[i] = dctx.Err()
-				return
+				return dctx.Err()
 			}
-			errs[i] = r.detail(dctx, req, &places[i])
-		}()
+			return r.detail(dctx, req, &places[i])
+		}
 	}
-	wg.Wait()
+	errs := (&fanout.Runner{Margin: detailsMargin}).Go(ctx, reads...)
 	var first error
 	for i, err := range errs {
 		if err == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
@@ -12,6 +11,7 @@ import (
 	"github.com/peage/appliance/api/upstream/search"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/farmerr"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Searcher is what /v1/search/sources needs of the web-search providers.
@@ -147,21 +147,15 @@ func (r *Routes) sources(ctx context.Context, req *catalog.Request) (any, error)
 		return out, nil // a search with no result is an answer
 	}
 	// Every page is read at once, under one deadline: the call's, less a margin to answer.
-	pctx := ctx
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		pctx, cancel = context.WithDeadline(ctx, dl.Add(-sourcesMargin))
-		defer cancel()
-	}
-	var wg sync.WaitGroup
+	reads := make([]func(context.Context) error, len(out.Results))
 	for i := range out.Results {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.readSource(pctx, &out.Results[i], req.Free, maxChars)
-		}()
+		reads[i] = func(ctx context.Context) error { r.readSource(ctx, &out.Results[i], req.Free, maxChars); return nil }
 	}
-	wg.Wait()
+	for i, err := range (&fanout.Runner{Margin: sourcesMargin}).Go(ctx, reads...) {
+		if err != nil { // the read panicked: that page is unread, the others stand
+			out.Results[i].OK, out.Results[i].Reason, out.Results[i].Error = false, reasonFailed, "internal error"
+		}
+	}
 	for _, s := range out.Results {
 		if s.OK {
 			out.Read++
