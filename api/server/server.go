@@ -320,7 +320,7 @@ func (s *Server) Invoke(ctx context.Context, e *catalog.Entry, raw map[string]an
 		}
 	}()
 	args, err := e.Decode(raw)
-	if err != nil && !coldProbe(e, raw, req) {
+	if err != nil && !paywall.ColdProbe(e, raw, req) {
 		return nil, nil, err
 	}
 	if e.Handler == nil {
@@ -335,34 +335,9 @@ func (s *Server) Invoke(ctx context.Context, e *catalog.Entry, raw map[string]an
 		return nil, nil, paywall.PaymentRequired("")
 	}
 	req.Route, req.Args = e, args
-	call := &paywall.Call{Entry: e, Request: req, ResourceURL: s.challenges.ResourceURL(e)}
-	paid := e.Kind == catalog.Paid
-	// The unpaid challenge is the hot path: it needs neither the call key nor a timer.
-	if !paid || e.FreeFirstCall || paywall.PaymentHeader(req) != "" || e.CacheTTL > 0 {
-		call.Key = e.Key(args)
-	}
-	// Without a payment, the work of a paid route runs only as the day's free first call.
-	req.Free = e.Kind == catalog.Free || (paid && e.FreeFirstCall && paywall.PaymentHeader(req) == "")
-	if req.Free && !e.Document {
-		if err := s.admitFree(req.ClientIP); err != nil {
-			if paid {
-				// The free call cannot be served now, but the call can be paid: a client that
-				// would pay must get the challenge, never be told to wait.
-				return nil, nil, paywall.PaymentRequired(paywall.ReasonFreeCallLimited)
-			}
-			return nil, nil, err
-		}
-	}
-	var worked *atomic.Bool // only free first calls need to know
-	if req.Free && paid {
-		worked = new(atomic.Bool)
-		// The gate may answer 402 instead (the free call was used): that served nothing free.
-		defer func() {
-			if !worked.Load() {
-				s.free.Refund(req.ClientIP)
-			}
-		}()
-	}
+	// Whether the call is served free, and what that spends, is the paywall's to decide
+	// (paywall/free.go): the gate's for a paid route, ServeFree's for a free one.
+	call := paywall.NewCall(e, req, s.challenges.ResourceURL(e), freeBucket{s})
 	work := func(c context.Context) (out any, err error) {
 		defer func() {
 			// A handler's panic is its call's failure: the gate sees an error, so the payment
@@ -371,9 +346,6 @@ func (s *Server) Invoke(ctx context.Context, e *catalog.Entry, raw map[string]an
 				out, err = nil, s.panicked(e.ID, v)
 			}
 		}()
-		if worked != nil {
-			worked.Store(true)
-		}
 		if req.Free {
 			c = upstream.WithFree(c) // paid calls keep precedence at the upstreams
 		}
@@ -392,14 +364,17 @@ func (s *Server) Invoke(ctx context.Context, e *catalog.Entry, raw map[string]an
 		return s.run(c, e, req, call.Key)
 	}
 	var out any
-	if paid {
+	switch e.Kind {
+	case catalog.Paid:
 		if call.Key != "" { // verification and settlement ahead: bound them too
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, e.Timeout+settleBudget)
 			defer cancel()
 		}
 		out, hdr, err = s.gate.Charge(ctx, call, work)
-	} else {
+	case catalog.Free:
+		out, err = paywall.ServeFree(ctx, call, work)
+	default: // the service's discovery documents
 		out, err = work(ctx)
 	}
 	if err != nil {
@@ -418,14 +393,6 @@ func (s *Server) panicked(route string, v any) *apierr.Error {
 	s.log.Error("panic recovered", slog.String(obs.KeyRoute, route), slog.String(obs.KeyErr, fmt.Sprint(v)),
 		slog.String(obs.KeyStack, string(debug.Stack())))
 	return &apierr.Error{Code: apierr.CodeInternal, Message: "internal error; nothing was charged"}
-}
-
-// coldProbe reports whether a call is a discovery crawler's unpaid probe: no parameter at all
-// and no payment, on a paid route. It answers the 402, whose Bazaar declaration describes the
-// input, rather than the 400 of a missing parameter (crawlers drop a route that answers 400).
-// A call that carries any parameter is validated first as always.
-func coldProbe(e *catalog.Entry, raw map[string]any, req *catalog.Request) bool {
-	return e.Kind == catalog.Paid && len(raw) == 0 && paywall.PaymentHeader(req) == ""
 }
 
 // run is the work of a call: the cached answer if fresh, else the handler's, encoded once so
@@ -606,16 +573,22 @@ func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
 	return s.clients.Identify(peer, forwarded)
 }
 
-// admitFree spends one of the client's free-call tokens, or refuses the call with 429.
-func (s *Server) admitFree(client string) error {
-	ok, wait := s.free.Take(client)
+// freeBucket is the server's per-client token bucket of calls served free, as the paywall
+// spends it.
+type freeBucket struct{ s *Server }
+
+// Take spends one of the client's free-call tokens, or refuses the call with 429.
+func (b freeBucket) Take(client string) error {
+	ok, wait := b.s.free.Take(client)
 	if ok {
 		return nil
 	}
 	return &apierr.Error{Code: apierr.CodeLimitExceeded, RetryAfter: wait,
 		Message: fmt.Sprintf("free calls are limited to %d a minute per client (bursts of %d); retry after Retry-After seconds. Paid calls are not limited",
-			s.cfg.FreePerMinute, max(s.cfg.FreeBurst, 1))}
+			b.s.cfg.FreePerMinute, max(b.s.cfg.FreeBurst, 1))}
 }
+
+func (b freeBucket) Refund(client string) { b.s.free.Refund(client) }
 
 // requestID keeps a sane client-supplied X-Request-Id, or names the request: a random
 // per-process prefix and a counter, unique without a random read per request.
