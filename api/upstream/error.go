@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,6 +45,9 @@ type Error struct {
 	// (VIES's IP_BLOCKED, MS_UNAVAILABLE): a code safe to show the client, which the status
 	// alone would hide.
 	Reason string
+	// Display is how messages name the upstream when its name alone would not tell which one
+	// failed (the DNS resolvers asked); "" for Upstream.
+	Display string
 }
 
 func (e *Error) Error() string {
@@ -106,29 +110,29 @@ func (notConfigured) APIError() *apierr.Error {
 // our own rate limit for the upstream is saturated. The upstream's own text stays in the
 // logged cause.
 func (e *Error) APIError() *apierr.Error {
-	err := error(e)
+	err, who := error(e), cmp.Or(e.Display, e.Upstream)
 	switch {
 	case errors.Is(err, ErrFreeShare):
-		return apierr.Busy(10*time.Second, "free calls to %s take at most half of what it may be asked, and that half is used right now; retry later, or pay for the route", e.Upstream)
+		return apierr.Busy(10*time.Second, "free calls to %s take at most half of what it may be asked, and that half is used right now; retry later, or pay for the route", who)
 	case errors.Is(err, ErrThrottled):
-		return apierr.Busy(time.Second, "too many calls to %s right now; retry in a second", e.Upstream)
+		return apierr.Busy(time.Second, "too many calls to %s right now; retry in a second", who)
 	case errors.Is(err, ErrNotConfigured):
-		return &apierr.Error{Code: apierr.CodeUnavailable, Cause: err, Message: e.Upstream + " is not configured on this appliance; nothing was charged"}
+		return &apierr.Error{Code: apierr.CodeUnavailable, Cause: err, Message: who + " is not configured on this appliance; nothing was charged"}
 	case errors.Is(err, ErrCircuitOpen):
-		return apierr.Upstream(e.Upstream, err, "%s is failing; calls to it are paused for a moment", e.Upstream)
+		return apierr.Upstream(e.Upstream, err, "%s is failing; calls to it are paused for a moment", who)
 	case e.Timeout():
-		return apierr.Upstream(e.Upstream, err, "%s did not answer in time", e.Upstream)
+		return apierr.Upstream(e.Upstream, err, "%s did not answer in time", who)
 	case errors.Is(err, ErrBadAnswer) && e.Field != "":
-		return apierr.Upstream(e.Upstream, err, "%s answered in an unexpected shape (field %s)", e.Upstream, e.Field)
+		return apierr.Upstream(e.Upstream, err, "%s answered in an unexpected shape (field %s)", who, e.Field)
 	case errors.Is(err, ErrBadAnswer):
-		return apierr.Upstream(e.Upstream, err, "%s answered in an unexpected shape", e.Upstream)
+		return apierr.Upstream(e.Upstream, err, "%s answered in an unexpected shape", who)
 	case e.Status == 429:
-		return apierr.Upstream(e.Upstream, err, "%s refused the call (rate limited)", e.Upstream)
+		return apierr.Upstream(e.Upstream, err, "%s refused the call (rate limited)", who)
 	case e.Reason != "":
-		return apierr.Upstream(e.Upstream, err, "%s did not answer: %s", e.Upstream, e.Reason)
+		return apierr.Upstream(e.Upstream, err, "%s did not answer: %s", who, e.Reason)
 	case e.Status != 0:
-		return apierr.Upstream(e.Upstream, err, "%s answered status %d", e.Upstream, e.Status)
+		return apierr.Upstream(e.Upstream, err, "%s answered status %d", who, e.Status)
 	default:
-		return apierr.Upstream(e.Upstream, err, "%s could not be reached", e.Upstream)
+		return apierr.Upstream(e.Upstream, err, "%s could not be reached", who)
 	}
 }

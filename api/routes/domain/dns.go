@@ -47,7 +47,7 @@ func (r *Routes) dns(ctx context.Context, req *catalog.Request) (any, error) {
 		},
 		func(ctx context.Context) (err error) { dmarc, err = r.lookupDMARC(ctx, name); return })
 	if err := firstErr(errs...); err != nil {
-		return nil, r.resolverError(err)
+		return nil, err
 	}
 	if !recs.Exists {
 		return nil, notFound(name)

@@ -58,7 +58,7 @@ func (r *Routes) readMailDomain(ctx context.Context, email string, policies bool
 		reads = append(reads, func(ctx context.Context) (err error) { m.dmarc, err = r.lookupDMARC(ctx, addr.Domain); return })
 	}
 	if err := firstErr(fanout.Go(ctx, nil, reads...)...); err != nil {
-		return nil, r.resolverError(err)
+		return nil, err
 	}
 	m.spf = mailauth.ParseSPF(texts(m.recs.TXT))
 	switch {

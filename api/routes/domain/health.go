@@ -160,7 +160,7 @@ func (r *Routes) healthDNS(ctx context.Context, name string) (HealthDNS, error) 
 		},
 		func(ctx context.Context) (err error) { dmarc, err = r.lookupDMARC(ctx, name); return })
 	if err := firstErr(errs...); err != nil {
-		return HealthDNS{}, r.resolverError(err)
+		return HealthDNS{}, err
 	}
 	if !recs.Exists {
 		return HealthDNS{}, notFound(name)
@@ -173,7 +173,7 @@ func (r *Routes) healthDNS(ctx context.Context, name string) (HealthDNS, error) 
 	if out.SPF.Present && out.SPF.Error == "" {
 		x, err := r.expandSPF(ctx, out.SPF)
 		if err != nil {
-			return HealthDNS{}, r.resolverError(err)
+			return HealthDNS{}, err
 		}
 		out.SPFEvaluation = &x
 	}
