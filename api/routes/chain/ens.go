@@ -181,4 +181,3 @@ func (r *Routes) ens(ctx context.Context, req *catalog.Request) (any, error) {
 	}
 	return out, nil
 }
-
