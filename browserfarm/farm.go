@@ -19,7 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/browserfarm/farmerr"
 	"github.com/peage/appliance/internal/caller"
 	"github.com/peage/appliance/internal/egress"
 	"github.com/peage/appliance/internal/obs"
@@ -217,7 +217,7 @@ func (f *Farm) Close() {
 		s.proxy.close()
 	}
 	for _, j := range f.lanes.drain() {
-		j.out <- outcome{err: apierr.Unavailable("the browser pool is shutting down")}
+		j.out <- outcome{err: farmerr.New(farmerr.Unavailable, "the browser pool is shutting down")}
 	}
 }
 
@@ -225,15 +225,15 @@ func (f *Farm) Close() {
 // before asking for payment.
 func (f *Farm) Ready() error {
 	if f.ctx.Err() != nil {
-		return apierr.Unavailable("the browser pool is stopped")
+		return farmerr.New(farmerr.Unavailable, "the browser pool is stopped")
 	}
 	if !f.started.Load() {
-		return apierr.Unavailable("the browser pool is starting; retry in a minute")
+		return farmerr.New(farmerr.Unavailable, "the browser pool is starting; retry in a minute")
 	}
 	// While a browser is being (re)started, calls queue for it; only a pool with nothing up
 	// and nothing starting (launches failing, in back-off) is unavailable.
 	if f.up.Load() == 0 && f.launching.Load() == 0 {
-		return apierr.Unavailable("no browser is running right now; retry in a few seconds")
+		return farmerr.New(farmerr.Unavailable, "no browser is running right now; retry in a few seconds")
 	}
 	return nil
 }
@@ -258,8 +258,16 @@ func (f *Farm) Stats() Stats {
 }
 
 // Do runs one task on a browser and waits for it. It never blocks past ctx: a full lane
-// answers 429 at once, and a job whose caller has gone leaves its lane.
+// is refused at once (farmerr.Busy), and a job whose caller has gone leaves its lane.
 func (f *Farm) Do(ctx context.Context, t Task) (*Result, error) {
+	res, err := f.do(ctx, t)
+	if err != nil && t.Site != nil {
+		err = t.Site.unreachable(err)
+	}
+	return res, err
+}
+
+func (f *Farm) do(ctx context.Context, t Task) (*Result, error) {
 	if err := f.Ready(); err != nil {
 		return nil, err
 	}
@@ -282,7 +290,7 @@ func (f *Farm) Do(ctx context.Context, t Task) (*Result, error) {
 		return o.res, o.err
 	case <-ctx.Done():
 		f.lanes.remove(j)
-		return nil, apierr.From(fmt.Errorf("waiting for a browser: %w", ctx.Err()))
+		return nil, unfinished(fmt.Errorf("waiting for a browser: %w", ctx.Err()))
 	}
 }
 
@@ -291,15 +299,15 @@ func (f *Farm) Do(ctx context.Context, t Task) (*Result, error) {
 func (f *Farm) busy(j *job, evicted bool) error {
 	paid, free, _ := f.lanes.depth()
 	if evicted {
-		return apierr.Busy(f.retryAfter(f.lanes.placesOf(j), f.cfg.Size),
+		return busy(f.retryAfter(f.lanes.placesOf(j), f.cfg.Size),
 			"all %d browsers are busy and this call's place in the queue went to another caller's, since you hold %d places; nothing was charged",
 			f.cfg.Size, f.lanes.placesOf(j)+1)
 	}
 	if j.task.Free {
-		return apierr.Busy(f.retryAfter(free, f.cfg.freeSlots()),
+		return busy(f.retryAfter(free, f.cfg.freeSlots()),
 			"free calls may use %d of the %d browsers and %d free calls are waiting; paid calls are served first", f.cfg.freeSlots(), f.cfg.Size, free)
 	}
-	return apierr.Busy(f.retryAfter(paid, f.cfg.Size), "all %d browsers are busy and %d calls are waiting", f.cfg.Size, paid)
+	return busy(f.retryAfter(paid, f.cfg.Size), "all %d browsers are busy and %d calls are waiting", f.cfg.Size, paid)
 }
 
 // retryAfter estimates when a place in a lane frees: waiting jobs drain at browsers jobs per
@@ -433,7 +441,7 @@ func (f *Farm) launch(ctx context.Context, s *slot, failures int) (*instance, er
 
 func (f *Farm) runJob(s *slot, in *instance, j *job) {
 	if err := j.ctx.Err(); err != nil {
-		j.out <- outcome{err: apierr.From(err)}
+		j.out <- outcome{err: unfinished(err)}
 		return
 	}
 	f.running.Add(1)
@@ -483,7 +491,7 @@ func (f *Farm) runJob(s *slot, in *instance, j *job) {
 	if err != nil {
 		f.failed.Add(1)
 		if in.dead() {
-			err = apierr.Unavailable("the browser serving this call stopped during the job; nothing was charged, retry")
+			err = farmerr.New(farmerr.Unavailable, "the browser serving this call stopped during the job; nothing was charged, retry")
 		}
 		f.log.Debug("job failed", logSlot, s.id, logURL, j.task.URL, logErr, err, logDur, d.Milliseconds())
 	}
@@ -553,6 +561,19 @@ func (f *Farm) Gauges() map[string]float64 {
 // heldToDeadline reports whether a job's error says its page kept the browser until the
 // job's deadline (it never settled, or its document never ended).
 func heldToDeadline(err error) bool {
-	var e *apierr.Error
-	return errors.As(err, &e) && e.Code == apierr.CodeTimeout
+	return farmerr.Is(err, farmerr.Timeout)
+}
+
+// busy is the refusal of a job no lane can hold now.
+func busy(retryAfter time.Duration, format string, args ...any) error {
+	return &farmerr.Error{Kind: farmerr.Busy, RetryAfter: retryAfter, Message: fmt.Sprintf(format, args...)}
+}
+
+// unfinished is the failure of a job whose caller's context ended before a browser took it.
+func unfinished(err error) error {
+	msg := "the call did not finish within its deadline"
+	if !errors.Is(err, context.DeadlineExceeded) {
+		msg = "the call was cancelled"
+	}
+	return &farmerr.Error{Kind: farmerr.Timeout, Cause: err, Message: msg}
 }

@@ -2,7 +2,6 @@ package browserfarm_test
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -11,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/browserfarm/farmerr"
 	"github.com/peage/appliance/browserfarm/farmtest"
 	"github.com/peage/appliance/internal/testenv"
 )
@@ -45,13 +44,7 @@ func do(t *testing.T, task browserfarm.Task) (*browserfarm.Result, error) {
 	return env.Farm.Do(ctx, task)
 }
 
-func code(err error) apierr.Code {
-	var e *apierr.Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
-}
+func code(err error) farmerr.Kind { return farmerr.KindOf(err) }
 
 // TestScriptContent: what scripts insert at parse time, after a timer and after fetches is
 // read, even when a fetch answers later than the farm's quiet time (the farm waits for the

@@ -11,18 +11,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/browserfarm/farmerr"
 	"github.com/peage/appliance/browserfarm/farmtest"
 )
 
-func errorsAs(err error, e **apierr.Error) bool { return errors.As(err, e) }
+func errorsAs(err error, e **farmerr.Error) bool { return errors.As(err, e) }
 
 func TestPageOutcomes(t *testing.T) {
 	cases := []struct {
 		name   string
 		path   string
-		code   apierr.Code // "" = success
+		code   farmerr.Kind // 0 = success
 		status int
 		ctype  string
 		text   string
@@ -32,15 +32,15 @@ func TestPageOutcomes(t *testing.T) {
 		{name: "target_500_is_reported", path: "/status/500", status: 500, ctype: "text/html", text: "Error 500"},
 		{name: "target_cannot_fake_a_refusal", path: "/spoof-refusal", status: 200, ctype: "text/html", text: "Genuine page."},
 		{name: "json_is_not_html", path: "/data.json", status: 200, ctype: "application/json", text: "inserted"},
-		{name: "renderer_crash", path: "/crash", code: apierr.CodeUpstream},
-		{name: "enormous_page", path: "/huge", code: apierr.CodeTooLarge},
+		{name: "renderer_crash", path: "/crash", code: farmerr.PageFailed},
+		{name: "enormous_page", path: "/huge", code: farmerr.TooLarge},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := do(t, browserfarm.Task{URL: env.URL(c.path)})
-			if c.code != "" {
+			if c.code != 0 {
 				if code(err) != c.code {
-					t.Fatalf("want %s, got %v", c.code, err)
+					t.Fatalf("want kind %d, got %v", c.code, err)
 				}
 				return
 			}
@@ -76,8 +76,8 @@ func TestNeverFinishes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
 	defer cancel()
 	_, err := env.Farm.Do(ctx, browserfarm.Task{URL: env.URL("/hang")})
-	var e *apierr.Error
-	if !errorsAs(err, &e) || e.Code != apierr.CodeTimeout {
+	var e *farmerr.Error
+	if !errorsAs(err, &e) || e.Kind != farmerr.Timeout {
 		t.Fatalf("want 504 timeout, got %v", err)
 	}
 	if !strings.Contains(e.Message, "stage") {
@@ -126,7 +126,7 @@ func TestKilledBrowser(t *testing.T) {
 		}
 	}
 	err := <-errc
-	if code(err) != apierr.CodeUnavailable {
+	if code(err) != farmerr.Unavailable {
 		t.Fatalf("the killed job should fail with 503, got %v", err)
 	}
 	for i := range 3 {
@@ -192,8 +192,8 @@ func TestQueueFull(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	_, err = small.Farm.Do(ctx, browserfarm.Task{URL: small.URL("/short")})
-	var e *apierr.Error
-	if !errorsAs(err, &e) || e.Code != apierr.CodeBusy || e.RetryAfter < time.Second {
+	var e *farmerr.Error
+	if !errorsAs(err, &e) || e.Kind != farmerr.Busy || e.RetryAfter < time.Second {
 		t.Fatalf("want 429 busy with Retry-After, got %v", err)
 	}
 	if g := small.Farm.Gauges(); g["rejected"] != 1 || g["queue_depth"] != 1 || g["jobs_running"] != 1 || g["browsers_up"] != 1 {

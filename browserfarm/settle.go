@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
-	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/browserfarm/farmerr"
 	"github.com/ysmood/gson"
 )
 
@@ -176,7 +176,7 @@ func (f *Farm) waitPage(ctx context.Context, page *rod.Page, reqs *pageRequests,
 		return f.browserErr(ctx, err, "wait")
 	}
 	if wctx.Err() != nil {
-		return &apierr.Error{Code: apierr.CodeTimeout, Upstream: "target", Cause: err,
+		return &farmerr.Error{Kind: farmerr.Timeout, Party: farmerr.TargetParty, Cause: err,
 			Message: "the page's HTML did not finish loading within the wait budget (stage: wait)"}
 	}
 	return f.browserErr(ctx, err, "wait")

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/browserfarm/farmerr"
 	"github.com/peage/appliance/browserfarm/farmtest"
 	"github.com/peage/appliance/internal/caller"
 )
@@ -85,7 +85,7 @@ func TestPaidJobsFirstAndFreeJobsWithinTheirShare(t *testing.T) {
 	submit("free-3", true)
 	waitFor("free-3 to wait", func(s browserfarm.Stats) bool { return s.FreeQueued == 2 })
 	_, err = small.Farm.Do(ctx, browserfarm.Task{URL: small.URL("/short"), Free: true})
-	if e := apierr.From(err); e.Code != apierr.CodeBusy || e.RetryAfter < time.Second {
+	if e := farmerr.As(err); e == nil || e.Kind != farmerr.Busy || e.RetryAfter < time.Second {
 		t.Fatalf("a free job beyond the free queue: %v, want 429 busy with Retry-After", err)
 	}
 	submit("paid-2", false)
@@ -176,7 +176,7 @@ func TestStrikesDemoteAStallingCaller(t *testing.T) {
 	// Two pages that never end, each held to the job's deadline.
 	for i := range 2 {
 		_, err := small.Farm.Do(staller, browserfarm.Task{URL: small.URL(fmt.Sprintf("/hang?n=%d", i))})
-		if code(err) != apierr.CodeTimeout {
+		if code(err) != farmerr.Timeout {
 			t.Fatalf("a page that never ends: %v", err)
 		}
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/browserfarm/farmerr"
 )
 
 // otherPort is the port of a live loopback server the policy does not allow: if any case
@@ -50,8 +50,8 @@ func TestSSRFMainURL(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			before := env.Farm.Stats().JobsDone
 			_, err := do(t, browserfarm.Task{URL: c.url})
-			var e *apierr.Error
-			if !errorsAs(err, &e) || e.Code != apierr.CodeBadParam || e.Param != "url" {
+			var e *farmerr.Error
+			if !errorsAs(err, &e) || e.Kind != farmerr.Refused {
 				t.Fatalf("want 400 bad_param url, got %v", err)
 			}
 			if !strings.Contains(e.Message, c.reason) {
@@ -83,8 +83,8 @@ func TestSSRFThroughBrowser(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := do(t, browserfarm.Task{URL: env.URL("/redirect-to?u=" + url.QueryEscape(c.to))})
-			var e *apierr.Error
-			if !errorsAs(err, &e) || e.Code != apierr.CodeBadParam || e.Param != "url" {
+			var e *farmerr.Error
+			if !errorsAs(err, &e) || e.Kind != farmerr.Refused {
 				t.Fatalf("want 400 bad_param url, got %v", err)
 			}
 			if !strings.Contains(e.Message, c.reason) {
@@ -112,8 +112,8 @@ func TestSSRFAfterLoad(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := do(t, browserfarm.Task{URL: env.URL(c.path + "?u=" + url.QueryEscape(c.to))})
-			var e *apierr.Error
-			if !errorsAs(err, &e) || e.Code != apierr.CodeBadParam || e.Param != "url" {
+			var e *farmerr.Error
+			if !errorsAs(err, &e) || e.Kind != farmerr.Refused {
 				landed := ""
 				if res != nil {
 					landed = res.Landed() + " " + res.Text

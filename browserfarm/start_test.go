@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/browserfarm/farmerr"
 	"github.com/peage/appliance/browserfarm/farmtest"
 )
 
@@ -30,7 +30,7 @@ func TestSlowFirstStart(t *testing.T) {
 		t.Fatalf("a pool whose browser is only slow to start must not fail to start: %v", err)
 	}
 	defer slowEnv.Close()
-	if err := slowEnv.Farm.Ready(); code(err) != apierr.CodeUnavailable || !strings.Contains(err.Error(), "starting") {
+	if err := slowEnv.Farm.Ready(); code(err) != farmerr.Unavailable || !strings.Contains(err.Error(), "starting") {
 		t.Fatalf("before any browser is up the pool must answer 503 starting, got %v", err)
 	}
 	deadline := time.Now().Add(120 * time.Second)

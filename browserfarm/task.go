@@ -19,9 +19,9 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
-	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/browserfarm/extract"
 	"github.com/peage/appliance/browserfarm/extract/htmlcharset"
+	"github.com/peage/appliance/browserfarm/farmerr"
 	"github.com/peage/appliance/internal/egress"
 	"github.com/ysmood/gson"
 )
@@ -39,6 +39,9 @@ type Task struct {
 	// ServerHTML also returns the main document as the server sent it (Result.ServerHTML),
 	// for a reader that compares it with the rendered DOM.
 	ServerHTML bool
+	// Site is the route's own site when URL is the site's, not the caller's input (nil):
+	// a refused target is then the site's failure.
+	Site *Site
 	// Free marks work nobody pays for: it runs within the pool's free share and every
 	// waiting paid job is served before it.
 	Free bool
@@ -160,7 +163,7 @@ var errPageCrashed = errors.New("the page crashed its renderer")
 func (f *Farm) checkTarget(ctx context.Context, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		return apierr.BadParam("url", "url must be an absolute http or https URL")
+		return farmerr.New(farmerr.Refused, "url must be an absolute http or https URL")
 	}
 	port := 80
 	if u.Scheme == "https" {
@@ -169,21 +172,21 @@ func (f *Farm) checkTarget(ctx context.Context, raw string) error {
 	if p := u.Port(); p != "" {
 		port, err = strconv.Atoi(p)
 		if err != nil {
-			return apierr.BadParam("url", "url has an invalid port")
+			return farmerr.New(farmerr.Refused, "url has an invalid port")
 		}
 	}
 	if _, err := f.policy.Resolve(ctx, u.Hostname(), port); err != nil {
 		var b *egress.Blocked
 		if errors.As(err, &b) {
-			return &apierr.Error{Code: apierr.CodeBadParam, Param: "url", Cause: err,
+			return &farmerr.Error{Kind: farmerr.Refused, Cause: err,
 				Message: fmt.Sprintf("url is refused by the egress policy: %s is %s", u.Hostname(), b.Reason)}
 		}
 		var dnsErr *net.DNSError
 		if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
-			return &apierr.Error{Code: apierr.CodeBadParam, Param: "url", Cause: err,
+			return &farmerr.Error{Kind: farmerr.Refused, Cause: err,
 				Message: fmt.Sprintf("url host %s does not exist (DNS)", u.Hostname())}
 		}
-		return apierr.Upstream("target", err, "could not resolve %s", u.Hostname())
+		return farmerr.Page(farmerr.TargetParty, err, "could not resolve "+u.Hostname())
 	}
 	return nil
 }
@@ -207,32 +210,38 @@ func SiteBase(raw, fallback string) (*url.URL, error) {
 	return base, nil
 }
 
-// SiteTarget is for a route whose target is its site's own, not the caller's input: Do's
-// refusal of the target (a bad request naming url: no such host, the egress policy) becomes
-// a failure of upstream, said as "the <site> could not be reached"; any other err is itself.
-func SiteTarget(err error, upstream, site string) error {
-	var ae *apierr.Error
-	if errors.As(err, &ae) && ae.Code == apierr.CodeBadParam && ae.Param == "url" {
-		return &apierr.Error{Code: apierr.CodeUpstream, Upstream: upstream, Cause: err,
-			Message: fmt.Sprintf("the %s could not be reached (%s); nothing was charged", site, ae.Message)}
+// Site is a route's own site, for a task whose target is the site's rather than the caller's
+// input: a refusal of the target (no such host, the egress policy) is then a failure of the
+// site, not a bad url of the caller's.
+type Site struct {
+	Party string // the site's name as the failed party: the route family's upstream name
+	Noun  string // how messages name it: "marketplace" in "the marketplace could not be reached"
+}
+
+// unreachable is a refusal of the site's own target said as the site's failure; any other
+// err is itself.
+func (s *Site) unreachable(err error) error {
+	if fe := farmerr.As(err); fe != nil && fe.Kind == farmerr.Refused {
+		return &farmerr.Error{Kind: farmerr.PageFailed, Party: s.Party, Cause: err,
+			Message: fmt.Sprintf("the %s could not be reached (%s); nothing was charged", s.Noun, fe.Message)}
 	}
 	return err
 }
 
 // SitePage is for a page read from a route's own site: a wall (blocked names it, with its
 // article: "a captcha (…)", "" when there is none) or an HTTP error status is a failure of
-// upstream, said as "the <site> answered …"; a 404 is a not-found when missing names what the
+// the site, said as "the <site> answered …"; a 404 is a not-found when missing names what the
 // site then has no such of (a product, a page), else a failure too. nil when res is the page.
-func SitePage(res *Result, upstream, site, blocked, missing, target string) error {
+func SitePage(res *Result, site Site, blocked, missing, target string) error {
 	switch {
 	case blocked != "":
-		return &apierr.Error{Code: apierr.CodeUpstream, Upstream: upstream,
-			Message: fmt.Sprintf("the %s answered %s instead of its page; it is reported, not bypassed, and nothing was charged", site, blocked)}
+		return &farmerr.Error{Kind: farmerr.PageFailed, Party: site.Party,
+			Message: fmt.Sprintf("the %s answered %s instead of its page; it is reported, not bypassed, and nothing was charged", site.Noun, blocked)}
 	case res.Status == http.StatusNotFound && missing != "":
-		return apierr.NotFound("the %s has no such %s (HTTP 404 at %s)", site, missing, target)
+		return farmerr.New(farmerr.NotFound, fmt.Sprintf("the %s has no such %s (HTTP 404 at %s)", site.Noun, missing, target))
 	case res.Status >= 400:
-		return &apierr.Error{Code: apierr.CodeUpstream, Upstream: upstream,
-			Message: fmt.Sprintf("the %s answered HTTP %d %s; nothing was charged", site, res.Status, http.StatusText(res.Status))}
+		return &farmerr.Error{Kind: farmerr.PageFailed, Party: site.Party,
+			Message: fmt.Sprintf("the %s answered HTTP %d %s; nothing was charged", site.Noun, res.Status, http.StatusText(res.Status))}
 	}
 	return nil
 }
@@ -376,13 +385,13 @@ func (f *Farm) execute(s *slot, tb *tab, j *job) (*Result, error) {
 func (f *Farm) browserErr(ctx context.Context, err error, stage string) error {
 	if errors.Is(context.Cause(ctx), errPageCrashed) {
 		f.crashes.Add(1)
-		return apierr.Upstream("target", errPageCrashed, "the page crashed the browser tab (renderer) while it loaded; nothing was charged")
+		return farmerr.Page(farmerr.TargetParty, errPageCrashed, "the page crashed the browser tab (renderer) while it loaded; nothing was charged")
 	}
 	if ctx.Err() != nil {
-		return &apierr.Error{Code: apierr.CodeTimeout, Upstream: "target", Cause: err,
+		return &farmerr.Error{Kind: farmerr.Timeout, Party: farmerr.TargetParty, Cause: err,
 			Message: fmt.Sprintf("the page did not finish within the call's deadline (stage: %s)", stage)}
 	}
-	return &apierr.Error{Code: apierr.CodeUnavailable, Cause: err, Message: "the browser failed during the job (" + stage + "); nothing was charged, retry"}
+	return &farmerr.Error{Kind: farmerr.Unavailable, Cause: err, Message: "the browser failed during the job (" + stage + "); nothing was charged, retry"}
 }
 
 // tab is a fresh incognito context with one prepared tab, used by exactly one job.
@@ -484,7 +493,7 @@ func (f *Farm) navOutcome(ctx context.Context, navErr error, nav *navWatch, rec 
 	}
 	if navErr == nil {
 		if resp == nil {
-			return apierr.Upstream("target", nil, "the page sent no document")
+			return farmerr.Page(farmerr.TargetParty, nil, "the page sent no document")
 		}
 		return nil
 	}
@@ -501,11 +510,11 @@ func (f *Farm) navOutcome(ctx context.Context, navErr error, nav *navWatch, rec 
 			// Chromium aborts the navigation of documents it downloads instead of showing.
 			return nil
 		}
-		return apierr.Upstream("target", navErr, "the page could not be loaded: %s", ne.Reason)
+		return farmerr.Page(farmerr.TargetParty, navErr, "the page could not be loaded: "+ne.Reason)
 	}
 	if ctx.Err() == nil && context.Cause(ctx) == nil && errors.Is(navErr, context.DeadlineExceeded) {
 		// The navigation budget ran out before the job's deadline.
-		return &apierr.Error{Code: apierr.CodeTimeout, Upstream: "target", Cause: navErr,
+		return &farmerr.Error{Kind: farmerr.Timeout, Party: farmerr.TargetParty, Cause: navErr,
 			Message: "the page did not answer within the navigation budget (stage: navigate)"}
 	}
 	return f.browserErr(ctx, navErr, "navigate")
@@ -540,7 +549,7 @@ func refusedNavigation(nav *navWatch, rec *recorder, read string) error {
 }
 
 func blockedMain(u, reason string) error {
-	return &apierr.Error{Code: apierr.CodeBadParam, Param: "url",
+	return &farmerr.Error{Kind: farmerr.Refused,
 		Message: fmt.Sprintf("url leads to %s, which the egress policy refuses: %s", hostOf(u), reason)}
 }
 
@@ -645,10 +654,10 @@ func (f *Farm) read(ctx context.Context, page *rod.Page, t Task, nav *navWatch, 
 	if strings.HasPrefix(out.URL, "chrome-error:") {
 		// A script or refresh sent the tab somewhere that failed after the document loaded:
 		// what is displayed is Chromium's error page, not the target's.
-		return apierr.Upstream("target", nil, "the page navigated by itself to an address that could not be loaded; nothing was charged")
+		return farmerr.Page(farmerr.TargetParty, nil, "the page navigated by itself to an address that could not be loaded; nothing was charged")
 	}
 	if out.HTML == nil {
-		return apierr.TooLarge("the page's rendered HTML is %d characters, over the %d limit", out.HTMLLen, f.cfg.MaxHTMLBytes)
+		return farmerr.New(farmerr.TooLarge, fmt.Sprintf("the page's rendered HTML is %d characters, over the %d limit", out.HTMLLen, f.cfg.MaxHTMLBytes))
 	}
 	res.HTML, res.Text, res.Title, res.Lang, res.Images = *out.HTML, out.Text, out.Title, out.Lang, out.Images
 	res.Layout, res.Charset = out.Layout, out.Charset

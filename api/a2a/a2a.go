@@ -26,7 +26,7 @@ import (
 
 // Invoker runs one call through the paid-call sequence (the server implements it).
 type Invoker interface {
-	Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Request) (*catalog.Raw, map[string]string, error)
+	Invoke(ctx context.Context, e *catalog.Entry, raw map[string]any, req *catalog.Request) (*catalog.Raw, map[string]string, error)
 }
 
 // Challenger renders an entry's PaymentRequired as the HTTP 402 carries it (the server's
@@ -320,9 +320,9 @@ func (ep *Endpoint) pay(ctx context.Context, outer *catalog.Request, m *Message)
 }
 
 // invoke is the one place the endpoint runs a call through the server's paid-call sequence.
-func (ep *Endpoint) invoke(_ context.Context, e *catalog.Entry, params map[string]any, outer *catalog.Request, header http.Header) (*catalog.Raw, map[string]string, error) {
+func (ep *Endpoint) invoke(ctx context.Context, e *catalog.Entry, params map[string]any, outer *catalog.Request, header http.Header) (*catalog.Raw, map[string]string, error) {
 	req := &catalog.Request{Method: e.Method, Path: e.Path, Header: header, ClientIP: outer.ClientIP, BaseURL: outer.BaseURL}
-	return ep.invoker.Invoke(e, params, req)
+	return ep.invoker.Invoke(ctx, e, params, req)
 }
 
 // outcome is the task after its call: completed with the answer, input-required with the

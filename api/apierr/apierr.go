@@ -1,6 +1,7 @@
-// Package apierr is the one error vocabulary of the API. Handlers and the server return
-// *Error values (or wrap them); the edge maps them to HTTP exactly once, with Status.
-// A plain error that is not an *Error is an internal failure: its text is logged, never shown.
+// Package apierr is the one error vocabulary of the API. Handlers return their collaborators'
+// typed errors as they come (an upstream's, the farm's, the catalog's) or an *Error of their
+// own; the edge maps them to HTTP exactly once, with From and Status. A plain error that is
+// neither is an internal failure: its text is logged, never shown.
 package apierr
 
 import (
@@ -96,11 +97,17 @@ type BodyError struct {
 	Upstream string `json:"upstream,omitempty"`
 }
 
-// From turns any error into the *Error the client sees. Context deadlines become 504 and
-// anything unknown becomes a 500 whose message hides the cause.
+// Mapper is a typed error of a lower layer (an upstream's failure, ...) that says which
+// *Error the client sees for it. The lower layer decides what it means; From applies it.
+type Mapper interface {
+	APIError() *Error
+}
+
+// From turns any error into the *Error the client sees: an *Error itself, else the first
+// Mapper in the chain. Context deadlines become 504 and anything unknown becomes a 500 whose
+// message hides the cause.
 func From(err error) *Error {
-	var e *Error
-	if errors.As(err, &e) {
+	if e := Known(err); e != nil {
 		return e
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -110,6 +117,31 @@ func From(err error) *Error {
 		return &Error{Code: CodeTimeout, Message: "the call was cancelled", Cause: err}
 	}
 	return &Error{Code: CodeInternal, Message: "internal error", Cause: err}
+}
+
+// Reworded is Err told with Prefix before its message: a handler that adds context to a
+// collaborator's failure (which steps of a task ran) without deciding its status, which the
+// edge maps from Err as always.
+type Reworded struct {
+	Prefix string
+	Err    error
+}
+
+func (r *Reworded) Error() string { return r.Prefix + r.Err.Error() }
+func (r *Reworded) Unwrap() error { return r.Err }
+
+// Known is the client-facing error err carries (an *Error, or a Mapper's), nil when err is
+// unknown: for a handler that reports why one of its sources failed, in its answer.
+func Known(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var m Mapper
+	if errors.As(err, &m) {
+		return m.APIError()
+	}
+	return nil
 }
 
 // BodyOf renders the client-facing JSON body of err.

@@ -91,6 +91,8 @@ type RecordingGate struct {
 }
 
 func (g *RecordingGate) Charge(ctx context.Context, call *paywall.Call, work func(context.Context) (any, error)) (any, map[string]string, error) {
+	// An unpaid call to a route with a free first call runs as the free call it would be.
+	call.Request.Free = call.Entry.FreeFirstCall && paywall.PaymentHeader(call.Request) == ""
 	out, err := work(ctx)
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -24,7 +24,7 @@ import (
 
 // Invoker runs one call through the paid-call sequence (the server implements it).
 type Invoker interface {
-	Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Request) (*catalog.Raw, map[string]string, error)
+	Invoke(ctx context.Context, e *catalog.Entry, raw map[string]any, req *catalog.Request) (*catalog.Raw, map[string]string, error)
 }
 
 // Challenger renders an entry's 402 challenge (the server's memoised challenges).
@@ -240,7 +240,7 @@ func (m *Endpoint) modern(ctx context.Context, req *catalog.Request, rpc rpcRequ
 	return reply(rpcResponse{JSONRPC: "2.0", ID: rpc.ID, Result: result})
 }
 
-func (m *Endpoint) call(_ context.Context, outer *catalog.Request, params json.RawMessage) (map[string]any, *rpcError) {
+func (m *Endpoint) call(ctx context.Context, outer *catalog.Request, params json.RawMessage) (map[string]any, *rpcError) {
 	var p struct {
 		Name      string         `json:"name"`
 		Arguments map[string]any `json:"arguments"`
@@ -263,7 +263,9 @@ func (m *Endpoint) call(_ context.Context, outer *catalog.Request, params json.R
 	if p.Arguments == nil {
 		p.Arguments = map[string]any{}
 	}
-	out, hdr, err := m.invoker.Invoke(e, p.Arguments, req)
+	// /mcp's deadline outlasts every tool and its settlement (catalog table), so the call's
+	// context bounds it: a client gone or the server shutting down stops the work.
+	out, hdr, err := m.invoker.Invoke(ctx, e, p.Arguments, req)
 	meta := map[string]any{}
 	if receipt := paywall.MCPPaymentResponse(hdr); receipt != nil {
 		meta[paywall.MCPMetaPaymentResponse] = receipt

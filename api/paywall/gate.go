@@ -19,6 +19,9 @@ type Call struct {
 	// Key is the entry ID plus the canonical encoding of its validated args: the request hash
 	// of the ledger and the key of idempotent replay.
 	Key string
+	// Free is the client's allowance of calls served free, spent by a free first call
+	// (nil: unlimited).
+	Free FreeBucket
 }
 
 // Gate charges paid calls. Charge runs work only when the call is paid for (or free by policy)

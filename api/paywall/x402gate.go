@@ -549,14 +549,19 @@ func succeeded(out any) bool {
 func (g *X402) freeCall(ctx context.Context, call *Call, work func(context.Context) (any, error)) (any, map[string]string, error) {
 	day := g.now().UTC().Format(time.DateOnly)
 	client, route := call.Request.ClientIP, call.Entry.ID
-	granted, err := g.free.Take(client, route, day)
-	if err != nil {
-		return nil, nil, apierr.Unavailable("the free-call allowance could not be recorded: %v", err)
+	ran, out, err := freeFirstCall(ctx, call, func() (bool, error) {
+		granted, err := g.free.Take(client, route, day)
+		if err != nil {
+			return false, apierr.Unavailable("the free-call allowance could not be recorded: %v", err)
+		}
+		if !granted {
+			return false, PaymentRequired("the free call of " + day + " (UTC) on this route was used; pay per call until 00:00 UTC")
+		}
+		return true, nil
+	}, work)
+	if !ran {
+		return nil, nil, err
 	}
-	if !granted {
-		return nil, nil, PaymentRequired("the free call of " + day + " (UTC) on this route was used; pay per call until 00:00 UTC")
-	}
-	out, err := work(ctx)
 	if err != nil || !succeeded(out) {
 		// A failed call does not use up the day's free call.
 		if gerr := g.free.GiveBack(client, route, day); gerr != nil {

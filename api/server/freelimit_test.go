@@ -224,3 +224,45 @@ func TestExhaustedFreeBucketNeverHidesThePayment(t *testing.T) {
 		t.Fatalf("the 402's reason: %v %+v", err, pr)
 	}
 }
+
+// TestTheGateAloneDecidesAFreeFirstCall: whether an unpaid call to a route with a free first
+// call is served free is the gate's decision, the client's free-call bucket included. A gate
+// that serves no free call (no facilitator configured) answers its own 402, even to a client
+// whose bucket is empty, and spends none of it.
+func TestTheGateAloneDecidesAFreeFirstCall(t *testing.T) {
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := func(context.Context, *catalog.Request) (any, error) { return map[string]any{"ok": true}, nil }
+	for _, id := range []string{"free.entreprise", "geo.reverse"} {
+		if err := cat.Bind(id, ok, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := apitest.Start(t, cat, apitest.Options{Gate: paywall.ChallengeOnly{}, Configure: func(c *server.Config) {
+		c.TrustedProxies = []string{"127.0.0.1"}
+		c.FreePerMinute, c.FreeBurst = 1, 1
+	}})
+	for _, client := range []string{"198.51.100.40", "198.51.100.41"} {
+		if client == "198.51.100.41" { // its bucket emptied first
+			if a := get(t, h, freePath, client); a.status != http.StatusOK {
+				t.Fatalf("the one free call of the bucket: %+v", a)
+			}
+		}
+		req, _ := http.NewRequest("GET", h.BaseURL+firstPath, nil)
+		req.Header.Set("X-Forwarded-For", client)
+		resp, err := h.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		pr, err := x402.DecodeRequired(resp.Header.Get("Payment-Required"))
+		if resp.StatusCode != http.StatusPaymentRequired || err != nil || pr.Error != paywall.PaymentRequired("").Message {
+			t.Errorf("client %s: %d, reason %+v (%v), want the gate's own 402", client, resp.StatusCode, pr, err)
+		}
+	}
+	if a := get(t, h, freePath, "198.51.100.40"); a.status != http.StatusOK {
+		t.Errorf("the refused first call spent the client's free token: %+v", a)
+	}
+}

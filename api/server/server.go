@@ -117,6 +117,10 @@ type Server struct {
 	clients    *clientid.Resolver
 	free       *ratelimit.Limiter // calls served free, per client
 	conns      *netlimit.Limiter
+	// base ends when the server shuts down: every call's work runs under it, so shutting
+	// down stops running handlers (their calls fail, uncharged) instead of waiting on them.
+	base     context.Context
+	shutdown context.CancelFunc
 }
 
 // Options are the server's collaborators; nil ones get safe defaults.
@@ -155,6 +159,7 @@ func New(cfg Config, cat *catalog.Catalog, opt Options) *Server {
 		conns: netlimit.New(netlimit.Config{Max: cfg.MaxConns, PerClient: cfg.MaxConnsPerClient,
 			Per56: cfg.MaxConnsPer56, Per48: cfg.MaxConnsPer48, Reserve: cfg.ConnsReservedForPaid}),
 	}
+	s.base, s.shutdown = context.WithCancel(context.Background())
 	s.srv = &fasthttp.Server{
 		Handler:                      s.handle,
 		ErrorHandler:                 s.transportError,
@@ -197,6 +202,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+		s.shutdown()
 		shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		return s.srv.ShutdownWithContext(shut)
@@ -284,7 +290,9 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 	if err != nil {
 		return s.writeError(ctx, err, e)
 	}
-	res, hdr, err := s.Invoke(e, raw, s.request(ctx, e, pathID))
+	// fasthttp tells no handler that its client went away; shutdown reaches the work
+	// through the server's base context.
+	res, hdr, err := s.Invoke(context.Background(), e, raw, s.request(ctx, e, pathID))
 	for k, v := range hdr {
 		ctx.Response.Header.Set(k, v)
 	}
@@ -296,8 +304,16 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 
 // Invoke runs the paid-call sequence for one call, whatever transport carried it (HTTP or an
 // MCP tools/call): validate (400) → available (503) → gate (402, verify, work, settle).
-// req carries the transport's copy of the call; Invoke fills in Args.
-func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Request) (res *catalog.Raw, hdr map[string]string, err error) {
+// req carries the transport's copy of the call; Invoke fills in Args. ctx bounds the whole
+// call, verification and settlement included; the work also stops when the server shuts
+// down. Its error is the *apierr.Error the client sees, mapped once (errorOf) whatever layer
+// failed.
+func (s *Server) Invoke(ctx context.Context, e *catalog.Entry, raw map[string]any, req *catalog.Request) (res *catalog.Raw, hdr map[string]string, err error) {
+	defer func() {
+		if err != nil {
+			err = errorOf(err)
+		}
+	}()
 	defer func() {
 		// A panic in the gate answers this call only (an MCP tools/call gets its error result).
 		if v := recover(); v != nil {
@@ -305,7 +321,7 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		}
 	}()
 	args, err := e.Decode(raw)
-	if err != nil && !coldProbe(e, raw, req) {
+	if err != nil && !paywall.ColdProbe(e, raw, req) {
 		return nil, nil, err
 	}
 	if e.Handler == nil {
@@ -320,34 +336,9 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 		return nil, nil, paywall.PaymentRequired("")
 	}
 	req.Route, req.Args = e, args
-	call := &paywall.Call{Entry: e, Request: req, ResourceURL: s.challenges.ResourceURL(e)}
-	paid := e.Kind == catalog.Paid
-	// The unpaid challenge is the hot path: it needs neither the call key nor a timer.
-	if !paid || e.FreeFirstCall || paywall.PaymentHeader(req) != "" || e.CacheTTL > 0 {
-		call.Key = e.Key(args)
-	}
-	// Without a payment, the work of a paid route runs only as the day's free first call.
-	req.Free = e.Kind == catalog.Free || (paid && e.FreeFirstCall && paywall.PaymentHeader(req) == "")
-	if req.Free && !e.Document {
-		if err := s.admitFree(req.ClientIP); err != nil {
-			if paid {
-				// The free call cannot be served now, but the call can be paid: a client that
-				// would pay must get the challenge, never be told to wait.
-				return nil, nil, paywall.PaymentRequired(paywall.ReasonFreeCallLimited)
-			}
-			return nil, nil, err
-		}
-	}
-	var worked *atomic.Bool // only free first calls need to know
-	if req.Free && paid {
-		worked = new(atomic.Bool)
-		// The gate may answer 402 instead (the free call was used): that served nothing free.
-		defer func() {
-			if !worked.Load() {
-				s.free.Refund(req.ClientIP)
-			}
-		}()
-	}
+	// Whether the call is served free, and what that spends, is the paywall's to decide
+	// (paywall/free.go): the gate's for a paid route, ServeFree's for a free one.
+	call := paywall.NewCall(e, req, s.challenges.ResourceURL(e), freeBucket{s})
 	work := func(c context.Context) (out any, err error) {
 		defer func() {
 			// A handler's panic is its call's failure: the gate sees an error, so the payment
@@ -356,29 +347,36 @@ func (s *Server) Invoke(e *catalog.Entry, raw map[string]any, req *catalog.Reque
 				out, err = nil, s.panicked(e.ID, v)
 			}
 		}()
-		if worked != nil {
-			worked.Store(true)
-		}
 		if req.Free {
 			c = upstream.WithFree(c) // paid calls keep precedence at the upstreams
 		}
 		c, cancel := context.WithTimeout(c, e.Timeout)
 		defer cancel()
+		// Shutting down cancels the work, not the gate's settlement of work already done.
+		defer context.AfterFunc(s.base, cancel)()
+		defer func() {
+			if err != nil && s.base.Err() != nil {
+				err = &apierr.Error{Code: apierr.CodeUnavailable, RetryAfter: time.Second, Cause: err,
+					Message: "the server is shutting down; the call was stopped and nothing was charged, retry"}
+			}
+		}()
 		// The gate has set the payer by now, once its payment is verified.
 		c = caller.With(c, caller.ID{Client: req.ClientIP, Payer: req.Payer})
 		return s.run(c, e, req, call.Key)
 	}
 	var out any
-	if paid {
-		ctx := context.Background()
+	switch e.Kind {
+	case catalog.Paid:
 		if call.Key != "" { // verification and settlement ahead: bound them too
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, e.Timeout+SettleBudget)
 			defer cancel()
 		}
 		out, hdr, err = s.gate.Charge(ctx, call, work)
-	} else {
-		out, err = work(context.Background())
+	case catalog.Free:
+		out, err = paywall.ServeFree(ctx, call, work)
+	default: // the service's discovery documents
+		out, err = work(ctx)
 	}
 	if err != nil {
 		return nil, hdr, err
@@ -396,14 +394,6 @@ func (s *Server) panicked(route string, v any) *apierr.Error {
 	s.log.Error("panic recovered", slog.String(obs.KeyRoute, route), slog.String(obs.KeyErr, fmt.Sprint(v)),
 		slog.String(obs.KeyStack, string(debug.Stack())))
 	return &apierr.Error{Code: apierr.CodeInternal, Message: "internal error; nothing was charged"}
-}
-
-// coldProbe reports whether a call is a discovery crawler's unpaid probe: no parameter at all
-// and no payment, on a paid route. It answers the 402, whose Bazaar declaration describes the
-// input, rather than the 400 of a missing parameter (crawlers drop a route that answers 400).
-// A call that carries any parameter is validated first as always.
-func coldProbe(e *catalog.Entry, raw map[string]any, req *catalog.Request) bool {
-	return e.Kind == catalog.Paid && len(raw) == 0 && paywall.PaymentHeader(req) == ""
 }
 
 // run is the work of a call: the cached answer if fresh, else the handler's, encoded once so
@@ -488,7 +478,7 @@ func (s *Server) writeResult(ctx *fasthttp.RequestCtx, r *catalog.Raw) int {
 // writeError maps err to its status and body once. A payment error answers the 402 challenge:
 // the v2 PAYMENT-REQUIRED header and the legacy v1 form as the body.
 func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entry) int {
-	ae := apierr.From(err)
+	ae := errorOf(err)
 	status := ae.Status()
 	if ae.Code == apierr.CodePayment && e != nil {
 		ch, cerr := s.challenges.ForError(e, err)
@@ -597,16 +587,22 @@ func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
 	return s.clients.Identify(peer, forwarded)
 }
 
-// admitFree spends one of the client's free-call tokens, or refuses the call with 429.
-func (s *Server) admitFree(client string) error {
-	ok, wait := s.free.Take(client)
+// freeBucket is the server's per-client token bucket of calls served free, as the paywall
+// spends it.
+type freeBucket struct{ s *Server }
+
+// Take spends one of the client's free-call tokens, or refuses the call with 429.
+func (b freeBucket) Take(client string) error {
+	ok, wait := b.s.free.Take(client)
 	if ok {
 		return nil
 	}
 	return &apierr.Error{Code: apierr.CodeLimitExceeded, RetryAfter: wait,
 		Message: fmt.Sprintf("free calls are limited to %d a minute per client (bursts of %d); retry after Retry-After seconds. Paid calls are not limited",
-			s.cfg.FreePerMinute, max(s.cfg.FreeBurst, 1))}
+			b.s.cfg.FreePerMinute, max(b.s.cfg.FreeBurst, 1))}
 }
+
+func (b freeBucket) Refund(client string) { b.s.free.Refund(client) }
 
 // requestID keeps a sane client-supplied X-Request-Id, or names the request: a random
 // per-process prefix and a counter, unique without a random read per request.

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,8 +19,9 @@ var (
 	// ErrFreeShare means a call served free found the share of the upstream's rate limit
 	// kept for free calls used (WithFree).
 	ErrFreeShare = errors.New("the share of this upstream's rate limit for free calls is used")
-	// ErrNotConfigured means the upstream needs a credential that is not configured.
-	ErrNotConfigured = errors.New("upstream credential not configured")
+	// ErrNotConfigured means the upstream needs a credential that is not configured: 503
+	// at the edge, whoever returns it.
+	ErrNotConfigured error = notConfigured{}
 	// ErrBadAnswer means the upstream answered in a shape the connector cannot read: the
 	// provider changed its format. Error.Field names where.
 	ErrBadAnswer = errors.New("answer not in the expected shape")
@@ -43,6 +45,9 @@ type Error struct {
 	// (VIES's IP_BLOCKED, MS_UNAVAILABLE): a code safe to show the client, which the status
 	// alone would hide.
 	Reason string
+	// Display is how messages name the upstream when its name alone would not tell which one
+	// failed (the DNS resolvers asked); "" for Upstream.
+	Display string
 }
 
 func (e *Error) Error() string {
@@ -90,37 +95,44 @@ func BodyOf(err error) []byte {
 // IsNotFound reports whether the upstream answered 404.
 func IsNotFound(err error) bool { return StatusOf(err) == 404 }
 
-// APIError turns a connector error into the client-facing one, once for every route family:
-// 502 naming the upstream, 504 on a deadline, 429 when our own rate limit for the upstream is
-// saturated. The upstream's own text stays in the logged cause. Other errors pass through.
-func APIError(err error) error {
-	var ue *Error
-	if !errors.As(err, &ue) {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			return apierr.From(err)
-		}
-		return err
-	}
+// notConfigured is ErrNotConfigured's type, a Mapper so that a handler returning it (wrapped
+// with the upstream's name and the setting to fill in) answers 503, never 500.
+type notConfigured struct{}
+
+func (notConfigured) Error() string { return "upstream credential not configured" }
+
+func (notConfigured) APIError() *apierr.Error {
+	return apierr.Unavailable("this route's upstream is not configured on this appliance; nothing was charged")
+}
+
+// APIError is the client-facing form of a connector error, applied once at the edge
+// (apierr.From) for every route family: 502 naming the upstream, 504 on a deadline, 429 when
+// our own rate limit for the upstream is saturated. The upstream's own text stays in the
+// logged cause.
+func (e *Error) APIError() *apierr.Error {
+	err, who := error(e), cmp.Or(e.Display, e.Upstream)
 	switch {
 	case errors.Is(err, ErrFreeShare):
-		return apierr.Busy(10*time.Second, "free calls to %s take at most half of what it may be asked, and that half is used right now; retry later, or pay for the route", ue.Upstream)
+		return apierr.Busy(10*time.Second, "free calls to %s take at most half of what it may be asked, and that half is used right now; retry later, or pay for the route", who)
 	case errors.Is(err, ErrThrottled):
-		return apierr.Busy(time.Second, "too many calls to %s right now; retry in a second", ue.Upstream)
+		return apierr.Busy(time.Second, "too many calls to %s right now; retry in a second", who)
+	case errors.Is(err, ErrNotConfigured):
+		return &apierr.Error{Code: apierr.CodeUnavailable, Cause: err, Message: who + " is not configured on this appliance; nothing was charged"}
 	case errors.Is(err, ErrCircuitOpen):
-		return apierr.Upstream(ue.Upstream, err, "%s is failing; calls to it are paused for a moment", ue.Upstream)
-	case ue.Timeout():
-		return apierr.Upstream(ue.Upstream, err, "%s did not answer in time", ue.Upstream)
-	case errors.Is(err, ErrBadAnswer) && ue.Field != "":
-		return apierr.Upstream(ue.Upstream, err, "%s answered in an unexpected shape (field %s)", ue.Upstream, ue.Field)
+		return apierr.Upstream(e.Upstream, err, "%s is failing; calls to it are paused for a moment", who)
+	case e.Timeout():
+		return apierr.Upstream(e.Upstream, err, "%s did not answer in time", who)
+	case errors.Is(err, ErrBadAnswer) && e.Field != "":
+		return apierr.Upstream(e.Upstream, err, "%s answered in an unexpected shape (field %s)", who, e.Field)
 	case errors.Is(err, ErrBadAnswer):
-		return apierr.Upstream(ue.Upstream, err, "%s answered in an unexpected shape", ue.Upstream)
-	case ue.Status == 429:
-		return apierr.Upstream(ue.Upstream, err, "%s refused the call (rate limited)", ue.Upstream)
-	case ue.Reason != "":
-		return apierr.Upstream(ue.Upstream, err, "%s did not answer: %s", ue.Upstream, ue.Reason)
-	case ue.Status != 0:
-		return apierr.Upstream(ue.Upstream, err, "%s answered status %d", ue.Upstream, ue.Status)
+		return apierr.Upstream(e.Upstream, err, "%s answered in an unexpected shape", who)
+	case e.Status == 429:
+		return apierr.Upstream(e.Upstream, err, "%s refused the call (rate limited)", who)
+	case e.Reason != "":
+		return apierr.Upstream(e.Upstream, err, "%s did not answer: %s", who, e.Reason)
+	case e.Status != 0:
+		return apierr.Upstream(e.Upstream, err, "%s answered status %d", who, e.Status)
 	default:
-		return apierr.Upstream(ue.Upstream, err, "%s could not be reached", ue.Upstream)
+		return apierr.Upstream(e.Upstream, err, "%s could not be reached", who)
 	}
 }

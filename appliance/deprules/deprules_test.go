@@ -56,10 +56,8 @@ var layers = []struct {
 }
 
 // notYet are the imports that break the layers today and that the next slices of the
-// restructuring remove (the farm's own typed errors; the pieces two families share moved
-// down). A new one fails the test, and so does one gone from the code but still listed here.
+// restructuring remove (the pieces two families share moved down). A new one fails the test, and so does one gone from the code but still listed here.
 var notYet = map[string]string{
-	"browserfarm":         "api/apierr",
 	"api/routes/annonces": "api/routes/fr",
 	"api/routes/llm":      "api/routes/web",
 }

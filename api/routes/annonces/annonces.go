@@ -107,11 +107,12 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 
 // load runs the browser job and turns what is not the site's page into an error.
 func (r *Routes) load(ctx context.Context, free bool, site, target string) (*browserfarm.Result, error) {
-	res, err := r.farm.Do(ctx, browserfarm.Task{URL: target, Free: free})
+	s := browserfarm.Site{Party: site, Noun: site + " site"}
+	res, err := r.farm.Do(ctx, browserfarm.Task{URL: target, Free: free, Site: &s})
 	if err != nil {
-		return nil, browserfarm.SiteTarget(err, site, site+" site")
+		return nil, err
 	}
-	if err := browserfarm.SitePage(res, site, site+" site", Blocked(res), "page", target); err != nil {
+	if err := browserfarm.SitePage(res, s, Blocked(res), "page", target); err != nil {
 		return nil, err
 	}
 	return res, nil

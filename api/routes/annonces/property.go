@@ -8,12 +8,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/compute/prixm2"
 	"github.com/peage/appliance/api/routes/fr"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // The classifieds site's property categories (its category ids) and property types (its
@@ -161,16 +161,22 @@ func (r *Routes) allListings(ctx context.Context, free bool, city, cp, tr string
 		err  error
 	}
 	results := make([]result, 2)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		ls, out, read, from, err := r.propertySearch(ctx, free, city, cp, tr, 35)
-		results[0] = result{ls, out, Site{Site: r.classifieds.Host, URL: r.searchURL(city, cp, tr), PagesRead: read, ReadFrom: from, Status: "ok"}, err}
-	})
-	wg.Go(func() {
-		ls, out, site, err := r.listingsSearch(ctx, free, city, cp, tr, 100)
-		results[1] = result{ls, out, site, err}
-	})
-	wg.Wait()
+	panics := fanout.Go(ctx, nil,
+		func(ctx context.Context) error {
+			ls, out, read, from, err := r.propertySearch(ctx, free, city, cp, tr, 35)
+			results[0] = result{ls, out, Site{Site: r.classifieds.Host, URL: r.searchURL(city, cp, tr), PagesRead: read, ReadFrom: from, Status: "ok"}, err}
+			return nil
+		},
+		func(ctx context.Context) error {
+			ls, out, site, err := r.listingsSearch(ctx, free, city, cp, tr, 100)
+			results[1] = result{ls, out, site, err}
+			return nil
+		})
+	for i, err := range panics {
+		if err != nil { // the site's read panicked: that site failed, the other stands
+			results[i] = result{site: Site{Site: []string{r.classifieds.Host, r.listings.Host}[i]}, err: err}
+		}
+	}
 	var ls []Listing
 	out := map[string]int{}
 	sites := []Site{}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/chainrpc"
 	"github.com/peage/appliance/api/upstream/sourcify"
 )
@@ -120,7 +119,7 @@ func (r *Routes) lookup(ctx context.Context, chainID int64, addr string) (*sourc
 	case errors.As(err, &uc):
 		return nil, apierr.BadParam("chain_id", "%s", uc.Error())
 	case err != nil:
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	return c, nil
 }

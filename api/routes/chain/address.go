@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/blockscout"
 	"github.com/peage/appliance/api/upstream/chainrpc"
 )
@@ -181,7 +180,7 @@ func (r *Routes) indexed(ctx context.Context, addr, token string, since time.Tim
 	for page := 1; page <= indexerPages; page++ {
 		rows, err := r.d.Indexer.TokenTransfers(ctx, addr, token, page, indexerPage)
 		if err != nil {
-			return nil, meta, "", upstream.APIError(err)
+			return nil, meta, "", err
 		}
 		for _, t := range rows {
 			if meta.Symbol == "" && t.Symbol != "" && t.Decimals >= 0 && t.Decimals <= 255 {

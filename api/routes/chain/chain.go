@@ -17,7 +17,6 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/blockscout"
 	"github.com/peage/appliance/api/upstream/chainrpc"
 	"github.com/peage/appliance/api/upstream/sourcify"
@@ -143,10 +142,10 @@ func exampleRequest(e *catalog.Entry) string {
 	return e.Path + "?" + q.Encode()
 }
 
-// fail maps a connector failure to the edge's vocabulary once. param names the parameter a
-// non-token address came from ("" when the address is the subject of the route: 404); the
-// configured USDC failing is the appliance's problem, not the caller's. Nothing is charged
-// for any of these.
+// fail says what an address that is not a token contract means for the route: param names the
+// parameter it came from (a 400; "" when the address is the subject of the route: 404); the
+// configured USDC failing is the appliance's problem, not the caller's. Any other failure is
+// the connector's, mapped at the edge. Nothing is charged for any of these.
 func (r *Routes) fail(err error, param string) error {
 	var nt *chainrpc.NotTokenError
 	if errors.As(err, &nt) {
@@ -158,27 +157,7 @@ func (r *Routes) fail(err error, param string) error {
 		}
 		return apierr.NotFound("%s", nt.Error())
 	}
-	return failOn(err, r.d.Client, chainrpc.Name)
-}
-
-// failOn maps a failure of the chain client c, named upstream name, to the edge's vocabulary.
-func failOn(err error, c *chainrpc.Client, name string) error {
-	var ue *upstream.Error
-	if !errors.As(err, &ue) {
-		return err
-	}
-	who := "the chain endpoint " + c.Endpoint()
-	switch {
-	case errors.Is(err, upstream.ErrThrottled):
-		return apierr.Busy(2*time.Second, "%s is queried at most at its configured rate; retry in a moment", who)
-	case ue.Status == 429:
-		return apierr.Busy(2*time.Second, "%s is rate-limiting the appliance; retry in a moment", who)
-	case ue.Timeout():
-		return apierr.Upstream(name, err, "%s did not answer in time", who)
-	case ue.Status != 0:
-		return apierr.Upstream(name, err, "%s answered HTTP %d", who, ue.Status)
-	}
-	return apierr.Upstream(name, err, "%s failed: %s", who, ue.Err)
+	return err
 }
 
 func network(id uint64) string { return fmt.Sprintf("eip155:%d", id) }

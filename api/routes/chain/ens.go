@@ -12,7 +12,6 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/chainrpc"
 )
 
@@ -115,7 +114,7 @@ func (r *Routes) ens(ctx context.Context, req *catalog.Request) (any, error) {
 			return nil, apierr.NotFound("%s has no resolver on %s: it is not registered, or not set up", name, chainName)
 		}
 		if err != nil {
-			return nil, r.ensFail(err, client)
+			return nil, err
 		}
 		return map[string]any{
 			"input": req.Args.Str("name"), "name": rec.Name, "chain": chainName, "node": rec.Node, "resolver": rec.Resolver,
@@ -142,7 +141,7 @@ func (r *Routes) ens(ctx context.Context, req *catalog.Request) (any, error) {
 	for _, s := range spaces {
 		claimed, err := s.client.ReverseName(ctx, s.registry, addr, s.suffix, gw)
 		if err != nil {
-			return nil, r.ensFail(err, s.client)
+			return nil, err
 		}
 		if claimed == "" {
 			continue
@@ -164,7 +163,7 @@ func (r *Routes) ens(ctx context.Context, req *catalog.Request) (any, error) {
 			rec["problem"] = "the name has no resolver"
 			continue
 		case err != nil:
-			return nil, r.ensFail(err, fc)
+			return nil, err
 		}
 		rec["resolves_to"] = nilIfEmpty(fwd.Address)
 		if !strings.EqualFold(fwd.Address, addr) {
@@ -181,18 +180,4 @@ func (r *Routes) ens(ctx context.Context, req *catalog.Request) (any, error) {
 		out["reverse_records"] = records
 	}
 	return out, nil
-}
-
-// ensFail maps a failure of the ENS reads: the gateway's is a 502 naming it, the chain's as
-// the other chain routes do.
-func (r *Routes) ensFail(err error, c *chainrpc.Client) error {
-	var ue *upstream.Error
-	if errors.As(err, &ue) && ue.Upstream == chainrpc.GatewayName {
-		return upstream.APIError(err)
-	}
-	name := "eth-rpc"
-	if c == r.d.Client {
-		name = chainrpc.Name
-	}
-	return failOn(err, c, name)
 }

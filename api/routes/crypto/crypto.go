@@ -13,6 +13,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream/binance"
 	"github.com/peage/appliance/api/upstream/bybit"
@@ -28,6 +29,7 @@ import (
 	"github.com/peage/appliance/api/upstream/polymarket"
 	"github.com/peage/appliance/api/upstream/rss"
 	"github.com/peage/appliance/api/upstream/yahoo"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Deps are the family's collaborators.
@@ -136,4 +138,14 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 		c.Bind("token.verdict", r.verdict, nil),
 		c.Bind("perps.stock-gaps", r.stockGaps, r.hl.Ready),
 	)
+}
+
+// fan runs the family's parallel sources (internal/fanout); a source that fails is declared
+// in sources_failed with why, in the one shape every answer reports its sources in.
+func (r *Routes) fan() *fanout.Runner {
+	now := r.now
+	if now == nil {
+		now = time.Now
+	}
+	return &fanout.Runner{Now: now, Describe: func(err error) string { return apierr.From(err).Message }}
 }

@@ -282,7 +282,7 @@ func TestMarketOneSourceDownAndSharedRefresh(t *testing.T) {
 		}
 	}
 	answered, _ := json.Marshal(body["sources_answered"])
-	failed, _ := json.Marshal(body["sources_failed"])
+	failed, _ := json.Marshal(failedSources(t, body))
 	if string(answered) != `["coingecko:/global","coingecko:/coins/markets"]` || string(failed) != `["defillama:/stablecoins"]` {
 		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
 	}
@@ -582,7 +582,7 @@ func TestPredictionOneSourceAnswering(t *testing.T) {
 	code, body := e.get(t, "/v1/markets/prediction", nil)
 	wantStatus(t, code, 200, body)
 	answered, _ := json.Marshal(body["sources_answered"])
-	failed, _ := json.Marshal(body["sources_failed"])
+	failed, _ := json.Marshal(failedSources(t, body))
 	if string(answered) != `["kalshi"]` || string(failed) != `["polymarket","manifold"]` {
 		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
 	}
@@ -651,7 +651,7 @@ func TestNewsOneNewsroomAnswering(t *testing.T) {
 	code, body := e.get(t, "/v1/crypto/news", nil)
 	wantStatus(t, code, 200, body)
 	answered, _ := json.Marshal(body["sources_answered"])
-	failed, _ := json.Marshal(body["sources_failed"])
+	failed, _ := json.Marshal(failedSources(t, body))
 	if string(answered) != `["coindesk"]` || string(failed) != `["cointelegraph","decrypt","theblock"]` {
 		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
 	}
@@ -769,7 +769,7 @@ func TestVerdictFromGoPlusAlone(t *testing.T) {
 		{[]any{"flags", 0, "source"}, "goplus"}, {[]any{"flags", 0, "weight"}, 100.0}, {[]any{"flags", 0, "evidence"}, "is_honeypot = 1"},
 		{[]any{"holders", "count"}, 40.0}, {[]any{"market", "liquidity_usd"}, 0.00152942},
 		{[]any{"method", "name"}, "peage-token-verdict"}, {[]any{"method", "version"}, "1"},
-		{[]any{"sources_answered", 0}, "goplus"}, {[]any{"sources_failed", 0}, "honeypot-is"},
+		{[]any{"sources_answered", 0}, "goplus"}, {[]any{"sources_failed", 0, "source"}, "honeypot-is"}, {[]any{"sources_failed", 0, "status"}, "failed"},
 		{[]any{"replayed"}, false},
 	} {
 		if got := apitest.At(body, c.path...); got != c.want {
@@ -941,7 +941,7 @@ func TestStockGapsFromTheRecordedStockDex(t *testing.T) {
 		{[]any{"dex"}, "xyz"}, {[]any{"count"}, 2.0},
 		{[]any{"not_found", 0}, "AAPL"},
 		{[]any{"sources_answered", 0}, "hyperliquid"}, {[]any{"sources_answered", 1}, "jupiter"},
-		{[]any{"sources_failed", 0}, "yahoo-finance"},
+		{[]any{"sources_failed", 0, "source"}, "yahoo-finance"}, {[]any{"sources_failed", 0, "status"}, "failed"},
 		{[]any{"gaps", 0, "ticker"}, "TSLA"}, {[]any{"gaps", 0, "perp_mark"}, 465.13}, {[]any{"gaps", 0, "perp_oracle"}, 450.78},
 		{[]any{"gaps", 0, "mark_vs_oracle_bps"}, bps(465.13, 450.78)}, {[]any{"gaps", 0, "funding_annualized_pct"}, 0.0},
 		{[]any{"gaps", 0, "day_volume_usd"}, 0.0},
@@ -978,7 +978,7 @@ func TestPredictionManifoldAnsweringDropsResolved(t *testing.T) {
 	code, body := e.get(t, "/v1/markets/prediction", url.Values{"sources": {"kalshi,manifold"}})
 	wantStatus(t, code, 200, body)
 	answered, _ := json.Marshal(body["sources_answered"])
-	failed, _ := json.Marshal(body["sources_failed"])
+	failed, _ := json.Marshal(failedSources(t, body))
 	if string(answered) != `["kalshi","manifold"]` || string(failed) != `[]` {
 		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
 	}
@@ -1010,7 +1010,7 @@ func TestPredictionPolymarketAnswering(t *testing.T) {
 	code, body := e.get(t, "/v1/markets/prediction", url.Values{"sources": {"polymarket,kalshi"}})
 	wantStatus(t, code, 200, body)
 	answered, _ := json.Marshal(body["sources_answered"])
-	failed, _ := json.Marshal(body["sources_failed"])
+	failed, _ := json.Marshal(failedSources(t, body))
 	if string(answered) != `["polymarket","kalshi"]` || string(failed) != `[]` {
 		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
 	}
@@ -1058,7 +1058,7 @@ func TestMarketAllSourcesAnswering(t *testing.T) {
 		t.Errorf("stablecoin_supply_usd = %v", got)
 	}
 	answered, _ := json.Marshal(body["sources_answered"])
-	failed, _ := json.Marshal(body["sources_failed"])
+	failed, _ := json.Marshal(failedSources(t, body))
 	if string(answered) != `["coingecko:/global","coingecko:/coins/markets","defillama:/stablecoins"]` || string(failed) != `[]` {
 		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
 	}
@@ -1078,7 +1078,7 @@ func TestNewsThreeNewsroomsAnswering(t *testing.T) {
 	code, body := e.get(t, "/v1/crypto/news", url.Values{"limit": {"50"}})
 	wantStatus(t, code, 200, body)
 	answered, _ := json.Marshal(body["sources_answered"])
-	failed, _ := json.Marshal(body["sources_failed"])
+	failed, _ := json.Marshal(failedSources(t, body))
 	if string(answered) != `["coindesk","cointelegraph","theblock"]` || string(failed) != `["decrypt"]` {
 		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
 	}
@@ -1118,7 +1118,7 @@ func TestNewsTwoNewsroomsAnswering(t *testing.T) {
 	code, body := e.get(t, "/v1/crypto/news", nil)
 	wantStatus(t, code, 200, body)
 	answered, _ := json.Marshal(body["sources_answered"])
-	failed, _ := json.Marshal(body["sources_failed"])
+	failed, _ := json.Marshal(failedSources(t, body))
 	if string(answered) != `["coindesk","cointelegraph"]` || string(failed) != `["decrypt","theblock"]` {
 		t.Errorf("sources_answered %s, sources_failed %s", answered, failed)
 	}
@@ -1161,4 +1161,21 @@ func TestNewsTwoNewsroomsAnswering(t *testing.T) {
 func perYear(rate float64, intervalHours int) float64 {
 	pct := rate * 100
 	return pct * 24 / float64(intervalHours) * 365
+}
+
+// failedSources is the names in an answer's sources_failed, each checked to say why it failed
+// (the one shape of internal/fanout).
+func failedSources(t *testing.T, body map[string]any) []string {
+	t.Helper()
+	names := []string{}
+	list, _ := body["sources_failed"].([]any)
+	for _, f := range list {
+		s, _ := f.(map[string]any)
+		if why, _ := s["error"].(string); why == "" || (s["status"] != "failed" && s["status"] != "timeout") {
+			t.Errorf("sources_failed entry %v does not say how and why it failed", f)
+		}
+		name, _ := s["source"].(string)
+		names = append(names, name)
+	}
+	return names
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
@@ -14,6 +13,7 @@ import (
 	"github.com/peage/appliance/api/upstream/binance"
 	"github.com/peage/appliance/api/upstream/bybit"
 	"github.com/peage/appliance/api/upstream/hyperliquid"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Hyperliquid settles funding every hour and caps it at 4 % an hour (its documentation,
@@ -109,7 +109,7 @@ func (r *Routes) fundingRate(ctx context.Context, req *catalog.Request) (any, er
 		got, err = r.hyperliquidRates(ctx, dedupe(req.Args.List("symbols")), now)
 	}
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	if len(got.rates) == 0 {
 		return nil, apierr.NotFound("%s lists no perpetual for %s", exchange, strings.Join(got.notFound, ", "))
@@ -132,7 +132,7 @@ func (r *Routes) predictedRates(ctx context.Context, symbols []string, venue str
 	if err != nil {
 		return venueRates{}, cause
 	}
-	out := venueRates{rates: []FundingRate{}, notFound: []string{}, via: "hyperliquid", fallbackReason: upstream.APIError(cause).Error()}
+	out := venueRates{rates: []FundingRate{}, notFound: []string{}, via: "hyperliquid", fallbackReason: apierr.From(cause).Error()}
 	for _, s := range symbols {
 		// Hyperliquid reports the venues' USDT perpetuals under its own coin name.
 		f, ok := preds[hyperliquidCoin(s)][venue]
@@ -222,12 +222,11 @@ func venueSymbols(symbols []string) []string {
 // the question.
 func eachSymbol(ctx context.Context, symbols []string, errUnknown error, ask func(context.Context, string) (FundingRate, error)) (venueRates, error) {
 	rates := make([]FundingRate, len(symbols))
-	errs := make([]error, len(symbols))
-	var wg sync.WaitGroup
+	fns := make([]func(context.Context) error, len(symbols))
 	for i, s := range symbols {
-		wg.Go(func() { rates[i], errs[i] = ask(ctx, s) })
+		fns[i] = func(ctx context.Context) (err error) { rates[i], err = ask(ctx, s); return }
 	}
-	wg.Wait()
+	errs := fanout.Go(ctx, nil, fns...)
 	out := venueRates{rates: []FundingRate{}, notFound: []string{}}
 	for i, s := range symbols {
 		switch {

@@ -102,7 +102,7 @@ func (r *Routes) priceHistory(ctx context.Context, req *catalog.Request) (any, e
 		if upstream.IsNotFound(err) {
 			return nil, apierr.NotFound("CoinGecko has no coin %s", ref)
 		}
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	if len(chart.Prices) == 0 {
 		return nil, apierr.NotFound("CoinGecko has no price for %s in that period", ref)

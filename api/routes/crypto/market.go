@@ -2,13 +2,12 @@ package crypto
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/coingecko"
 	"github.com/peage/appliance/api/upstream/defillama"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Source names of the market overview.
@@ -31,14 +30,14 @@ type Market struct {
 	EthereumDominance   *float64 `json:"ethereum_dominance_pct"`
 	StablecoinSupplyUSD *float64 `json:"stablecoin_supply_usd"`
 	// PctFromATH is Bitcoin's price against its all-time high, in percent (negative below it).
-	PctFromATH             *float64 `json:"pct_from_ath"`
-	BitcoinATHUSD          *float64 `json:"bitcoin_ath_usd"`
-	BitcoinATHDate         string   `json:"bitcoin_ath_date,omitempty"`
-	ActiveCryptocurrencies int64    `json:"active_cryptocurrencies"`
-	Markets                int64    `json:"markets"`
-	SourceUpdatedAt        string   `json:"source_updated_at,omitempty"` // CoinGecko's updated_at
-	SourcesAnswered        []string `json:"sources_answered"`
-	SourcesFailed          []string `json:"sources_failed"`
+	PctFromATH             *float64        `json:"pct_from_ath"`
+	BitcoinATHUSD          *float64        `json:"bitcoin_ath_usd"`
+	BitcoinATHDate         string          `json:"bitcoin_ath_date,omitempty"`
+	ActiveCryptocurrencies int64           `json:"active_cryptocurrencies"`
+	Markets                int64           `json:"markets"`
+	SourceUpdatedAt        string          `json:"source_updated_at,omitempty"` // CoinGecko's updated_at
+	SourcesAnswered        []string        `json:"sources_answered"`
+	SourcesFailed          []fanout.Source `json:"sources_failed"`
 }
 
 // MarketAnswer is /v1/crypto/market.
@@ -59,7 +58,7 @@ const marketMethod = "Total capitalisation, volume and dominance from CoinGecko 
 func (r *Routes) marketOverview(ctx context.Context, _ *catalog.Request) (any, error) {
 	m, at, cached, err := r.market.Get(ctx)
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	return MarketAnswer{Market: m, AsOf: at.UTC().Format(time.RFC3339), AgeSeconds: int64(r.now().Sub(at).Seconds()),
 		Cached: cached, MaxAge: int64(r.marketMaxAge.Seconds()), Method: marketMethod}, nil
@@ -69,17 +68,16 @@ func (r *Routes) marketOverview(ctx context.Context, _ *catalog.Request) (any, e
 // without it the call fails (502, nothing charged); the other two are declared when missing.
 func (r *Routes) fetchMarket(ctx context.Context) (Market, time.Duration, error) {
 	var (
-		wg               sync.WaitGroup
-		global           *coingecko.Global
-		btc              []coingecko.Market
-		stables          []defillama.Stablecoin
-		gErr, bErr, sErr error
+		global  *coingecko.Global
+		btc     []coingecko.Market
+		stables []defillama.Stablecoin
 	)
-	wg.Add(3)
-	go func() { defer wg.Done(); global, gErr = r.gecko.GlobalData(ctx) }()
-	go func() { defer wg.Done(); btc, bErr = r.gecko.Markets(ctx, []string{"bitcoin"}) }()
-	go func() { defer wg.Done(); stables, sErr = r.llama.Stablecoins(ctx) }()
-	wg.Wait()
+	fan := r.fan()
+	outcomes, errs := fan.Run(ctx,
+		fanout.Call{Source: srcGlobal, Out: &global, Run: func(ctx context.Context) (err error) { global, err = r.gecko.GlobalData(ctx); return }},
+		fanout.Call{Source: srcBitcoin, Out: &btc, Run: func(ctx context.Context) (err error) { btc, err = r.gecko.Markets(ctx, []string{"bitcoin"}); return }},
+		fanout.Call{Source: srcStablecoins, Out: &stables, Run: func(ctx context.Context) (err error) { stables, err = r.llama.Stablecoins(ctx); return }})
+	gErr, bErr, sErr := errs[0], errs[1], errs[2]
 	if gErr != nil {
 		return Market{}, 0, gErr
 	}
@@ -92,7 +90,7 @@ func (r *Routes) fetchMarket(ctx context.Context) (Market, time.Duration, error)
 		ActiveCryptocurrencies: global.ActiveCryptocurrencies.V,
 		Markets:                global.Markets.V,
 		SourcesAnswered:        []string{srcGlobal},
-		SourcesFailed:          []string{},
+		SourcesFailed:          []fanout.Source{},
 	}
 	if global.UpdatedAt.Valid {
 		m.SourceUpdatedAt = time.Unix(global.UpdatedAt.V, 0).UTC().Format(time.RFC3339)
@@ -106,15 +104,19 @@ func (r *Routes) fetchMarket(ctx context.Context) (Market, time.Duration, error)
 	if bErr == nil && i >= 0 {
 		m.PctFromATH, m.BitcoinATHUSD, m.BitcoinATHDate = btc[i].ATHChangePercent.Ptr(), btc[i].ATH.Ptr(), btc[i].ATHDate
 		m.SourcesAnswered = append(m.SourcesAnswered, srcBitcoin)
+	} else if bErr != nil {
+		m.SourcesFailed = append(m.SourcesFailed, outcomes[1])
 	} else {
-		m.SourcesFailed = append(m.SourcesFailed, srcBitcoin)
+		m.SourcesFailed = append(m.SourcesFailed, fan.Missing(srcBitcoin, "CoinGecko listed no bitcoin market"))
 	}
 	if sErr == nil && len(stables) > 0 {
 		v := defillama.USDSupply(stables)
 		m.StablecoinSupplyUSD = &v
 		m.SourcesAnswered = append(m.SourcesAnswered, srcStablecoins)
+	} else if sErr != nil {
+		m.SourcesFailed = append(m.SourcesFailed, outcomes[2])
 	} else {
-		m.SourcesFailed = append(m.SourcesFailed, srcStablecoins)
+		m.SourcesFailed = append(m.SourcesFailed, fan.Missing(srcStablecoins, "DefiLlama listed no stablecoin"))
 	}
 	if len(m.SourcesFailed) > 0 {
 		return m, partialMaxAge, nil

@@ -5,12 +5,12 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream/rss"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // summaryMax bounds an article's summary, in characters.
@@ -30,12 +30,12 @@ type Article struct {
 
 // NewsAnswer is /v1/crypto/news.
 type NewsAnswer struct {
-	Count           int       `json:"count"`
-	SourcesAnswered []string  `json:"sources_answered"`
-	SourcesFailed   []string  `json:"sources_failed"`
-	Duplicates      int       `json:"duplicates_removed"`
-	Articles        []Article `json:"articles"`
-	Method          string    `json:"method"`
+	Count           int             `json:"count"`
+	SourcesAnswered []string        `json:"sources_answered"`
+	SourcesFailed   []fanout.Source `json:"sources_failed"`
+	Duplicates      int             `json:"duplicates_removed"`
+	Articles        []Article       `json:"articles"`
+	Method          string          `json:"method"`
 }
 
 const newsMethod = "The RSS feeds of CoinDesk, Cointelegraph, Decrypt and The Block read at once; an article is a duplicate " +
@@ -44,29 +44,19 @@ const newsMethod = "The RSS feeds of CoinDesk, Cointelegraph, Decrypt and The Bl
 	"in the title or summary. Links lose their utm_* tracking parameters."
 
 func (r *Routes) news(ctx context.Context, req *catalog.Request) (any, error) {
-	var (
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-		got  = make([][]rss.Item, len(rss.Newsrooms))
-		errs = make([]error, len(rss.Newsrooms))
-	)
+	got := make([][]rss.Item, len(rss.Newsrooms))
+	calls := make([]fanout.Call, len(rss.Newsrooms))
 	for i, f := range rss.Newsrooms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			items, err := rss.Fetch(ctx, r.feeds[f.Name], f)
-			mu.Lock()
-			got[i], errs[i] = items, err
-			mu.Unlock()
-		}()
+		calls[i] = fanout.Call{Source: f.Source, Out: &got[i],
+			Run: func(ctx context.Context) (err error) { got[i], err = rss.Fetch(ctx, r.feeds[f.Name], f); return }}
 	}
-	wg.Wait()
-	out := NewsAnswer{SourcesAnswered: []string{}, SourcesFailed: []string{}, Articles: []Article{}, Method: newsMethod}
+	outcomes, errs := r.fan().Run(ctx, calls...)
+	out := NewsAnswer{SourcesAnswered: []string{}, SourcesFailed: []fanout.Source{}, Articles: []Article{}, Method: newsMethod}
 	q := strings.ToLower(req.Args.Str("q"))
 	seenLink, seenTitle := map[string]bool{}, map[string]bool{}
 	for i, f := range rss.Newsrooms {
 		if errs[i] != nil {
-			out.SourcesFailed = append(out.SourcesFailed, f.Source)
+			out.SourcesFailed = append(out.SourcesFailed, outcomes[i])
 			continue
 		}
 		out.SourcesAnswered = append(out.SourcesAnswered, f.Source)

@@ -5,11 +5,11 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Prediction sources, as the sources parameter names them.
@@ -53,7 +53,7 @@ type PredictionMarket struct {
 type PredictionAnswer struct {
 	Count           int                `json:"count"`
 	SourcesAnswered []string           `json:"sources_answered"`
-	SourcesFailed   []string           `json:"sources_failed"`
+	SourcesFailed   []fanout.Source    `json:"sources_failed"`
 	Markets         []PredictionMarket `json:"markets"`
 	Method          string             `json:"method"`
 }
@@ -70,38 +70,30 @@ func (r *Routes) prediction(ctx context.Context, req *catalog.Request) (any, err
 	if len(want) == 0 {
 		want = predictionSources
 	}
-	var (
-		mu      sync.Mutex
-		wg      sync.WaitGroup
-		got     = map[string][]PredictionMarket{}
-		answers = map[string]bool{}
-	)
-	for _, src := range want {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ms, err := r.askPrediction(ctx, src, q, limit)
-			mu.Lock()
-			defer mu.Unlock()
-			answers[src] = err == nil
-			got[src] = ms
-		}()
-	}
-	wg.Wait()
-	out := PredictionAnswer{SourcesAnswered: []string{}, SourcesFailed: []string{}, Markets: []PredictionMarket{}, Method: predictionMethod}
+	var asked []string
 	for _, src := range predictionSources {
-		if !slices.Contains(want, src) {
-			continue
+		if slices.Contains(want, src) {
+			asked = append(asked, src)
 		}
-		if !answers[src] {
-			out.SourcesFailed = append(out.SourcesFailed, src)
+	}
+	got := make([][]PredictionMarket, len(asked))
+	calls := make([]fanout.Call, len(asked))
+	for i, src := range asked {
+		calls[i] = fanout.Call{Source: src, Out: &got[i],
+			Run: func(ctx context.Context) (err error) { got[i], err = r.askPrediction(ctx, src, q, limit); return }}
+	}
+	outcomes, errs := r.fan().Run(ctx, calls...)
+	out := PredictionAnswer{SourcesAnswered: []string{}, SourcesFailed: []fanout.Source{}, Markets: []PredictionMarket{}, Method: predictionMethod}
+	for i, src := range asked {
+		if errs[i] != nil {
+			out.SourcesFailed = append(out.SourcesFailed, outcomes[i])
 			continue
 		}
 		out.SourcesAnswered = append(out.SourcesAnswered, src)
-		out.Markets = append(out.Markets, got[src]...)
+		out.Markets = append(out.Markets, got[i]...)
 	}
 	if len(out.SourcesAnswered) == 0 {
-		return nil, apierr.Upstream("prediction-markets", nil, "no prediction market source answered (%s)", strings.Join(out.SourcesFailed, ", "))
+		return nil, apierr.Upstream("prediction-markets", nil, "no prediction market source answered (%s)", strings.Join(asked, ", "))
 	}
 	slices.SortStableFunc(out.Markets, func(a, b PredictionMarket) int {
 		switch {

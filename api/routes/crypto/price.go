@@ -7,7 +7,6 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 )
 
 // PriceAnswer is /v1/crypto/price.
@@ -23,7 +22,7 @@ func (r *Routes) price(ctx context.Context, req *catalog.Request) (any, error) {
 	ids, vs := dedupe(req.Args.List("ids")), dedupe(req.Args.List("vs"))
 	quotes, err := r.gecko.SimplePrice(ctx, ids, vs)
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	out := PriceAnswer{Prices: map[string]map[string]any{}, NotFound: []string{}, Source: "CoinGecko /simple/price"}
 	for _, id := range ids {

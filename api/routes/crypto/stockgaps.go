@@ -5,14 +5,13 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/hyperliquid"
 	"github.com/peage/appliance/api/upstream/jupiter"
 	"github.com/peage/appliance/api/upstream/yahoo"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // stockDex is the Hyperliquid builder-deployed dex of stock perpetuals (trade.xyz).
@@ -48,13 +47,13 @@ type Gap struct {
 
 // GapsAnswer is /v1/perps/stock-gaps.
 type GapsAnswer struct {
-	Dex             string   `json:"dex"`
-	Count           int      `json:"count"`
-	Gaps            []Gap    `json:"gaps"`
-	NotFound        []string `json:"not_found"`
-	SourcesAnswered []string `json:"sources_answered"`
-	SourcesFailed   []string `json:"sources_failed"`
-	Method          string   `json:"method"`
+	Dex             string          `json:"dex"`
+	Count           int             `json:"count"`
+	Gaps            []Gap           `json:"gaps"`
+	NotFound        []string        `json:"not_found"`
+	SourcesAnswered []string        `json:"sources_answered"`
+	SourcesFailed   []fanout.Source `json:"sources_failed"`
+	Method          string          `json:"method"`
 }
 
 const gapsMethod = "Perps: Hyperliquid dex xyz (metaAndAssetCtxs): mark, the deployer's oracle price, hourly funding " +
@@ -75,7 +74,7 @@ func Bps(a, b *float64) *float64 {
 func (r *Routes) stockGaps(ctx context.Context, req *catalog.Request) (any, error) {
 	assets, err := r.hl.MetaAndAssetCtxs(ctx, stockDex)
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	byTicker := map[string]hyperliquid.Asset{}
 	for _, a := range assets {
@@ -84,7 +83,7 @@ func (r *Routes) stockGaps(ctx context.Context, req *catalog.Request) (any, erro
 		}
 	}
 	out := GapsAnswer{Dex: stockDex, Gaps: []Gap{}, NotFound: []string{}, SourcesAnswered: []string{hyperliquid.Name},
-		SourcesFailed: []string{}, Method: gapsMethod}
+		SourcesFailed: []fanout.Source{}, Method: gapsMethod}
 	var tickers []string
 	if want := req.Args.List("tickers"); len(want) > 0 {
 		for _, t := range dedupe(want) {
@@ -115,41 +114,34 @@ func (r *Routes) stockGaps(ctx context.Context, req *catalog.Request) (any, erro
 		}
 	}
 	var (
-		wg     sync.WaitGroup
-		mu     sync.Mutex
 		prices map[string]jupiter.Price
-		jErr   error
+		quotes = make([]*yahoo.Quote, len(tickers))
 		refs   = map[string]*yahoo.Quote{}
-		yFails int
 	)
+	calls := make([]fanout.Call, len(tickers), len(tickers)+1)
+	for i, t := range tickers {
+		calls[i] = fanout.Call{Source: yahoo.Name, Out: &quotes[i],
+			Run: func(ctx context.Context) (err error) { quotes[i], err = r.yahoo.Chart(ctx, t); return }}
+	}
 	if len(mints) > 0 {
-		wg.Add(1)
-		go func() { defer wg.Done(); prices, jErr = r.jup.Prices(ctx, mints) }()
+		calls = append(calls, fanout.Call{Source: jupiter.Name, Out: &prices,
+			Run: func(ctx context.Context) (err error) { prices, err = r.jup.Prices(ctx, mints); return }})
 	}
-	for _, t := range tickers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			q, err := r.yahoo.Chart(ctx, t)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				yFails++
-				return
-			}
-			refs[t] = q
-		}()
+	outcomes, errs := r.fan().Run(ctx, calls...)
+	if len(mints) > 0 {
+		if j := len(tickers); errs[j] != nil {
+			out.SourcesFailed = append(out.SourcesFailed, outcomes[j])
+		} else {
+			out.SourcesAnswered = append(out.SourcesAnswered, jupiter.Name)
+		}
 	}
-	wg.Wait()
-	switch {
-	case len(mints) == 0:
-	case jErr != nil:
-		out.SourcesFailed = append(out.SourcesFailed, jupiter.Name)
-	default:
-		out.SourcesAnswered = append(out.SourcesAnswered, jupiter.Name)
+	for i, t := range tickers {
+		if errs[i] == nil {
+			refs[t] = quotes[i]
+		}
 	}
-	if yFails == len(tickers) {
-		out.SourcesFailed = append(out.SourcesFailed, yahoo.Name)
+	if len(refs) == 0 && len(tickers) > 0 {
+		out.SourcesFailed = append(out.SourcesFailed, outcomes[0]) // every quote failed: Yahoo did
 	} else {
 		out.SourcesAnswered = append(out.SourcesAnswered, yahoo.Name)
 	}

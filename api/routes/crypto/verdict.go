@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
@@ -16,6 +15,7 @@ import (
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/goplus"
 	"github.com/peage/appliance/api/upstream/honeypot"
+	"github.com/peage/appliance/internal/fanout"
 	"github.com/peage/appliance/internal/state"
 )
 
@@ -96,20 +96,20 @@ func weightOf(code string) int {
 
 // VerdictAnswer is /v1/token/verdict.
 type VerdictAnswer struct {
-	Token           VerdictToken `json:"token"`
-	Grade           string       `json:"grade"`
-	RiskScore       int          `json:"risk_score"`
-	OneLiner        string       `json:"one_liner"`
-	Flags           []Flag       `json:"flags"`
-	Unchecked       []string     `json:"unchecked"` // checks no source answered: unknown, not safe
-	Market          VerdictMkt   `json:"market"`
-	Holders         VerdictHold  `json:"holders"`
-	SourcesAnswered []string     `json:"sources_answered"`
-	SourcesFailed   []string     `json:"sources_failed"`
-	Method          VerdictMeta  `json:"method"`
-	VerdictAt       string       `json:"verdict_at"`
-	RequestKey      string       `json:"request_key,omitempty"`
-	Replayed        bool         `json:"replayed"`
+	Token           VerdictToken    `json:"token"`
+	Grade           string          `json:"grade"`
+	RiskScore       int             `json:"risk_score"`
+	OneLiner        string          `json:"one_liner"`
+	Flags           []Flag          `json:"flags"`
+	Unchecked       []string        `json:"unchecked"` // checks no source answered: unknown, not safe
+	Market          VerdictMkt      `json:"market"`
+	Holders         VerdictHold     `json:"holders"`
+	SourcesAnswered []string        `json:"sources_answered"`
+	SourcesFailed   []fanout.Source `json:"sources_failed"`
+	Method          VerdictMeta     `json:"method"`
+	VerdictAt       string          `json:"verdict_at"`
+	RequestKey      string          `json:"request_key,omitempty"`
+	Replayed        bool            `json:"replayed"`
 }
 
 // VerdictToken names the token.
@@ -390,23 +390,20 @@ func (r *Routes) verdict(ctx context.Context, req *catalog.Request) (any, error)
 	}
 	chainID := chainIDs[chain]
 	var (
-		wg         sync.WaitGroup
-		sec        *goplus.Security
-		sim        *honeypot.Result
-		sErr, hErr error
+		sec *goplus.Security
+		sim *honeypot.Result
 	)
-	wg.Add(2)
-	go func() { defer wg.Done(); sec, sErr = r.goplus.TokenSecurity(ctx, chainID, addr) }()
-	go func() { defer wg.Done(); sim, hErr = r.honeypot.IsHoneypot(ctx, chainID, addr) }()
-	wg.Wait()
-	out := VerdictAnswer{Token: VerdictToken{Address: addr, Chain: chain}, SourcesAnswered: []string{}, SourcesFailed: []string{},
+	outcomes, errs := r.fan().Run(ctx,
+		fanout.Call{Source: goplus.Name, Out: &sec, Run: func(ctx context.Context) (err error) { sec, err = r.goplus.TokenSecurity(ctx, chainID, addr); return }},
+		fanout.Call{Source: honeypot.Name, Out: &sim, Run: func(ctx context.Context) (err error) { sim, err = r.honeypot.IsHoneypot(ctx, chainID, addr); return }})
+	sErr, hErr := errs[0], errs[1]
+	out := VerdictAnswer{Token: VerdictToken{Address: addr, Chain: chain}, SourcesAnswered: []string{}, SourcesFailed: []fanout.Source{},
 		Method: VerdictMeta{Name: VerdictMethod, Version: VerdictVersion, Rules: verdictRules}, RequestKey: key}
 	if sErr == nil {
 		out.SourcesAnswered = append(out.SourcesAnswered, goplus.Name)
 		out.Token.Name, out.Token.Symbol = sec.TokenName, sec.TokenSymbol
 	} else {
-		sec = nil
-		out.SourcesFailed = append(out.SourcesFailed, goplus.Name)
+		out.SourcesFailed = append(out.SourcesFailed, outcomes[0])
 	}
 	if hErr == nil {
 		out.SourcesAnswered = append(out.SourcesAnswered, honeypot.Name)
@@ -414,8 +411,7 @@ func (r *Routes) verdict(ctx context.Context, req *catalog.Request) (any, error)
 			out.Token.Name, out.Token.Symbol = sim.Token.Name, sim.Token.Symbol
 		}
 	} else {
-		sim = nil
-		out.SourcesFailed = append(out.SourcesFailed, honeypot.Name)
+		out.SourcesFailed = append(out.SourcesFailed, outcomes[1])
 	}
 	if sec == nil && sim == nil {
 		if errors.Is(sErr, goplus.ErrNoData) && upstream.IsNotFound(hErr) {

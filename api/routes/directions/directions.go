@@ -13,7 +13,6 @@ import (
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/compute/polyline"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/osrm"
 )
@@ -155,7 +154,7 @@ var segmentIndex = regexp.MustCompile(`coordinate (\d+)`)
 func refusal(err error, mode string) error {
 	r, ok := osrm.IsRefusal(err)
 	if !ok {
-		return upstream.APIError(err)
+		return err
 	}
 	switch r.Code {
 	case "NoRoute":

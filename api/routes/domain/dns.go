@@ -3,7 +3,6 @@ package domain
 import (
 	"context"
 	"strings"
-	"sync"
 
 	"golang.org/x/net/publicsuffix"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/peage/appliance/api/compute/dnsname"
 	"github.com/peage/appliance/api/compute/mailauth"
 	"github.com/peage/appliance/api/upstream/resolver"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // DNSAnswer is the /v1/dns result. Every record carries its TTL in seconds.
@@ -37,16 +37,17 @@ func (r *Routes) dns(ctx context.Context, req *catalog.Request) (any, error) {
 		return nil, err
 	}
 	var (
-		recs       *resolver.Records
-		dmarc      mailauth.DMARC
-		err1, err2 error
-		wg         sync.WaitGroup
+		recs  *resolver.Records
+		dmarc mailauth.DMARC
 	)
-	wg.Go(func() { recs, err1 = r.d.Resolver.Records(ctx, name, resolver.AllTypes...) })
-	wg.Go(func() { dmarc, err2 = r.lookupDMARC(ctx, name) })
-	wg.Wait()
-	if err := firstErr(err1, err2); err != nil {
-		return nil, r.resolverError(err)
+	errs := fanout.Go(ctx, nil,
+		func(ctx context.Context) (err error) {
+			recs, err = r.d.Resolver.Records(ctx, name, resolver.AllTypes...)
+			return
+		},
+		func(ctx context.Context) (err error) { dmarc, err = r.lookupDMARC(ctx, name); return })
+	if err := firstErr(errs...); err != nil {
+		return nil, err
 	}
 	if !recs.Exists {
 		return nil, notFound(name)

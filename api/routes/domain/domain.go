@@ -9,13 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/compute/dnsname"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/internal/egress"
 )
@@ -108,27 +106,6 @@ func domainArg(req *catalog.Request) (ascii string, err error) {
 		return "", apierr.BadParam("domain", "domain %s", err.Error())
 	}
 	return ascii, nil
-}
-
-// resolverError maps a resolver failure to the edge's vocabulary once: 504 when it did not
-// answer in time, 502 otherwise, naming the resolver either way. Nothing is charged.
-func (r *Routes) resolverError(err error) error {
-	var ue *upstream.Error
-	if !errors.As(err, &ue) {
-		return err
-	}
-	who := "the DNS resolver " + r.d.Resolver.Servers()[0]
-	if s := r.d.Resolver.Servers(); len(s) > 1 {
-		who = "the DNS resolvers " + strings.Join(s, ", ") // each was tried in turn
-	}
-	var rc *resolver.RcodeError
-	switch {
-	case ue.Timeout():
-		return apierr.Upstream(resolver.Name, err, "%s did not answer in time", who)
-	case errors.As(err, &rc):
-		return apierr.Upstream(resolver.Name, err, "%s %s", who, rc.Error())
-	}
-	return apierr.Upstream(resolver.Name, err, "%s could not be reached", who)
 }
 
 func notFound(name string) error {

@@ -2,7 +2,6 @@ package domain
 
 import (
 	"context"
-	"sync"
 
 	"github.com/miekg/dns"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/peage/appliance/api/compute/emailaddr"
 	"github.com/peage/appliance/api/compute/mailauth"
 	"github.com/peage/appliance/api/upstream/resolver"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Validation is the /v1/email/validate result: can this address receive mail at all, from
@@ -48,17 +48,17 @@ func (r *Routes) readMailDomain(ctx context.Context, email string, policies bool
 		types = append(types, dns.TypeTXT)
 	}
 	m := &mailDomain{addr: addr}
-	var (
-		err1, err2 error
-		wg         sync.WaitGroup
-	)
-	wg.Go(func() { m.recs, err1 = r.d.Resolver.Records(ctx, addr.Domain, types...) })
-	if policies {
-		wg.Go(func() { m.dmarc, err2 = r.lookupDMARC(ctx, addr.Domain) })
+	reads := []func(context.Context) error{
+		func(ctx context.Context) (err error) {
+			m.recs, err = r.d.Resolver.Records(ctx, addr.Domain, types...)
+			return
+		},
 	}
-	wg.Wait()
-	if err := firstErr(err1, err2); err != nil {
-		return nil, r.resolverError(err)
+	if policies {
+		reads = append(reads, func(ctx context.Context) (err error) { m.dmarc, err = r.lookupDMARC(ctx, addr.Domain); return })
+	}
+	if err := firstErr(fanout.Go(ctx, nil, reads...)...); err != nil {
+		return nil, err
 	}
 	m.spf = mailauth.ParseSPF(texts(m.recs.TXT))
 	switch {

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/miekg/dns"
@@ -23,6 +22,7 @@ import (
 	"github.com/peage/appliance/api/compute/mailauth"
 	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/internal/egress"
+	"github.com/peage/appliance/internal/fanout"
 	"github.com/peage/appliance/internal/version"
 )
 
@@ -114,24 +114,27 @@ func (r *Routes) health(ctx context.Context, req *catalog.Request) (any, error) 
 		return nil, err
 	}
 	var (
-		tlsRep          TLSReport
-		httpRep         HTTPReport
-		errTLS, errHTTP error
-		probes          sync.WaitGroup
+		tlsRep  TLSReport
+		httpRep HTTPReport
 	)
 	// The probes start at once for latency, and stop as soon as the DNS answer makes the
 	// call fail: nobody waits for a site's timeouts to learn that the resolver is down.
 	probeCtx, stopProbes := context.WithCancel(ctx)
 	defer stopProbes()
-	probes.Go(func() { tlsRep, errTLS = r.probeTLS(probeCtx, name) })
-	probes.Go(func() { httpRep, errHTTP = r.probeHTTP(probeCtx, name) })
+	probed := make(chan []error, 1)
+	go func() {
+		probed <- fanout.Go(probeCtx, nil,
+			func(ctx context.Context) (err error) { tlsRep, err = r.probeTLS(ctx, name); return },
+			func(ctx context.Context) (err error) { httpRep, err = r.probeHTTP(ctx, name); return })
+	}()
 	dnsRep, err := r.healthDNS(ctx, name)
 	if err != nil {
 		stopProbes()
-		probes.Wait()
+		<-probed
 		return nil, err
 	}
-	probes.Wait()
+	errs := <-probed
+	errTLS, errHTTP := errs[0], errs[1]
 	// A domain that resolves to a refused address (loopback, private, metadata...) is the
 	// caller's mistake: a 400 naming the parameter, never a probe of the box's neighbours.
 	for _, err := range []error{errTLS, errHTTP} {
@@ -149,18 +152,17 @@ func (r *Routes) health(ctx context.Context, req *catalog.Request) (any, error) 
 // or a name that does not exist fails the call.
 func (r *Routes) healthDNS(ctx context.Context, name string) (HealthDNS, error) {
 	var (
-		recs             *resolver.Records
-		dmarc            mailauth.DMARC
-		errDNS, errDMARC error
-		wg               sync.WaitGroup
+		recs  *resolver.Records
+		dmarc mailauth.DMARC
 	)
-	wg.Go(func() {
-		recs, errDNS = r.d.Resolver.Records(ctx, name, dns.TypeA, dns.TypeAAAA, dns.TypeCNAME, dns.TypeMX, dns.TypeNS, dns.TypeCAA, dns.TypeTXT)
-	})
-	wg.Go(func() { dmarc, errDMARC = r.lookupDMARC(ctx, name) })
-	wg.Wait()
-	if err := firstErr(errDNS, errDMARC); err != nil {
-		return HealthDNS{}, r.resolverError(err)
+	errs := fanout.Go(ctx, nil,
+		func(ctx context.Context) (err error) {
+			recs, err = r.d.Resolver.Records(ctx, name, dns.TypeA, dns.TypeAAAA, dns.TypeCNAME, dns.TypeMX, dns.TypeNS, dns.TypeCAA, dns.TypeTXT)
+			return
+		},
+		func(ctx context.Context) (err error) { dmarc, err = r.lookupDMARC(ctx, name); return })
+	if err := firstErr(errs...); err != nil {
+		return HealthDNS{}, err
 	}
 	if !recs.Exists {
 		return HealthDNS{}, notFound(name)
@@ -173,7 +175,7 @@ func (r *Routes) healthDNS(ctx context.Context, name string) (HealthDNS, error) 
 	if out.SPF.Present && out.SPF.Error == "" {
 		x, err := r.expandSPF(ctx, out.SPF)
 		if err != nil {
-			return HealthDNS{}, r.resolverError(err)
+			return HealthDNS{}, err
 		}
 		out.SPFEvaluation = &x
 	}

@@ -1,11 +1,11 @@
 package fr
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
 	"strconv"
-	"sync"
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/compute/plm"
@@ -14,6 +14,7 @@ import (
 	"github.com/peage/appliance/api/upstream/geoapi"
 	"github.com/peage/appliance/api/upstream/georisques"
 	"github.com/peage/appliance/api/upstream/loyers"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // The investment analysis (analyse-immo and its partial) adds to the estimate the rent map,
@@ -143,8 +144,8 @@ type analyseInputs struct {
 }
 
 func rentCall(r *Routes, typ, insee string, out **loyers.Rent) call {
-	return call{upstream: loyers.Name, key: "fr/immo/loyer/" + typ + "/" + insee, ttl: keepDVF, out: out,
-		run: func(ctx context.Context) error {
+	return call{Source: loyers.Name, Key: "fr/immo/loyer/" + typ + "/" + insee, TTL: keepDVF, Out: out,
+		Run: func(ctx context.Context) error {
 			v, err := r.loyers.Rent(ctx, typ, insee)
 			if errors.Is(err, loyers.ErrNoRent) {
 				return nil // no row: the factor has no data, the source answered
@@ -184,10 +185,10 @@ func (r *Routes) sideSources(ctx context.Context, p ImmoPlace, typ string, full 
 			codes = []string{p.Insee}
 		}
 		calls = append(calls,
-			call{upstream: georisques.Name, key: "fr/immo/rapport-risques/" + plm.Commune(p.Insee), ttl: keepDaily, out: &in.risks,
-				run: func(ctx context.Context) (err error) { in.risks, err = r.risques.Report(ctx, p.Insee); return }},
-			call{upstream: ademe.Name, key: "fr/immo/dpe/" + p.Insee, ttl: keepDaily, out: &in.dpe,
-				run: func(ctx context.Context) (err error) {
+			call{Source: georisques.Name, Key: "fr/immo/rapport-risques/" + plm.Commune(p.Insee), TTL: keepDaily, Out: &in.risks,
+				Run: func(ctx context.Context) (err error) { in.risks, err = r.risques.Report(ctx, p.Insee); return }},
+			call{Source: ademe.Name, Key: "fr/immo/dpe/" + p.Insee, TTL: keepDaily, Out: &in.dpe,
+				Run: func(ctx context.Context) (err error) {
 					in.dpe, err = r.ademe.DPE(ctx, ademe.DPEQuery{INSEE: codes, Size: 100})
 					return
 				}},
@@ -199,13 +200,22 @@ func (r *Routes) sideSources(ctx context.Context, p ImmoPlace, typ string, full 
 // analyseParts runs DVF and the side sources at once.
 func (r *Routes) analyseParts(ctx context.Context, p ImmoPlace, typ string, full bool) (*sample, prixm2.Sample, analyseInputs, []Source, error) {
 	var (
-		wg   sync.WaitGroup
 		in   analyseInputs
 		side []Source
+		s    *sample
+		got  prixm2.Sample
+		err  error
 	)
-	wg.Go(func() { in, side = r.sideSources(ctx, p, typ, full) })
-	s, got, err := r.estimateSample(ctx, p, dvfType(typ), full)
-	wg.Wait()
+	// A panic in either read is the call's failure (nothing charged), not the process's.
+	errs := fanout.Go(ctx, nil,
+		func(ctx context.Context) error { in, side = r.sideSources(ctx, p, typ, full); return nil },
+		func(ctx context.Context) error {
+			s, got, err = r.estimateSample(ctx, p, dvfType(typ), full)
+			return nil
+		})
+	if err == nil {
+		err = cmp.Or(errs...)
+	}
 	if err == nil && got.Stats.N == 0 {
 		err = noSale(p, typ, s.echantillon(p, got).Periode)
 	}
@@ -311,8 +321,8 @@ func demographie(c *geoapi.Commune, s *sample) *Demographie {
 
 // communeCall reads a commune's population and area from geo.api, kept a day.
 func communeCall(r *Routes, code string, out **geoapi.Commune) call {
-	return call{upstream: geoapi.Name, key: "fr/immo/commune/" + code, ttl: keepDaily, out: out,
-		run: func(ctx context.Context) (err error) { *out, err = r.geo.ByCode(ctx, code); return }}
+	return call{Source: geoapi.Name, Key: "fr/immo/commune/" + code, TTL: keepDaily, Out: out,
+		Run: func(ctx context.Context) (err error) { *out, err = r.geo.ByCode(ctx, code); return }}
 }
 
 // areaDensity is c's area in km² (geo.api gives hectares), rounded to 2 decimals, and its

@@ -1,13 +1,13 @@
 package fr
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
@@ -20,6 +20,7 @@ import (
 	"github.com/peage/appliance/api/upstream/economie"
 	"github.com/peage/appliance/api/upstream/ods"
 	re "github.com/peage/appliance/api/upstream/rechercheentreprises"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Company is one result of /v1/fr/entreprise.
@@ -152,7 +153,7 @@ func (r *Routes) entreprise(ctx context.Context, req *catalog.Request) (any, err
 	q := req.Args.Str("q")
 	res, err := r.entreprises.Find(ctx, q, 10)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	if id, ok := isID(q); ok && len(res.Results) == 0 {
 		return nil, apierr.NotFound("no company with SIREN/SIRET %s in the public register (non-diffusible companies are absent)", id)
@@ -176,7 +177,7 @@ type FreeCompany struct {
 func (r *Routes) freeEntreprise(ctx context.Context, req *catalog.Request) (any, error) {
 	res, err := r.entreprises.Find(ctx, req.Args.Str("q"), 1)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	if len(res.Results) == 0 {
 		return nil, apierr.NotFound("no company matches %q", req.Args.Str("q"))
@@ -217,7 +218,7 @@ func (r *Routes) etablissements(ctx context.Context, req *catalog.Request) (any,
 	siren := req.Args.Str("siren")
 	res, err := r.entreprises.Find(ctx, siren, 1)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	if len(res.Results) == 0 {
 		return nil, apierr.NotFound("no company with SIREN %s in the public register", siren)
@@ -255,7 +256,7 @@ func (r *Routes) association(ctx context.Context, req *catalog.Request) (any, er
 	q := req.Args.Str("q")
 	res, err := r.entreprises.Search(ctx, re.Query{Q: q, PerPage: 20, EstAssociation: true})
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := Associations{Query: q, Total: res.TotalResults, Results: []Association{}}
 	for _, u := range res.Results {
@@ -314,7 +315,7 @@ func (r *Routes) annonces(ctx context.Context, req *catalog.Request) (any, error
 	siren := req.Args.Str("siren")
 	p, err := r.bodacc.Annonces(ctx, siren, "")
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := Annonces{Siren: siren, Total: p.TotalCount, Annonces: []Annonce{}}
 	for _, a := range p.Results {
@@ -375,19 +376,14 @@ var typeBilan = map[string]string{"C": "complet", "S": "simplifie", "K": "consol
 func (r *Routes) bilans(ctx context.Context, req *catalog.Request) (any, error) {
 	siren := req.Args.Str("siren")
 	var (
-		wg      sync.WaitGroup
 		ratios  *ods.Page[economie.Ratio]
 		notices *ods.Page[bodacc.Annonce]
-		e1, e2  error
 	)
-	wg.Go(func() { ratios, e1 = r.economie.Ratios(ctx, siren) })
-	wg.Go(func() { notices, e2 = r.bodacc.Annonces(ctx, siren, "") })
-	wg.Wait()
-	if e1 != nil {
-		return nil, fail(e1)
-	}
-	if e2 != nil {
-		return nil, fail(e2)
+	errs := fanout.Go(ctx, nil,
+		func(ctx context.Context) (err error) { ratios, err = r.economie.Ratios(ctx, siren); return },
+		func(ctx context.Context) (err error) { notices, err = r.bodacc.Annonces(ctx, siren, ""); return })
+	if err := cmp.Or(errs...); err != nil {
+		return nil, err
 	}
 	if ratios.TotalCount == 0 && notices.TotalCount == 0 {
 		return nil, apierr.NotFound("no filed accounts nor legal notice known for SIREN %s", siren)
@@ -493,16 +489,18 @@ func (r *Routes) procedures(ctx context.Context, req *catalog.Request) (any, err
 	siren := req.Args.Str("siren")
 	// Proceedings and deregistrations are asked for apart, so that the newest 100 notices of
 	// other kinds (filings, changes) never push a judgment out of the read.
-	var (
-		wg               sync.WaitGroup
-		coll, rad        *ods.Page[bodacc.Annonce]
-		errColl, errRads error
-	)
-	wg.Go(func() { coll, errColl = r.bodacc.Annonces(ctx, siren, bodacc.Collective) })
-	wg.Go(func() { rad, errRads = r.bodacc.Annonces(ctx, siren, bodacc.Radiation) })
-	wg.Wait()
-	if err := errors.Join(errColl, errRads); err != nil {
-		return nil, fail(err)
+	var coll, rad *ods.Page[bodacc.Annonce]
+	errs := fanout.Go(ctx, nil,
+		func(ctx context.Context) (err error) {
+			coll, err = r.bodacc.Annonces(ctx, siren, bodacc.Collective)
+			return
+		},
+		func(ctx context.Context) (err error) {
+			rad, err = r.bodacc.Annonces(ctx, siren, bodacc.Radiation)
+			return
+		})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	out := procedureState(siren, append(slices.Clip(coll.Results), rad.Results...))
 	out.Complet = coll.TotalCount <= len(coll.Results)
@@ -556,7 +554,7 @@ func (r *Routes) vatEU(ctx context.Context, req *catalog.Request) (any, error) {
 	v := strings.ToUpper(strings.NewReplacer(" ", "", ".", "", "-", "").Replace(req.Args.Str("vat")))
 	res, err := r.vies.Check(ctx, v[:2], v[2:])
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	addr := oneLine(res.Address)
 	return VATCheck{VAT: v, Valid: res.Valid, Country: v[:2], Name: strPtr(res.Name), Address: strPtr(addr), CheckedAt: strPtr(res.RequestDate)}, nil
@@ -631,7 +629,7 @@ func (r *Routes) rge(ctx context.Context, req *catalog.Request) (any, error) {
 	cp, dom := req.Args.Str("cp"), req.Args.Str("domaine")
 	lines, err := r.ademe.RGEByCP(ctx, cp)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := RGEList{CP: cp, Domaine: strPtr(dom), Artisans: []Artisan{}, Truncated: lines.Total > len(lines.Results)}
 	idx := map[string]int{}
@@ -672,7 +670,7 @@ func (r *Routes) rgeCheck(ctx context.Context, req *catalog.Request) (any, error
 	siret := req.Args.Str("siret")
 	lines, err := r.ademe.RGEBySiret(ctx, siret)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := RGECheck{Siret: siret, Qualifications: []Qualification{}}
 	for _, row := range lines.Results {
@@ -715,7 +713,7 @@ type OperateurBio struct {
 func (r *Routes) operateursBio(ctx context.Context, req *catalog.Request) (any, error) {
 	p, err := r.bio.Operateurs(ctx, req.Args.Str("departement"), req.Args.Str("q"), 50)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := Bio{Total: len(p.Items), Operateurs: []OperateurBio{}}
 	if p.NbTotal.Valid {
@@ -771,7 +769,7 @@ func (r *Routes) marchesPublics(ctx context.Context, req *catalog.Request) (any,
 	}
 	p, err := r.boamp.Search(ctx, q)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := Marches{Total: p.TotalCount, Marches: []Marche{}}
 	for _, a := range p.Results {

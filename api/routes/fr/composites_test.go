@@ -147,7 +147,7 @@ func compositeCases() []compCase {
 			map[string]string{"identite.siren": "string", "kyb.verdict": "string", "kyb.method_version": "string", "kyb.controles.0.poids": "number",
 				"score.score": "number", "score.facteurs.0.points": "number", "finances.tendance.evolution_ca_pct": "number", "finances.comptes": "array",
 				"evenements": "array", "changements.dirigeants": "number", "marches_publics.total": "number", "tva.valide_vies": "boolean",
-				"procedures_collectives.statut": "string", "sources.5.upstream": "string", "confidence": "number"},
+				"procedures_collectives.statut": "string", "sources.5.source": "string", "confidence": "number"},
 			func(t *testing.T, out any) {
 				d := out.(DueDiligence)
 				if d.KYB.Verdict != Conforme || d.Score.Score != 85 || d.Confidence != 1 || len(d.Sources) != 6 {
@@ -647,7 +647,7 @@ func TestCompositeAllSecondarySlow(t *testing.T) {
 	d := out.(DueDiligence)
 	for _, s := range d.Sources[1:] {
 		if s.Status != SourceTimeout {
-			t.Errorf("%s: %s, want timeout", s.Upstream, s.Status)
+			t.Errorf("%s: %s, want timeout", s.Source, s.Status)
 		}
 	}
 	if d.Confidence != 0.17 || d.KYB.Verdict != AVerifier || d.Procedures != nil || d.Finances.Comptes != nil {

@@ -209,9 +209,6 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 	return errors.Join(errs...)
 }
 
-// fail turns a connector error into the client-facing one (upstream.APIError).
-func fail(err error) error { return upstream.APIError(err) }
-
 // parisDate is today in France: a calendar question asked at 23:30 UTC is about tomorrow there.
 func (r *Routes) parisDate() time.Time {
 	now := r.now()

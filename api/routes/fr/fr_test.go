@@ -536,8 +536,8 @@ func TestUpstreamFailures(t *testing.T) {
 			wg.Wait()
 			for i, tt := range upstreamCases {
 				err := errs[i]
-				var ae *apierr.Error
-				if !errors.As(err, &ae) || ae.Status() != m.status || ae.Upstream == "" {
+				ae := apierr.Known(err)
+				if ae == nil || ae.Status() != m.status || ae.Upstream == "" {
 					t.Errorf("%s: err = %v, want %d naming an upstream", tt.id, err, m.status)
 					continue
 				}

@@ -42,7 +42,7 @@ func (r *Routes) geocode(ctx context.Context, req *catalog.Request) (any, error)
 	q := req.Args.Str("q")
 	res, err := r.ban.Search(ctx, q, 5)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := Geocoded{Query: q, Total: len(res.Features), Results: []Address{}}
 	for _, f := range res.Features {
@@ -65,7 +65,7 @@ type Reversed struct {
 func (r *Routes) nearest(ctx context.Context, req *catalog.Request) (*ban.Feature, error) {
 	res, err := r.ban.Reverse(ctx, req.Args.Float("lat"), req.Args.Float("lon"))
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	f := res.Nearest()
 	if f == nil {
@@ -112,7 +112,7 @@ func (r *Routes) geoForward(ctx context.Context, req *catalog.Request) (any, err
 	limit := int(req.Args.Int("limit"))
 	res, err := r.ban.Search(ctx, q, max(limit, 1))
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	if len(res.Features) == 0 {
 		return nil, apierr.NotFound("no address matches %q", q)
@@ -197,7 +197,7 @@ func (r *Routes) commune(ctx context.Context, req *catalog.Request) (any, error)
 		list, err = r.geo.ByName(ctx, req.Args.Str("q"), 10)
 	}
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := Communes{Total: len(list), Results: []Commune{}}
 	for _, c := range list {
@@ -223,7 +223,7 @@ func (r *Routes) inseeCommune(ctx context.Context, req *catalog.Request) (any, e
 		if upstream.IsNotFound(err) {
 			return nil, apierr.NotFound("no commune with INSEE code %s", code)
 		}
-		return nil, fail(err)
+		return nil, err
 	}
 	out := InseeCommune{Commune: commune(*c)}
 	if city != code {
@@ -254,7 +254,7 @@ func (r *Routes) codesPostaux(ctx context.Context, req *catalog.Request) (any, e
 	cp := req.Args.Str("cp")
 	list, err := r.geo.ByPostalCode(ctx, cp)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	if len(list) == 0 {
 		return nil, apierr.NotFound("no commune has the postal code %s", cp)
@@ -288,7 +288,7 @@ type Parcel2 struct {
 func (r *Routes) parcelle(ctx context.Context, req *catalog.Request) (any, error) {
 	p, err := r.cadastre.Parcelle(ctx, req.Args.Float("lat"), req.Args.Float("lon"))
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	if len(p.Features) == 0 {
 		return nil, apierr.NotFound("no cadastral parcel at %g,%g (public road, water, or outside France)", req.Args.Float("lat"), req.Args.Float("lon"))

@@ -108,8 +108,8 @@ const (
 
 // geocodeCall geocodes an address (five candidates, the best first), kept an hour.
 func geocodeCall(r *Routes, q string, out **ban.Collection) call {
-	return call{upstream: ban.Name, key: "fr/immo/ban/" + strings.ToLower(q), ttl: time.Hour, out: out,
-		run: func(ctx context.Context) (err error) { *out, err = r.ban.Search(ctx, q, 5); return }}
+	return call{Source: ban.Name, Key: "fr/immo/ban/" + strings.ToLower(q), TTL: time.Hour, Out: out,
+		Run: func(ctx context.Context) (err error) { *out, err = r.ban.Search(ctx, q, 5); return }}
 }
 
 // dvfYear is one DVF file: its sales, or Absent when DVF publishes no file.
@@ -120,8 +120,8 @@ type dvfYear struct {
 }
 
 func dvfCall(r *Routes, insee string, year int, out **dvfYear) call {
-	return call{upstream: dvf.Name, key: fmt.Sprintf("fr/immo/dvf/%s/%d", insee, year), ttl: keepDVF, out: out,
-		run: func(ctx context.Context) error {
+	return call{Source: dvf.Name, Key: fmt.Sprintf("fr/immo/dvf/%s/%d", insee, year), TTL: keepDVF, Out: out,
+		Run: func(ctx context.Context) error {
 			ms, err := r.dvf.Mutations(ctx, year, insee)
 			if errors.Is(err, dvf.ErrNoFile) {
 				*out = &dvfYear{Year: year, Absent: true}
@@ -146,7 +146,7 @@ func (r *Routes) locate(ctx context.Context, adresse string) (ImmoPlace, Source,
 	var res *ban.Collection
 	src, err := r.fetch(ctx, geocodeCall(r, adresse, &res))
 	if err != nil {
-		return ImmoPlace{}, src, fail(err)
+		return ImmoPlace{}, src, err
 	}
 	if len(res.Features) == 0 {
 		return ImmoPlace{}, src, apierr.NotFound("no French address matches %q", adresse)
@@ -184,7 +184,7 @@ func (r *Routes) dvfYears(ctx context.Context, insee string, years []int) ([]*dv
 			return files, srcs, nil
 		}
 	}
-	return nil, srcs, fail(errs[0])
+	return nil, srcs, errs[0]
 }
 
 // sample is the sales read for an estimate and how they were read.

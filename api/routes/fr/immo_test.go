@@ -108,8 +108,7 @@ func TestEstimationArrondissement(t *testing.T) {
 	e.serve("ban", upstreamtest.Want(t, "/geocodage/search", upstreamtest.Query("q", "21 rue des ardennes, Paris", "limit", "5"), e.file("ban", "search_paris_ardennes.json")))
 	e.serve("dvf", dvfFiles(e, "75", "75119", nil, upstreamtest.ServerError()))
 	_, err := e.call("fr.estimation-immo", map[string]any{"adresse": "21 rue des ardennes, Paris", "surface": 40})
-	var ae *apierr.Error
-	if !errors.As(err, &ae) || ae.Status() != 502 || ae.Upstream != "dvf" {
+	if ae := apierr.Known(err); ae == nil || ae.Status() != 502 || ae.Upstream != "dvf" {
 		t.Fatalf("err = %v, want 502 naming dvf", err)
 	}
 	for _, r := range e.servers["dvf"].Requests() {
@@ -330,8 +329,7 @@ func TestNoFileButAYearFailed(t *testing.T) {
 		upstreamtest.Route{Path: fmt.Sprintf(dvfPath, 2025, "64", "64373"), H: upstreamtest.ServerError()},
 		upstreamtest.Route{Path: fmt.Sprintf(dvfPath, 2026, "64", "64373"), H: http.NotFoundHandler()}))
 	_, err := e.call("free.estimation-immo", map[string]any{"adresse": "rue jules ferry 64110 mazeres-lezons"})
-	var ae *apierr.Error
-	if !errors.As(err, &ae) || ae.Status() != 502 || ae.Upstream != "dvf" {
+	if ae := apierr.Known(err); ae == nil || ae.Status() != 502 || ae.Upstream != "dvf" {
 		t.Fatalf("err = %v, want 502 naming dvf", err)
 	}
 }

@@ -1,6 +1,7 @@
 package fr
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/geoapi"
 	re "github.com/peage/appliance/api/upstream/rechercheentreprises"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // The location study (etude-implantation) counts the active companies of an activity in a
@@ -142,17 +144,23 @@ func (r *Routes) etudeImplantation(ctx context.Context, req *catalog.Request) (a
 	calls := []call{
 		searchCall(r, re.Query{ActivitePrincipale: out.NAF, EtatAdministratif: "A", CodeCommune: code, Page: 1, PerPage: 1}, &inCommune),
 		searchCall(r, re.Query{ActivitePrincipale: out.NAF, EtatAdministratif: "A", Departement: dep, Page: 1, PerPage: 1}, &inDep),
-		{upstream: geoapi.Name, key: "fr/immo/departement/" + dep, ttl: keepDaily, out: &deps,
-			run: func(ctx context.Context) (err error) { deps, err = r.geo.InDepartement(ctx, dep); return }},
+		{Source: geoapi.Name, Key: "fr/immo/departement/" + dep, TTL: keepDaily, Out: &deps,
+			Run: func(ctx context.Context) (err error) { deps, err = r.geo.InDepartement(ctx, dep); return }},
 		communeCall(r, code, &c),
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		premises, premisesSample, premisesErr = r.estimateSample(ctx, ImmoPlace{Insee: code}, prixm2.Commerce, false)
-	}()
-	srcs, errs := r.fanOutErrs(ctx, calls...)
-	<-done
+	var (
+		srcs []Source
+		errs []error
+	)
+	// A panic in either is the call's failure (nothing charged), not the process's.
+	if err := cmp.Or(fanout.Go(ctx, nil,
+		func(ctx context.Context) error {
+			premises, premisesSample, premisesErr = r.estimateSample(ctx, ImmoPlace{Insee: code}, prixm2.Commerce, false)
+			return nil
+		},
+		func(ctx context.Context) error { srcs, errs = r.fanOutErrs(ctx, calls...); return nil })...); err != nil {
+		return nil, err
+	}
 	sources = append(sources, srcs...)
 	if err := essential(errs, 0); err != nil {
 		return nil, err

@@ -108,8 +108,8 @@ func (r *Routes) place(ctx context.Context, s string) (Lieu, []Source, error) {
 		return Lieu{Saisie: s, Type: "code_postal", Code: s, Nom: s}, nil, nil
 	}
 	var communes []geoapi.Commune
-	srcs, errs := r.fanOutErrs(ctx, call{upstream: geoapi.Name, key: "fr/report/commune/" + fold.String(s), ttl: keepDaily, out: &communes,
-		run: func(ctx context.Context) (err error) { communes, err = r.geo.ByName(ctx, s, 5); return }})
+	srcs, errs := r.fanOutErrs(ctx, call{Source: geoapi.Name, Key: "fr/report/commune/" + fold.String(s), TTL: keepDaily, Out: &communes,
+		Run: func(ctx context.Context) (err error) { communes, err = r.geo.ByName(ctx, s, 5); return }})
 	if err := essential(errs, 0); err != nil {
 		return Lieu{}, srcs, err
 	}

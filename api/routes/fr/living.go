@@ -90,7 +90,7 @@ func (r *Routes) vacances(ctx context.Context, req *catalog.Request) (any, error
 	}
 	p, err := r.education.Calendrier(ctx, zone, annee)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	paris, _ := time.LoadLocation("Europe/Paris")
 	out := Vacances{Zone: zone, AnneeScolaire: annee, Vacances: []Periode{}}
@@ -158,7 +158,7 @@ func (r *Routes) georisques(ctx context.Context, req *catalog.Request) (any, err
 	insee := req.Args.Str("insee")
 	rep, err := r.risques.Report(ctx, insee)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	if rep.Empty() {
 		return nil, apierr.NotFound("Géorisques knows no commune %s", insee)
@@ -205,7 +205,7 @@ func (r *Routes) carburants(ctx context.Context, req *catalog.Request) (any, err
 	cp := req.Args.Str("cp")
 	p, err := r.economie.Carburants(ctx, cp)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := Carburants{CP: cp, Stations: []Station{}}
 	for _, s := range p.Results {
@@ -270,7 +270,7 @@ func (r *Routes) dpe(ctx context.Context, req *catalog.Request) (any, error) {
 	}
 	l, err := r.ademe.DPE(ctx, q)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := DPEs{Insee: strPtr(insee), CP: strPtr(cp), Total: l.Total, Repartition: map[string]int{}, Results: []Diagnostic{}}
 	for _, d := range l.Results {
@@ -309,7 +309,7 @@ type Ecole struct {
 func (r *Routes) ecoles(ctx context.Context, req *catalog.Request) (any, error) {
 	p, err := r.education.Annuaire(ctx, req.Args.Str("q"), req.Args.Str("cp"), 100)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := Ecoles{Total: p.TotalCount, Results: []Ecole{}}
 	seen := map[string]bool{}
@@ -364,7 +364,7 @@ func (r *Routes) valeursFoncieres(ctx context.Context, req *catalog.Request) (an
 		return nil, apierr.NotFound("DVF publishes no file for commune %s in %d: the year is not published yet (files come out each spring and autumn)", insee, year)
 	}
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := Ventes{Insee: insee, Annee: year, Total: len(ms), Mutations: []Mutation{},
 		Note: "one entry per sale (id_mutation); valeur_fonciere is the price of the whole sale"}
@@ -438,7 +438,7 @@ func (r *Routes) meteoFR(ctx context.Context, req *catalog.Request) (any, error)
 	}
 	f, err := r.meteo.Forecast(ctx, req.Args.Float("lat"), req.Args.Float("lon"), days)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := Meteo{Lat: f.Latitude, Lon: f.Longitude, Source: "Open-Meteo (CC BY 4.0)",
 		Actuel:     Actuel{Heure: f.Current.Time, Temperature: f.Current.Temperature2m, VentKmh: f.Current.WindSpeed10m, Code: f.Current.WeatherCode, Description: describe(f.Current.WeatherCode)},
@@ -492,7 +492,7 @@ func (r *Routes) weather(ctx context.Context, req *catalog.Request) (any, error)
 		city := req.Args.Str("city")
 		p, err := r.meteo.Geocode(ctx, city)
 		if err != nil {
-			return nil, fail(err)
+			return nil, err
 		}
 		if p == nil {
 			return nil, apierr.NotFound("no place named %q", city)
@@ -501,7 +501,7 @@ func (r *Routes) weather(ctx context.Context, req *catalog.Request) (any, error)
 	}
 	f, err := r.meteo.Forecast(ctx, loc.Lat, loc.Lon, 3)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	return Weather{Location: loc, Source: "Open-Meteo (CC BY 4.0)",
 		Current: WeatherCurrent{Time: f.Current.Time, Temperature2m: f.Current.Temperature2m, WindSpeed10m: f.Current.WindSpeed10m, WeatherCode: f.Current.WeatherCode},
@@ -540,7 +540,7 @@ func (r *Routes) transportDatasets(ctx context.Context, req *catalog.Request) (a
 	q := req.Args.Str("q")
 	all, err := r.transport.Datasets(ctx)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := Transport{Query: q, Datasets: []Dataset{}}
 	for _, d := range all {
@@ -606,7 +606,7 @@ func (r *Routes) irve(ctx context.Context, req *catalog.Request) (any, error) {
 	insee := req.Args.Str("insee")
 	pdcs, truncated, err := r.tabular.IRVE(ctx, insee)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	out := IRVE{Insee: insee, NbPDC: len(pdcs), Bornes: []Borne{}, Truncated: truncated}
 	idx := map[string]int{}

@@ -89,7 +89,7 @@ func (r *Routes) placeOfPostcode(ctx context.Context, cp, city string) (ImmoPlac
 	communes, err := r.geo.ByPostalCode(ctx, cp)
 	src := r.source(geoapi.Name, err)
 	if err != nil {
-		return ImmoPlace{}, []Source{src}, fail(err)
+		return ImmoPlace{}, []Source{src}, err
 	}
 	if len(communes) == 0 {
 		return ImmoPlace{}, []Source{src}, apierr.NotFound("no commune has the postal code %s", cp)

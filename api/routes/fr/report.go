@@ -51,7 +51,7 @@ func (r *Routes) identifyQ(ctx context.Context, q string) (re.Unite, Source, err
 	var res *re.Results
 	src, err := r.fetch(ctx, registerCall(r, q, &res))
 	if err != nil {
-		return re.Unite{}, src, fail(err)
+		return re.Unite{}, src, err
 	}
 	if len(res.Results) == 0 {
 		return re.Unite{}, src, apierr.NotFound("no company matches %q in the public register (non-diffusible companies are absent)", q)

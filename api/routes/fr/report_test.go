@@ -53,7 +53,7 @@ func reportCases(e *env) []golden {
 	spec360 := map[string]string{"found": "boolean", "identite.siren": "string", "identite.tva": "string", "identite.denomination": "string",
 		"identite.status": "string", "annonces_legales.total": "number", "tva.numero": "string", "siege.siret": "string", "dirigeants": "array",
 		"etablissements.total": "number", "finances": "array", "comptes_deposes": "array", "rge.certifie": "boolean",
-		"sources": "array", "sources.0.upstream": "string", "sources.0.fetched_at": "string", "sources.0.status": "string", "confidence": "number"}
+		"sources": "array", "sources.0.source": "string", "sources.0.fetched_at": "string", "sources.0.status": "string", "confidence": "number"}
 	down := map[string]string{"found": "boolean", "annonces_legales": "null", "tva.valide_vies": "null", "sources.1.status": "string",
 		"sources.1.error": "string", "comptes_deposes.0.chiffre_affaires": "number", "confidence": "number"}
 	return []golden{
@@ -258,7 +258,7 @@ func TestSlowSourceIsDeclared(t *testing.T) {
 	}
 	r := out.(Entreprise360)
 	last := r.Sources[len(r.Sources)-1]
-	if last.Upstream != "vies" || last.Status != SourceTimeout || r.TVA.ValideVIES != nil || r.Confidence != 0.8 {
+	if last.Source != "vies" || last.Status != SourceTimeout || r.TVA.ValideVIES != nil || r.Confidence != 0.8 {
 		t.Errorf("vies source = %+v, tva = %+v, confidence %v", last, r.TVA, r.Confidence)
 	}
 }

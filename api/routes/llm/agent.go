@@ -196,10 +196,7 @@ func agentFailure(steps []Step, err error) error {
 			b.WriteString(" " + s.Action + ": " + s.Statut + ";")
 		}
 	}
-	ae := apierr.From(err)
-	out := *ae
-	out.Message = "the agent could not answer from its sources (steps:" + strings.TrimSuffix(b.String(), ";") + "): " + ae.Message
-	return &out
+	return &apierr.Reworded{Prefix: "the agent could not answer from its sources (steps:" + strings.TrimSuffix(b.String(), ";") + "): ", Err: err}
 }
 
 func (r *Routes) agentTask(ctx context.Context, req *catalog.Request) (any, error) {

@@ -125,7 +125,7 @@ func modelError(err error) error {
 		return &apierr.Error{Code: apierr.CodeUpstream, Upstream: model.Name, Cause: err,
 			Message: "the model's answer did not have the required shape, twice; nothing was charged"}
 	}
-	return upstream.APIError(err)
+	return err
 }
 
 // Usage is the model usage an answer reports.
@@ -149,7 +149,7 @@ func unavailable(what string, err error) error {
 }
 
 func apierrMessage(err error) string {
-	if ae, ok := err.(*apierr.Error); ok {
+	if ae := apierr.Known(err); ae != nil {
 		return ae.Message
 	}
 	return err.Error()

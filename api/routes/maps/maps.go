@@ -13,13 +13,14 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/extract"
+	"github.com/peage/appliance/browserfarm/farmerr"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Name is the upstream name in errors and in the registry (its base URL is the maps site:
@@ -310,30 +311,20 @@ func (r *Routes) details(ctx context.Context, req *catalog.Request, places []Pla
 	if len(places) == 0 {
 		return nil
 	}
-	dctx := ctx
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		dctx, cancel = context.WithDeadline(ctx, dl.Add(-detailsMargin))
-		defer cancel()
-	}
-	errs := make([]error, len(places))
 	sem := make(chan struct{}, r.parallel)
-	var wg sync.WaitGroup
+	reads := make([]func(context.Context) error, len(places))
 	for i := range places {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		reads[i] = func(dctx context.Context) error {
 			select {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
 			case <-dctx.Done():
-				errs[i] = dctx.Err()
-				return
+				return dctx.Err()
 			}
-			errs[i] = r.detail(dctx, req, &places[i])
-		}()
+			return r.detail(dctx, req, &places[i])
+		}
 	}
-	wg.Wait()
+	errs := (&fanout.Runner{Margin: detailsMargin}).Go(ctx, reads...)
 	var first error
 	for i, err := range errs {
 		if err == nil {
@@ -424,9 +415,11 @@ func orList(a, b []string) []string {
 
 // reason is an error's message for a place's DetailsError.
 func reason(err error) string {
-	var ae *apierr.Error
-	if errors.As(err, &ae) {
+	if ae := apierr.Known(err); ae != nil {
 		return ae.Message
+	}
+	if fe := farmerr.As(err); fe != nil {
+		return fe.Message
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return "not read within the call's deadline"
@@ -436,11 +429,12 @@ func reason(err error) string {
 
 // load runs the browser job and turns what is not the maps' page into an error.
 func (r *Routes) load(ctx context.Context, req *catalog.Request, target string, scroll *browserfarm.Scroll) (*browserfarm.Result, error) {
-	res, err := r.farm.Do(ctx, browserfarm.Task{URL: target, Free: req.Free, Scroll: scroll})
+	site := browserfarm.Site{Party: Name, Noun: "maps"}
+	res, err := r.farm.Do(ctx, browserfarm.Task{URL: target, Free: req.Free, Scroll: scroll, Site: &site})
 	if err != nil {
-		return nil, browserfarm.SiteTarget(err, Name, "maps")
+		return nil, err
 	}
-	if err := browserfarm.SitePage(res, Name, "maps", Blocked(res), "", target); err != nil {
+	if err := browserfarm.SitePage(res, site, Blocked(res), "", target); err != nil {
 		return nil, err
 	}
 	return res, nil

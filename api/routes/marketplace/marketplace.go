@@ -195,14 +195,16 @@ func (r *Routes) search(ctx context.Context, req *catalog.Request, q string) (an
 
 // load runs the browser job and turns what is not the marketplace's page into an error.
 func (r *Routes) load(ctx context.Context, req *catalog.Request, target string) (*browserfarm.Result, error) {
-	res, err := r.farm.Do(ctx, browserfarm.Task{URL: target, Free: req.Free})
-	if err != nil {
-		if req.Args.Str("url") != "" {
-			return nil, err // the caller's url: the farm's refusal names it
-		}
-		return nil, browserfarm.SiteTarget(err, Name, "marketplace")
+	site := browserfarm.Site{Party: Name, Noun: "marketplace"}
+	task := browserfarm.Task{URL: target, Free: req.Free}
+	if req.Args.Str("url") == "" { // the caller's url: the farm's refusal names it
+		task.Site = &site
 	}
-	if err := browserfarm.SitePage(res, Name, "marketplace", Blocked(res), "product", target); err != nil {
+	res, err := r.farm.Do(ctx, task)
+	if err != nil {
+		return nil, err
+	}
+	if err := browserfarm.SitePage(res, site, Blocked(res), "product", target); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -11,7 +11,6 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/esma"
 	"github.com/peage/appliance/api/upstream/httpc"
 )
@@ -112,7 +111,7 @@ const (
 func (r *Routes) check(ctx context.Context, req *catalog.Request) (any, error) {
 	snap, err := r.esma.Snapshot(ctx)
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	lei := strings.ToUpper(strings.TrimSpace(req.Args.Str("lei")))
 	name := strings.TrimSpace(req.Args.Str("name"))

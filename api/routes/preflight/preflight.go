@@ -116,7 +116,7 @@ func (r *Routes) preflight(ctx context.Context, req *catalog.Request) (any, erro
 		return nil, apierr.NotFound("no actor %s/%s in the marketplace", owner, name)
 	}
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	now := r.now().UTC()
 	f := Facts{Deprecated: a.IsDeprecated != nil && *a.IsDeprecated, Public: a.IsPublic, Notice: a.Notice,

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -29,6 +30,7 @@ import (
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/internal/egress"
+	"github.com/peage/appliance/internal/fanout"
 	"github.com/peage/appliance/internal/version"
 )
 
@@ -185,20 +187,19 @@ func (r *Routes) gather(ctx context.Context, s *site) {
 		home = r.fetch(ctx, client, s.page)
 	}
 	s.got[pHome] = home
-	var mu sync.Mutex
 	run := func(jobs map[string]string) {
-		var wg sync.WaitGroup
-		for name, target := range jobs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				f := r.fetch(ctx, client, target)
-				mu.Lock()
-				s.got[name] = f
-				mu.Unlock()
-			}()
+		names := slices.Sorted(maps.Keys(jobs))
+		got := make([]*fetched, len(names))
+		reads := make([]func(context.Context) error, len(names))
+		for i, name := range names {
+			reads[i] = func(ctx context.Context) error { got[i] = r.fetch(ctx, client, jobs[name]); return nil }
 		}
-		wg.Wait()
+		for i, err := range fanout.Go(ctx, nil, reads...) {
+			if err != nil { // the read panicked: the check sees a failed fetch
+				got[i] = &fetched{err: err}
+			}
+			s.got[names[i]] = got[i]
+		}
 	}
 	first := map[string]string{pMissing: s.origin + "/.peage-agent-readiness-" + strconv.FormatInt(r.now().UnixNano(), 36)}
 	for _, p := range []string{pRobots, pLLMs, pOpenAPI, pOpenAPIWK, "/.well-known/mcp", "/.well-known/x402", pAgentCard, pAgentJSON} {

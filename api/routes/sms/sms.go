@@ -21,7 +21,6 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/twilio"
 	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/internal/state"
@@ -91,14 +90,14 @@ func newSession() string {
 func (r *Routes) number(ctx context.Context, req *catalog.Request) (any, error) {
 	offers, err := r.carrier.AvailableLocal(ctx, r.Country, 1)
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	if len(offers) == 0 {
 		return nil, apierr.Upstream(twilio.Name, nil, "the carrier has no SMS-capable number to rent in %s right now; nothing was charged", r.Country)
 	}
 	in, err := r.carrier.Buy(ctx, offers[0].PhoneNumber)
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	now := r.now().UTC()
 	row := state.SMSNumber{Session: newSession(), Provider: twilio.Name, NumberSID: in.SID, Number: in.PhoneNumber,
@@ -152,7 +151,7 @@ func (r *Routes) inbox(ctx context.Context, req *catalog.Request) (any, error) {
 	}
 	msgs, err := r.carrier.MessagesTo(ctx, n.Number, pageSize)
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	out := Inbox{Session: n.Session, Number: n.Number, ExpiresAt: n.ExpiresAt.UTC().Format(time.RFC3339), Messages: []Message{}}
 	for _, m := range msgs {

@@ -28,6 +28,7 @@ import (
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/hackernews"
 	"github.com/peage/appliance/api/upstream/reddit"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Source codes.
@@ -79,21 +80,15 @@ type Post struct {
 	created     int64
 }
 
-// Failure is a source that did not answer.
-type Failure struct {
-	Source string `json:"source"`
-	Error  string `json:"error"`
-}
-
 // SearchAnswer is the answer of /v1/social/search.
 type SearchAnswer struct {
-	Q               string    `json:"q"`
-	Sort            string    `json:"sort"`
-	T               string    `json:"t"`
-	Count           int       `json:"count"`
-	SourcesAnswered []string  `json:"sources_answered"`
-	SourcesFailed   []Failure `json:"sources_failed"`
-	Posts           []Post    `json:"posts"`
+	Q               string          `json:"q"`
+	Sort            string          `json:"sort"`
+	T               string          `json:"t"`
+	Count           int             `json:"count"`
+	SourcesAnswered []string        `json:"sources_answered"`
+	SourcesFailed   []fanout.Source `json:"sources_failed"`
+	Posts           []Post          `json:"posts"`
 }
 
 const excerptLen = 280
@@ -178,38 +173,34 @@ func (r *Routes) search(ctx context.Context, req *catalog.Request) (any, error) 
 		sources = []string{Reddit, HN}
 	}
 	sources = slices.Compact(slices.Sorted(slices.Values(sources)))
-	type result struct {
-		posts []Post
-		err   error
-	}
-	results := make([]result, len(sources))
-	var wg sync.WaitGroup
+	posts := make([][]Post, len(sources))
+	calls := make([]fanout.Call, len(sources))
 	for i, s := range sources {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		calls[i] = fanout.Call{Source: s, Out: &posts[i], Run: func(ctx context.Context) (err error) {
 			if s == Reddit {
-				results[i].posts, results[i].err = r.searchReddit(ctx, q, sort, t, limit)
+				posts[i], err = r.searchReddit(ctx, q, sort, t, limit)
 			} else {
-				results[i].posts, results[i].err = r.searchHN(ctx, q, sort, t, limit)
+				posts[i], err = r.searchHN(ctx, q, sort, t, limit)
 			}
-		}()
+			return err
+		}}
 	}
-	wg.Wait()
-	ans := SearchAnswer{Q: q, Sort: sort, T: t, SourcesAnswered: []string{}, SourcesFailed: []Failure{}, Posts: []Post{}}
+	fan := &fanout.Runner{Now: r.now, Describe: func(err error) string { return apierr.From(err).Message }}
+	outcomes, errs := fan.Run(ctx, calls...)
+	ans := SearchAnswer{Q: q, Sort: sort, T: t, SourcesAnswered: []string{}, SourcesFailed: []fanout.Source{}, Posts: []Post{}}
 	var lastErr error
 	var lists [][]Post
 	for i, s := range sources {
-		if err := results[i].err; err != nil {
+		if err := errs[i]; err != nil {
 			lastErr = err
-			ans.SourcesFailed = append(ans.SourcesFailed, Failure{Source: s, Error: upstream.APIError(err).Error()})
+			ans.SourcesFailed = append(ans.SourcesFailed, outcomes[i])
 			continue
 		}
 		ans.SourcesAnswered = append(ans.SourcesAnswered, s)
-		lists = append(lists, results[i].posts)
+		lists = append(lists, posts[i])
 	}
 	if len(ans.SourcesAnswered) == 0 {
-		return nil, upstream.APIError(lastErr)
+		return nil, lastErr
 	}
 	ans.Posts = merge(lists, sort, limit)
 	ans.Count = len(ans.Posts)
@@ -314,7 +305,7 @@ func (r *Routes) redditThread(ctx context.Context, id string, limit int) (any, e
 		if upstream.IsNotFound(err) {
 			return nil, apierr.NotFound("no Reddit thread %s", id)
 		}
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	ans := ThreadAnswer{Post: ThreadPost{Source: Reddit, ID: Reddit + ":" + p.ID, Title: p.Title, Score: p.Score, Text: p.Selftext,
 		Author: p.Author, URL: p.URL, Permalink: "https://www.reddit.com" + p.Permalink, NumComments: p.NumComments,
@@ -371,7 +362,7 @@ func (r *Routes) hnThread(ctx context.Context, id int64, limit int) (any, error)
 		if upstream.IsNotFound(err) {
 			return nil, apierr.NotFound("no Hacker News item %d", id)
 		}
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	ans := ThreadAnswer{Post: ThreadPost{Source: HN, ID: fmt.Sprintf("%s:%d", HN, it.ID), Title: deref(it.Title), Text: plain(deref(it.Text)),
 		Author: deref(it.Author), URL: deref(it.URL), Permalink: fmt.Sprintf("https://news.ycombinator.com/item?id=%d", it.ID), CreatedAt: it.CreatedAt},
@@ -429,11 +420,9 @@ func (r *Routes) probe(ctx context.Context, _ *catalog.Request) (any, error) {
 	}
 	st := &Status{CheckedAt: r.now().UTC().Format(time.RFC3339), CacheTTL: int(statusTTL / time.Second)}
 	out := make([]SourceStatus, 2)
-	var wg sync.WaitGroup
+	probes := make([]func(context.Context) error, 2)
 	for i, src := range []string{Reddit, HN} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		probes[i] = func(ctx context.Context) error {
 			start := time.Now()
 			var err error
 			if src == Reddit {
@@ -443,15 +432,20 @@ func (r *Routes) probe(ctx context.Context, _ *catalog.Request) (any, error) {
 			}
 			s := SourceStatus{Source: src, OK: err == nil, LatencyMS: time.Since(start).Milliseconds()}
 			if err != nil {
-				s.Error = upstream.APIError(err).Error()
+				s.Error = apierr.From(err).Error()
 			}
 			if src == Reddit {
 				s.Mode = map[bool]string{true: "oauth", false: "keyless"}[r.reddit.OAuth()]
 			}
 			out[i] = s
-		}()
+			return nil
+		}
 	}
-	wg.Wait()
+	for i, err := range fanout.Go(ctx, nil, probes...) {
+		if err != nil { // the probe itself panicked
+			out[i] = SourceStatus{Source: []string{Reddit, HN}[i], Error: "internal error"}
+		}
+	}
 	st.Sources = out
 	r.status, r.statusAt = st, r.now()
 	return st, nil

@@ -129,7 +129,8 @@ func TestSearchOneSourceDown(t *testing.T) {
 		t.Errorf("sources_answered %v", got)
 	}
 	failed := m["sources_failed"].([]any)
-	if len(failed) != 1 || failed[0].(map[string]any)["source"] != "reddit" {
+	if len(failed) != 1 || failed[0].(map[string]any)["source"] != "reddit" || failed[0].(map[string]any)["status"] != "failed" ||
+		failed[0].(map[string]any)["error"] == nil {
 		t.Errorf("sources_failed %v", failed)
 	}
 }

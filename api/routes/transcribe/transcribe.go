@@ -19,7 +19,6 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/speech"
 	"github.com/peage/appliance/api/upstream/youtube"
 )
@@ -154,7 +153,7 @@ func (r *Routes) transcribe(ctx context.Context, req *catalog.Request) (any, err
 	case errors.Is(err, youtube.ErrNoCaptions), errors.Is(err, youtube.ErrEmptyCaptions):
 		ans.CaptionsProblem = err.Error()
 	default:
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	if r.asr == nil || r.asr.Ready() != nil || r.down == nil {
 		return nil, apierr.Upstream(speech.Name, err, "the video has no usable captions (%v) and no speech recogniser is configured; nothing was charged", err)
@@ -165,7 +164,7 @@ func (r *Routes) transcribe(ctx context.Context, req *catalog.Request) (any, err
 	}
 	t, terr := r.asr.Transcribe(ctx, name, audio)
 	if terr != nil {
-		return nil, upstream.APIError(terr)
+		return nil, terr
 	}
 	parts := make([]Segment, len(t.Segments))
 	for i, s := range t.Segments {

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/companieshouse"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Verdicts, from worst to best.
@@ -190,21 +190,9 @@ func (r *Routes) check(ctx context.Context, req *catalog.Request) (any, error) {
 // answer (nothing declared) and costs no call against the rate limit.
 func (r *Routes) gather(ctx context.Context, p *companieshouse.Profile, f *Facts) error {
 	number := p.CompanyNumber
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	run := func(fn func() error) {
-		wg.Go(func() {
-			if err := fn(); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		})
-	}
-	run(func() error {
+	var reads []func(context.Context) error
+	run := func(fn func(ctx context.Context) error) { reads = append(reads, fn) }
+	run(func(ctx context.Context) error {
 		o, err := r.ch.Officers(ctx, number)
 		if upstream.IsNotFound(err) {
 			return nil // no officer list: none appointed
@@ -215,7 +203,7 @@ func (r *Routes) gather(ctx context.Context, p *companieshouse.Profile, f *Facts
 		return err
 	})
 	if p.Links.PSC != "" {
-		run(func() error {
+		run(func(ctx context.Context) error {
 			l, err := r.ch.PSCs(ctx, number)
 			if err == nil {
 				f.ActivePSCs = l.ActiveCount
@@ -224,7 +212,7 @@ func (r *Routes) gather(ctx context.Context, p *companieshouse.Profile, f *Facts
 		})
 	}
 	if p.Links.PSCStatements != "" {
-		run(func() error {
+		run(func(ctx context.Context) error {
 			s, err := r.ch.Statements(ctx, number)
 			if err == nil {
 				f.ActivePSCStatements = s.ActiveCount
@@ -233,7 +221,7 @@ func (r *Routes) gather(ctx context.Context, p *companieshouse.Profile, f *Facts
 		})
 	}
 	if p.Links.Exemptions != "" {
-		run(func() error {
+		run(func(ctx context.Context) error {
 			e, err := r.ch.Exemptions(ctx, number)
 			if err == nil {
 				for _, ex := range e.Exemptions {
@@ -245,9 +233,10 @@ func (r *Routes) gather(ctx context.Context, p *companieshouse.Profile, f *Facts
 			return ignore404(err)
 		})
 	}
-	wg.Wait()
-	if len(errs) > 0 {
-		return upstream.APIError(errs[0])
+	for _, err := range fanout.Go(ctx, nil, reads...) {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

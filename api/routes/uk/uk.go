@@ -67,7 +67,7 @@ func (r *Routes) resolve(ctx context.Context, req *catalog.Request) (string, []M
 	q := strings.TrimSpace(req.Args.Str("q"))
 	res, err := r.ch.SearchCompanies(ctx, q, searchSize)
 	if err != nil {
-		return "", nil, upstream.APIError(err)
+		return "", nil, err
 	}
 	if len(res.Items) == 0 {
 		return "", nil, apierr.NotFound("no UK company matches %q at Companies House", q)
@@ -92,7 +92,7 @@ func notFound(err error, number, what string) error {
 	if upstream.IsNotFound(err) {
 		return apierr.NotFound("Companies House has no %s for company number %s", what, number)
 	}
-	return upstream.APIError(err)
+	return err
 }
 
 func orEmpty[T any](s []T) []T {

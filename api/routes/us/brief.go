@@ -262,5 +262,5 @@ func briefModelError(err error) error {
 	case errors.As(err, &ie), errors.Is(err, llm.ErrTruncated):
 		return &apierr.Error{Code: apierr.CodeUpstream, Upstream: llm.Name, Cause: err, Message: "the model's brief was incomplete or not in the required shape; nothing was charged"}
 	}
-	return upstream.APIError(err)
+	return err
 }

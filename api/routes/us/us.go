@@ -79,7 +79,7 @@ func (r *Routes) resolve(ctx context.Context, req *catalog.Request) (company, er
 	if t := req.Args.Str("ticker"); t != "" {
 		row, ok, err := r.sec.LookupTicker(ctx, t)
 		if err != nil {
-			return company{}, upstream.APIError(err)
+			return company{}, err
 		}
 		if !ok {
 			return company{}, apierr.NotFound("SEC's ticker file lists no ticker %s", strings.ToUpper(t))
@@ -106,7 +106,7 @@ func notFound(err error, cik int64, what string) error {
 	if upstream.IsNotFound(err) {
 		return apierr.NotFound("SEC EDGAR has no %s for CIK %s", what, secedgar.CIK10(cik))
 	}
-	return upstream.APIError(err)
+	return err
 }
 
 func orEmpty[T any](s []T) []T {

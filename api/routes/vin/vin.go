@@ -14,7 +14,6 @@ import (
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	vincode "github.com/peage/appliance/api/compute/vin"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/vpic"
 )
@@ -119,7 +118,7 @@ func (r *Routes) decode(ctx context.Context, req *catalog.Request) (any, error) 
 	v := strings.ToUpper(strings.NewReplacer(" ", "", "-", "").Replace(req.Args.Str("vin")))
 	d, err := r.vpic.DecodeVIN(ctx, v)
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	return Build(v, d, r.now().Year())
 }

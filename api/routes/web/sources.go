@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/search"
 	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/browserfarm/farmerr"
+	"github.com/peage/appliance/internal/fanout"
 )
 
 // Searcher is what /v1/search/sources needs of the web-search providers.
@@ -71,12 +71,12 @@ type Sources struct {
 
 // reasonOf names why the farm could not give a page.
 func reasonOf(err error) string {
-	switch apierr.From(err).Code {
-	case apierr.CodeBadParam:
+	switch farmerr.KindOf(err) {
+	case farmerr.Refused:
 		return reasonRefused
-	case apierr.CodeTimeout:
+	case farmerr.Timeout:
 		return reasonTimeout
-	case apierr.CodeBusy:
+	case farmerr.Busy:
 		return reasonBusy
 	default:
 		return reasonFailed
@@ -99,7 +99,9 @@ func cut(s string, max int) (string, bool) {
 func (r *Routes) readSource(ctx context.Context, s *Source, free bool, maxChars int) {
 	fail := func(reason string, err error) {
 		s.Reason = reason
-		if err != nil {
+		if fe := farmerr.As(err); fe != nil {
+			s.Error = fe.Message
+		} else if err != nil {
 			s.Error = apierr.From(err).Message
 		}
 	}
@@ -132,7 +134,7 @@ func (r *Routes) sources(ctx context.Context, req *catalog.Request) (any, error)
 	top, maxChars := int(req.Args.Int("top")), int(req.Args.Int("max_chars"))
 	res, err := r.search.Web(ctx, search.Query{Q: q})
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	out := Sources{Q: q, Provider: res.Provider, Results: []Source{}}
 	for _, o := range res.Organic {
@@ -145,21 +147,15 @@ func (r *Routes) sources(ctx context.Context, req *catalog.Request) (any, error)
 		return out, nil // a search with no result is an answer
 	}
 	// Every page is read at once, under one deadline: the call's, less a margin to answer.
-	pctx := ctx
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		pctx, cancel = context.WithDeadline(ctx, dl.Add(-sourcesMargin))
-		defer cancel()
-	}
-	var wg sync.WaitGroup
+	reads := make([]func(context.Context) error, len(out.Results))
 	for i := range out.Results {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.readSource(pctx, &out.Results[i], req.Free, maxChars)
-		}()
+		reads[i] = func(ctx context.Context) error { r.readSource(ctx, &out.Results[i], req.Free, maxChars); return nil }
 	}
-	wg.Wait()
+	for i, err := range (&fanout.Runner{Margin: sourcesMargin}).Go(ctx, reads...) {
+		if err != nil { // the read panicked: that page is unread, the others stand
+			out.Results[i].OK, out.Results[i].Reason, out.Results[i].Error = false, reasonFailed, "internal error"
+		}
+	}
 	for _, s := range out.Results {
 		if s.OK {
 			out.Read++

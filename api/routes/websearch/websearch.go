@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/search"
 )
 
@@ -57,7 +56,7 @@ func (r *Routes) web(ctx context.Context, req *catalog.Request) (any, error) {
 	q := query(req)
 	res, err := r.s.Web(ctx, q)
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	return Web{Q: q.Q, GL: q.GL, HL: q.HL, Results: res}, nil
 }
@@ -66,7 +65,7 @@ func (r *Routes) news(ctx context.Context, req *catalog.Request) (any, error) {
 	q := query(req)
 	items, provider, err := r.s.News(ctx, q)
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	return NewsAnswer{Q: q.Q, GL: q.GL, HL: q.HL, Provider: provider, News: items}, nil
 }

@@ -92,7 +92,7 @@ func (r *Routes) summary(ctx context.Context, req *catalog.Request) (any, error)
 	if upstream.IsNotFound(err) {
 		sr, serr := r.wp.Search(ctx, lang, asked)
 		if serr != nil {
-			return nil, upstream.APIError(serr)
+			return nil, serr
 		}
 		best := sr.Title
 		if best == "" {
@@ -107,7 +107,7 @@ func (r *Routes) summary(ctx context.Context, req *catalog.Request) (any, error)
 		}
 	}
 	if err != nil {
-		return nil, upstream.APIError(err)
+		return nil, err
 	}
 	if by == ByTitle && !sameTitle(asked, s.Title) && !sameTitle(asked, s.Titles.Normalized) {
 		by = ByRedirect

@@ -28,11 +28,15 @@ import (
 // Name is the upstream name the catalog entries carry.
 const Name = "base-rpc"
 
+// ENSName is the upstream name of the ENS chain's client (NewENS).
+const ENSName = "eth-rpc"
+
 // ErrNotConfigured is the reason the routes are unavailable without [chain] rpc.
 var ErrNotConfigured = errors.New("no chain RPC endpoint configured (chain.rpc)")
 
 // Client asks the configured JSON-RPC endpoints; it is safe for concurrent use.
 type Client struct {
+	name     string // the upstream name its failures carry
 	eps      []endpoint
 	usdc     common.Address
 	maxBatch int
@@ -53,7 +57,7 @@ func New(cfg Config) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Client{usdc: common.HexToAddress(cfg.USDC), maxBatch: cfg.MaxBatch}
+	c := &Client{name: Name, usdc: common.HexToAddress(cfg.USDC), maxBatch: cfg.MaxBatch}
 	for _, raw := range cfg.Endpoints() {
 		u, _ := url.Parse(raw)
 		hc := &http.Client{
@@ -80,7 +84,11 @@ func NewENS(cfg Config) (*Client, error) {
 		return nil, ErrNoENS
 	}
 	cfg.RPC = cfg.ENSRPC
-	return New(cfg)
+	c, err := New(cfg)
+	if err == nil {
+		c.name = ENSName
+	}
+	return c, err
 }
 
 // Close releases the client's connections.
@@ -148,15 +156,20 @@ func (c *Client) send(ctx context.Context, op string, part []rpc.BatchElem) erro
 }
 
 // fail wraps a failure of the whole request as the connector's error, keeping the endpoint's
-// HTTP status (429 is its rate limit) for the route to map.
+// HTTP status; the edge maps it (upstream.Error.APIError), naming the endpoint by its host.
 func (c *Client) fail(op string, err error) error {
 	// Any failure without an HTTP answer (refused, reset, DNS) is worth the next endpoint.
-	ue := &upstream.Error{Upstream: Name, Op: op, Err: err, Retryable: true}
+	ue := &upstream.Error{Upstream: c.name, Display: c.display(), Op: op, Err: err, Retryable: true}
 	var he rpc.HTTPError
 	if errors.As(err, &he) {
 		ue.Status = he.StatusCode
 		ue.Retryable = he.StatusCode == http.StatusTooManyRequests || he.StatusCode >= 500
 		ue.Err = fmt.Errorf("%s", strings.TrimSpace(he.Status))
+		if he.StatusCode == http.StatusTooManyRequests {
+			// The operator's own endpoint rate-limiting the appliance: the appliance is busy
+			// (429, retry in a moment), not failing.
+			ue.Err = fmt.Errorf("%w: %s", upstream.ErrThrottled, strings.TrimSpace(he.Status))
+		}
 	}
 	if errors.Is(err, httpc.ErrWouldMissDeadline) {
 		ue.Err = upstream.ErrThrottled
@@ -177,10 +190,14 @@ func deadlineOf(err error) error {
 	return nil
 }
 
-// callErr reports a failed element of a batch.
+// callErr reports a failed element of a batch: the endpoint's own error (a revert, an
+// unknown method) is its Reason, shown to the caller as it was before the edge mapped it.
 func (c *Client) callErr(op string, err error) error {
-	return &upstream.Error{Upstream: Name, Op: op, Err: err}
+	return &upstream.Error{Upstream: c.name, Display: c.display(), Op: op, Err: err, Reason: err.Error()}
 }
+
+// display names the endpoints in a failure's message, by host (provider URLs carry keys).
+func (c *Client) display() string { return "the chain endpoint " + c.Endpoint() }
 
 // ChainName is the network name of a chain id, as the routes report it.
 func ChainName(id uint64) string {

@@ -149,7 +149,7 @@ func TestComplete(t *testing.T) {
 				if upstream.StatusOf(err) != 429 || len(bodies) != 1 {
 					t.Fatalf("err %v calls %d", err, len(bodies))
 				}
-				if ae := apierr.From(upstream.APIError(err)); ae.Status() != 502 {
+				if ae := apierr.From(err); ae.Status() != 502 {
 					t.Errorf("mapped to %d", ae.Status())
 				}
 			}},

@@ -138,9 +138,21 @@ func (c *Client) Query(ctx context.Context, name string, qtype uint16) (*Answer,
 		case dns.RcodeSuccess, dns.RcodeNameError:
 			return &Answer{Rcode: r.Rcode, AD: r.AuthenticatedData, RRs: r.Answer, Server: server}, nil
 		}
-		last = &upstream.Error{Upstream: Name, Op: op + " @" + server, Err: &RcodeError{Rcode: r.Rcode}}
+		last = &upstream.Error{Upstream: Name, Op: op + " @" + server, Err: &RcodeError{Rcode: r.Rcode},
+			Reason: dns.RcodeToString[r.Rcode]}
+	}
+	if ue, ok := last.(*upstream.Error); ok {
+		ue.Display = c.display()
 	}
 	return nil, last
+}
+
+// display names the resolvers in a failure's message: each was tried in turn.
+func (c *Client) display() string {
+	if len(c.servers) > 1 {
+		return "the DNS resolvers " + strings.Join(c.servers, ", ")
+	}
+	return "the DNS resolver " + strings.Join(c.servers, "")
 }
 
 // RcodeError is a resolver's refusal to answer.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 )
@@ -58,7 +59,7 @@ func TestRefusalIsAFailureNotInvalid(t *testing.T) {
 			if err == nil || !asErr(err, &ue) || ue.Retryable != tt.retryable {
 				t.Fatalf("Check = %+v, %v; want an upstream error, retryable %v", r, err, tt.retryable)
 			}
-			if msg := upstream.APIError(err).Error(); !strings.Contains(msg, "vies did not answer: "+tt.reason) {
+			if msg := apierr.From(err).Error(); !strings.Contains(msg, "vies did not answer: "+tt.reason) {
 				t.Errorf("the client is told %q; want VIES's %s named", msg, tt.reason)
 			}
 		})

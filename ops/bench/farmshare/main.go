@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -24,10 +23,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/routes/web"
 	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/browserfarm/farmerr"
 	"github.com/peage/appliance/browserfarm/farmtest"
 	"github.com/peage/appliance/internal/caller"
 	"github.com/peage/appliance/internal/egress"
@@ -155,9 +154,8 @@ func (b *bench) waitIdle() {
 }
 
 func short(err error) string {
-	var e *apierr.Error
-	if errors.As(err, &e) {
-		return string(e.Code) + ": " + e.Message
+	if e := farmerr.As(err); e != nil {
+		return e.Message
 	}
 	return err.Error()
 }
