@@ -30,8 +30,8 @@ type Pages interface {
 	ReadyToRead() error
 }
 
-// Deps are the family's collaborators; nil ones leave their routes unavailable.
-type Deps struct {
+// Parts are the family's collaborators; nil ones leave their routes unavailable.
+type Parts struct {
 	Model *model.Client // nil: the model routes answer 503
 	Pages Pages         // nil: the page routes answer 503
 	Now   func() time.Time
@@ -45,8 +45,8 @@ type Routes struct {
 	cat   *catalog.Catalog // the router's source of capabilities, set by Bind
 }
 
-// New builds the family.
-func New(d Deps) *Routes {
+// With builds the family.
+func With(d Parts) *Routes {
 	if d.Now == nil {
 		d.Now = time.Now
 	}

@@ -78,7 +78,7 @@ func start(t *testing.T, who string, gate paywall.Gate, attempt time.Duration) *
 		}
 	}
 	pool := httpc.NewPool(specs, httpc.Options{Contact: who, Logger: quiet})
-	r, err := us.New(us.Deps{Pool: pool})
+	r, err := us.With(us.Parts{Pool: pool})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	t.Helper()
 	srv := upstreamtest.New(t)
 	pool := httpc.NewPool(map[string]upstream.Spec{vpic.Name: srv.Spec(t, vpic.Name)}, httpc.Options{Contact: "test@example.org", Logger: quiet})
-	r, err := vin.New(vin.Deps{Pool: pool, Now: func() time.Time { return time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC) }})
+	r, err := vin.With(vin.Parts{Pool: pool, Now: func() time.Time { return time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)
 	}

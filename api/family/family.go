@@ -1,0 +1,101 @@
+// Package family is the one shape of a route family: every family is built by a constructor
+// taking Deps, the dependencies the families share, builds its own connectors from them, and
+// binds its entries to the catalog. The families themselves are listed in order in
+// api/routes/families.go.
+package family
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/api/upstream/chainrpc"
+	"github.com/peage/appliance/api/upstream/httpc"
+	"github.com/peage/appliance/api/upstream/llm"
+	"github.com/peage/appliance/api/upstream/resolver"
+	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/internal/cache"
+	"github.com/peage/appliance/internal/egress"
+	"github.com/peage/appliance/internal/state"
+	proxyclient "github.com/peage/appliance/proxyd/client"
+	"github.com/peage/appliance/settle/ledger"
+)
+
+// Deps are what the composition gives every family. A nil collaborator is one the process
+// does not have (no Chromium, no proxyd, no ledger): a family needing it is left unbound and
+// its routes stay listed, answering 503 before any 402.
+type Deps struct {
+	Config Config
+	// Pool is the process-wide client pool: every caller of an upstream shares its bucket.
+	Pool *httpc.Pool
+	// Upstreams are the resolved registry rows: upstream.Resolve(cfg.Upstream).
+	Upstreams map[string]upstream.Spec
+	Cache     *cache.Cache // results shared between calls; nil keeps none
+	Store     *state.Store // the journaled store
+	Egress    *egress.Policy
+	Farm      Farm                // the browser pool; nil when Chromium could not start
+	Proxy     proxyclient.Service // proxyd: in process in dev, its admin socket in production
+	Ledger    Ledger              // the settle daemon's ledger
+	Log       *slog.Logger
+	Now       func() time.Time
+	// Background runs work beside the server until the server's context ends (the SMS
+	// reaper); nil when nothing runs in the background (tests).
+	Background func(run func(context.Context))
+}
+
+// Config is the part of the appliance's configuration the families read, each section
+// owned by the package it configures.
+type Config struct {
+	StateDir string
+	Names    catalog.Names
+	DNS      resolver.Config
+	Chain    chainrpc.Config
+	LLM      llm.Config
+	// Contact is the operator's address some upstreams ask for in the User-Agent.
+	Contact string
+}
+
+// Farm is what the families need of the browser pool (browserfarm.Farm).
+type Farm interface {
+	Do(ctx context.Context, t browserfarm.Task) (*browserfarm.Result, error)
+	Ready() error
+}
+
+// Ledger is the settle daemon's ledger as the API reads it (settle/client.Client).
+type Ledger interface {
+	Payment(ctx context.Context, payer, nonce string) (ledger.Summary, error)
+}
+
+// Binder binds a family's handlers to a catalog.
+type Binder interface {
+	Bind(*catalog.Catalog) error
+}
+
+// BindFunc is a Binder written as a function (a check joined to a format).
+type BindFunc func(*catalog.Catalog) error
+
+// Bind calls f.
+func (f BindFunc) Bind(c *catalog.Catalog) error { return f(c) }
+
+// Family is one entry of the list: its name and its constructor. A constructor returning a
+// nil family leaves its routes unbound (a collaborator is missing).
+type Family struct {
+	Name string
+	New  func(Deps) (Binder, error)
+}
+
+// Of lists a family by its constructor, func New(family.Deps) (*Routes, error).
+func Of[T any, P interface {
+	*T
+	Binder
+}](name string, build func(Deps) (P, error)) Family {
+	return Family{Name: name, New: func(d Deps) (Binder, error) {
+		r, err := build(d)
+		if err != nil || r == nil {
+			return nil, err
+		}
+		return r, nil
+	}}
+}
