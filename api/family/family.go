@@ -38,8 +38,11 @@ type Deps struct {
 	Farm      Farm                // the browser pool; nil when Chromium could not start
 	Proxy     proxyclient.Service // proxyd: in process in dev, its admin socket in production
 	Ledger    Ledger              // the settle daemon's ledger
-	Log       *slog.Logger
-	Now       func() time.Time
+	// Pages reads pages for reasoning, offered by the web family to the families after it
+	// in the list; nil without the browser farm.
+	Pages PageReader
+	Log   *slog.Logger
+	Now   func() time.Time
 	// Background runs work beside the server until the server's context ends (the SMS
 	// reaper); nil when nothing runs in the background (tests).
 	Background func(run func(context.Context))
@@ -98,4 +101,21 @@ func Of[T any, P interface {
 		}
 		return r, nil
 	}}
+}
+
+// Page is a page read for a reader that reasons over it: the web family reads it through the
+// browser farm, refusing what is not the page itself; the model routes reason over it.
+type Page struct {
+	URL      string `json:"url"`
+	FinalURL string `json:"final_url"`
+	Title    string `json:"title"`
+	Markdown string `json:"-"`
+	Text     string `json:"-"`
+}
+
+// PageReader reads pages for reasoning. The web family offers it to the families listed after
+// it (Deps.Pages), so that no family imports another.
+type PageReader interface {
+	ReadPage(ctx context.Context, url string, free bool) (*Page, error)
+	ReadyToRead() error
 }

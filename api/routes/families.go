@@ -90,7 +90,17 @@ func Bind(c *catalog.Catalog, d family.Deps) (map[string]family.Binder, error) {
 		}
 		if b != nil {
 			built[f.Name] = b
+			d = offered(d, b)
 		}
 	}
 	return built, nil
+}
+
+// offered adds to d what family b offers the families listed after it, so that they share it
+// without importing b: the web family reads pages for the model routes.
+func offered(d family.Deps, b family.Binder) family.Deps {
+	if p, ok := b.(family.PageReader); ok {
+		d.Pages = p
+	}
+	return d
 }

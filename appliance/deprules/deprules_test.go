@@ -61,7 +61,6 @@ var layers = []struct {
 var notYet = map[string]string{
 	"browserfarm":         "api/apierr",
 	"api/routes/annonces": "api/routes/fr",
-	"api/routes/llm":      "api/routes/web",
 }
 
 func list(t *testing.T, format string, pkgs ...string) []string {

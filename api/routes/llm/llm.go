@@ -12,23 +12,19 @@
 package llm
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/routes/web"
+	"github.com/peage/appliance/api/family"
 	"github.com/peage/appliance/api/upstream"
 	model "github.com/peage/appliance/api/upstream/llm"
 )
 
-// Pages reads a page for reasoning (web.Routes over the browser farm).
-type Pages interface {
-	ReadPage(ctx context.Context, url string, free bool) (*web.Page, error)
-	ReadyToRead() error
-}
+// Pages reads a page for reasoning (the web family's, over the browser farm).
+type Pages = family.PageReader
 
 // Parts are the family's collaborators; nil ones leave their routes unavailable.
 type Parts struct {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/routes/web"
+	"github.com/peage/appliance/api/family"
 	model "github.com/peage/appliance/api/upstream/llm"
 )
 
@@ -60,7 +60,7 @@ func normalise(s string) string { return strings.TrimSpace(spaces.ReplaceAllStri
 // corpus is a source as read, normalised once for the checks.
 type corpus struct{ texts []string }
 
-func newCorpus(p *web.Page) corpus {
+func newCorpus(p *family.Page) corpus {
 	return corpus{texts: []string{normalise(p.Markdown), normalise(p.Text)}}
 }
 
@@ -87,7 +87,7 @@ func truncate(s string, n int) string {
 }
 
 // pageText is what the model reads of a page: its markdown (or text), cut at limit characters.
-func pageText(p *web.Page, limit int) string {
+func pageText(p *family.Page, limit int) string {
 	if strings.TrimSpace(p.Markdown) != "" {
 		return truncate(p.Markdown, limit)
 	}
@@ -103,7 +103,7 @@ var answerSchema = &model.Schema{Name: "answer_with_evidence", Doc: map[string]a
 	}}}
 
 // sourcesOf numbers the pages read, as evidence cites them.
-func sourcesOf(pages []*web.Page) []Source {
+func sourcesOf(pages []*family.Page) []Source {
 	out := make([]Source, len(pages))
 	for i, p := range pages {
 		out[i] = Source{N: i + 1, URL: p.URL, FinalURL: p.FinalURL, Title: p.Title}
@@ -115,7 +115,7 @@ func sourcesOf(pages []*web.Page) []Source {
 // every quote against the pages as read (each quote is attributed to the first page holding
 // it). Pages that cannot answer are a 404 and a quote in none of them a 502: neither is an
 // answer, neither is charged. The pages' share of the prompt is maxPageChars in all.
-func (r *Routes) answerFrom(ctx context.Context, objective string, pages ...*web.Page) (string, []Evidence, Usage, error) {
+func (r *Routes) answerFrom(ctx context.Context, objective string, pages ...*family.Page) (string, []Evidence, Usage, error) {
 	if len(pages) == 0 {
 		return "", nil, Usage{}, apierr.NotFound("no page was read; no answer is given and nothing was charged")
 	}
