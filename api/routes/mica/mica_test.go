@@ -136,6 +136,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			apitest.NeedsTime(t, tt.status)
 			gate := &apitest.RecordingGate{}
 			e := start(t, gate)
 			tt.handler(t, e.srv)

@@ -113,6 +113,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			apitest.NeedsTime(t, tt.status)
 			gate := &apitest.RecordingGate{}
 			e := start(t, gate)
 			if tt.handler == nil {

@@ -177,6 +177,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 		apitest.UpstreamFailures()...)
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
+			tt.NeedsTime(t)
 			gate := &apitest.RecordingGate{}
 			e := start(t, "test-key", gate)
 			e.srv.Handle(tt.Handler)

@@ -189,6 +189,7 @@ func TestUnknownCompanies(t *testing.T) {
 func TestFailuresAreNotCharged(t *testing.T) {
 	for _, tt := range apitest.UpstreamFailures() {
 		t.Run(tt.Name, func(t *testing.T) {
+			tt.NeedsTime(t)
 			gate := &apitest.RecordingGate{}
 			e := start(t, contact, gate, 0)
 			e.files.Handle(tt.Handler)

@@ -121,6 +121,7 @@ func TestNothingKnownIs404(t *testing.T) {
 func TestFailuresAreNotCharged(t *testing.T) {
 	for _, tt := range apitest.UpstreamFailures() {
 		t.Run(tt.Name, func(t *testing.T) {
+			tt.NeedsTime(t)
 			gate := &apitest.RecordingGate{}
 			e := start(t, gate)
 			e.srv.Expect(decodePath("1FTMW1T88MFA00001"), jsonFormat, tt.Handler)

@@ -162,6 +162,7 @@ func TestFallbackToSearch(t *testing.T) {
 func TestFailuresAreNotCharged(t *testing.T) {
 	for _, tt := range apitest.UpstreamFailures() {
 		t.Run(tt.Name, func(t *testing.T) {
+			tt.NeedsTime(t)
 			gate := &apitest.RecordingGate{}
 			e := start(t, gate)
 			e.srv.Expect(summaryPath("fr", "Amiens"), nil, tt.Handler)
