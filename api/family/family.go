@@ -6,16 +6,13 @@ package family
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream"
-	"github.com/peage/appliance/api/upstream/chainrpc"
 	"github.com/peage/appliance/api/upstream/httpc"
-	"github.com/peage/appliance/api/upstream/llm"
-	"github.com/peage/appliance/api/upstream/resolver"
-	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/internal/cache"
 	"github.com/peage/appliance/internal/egress"
 	"github.com/peage/appliance/internal/state"
@@ -48,21 +45,32 @@ type Deps struct {
 	Background func(run func(context.Context))
 }
 
-// Config is the part of the appliance's configuration the families read, each section
-// owned by the package it configures.
+// Config is the part of the appliance's configuration the families read.
 type Config struct {
 	StateDir string
 	Names    catalog.Names
-	DNS      resolver.Config
-	Chain    chainrpc.Config
-	LLM      llm.Config
 	// Contact is the operator's address some upstreams ask for in the User-Agent.
 	Contact string
+	// Sections are the configuration sections a family reads, by their key in the file
+	// ("chain": chainrpc.Config, "dns": resolver.Config, "llm": llm.Config), each typed by the
+	// package it configures; Section reads one. They are held untyped so that this package,
+	// and so every family's tests, link none of those packages (go-ethereum for "chain").
+	Sections map[string]any
 }
 
-// Farm is what the families need of the browser pool (browserfarm.Farm).
+// Section returns the configuration section key as its owner's type T: a missing section,
+// or one of another type, is an error naming it, which stops the start.
+func Section[T any](c Config, key string) (T, error) {
+	v, ok := c.Sections[key].(T)
+	if !ok {
+		return v, fmt.Errorf("no [%s] section of type %T in the families' configuration", key, v)
+	}
+	return v, nil
+}
+
+// Farm is the browser pool (a *browserfarm.Farm). The families that run tasks on it assert
+// their own interface (Do and Ready), so that this package does not link the browser code.
 type Farm interface {
-	Do(ctx context.Context, t browserfarm.Task) (*browserfarm.Result, error)
 	Ready() error
 }
 

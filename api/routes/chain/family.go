@@ -16,7 +16,10 @@ import (
 // New builds the family from the [chain] section. Without [chain] rpc the chain routes stay
 // listed, unavailable (503); abi needs only Sourcify.
 func New(d family.Deps) (*Routes, error) {
-	cfg := d.Config.Chain
+	cfg, err := family.Section[chainrpc.Config](d.Config, "chain")
+	if err != nil {
+		return nil, err
+	}
 	client, clientErr := chainrpc.New(cfg)
 	if clientErr != nil {
 		warn(d, "no chain endpoint; the chain routes are unavailable", clientErr)

@@ -11,7 +11,11 @@ import (
 // New builds the family over the configured resolver. Without a usable resolver the DNS and
 // mail routes stay listed, unavailable (503), with the reason.
 func New(d family.Deps) (*Routes, error) {
-	res, err := resolver.New(d.Config.DNS)
+	cfg, err := family.Section[resolver.Config](d.Config, "dns")
+	if err != nil {
+		return nil, err
+	}
+	res, err := resolver.New(cfg)
 	if err != nil && d.Log != nil {
 		d.Log.Warn("no DNS resolver; the DNS and mail routes are unavailable", slog.String(obs.KeyErr, err.Error()))
 	}

@@ -9,9 +9,13 @@ import (
 // rules and the router's recognisers serve without it); the page-reading ones read through
 // the web family's reader, and stay 503 without it (no browser farm).
 func New(d family.Deps) (*Routes, error) {
+	cfg, err := family.Section[model.Config](d.Config, "llm")
+	if err != nil {
+		return nil, err
+	}
 	h, err := d.Pool.Client(model.Name)
 	if err != nil {
 		return nil, err
 	}
-	return With(Parts{Model: model.New(h, d.Config.LLM), Pages: d.Pages, Now: d.Now}), nil
+	return With(Parts{Model: model.New(h, cfg), Pages: d.Pages, Now: d.Now}), nil
 }

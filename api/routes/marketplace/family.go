@@ -1,6 +1,8 @@
 package marketplace
 
 import (
+	"errors"
+
 	"github.com/peage/appliance/api/family"
 )
 
@@ -9,5 +11,9 @@ func New(d family.Deps) (*Routes, error) {
 	if d.Farm == nil {
 		return nil, nil
 	}
-	return With(Parts{Farm: d.Farm, Base: d.Upstreams[Name].BaseURL, Names: d.Config.Names})
+	farm, ok := d.Farm.(Farm)
+	if !ok {
+		return nil, errors.New("marketplace: the browser farm runs no tasks")
+	}
+	return With(Parts{Farm: farm, Base: d.Upstreams[Name].BaseURL, Names: d.Config.Names})
 }

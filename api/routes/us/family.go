@@ -7,9 +7,13 @@ import (
 
 // New builds the family over the pool; /v1/us/brief is written by the configured model.
 func New(d family.Deps) (*Routes, error) {
+	cfg, err := family.Section[llm.Config](d.Config, "llm")
+	if err != nil {
+		return nil, err
+	}
 	h, err := d.Pool.Client(llm.Name)
 	if err != nil {
 		return nil, err
 	}
-	return With(Parts{Pool: d.Pool, Model: llm.New(h, d.Config.LLM)})
+	return With(Parts{Pool: d.Pool, Model: llm.New(h, cfg)})
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 
 	"github.com/peage/appliance/api/family"
 	"github.com/peage/appliance/api/upstream/search"
@@ -17,7 +18,11 @@ func New(d family.Deps) (*Routes, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := With(d.Farm, d.Egress).WithSearch(s)
+	farm, ok := d.Farm.(Farm)
+	if !ok {
+		return nil, errNoTasks
+	}
+	r := With(farm, d.Egress).WithSearch(s)
 	if px := d.Proxy; px != nil {
 		r.ExitCountry = func(ctx context.Context) (string, error) {
 			st, err := px.Status(ctx)
@@ -29,3 +34,5 @@ func New(d family.Deps) (*Routes, error) {
 	}
 	return r, nil
 }
+
+var errNoTasks = errors.New("the browser farm runs no tasks")

@@ -257,8 +257,8 @@ func bindFamilies(a *app, d deps) error {
 		return err
 	}
 	fd := family.Deps{
-		Config: family.Config{StateDir: a.cfg.StateDir, Names: a.cfg.Routes, DNS: a.cfg.DNS, Chain: a.cfg.Chain,
-			LLM: a.cfg.LLM, Contact: a.cfg.Upstream.Contact},
+		Config: family.Config{StateDir: a.cfg.StateDir, Names: a.cfg.Routes, Contact: a.cfg.Upstream.Contact,
+			Sections: map[string]any{"dns": a.cfg.DNS, "chain": a.cfg.Chain, "llm": a.cfg.LLM}},
 		Pool:      httpc.NewPool(specs, httpc.Options{Contact: a.cfg.Upstream.Contact, Logger: a.log}),
 		Upstreams: specs,
 		Cache:     d.cache,
