@@ -34,7 +34,7 @@ test: setup ## run the whole test suite (unit, golden, fixtures, Chromium, tunne
 
 # -short leaves out every test that needs what setup installs or starts whole daemons
 # (internal/testenv: Chromium, the embedded chain, node, builds, killed processes).
-test-short: ## the unit tests only, no setup needed (no Chromium, chain, node or daemons): the inner loop
+test-short: ## the unit tests only, no setup needed (no Chromium, chain, node, daemons, deadline waits or whole-tree type check): the inner loop, about 2 minutes
 	go test -short ./...
 
 bench: setup build ## run every benchmark program; each prints ratios against a baseline measured in the same run

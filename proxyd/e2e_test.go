@@ -27,7 +27,7 @@ func TestSaleThroughTheAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	routes := proxyroutes.New(e.s, nil)
+	routes := proxyroutes.With(e.s, nil)
 	if err := routes.Bind(cat); err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func proxySale(t *testing.T, shop *keyShop) catalog.Entry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	routes := proxyroutes.New(shop, nil)
+	routes := proxyroutes.With(shop, nil)
 	if err := routes.Bind(c); err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestSideEffectsOfUnpaidCallsAreRevoked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := infra.New(store, time.Now).Bind(c); err != nil {
+	if err := infra.With(store, time.Now).Bind(c); err != nil {
 		t.Fatal(err)
 	}
 	var w *world

@@ -104,7 +104,7 @@ func startPaid(t *testing.T) *paidWorld {
 	failing := upstreamtest.New(t)
 	failing.Handle(upstreamtest.ServerError())
 	specs["geo-api"] = failing.Spec(t, "geo-api")
-	french, err := fr.New(fr.Deps{Upstreams: specs, HTTP: httpc.Options{Contact: "test@example.org", Logger: obs.Discard()}})
+	french, err := fr.With(fr.Parts{Upstreams: specs, HTTP: httpc.Options{Contact: "test@example.org", Logger: obs.Discard()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func startUnpaid(t *testing.T) *apitest.Harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	french, err := fr.New(fr.Deps{Upstreams: specs})
+	french, err := fr.With(fr.Parts{Upstreams: specs})
 	if err != nil {
 		t.Fatal(err)
 	}

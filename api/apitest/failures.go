@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/peage/appliance/api/upstream/upstreamtest"
+	"github.com/peage/appliance/internal/testenv"
 )
 
 // UpstreamFailure is one way an upstream fails, and the status a route answers it with.
@@ -22,6 +23,19 @@ func UpstreamFailures() []UpstreamFailure {
 		{"rate limited", upstreamtest.TooMany(), http.StatusBadGateway},
 		{"server error", upstreamtest.ServerError(), http.StatusBadGateway},
 		{"no answer", upstreamtest.Hang(), http.StatusGatewayTimeout},
+	}
+}
+
+// NeedsTime skips t under -short when the failure is an upstream that never answers: the
+// call waits out the client's deadline in real time (make test runs it).
+func (f UpstreamFailure) NeedsTime(t testing.TB) { t.Helper(); NeedsTime(t, f.Status) }
+
+// NeedsTime skips t under -short when a route is expected to answer status 504: its
+// upstream's deadline is waited out in real time.
+func NeedsTime(t testing.TB, status int) {
+	t.Helper()
+	if status == http.StatusGatewayTimeout {
+		testenv.Needs(t, testenv.Deadlines)
 	}
 }
 

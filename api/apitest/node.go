@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/peage/appliance/internal/testenv"
 )
 
 // NodeModules is settle/npm's node_modules (ops/setup.d/x402.sh installs the official x402
@@ -32,9 +34,10 @@ func NodeModules(t testing.TB) string {
 
 // Node runs an ES module script with node beside settle/npm's packages, with args, until it
 // exits or limit passes, and returns its stdout and stderr. A missing node or package fails
-// the test: the suite's interop checks are never skipped.
+// the test: the suite's interop checks are never skipped, except under -short (testenv).
 func Node(t testing.TB, limit time.Duration, script string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	testenv.NeedsNode(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node is not installed; run ops/setup.sh")

@@ -72,32 +72,32 @@ var coingeckoVS = []string{"btc", "eth", "ltc", "bch", "bnb", "eos", "xrp", "xlm
 func init() {
 	// Companies House numbers: 8 digits, or a 2-letter register prefix (SC, NI, OC, FC, ...)
 	// and 6 digits, or R0 and 6 digits (old Northern Ireland companies).
-	RegisterFormat("uk_company", `^([0-9]{8}|[A-Za-z]{2}[0-9]{6}|[Rr]0[0-9]{6})$`, re(`^([0-9]{8}|[A-Za-z]{2}[0-9]{6}|[Rr]0[0-9]{6})$`, "must be an 8-character Companies House number: 8 digits, or 2 letters and 6 digits (e.g. 00445790 or SC123456)"))
+	register("uk_company", `^([0-9]{8}|[A-Za-z]{2}[0-9]{6}|[Rr]0[0-9]{6})$`, re(`^([0-9]{8}|[A-Za-z]{2}[0-9]{6}|[Rr]0[0-9]{6})$`, "must be an 8-character Companies House number: 8 digits, or 2 letters and 6 digits (e.g. 00445790 or SC123456)"))
 	// SEC tickers: a letter, then letters, digits, "." or "-" (BRK-B), 10 characters at most.
-	RegisterFormat("ticker", `^[A-Za-z][A-Za-z0-9.-]{0,9}$`, re(`^[A-Za-z][A-Za-z0-9.-]{0,9}$`, "must be a stock ticker: a letter, then up to 9 letters, digits, '.' or '-' (e.g. AAPL, BRK-B)"))
-	RegisterFormat("cik", `^[0-9]{1,10}$`, re(`^[0-9]{1,10}$`, "must be 1 to 10 digits"))
+	register("ticker", `^[A-Za-z][A-Za-z0-9.-]{0,9}$`, re(`^[A-Za-z][A-Za-z0-9.-]{0,9}$`, "must be a stock ticker: a letter, then up to 9 letters, digits, '.' or '-' (e.g. AAPL, BRK-B)"))
+	register("cik", `^[0-9]{1,10}$`, re(`^[0-9]{1,10}$`, "must be 1 to 10 digits"))
 	// Community ids: reddit:<base36 id> (t3_ prefix allowed) or hn:<item number>, as
 	// /v1/social/search returns them; any other source or shape is a 400 before any 402.
-	RegisterFormat("social_id", `^(reddit:(t3_)?[a-z0-9]{1,12}|hn:[0-9]{1,12})$`, re(`^(reddit:(t3_)?[a-z0-9]{1,12}|hn:[0-9]{1,12})$`, "must be reddit:<id> or hn:<id> as returned by /v1/social/search"))
-	RegisterFormat("actor", `^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, re(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, "must be owner/name"))
-	RegisterFormat("asin", `^[A-Z0-9]{10}$`, re(`^[A-Z0-9]{10}$`, "must be a 10-character ASIN"))
-	RegisterFormat("lei", `^[A-Z0-9]{18}[0-9]{2}$`, checkLEI)
+	register("social_id", `^(reddit:(t3_)?[a-z0-9]{1,12}|hn:[0-9]{1,12})$`, re(`^(reddit:(t3_)?[a-z0-9]{1,12}|hn:[0-9]{1,12})$`, "must be reddit:<id> or hn:<id> as returned by /v1/social/search"))
+	register("actor", `^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, re(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`, "must be owner/name"))
+	register("asin", `^[A-Z0-9]{10}$`, re(`^[A-Z0-9]{10}$`, "must be a 10-character ASIN"))
+	register("lei", `^[A-Z0-9]{18}[0-9]{2}$`, checkLEI)
 	// Wikipedia language subdomains (en, fr, simple, be-tarask, zh-min-nan): the shape here; the
 	// wiki family refines it with the list of open Wikipedias.
-	RegisterFormat("wiki_lang", `^[a-z]{2,12}(-[a-z]{2,12})*$`, re(`^[a-z]{2,12}(-[a-z]{2,12})*$`, "must be a Wikipedia language code such as en, fr, simple or zh-min-nan"))
+	register("wiki_lang", `^[a-z]{2,12}(-[a-z]{2,12})*$`, re(`^[a-z]{2,12}(-[a-z]{2,12})*$`, "must be a Wikipedia language code such as en, fr, simple or zh-min-nan"))
 	formats["product_url"] = format{check: checkProductURL, jsonFormat: "uri"}
 	// A video page: any http(s) URL here; the transcribe family refines it to the platforms
 	// whose audio it can fetch, so another platform is a 400 before any 402.
 	formats["video_url"] = format{check: checkURL, jsonFormat: "uri"}
-	RegisterFormat("stops", `^-?[0-9.]+,-?[0-9.]+(\|-?[0-9.]+,-?[0-9.]+){1,9}$`, checkStops)
+	register("stops", `^-?[0-9.]+,-?[0-9.]+(\|-?[0-9.]+,-?[0-9.]+){1,9}$`, checkStops)
 	// CoinGecko coin ids are lowercase words joined by "-" (bitcoin, usd-coin, matic-network).
-	RegisterFormat("coin_id", `^[a-z0-9][a-z0-9.-]{0,79}$`, re(`^[a-z0-9][a-z0-9.-]{0,79}$`, "must be a CoinGecko coin id in lowercase (e.g. bitcoin, usd-coin)"))
+	register("coin_id", `^[a-z0-9][a-z0-9.-]{0,79}$`, re(`^[a-z0-9][a-z0-9.-]{0,79}$`, "must be a CoinGecko coin id in lowercase (e.g. bitcoin, usd-coin)"))
 	// A coin id, or <chain>:<token contract> on one of the EVM chains the history route maps.
-	RegisterFormat("coin_ref", `^([a-z0-9][a-z0-9.-]{0,79}|(base|ethereum|arbitrum|optimism|polygon|bsc|avalanche):0x[0-9a-fA-F]{40})$`,
+	register("coin_ref", `^([a-z0-9][a-z0-9.-]{0,79}|(base|ethereum|arbitrum|optimism|polygon|bsc|avalanche):0x[0-9a-fA-F]{40})$`,
 		re(`^([a-z0-9][a-z0-9.-]{0,79}|(base|ethereum|arbitrum|optimism|polygon|bsc|avalanche):0x[0-9a-fA-F]{40})$`,
 			"must be a CoinGecko coin id (e.g. bitcoin) or chain:0xaddress with chain one of base, ethereum, arbitrum, optimism, polygon, bsc, avalanche"))
-	RegisterFormat("past_year_date", `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`, checkPastYearDate)
-	RegisterFormat("perp_symbol", `^[A-Za-z0-9]{1,15}$`, re(`^[A-Za-z0-9]{1,15}$`, "must be a perpetual's coin symbol, letters and digits (e.g. BTC, kPEPE)"))
+	register("past_year_date", `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`, checkPastYearDate)
+	register("perp_symbol", `^[A-Za-z0-9]{1,15}$`, re(`^[A-Za-z0-9]{1,15}$`, "must be a perpetual's coin symbol, letters and digits (e.g. BTC, kPEPE)"))
 }
 
 // checkPastYearDate accepts a YYYY-MM-DD date from 365 days ago to today (UTC): the span of

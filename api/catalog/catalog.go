@@ -14,11 +14,12 @@ type Catalog struct {
 	byID    map[string]*Entry
 	exact   map[string]*Entry // path → entry
 	pattern []*Entry          // entries whose path has a {id} segment
+	formats formatSet         // this catalog's validators: the standard ones as families refined them
 }
 
 // New validates the table and indexes it. Errors name the offending entry.
 func New(entries []Entry) (*Catalog, error) {
-	c := &Catalog{byID: map[string]*Entry{}, exact: map[string]*Entry{}}
+	c := &Catalog{byID: map[string]*Entry{}, exact: map[string]*Entry{}, formats: formats.clone()}
 	for i := range entries {
 		e := &entries[i]
 		if e.ID == "" {
@@ -33,6 +34,7 @@ func New(entries []Entry) (*Catalog, error) {
 		if e.Tier == "" {
 			e.Tier = TierOf(e.Price)
 		}
+		e.formats = c.formats
 		c.byID[e.ID] = e
 		if strings.Contains(e.Path, "{id}") {
 			c.pattern = append(c.pattern, e)
@@ -125,8 +127,23 @@ func (c *Catalog) Bind(id string, h Handler, ready func() error) error {
 	if e == nil {
 		return fmt.Errorf("catalog: bind %s: no such entry", id)
 	}
+	// Two families binding one entry is a composition mistake: the later would silently win.
+	if e.Handler != nil {
+		return fmt.Errorf("catalog: bind %s: already bound", id)
+	}
 	e.Handler, e.Ready = h, ready
 	return nil
+}
+
+// Unbound lists the IDs of the entries no family has bound, in table order.
+func (c *Catalog) Unbound() []string {
+	var ids []string
+	for _, e := range c.entries {
+		if e.Handler == nil {
+			ids = append(ids, e.ID)
+		}
+	}
+	return ids
 }
 
 // BindCheck attaches a family's check across an entry's decoded parameters (Entry.Check).

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"os"
 	"regexp"
 	"slices"
@@ -170,5 +171,25 @@ func TestBindCheckRunsAtDecoding(t *testing.T) {
 	}
 	if err := c.BindCheck("no.such", func(Args) error { return nil }); err == nil {
 		t.Error("a check bound to no entry")
+	}
+}
+
+// TestBindTwiceFails: a second binding of an entry is an error naming it, at start, instead
+// of silently replacing the first family's handler.
+func TestBindTwiceFails(t *testing.T) {
+	c, err := Default(DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := func(context.Context, *Request) (any, error) { return nil, nil }
+	if err := c.Bind("dns", h, nil); err != nil {
+		t.Fatal(err)
+	}
+	err = c.Bind("dns", h, nil)
+	if err == nil || !strings.Contains(err.Error(), "dns") {
+		t.Fatalf("binding dns twice: %v, want an error naming dns", err)
+	}
+	if slices.Contains(c.Unbound(), "dns") || !slices.Contains(c.Unbound(), "vin.decode") {
+		t.Errorf("Unbound = %v, want vin.decode and not dns", c.Unbound())
 	}
 }

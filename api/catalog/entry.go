@@ -121,6 +121,17 @@ type Entry struct {
 	// budget, a capability the router cannot call): Decode runs it, so such input is a 400
 	// before any 402 like a malformed parameter. It must do no I/O.
 	Check func(Args) error
+
+	// formats are the validators of the catalog holding the entry (nil outside one: the
+	// standard set).
+	formats formatSet
+}
+
+func (e *Entry) formatSet() formatSet {
+	if e.formats == nil {
+		return formats
+	}
+	return e.formats
 }
 
 // Available reports whether the route has an implementation and is ready to serve.

@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/mail"
 	"net/url"
@@ -20,7 +21,12 @@ type format struct {
 	jsonFormat string
 }
 
-var formats = map[string]format{
+// formatSet maps format names to their validators. The package's set (formats) is the
+// standard one; each catalog checks against its own copy, which the families bound to that
+// catalog refine (RefineFormat, AlsoCheck), so no family changes another catalog's checks.
+type formatSet map[string]format
+
+var formats = formatSet{
 	"url":         {check: checkURL, jsonFormat: "uri"},
 	"public_url":  {check: checkURL, jsonFormat: "uri"}, // see AlsoCheck
 	"domain":      {check: checkDomain, jsonFormat: "idn-hostname"},
@@ -45,7 +51,9 @@ var formats = map[string]format{
 }
 
 // init adds text_urls, whose check reads the public_url format at call time (after AlsoCheck).
-func init() { formats["text_urls"] = format{check: checkTextURLs} }
+func init() {
+	formats["text_urls"] = format{check: func(s string) error { return checkTextURLs(formats, s) }}
+}
 
 // textURL is a URL written in free text, as the router and the agent read one.
 var textURL = regexp.MustCompile(`https?://[^\s<>"'\])]+`)
@@ -53,44 +61,59 @@ var textURL = regexp.MustCompile(`https?://[^\s<>"'\])]+`)
 // checkTextURLs checks free text whose URLs a route's paid work may fetch (an agent's
 // objective, a router task): each URL in it must pass public_url, so a private or loopback
 // address written in a sentence is a 400 before any 402 like one given as a parameter.
-func checkTextURLs(s string) error {
+func checkTextURLs(fs formatSet, s string) error {
 	for _, u := range textURL.FindAllString(s, -1) {
 		u = strings.TrimRight(u, ".,;:!?")
-		if err := checkFormat("public_url", u); err != nil {
+		if err := fs.check("public_url", u); err != nil {
 			return fmt.Errorf("contains the URL %s, which %s", u, err.Error())
 		}
 	}
 	return nil
 }
 
-// RegisterFormat adds a validator; families call it at init for formats of their own.
-func RegisterFormat(name, pattern string, check func(string) error) {
+// register adds a validator to the standard set.
+func register(name, pattern string, check func(string) error) {
 	formats[name] = format{check: check, pattern: pattern}
 }
 
 // email checks its domain through formats, so it joins the map once the map exists.
-func init() { formats["email"] = format{check: checkEmail, jsonFormat: "idn-email"} }
-
-// RefineFormat replaces the check of an existing format and keeps what the schemas publish.
-// It exists for checks that need a library the catalog may not import: the family serving
-// domain names installs the IDNA2008 conversion for "domain" (and so for e-mail domains).
-func RefineFormat(name string, check func(string) error) {
-	f, ok := formats[name]
-	if !ok {
-		panic("catalog: RefineFormat of unknown format " + name)
-	}
-	f.check = check
-	formats[name] = f
+func init() {
+	formats["email"] = format{check: func(s string) error { return checkEmail(formats, s) }, jsonFormat: "idn-email"}
 }
 
-// AlsoCheck chains extra after the existing check of a format (which must exist). Compose
+// clone copies the set for one catalog; text_urls and email read other formats at call time,
+// so in the copy they read the copy's.
+func (fs formatSet) clone() formatSet {
+	out := maps.Clone(fs)
+	out["text_urls"] = format{check: func(s string) error { return checkTextURLs(out, s) }}
+	email := out["email"]
+	email.check = func(s string) error { return checkEmail(out, s) }
+	out["email"] = email
+	return out
+}
+
+// RefineFormat replaces the check of one of the catalog's formats and keeps what the schemas
+// publish. It exists for checks that need a library the catalog may not import: the family
+// serving domain names installs the IDNA2008 conversion for "domain" (and so for e-mail
+// domains), the chain family the EIP-55 check of addresses. Families call it from Bind.
+func (c *Catalog) RefineFormat(name string, check func(string) error) error {
+	f, ok := c.formats[name]
+	if !ok {
+		return fmt.Errorf("catalog: refine format %s: no such format", name)
+	}
+	f.check = check
+	c.formats[name] = f
+	return nil
+}
+
+// AlsoCheck chains extra after the existing check of one of the catalog's formats. Compose
 // chains the egress policy's check of literal addresses to public_url, the URL a route's
 // paid work will fetch, so that a loopback, private or metadata address is a 400 before any
 // 402; a name is checked when it is dialled.
-func AlsoCheck(name string, extra func(string) error) {
-	f, ok := formats[name]
+func (c *Catalog) AlsoCheck(name string, extra func(string) error) error {
+	f, ok := c.formats[name]
 	if !ok {
-		panic("catalog: AlsoCheck of unknown format " + name)
+		return fmt.Errorf("catalog: also check format %s: no such format", name)
 	}
 	base := f.check
 	f.check = func(s string) error {
@@ -99,11 +122,15 @@ func AlsoCheck(name string, extra func(string) error) {
 		}
 		return extra(s)
 	}
-	formats[name] = f
+	c.formats[name] = f
+	return nil
 }
 
-func checkFormat(name, s string) error {
-	f, ok := formats[name]
+// checkFormat checks s against the standard set.
+func checkFormat(name, s string) error { return formats.check(name, s) }
+
+func (fs formatSet) check(name, s string) error {
+	f, ok := fs[name]
 	if !ok {
 		return nil
 	}
@@ -144,7 +171,7 @@ var errEmail = errors.New("must be an e-mail address like name@example.com")
 
 // checkEmail accepts one bare address (no display name), a local part of at most 64 bytes
 // (RFC 5321 §4.5.3.1.1) and a domain that passes the domain format.
-func checkEmail(s string) error {
+func checkEmail(fs formatSet, s string) error {
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Address != s || len(s) > 254 {
 		return errEmail
@@ -153,7 +180,7 @@ func checkEmail(s string) error {
 	if at < 1 || at > 64 {
 		return errEmail
 	}
-	if err := checkFormat("domain", s[at+1:]); err != nil {
+	if err := fs.check("domain", s[at+1:]); err != nil {
 		return errors.New("must be an e-mail address whose domain is a domain name like example.com")
 	}
 	return nil

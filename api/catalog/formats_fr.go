@@ -85,15 +85,15 @@ func checkDVFYear(s string) error {
 }
 
 func init() {
-	RegisterFormat("vat_eu", `^[A-Za-z]{2}[0-9A-Za-z+*]{2,12}$`, checkVATEU)
-	RegisterFormat("annee_scolaire", `^[0-9]{4}-[0-9]{4}$`, checkSchoolYear)
-	RegisterFormat("dvf_year", `^[0-9]{4}$`, checkDVFYear)
+	register("vat_eu", `^[A-Za-z]{2}[0-9A-Za-z+*]{2,12}$`, checkVATEU)
+	register("annee_scolaire", `^[0-9]{4}-[0-9]{4}$`, checkSchoolYear)
+	register("dvf_year", `^[0-9]{4}$`, checkDVFYear)
 	// Unlike "departement", it refuses 20: Corsica has been 2A and 2B since 1976.
-	RegisterFormat("departement_fr", `^(0[1-9]|1[0-9]|2[1-9AB]|[3-8][0-9]|9[0-5]|97[1-6])$`,
+	register("departement_fr", `^(0[1-9]|1[0-9]|2[1-9AB]|[3-8][0-9]|9[0-5]|97[1-6])$`,
 		re(`^(0[1-9]|1[0-9]|2[1-9AB]|[3-8][0-9]|9[0-5]|97[1-6])$`, "must be a French département code (01 to 95, 2A, 2B, 971 to 976)"))
 	// A zone is a département, or a region written R and its code: bare, some codes are
 	// both (84 is Vaucluse and Auvergne-Rhône-Alpes).
-	RegisterFormat("zone_fr", `^(0[1-9]|1[0-9]|2[1-9AB]|[3-8][0-9]|9[0-5]|97[1-6]|R(0[1-46]|11|2[478]|32|44|5[23]|7[56]|84|9[34]))$`,
+	register("zone_fr", `^(0[1-9]|1[0-9]|2[1-9AB]|[3-8][0-9]|9[0-5]|97[1-6]|R(0[1-46]|11|2[478]|32|44|5[23]|7[56]|84|9[34]))$`,
 		re(`^(0[1-9]|1[0-9]|2[1-9AB]|[3-8][0-9]|9[0-5]|97[1-6]|R(0[1-46]|11|2[478]|32|44|5[23]|7[56]|84|9[34]))$`,
 			"must be a département code (01 to 95, 2A, 2B, 971 to 976) or R and a region code (e.g. R84, R11)"))
 }

@@ -35,20 +35,64 @@ func TestDomainAndEmailFormats(t *testing.T) {
 	}
 }
 
+func defaultCatalog(t *testing.T) *Catalog {
+	t.Helper()
+	c, err := Default(DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func TestRefineFormatReachesEmailDomains(t *testing.T) {
-	saved := formats["domain"]
-	t.Cleanup(func() { formats["domain"] = saved })
-	RefineFormat("domain", func(s string) error {
+	c := defaultCatalog(t)
+	if err := c.RefineFormat("domain", func(s string) error {
 		if s == "refused.example" {
 			return errors.New("refused")
 		}
 		return nil
-	})
-	if err := checkFormat("email", "a@refused.example"); err == nil {
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.formats.check("email", "a@refused.example"); err == nil {
 		t.Fatal("the refined domain check is not applied to e-mail domains")
 	}
-	if formats["domain"].jsonFormat != "idn-hostname" {
+	if c.formats["domain"].jsonFormat != "idn-hostname" {
 		t.Fatal("RefineFormat lost the published JSON format")
+	}
+}
+
+// TestRefinementStaysInItsCatalog: a family refining a format changes the checks of the
+// catalog it is bound to, not the standard set nor another catalog (formats were package
+// state that families changed from init()).
+func TestRefinementStaysInItsCatalog(t *testing.T) {
+	refined, other := defaultCatalog(t), defaultCatalog(t)
+	refuse := func(string) error { return errors.New("refused") }
+	if err := refined.RefineFormat("domain", refuse); err != nil {
+		t.Fatal(err)
+	}
+	if err := refined.AlsoCheck("public_url", refuse); err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"domain": "example.com"}
+	for _, tt := range []struct {
+		name string
+		c    *Catalog
+		ok   bool
+	}{{"refined", refined, false}, {"other", other, true}} {
+		_, err := tt.c.Entry("dns").Decode(args)
+		if (err == nil) != tt.ok {
+			t.Errorf("%s catalog: decoding domain=example.com: %v, want ok %v", tt.name, err, tt.ok)
+		}
+		if err := tt.c.formats.check("text_urls", "read https://example.com/"); (err == nil) != tt.ok {
+			t.Errorf("%s catalog: text_urls: %v, want ok %v", tt.name, err, tt.ok)
+		}
+	}
+	if err := checkFormat("domain", "example.com"); err != nil {
+		t.Errorf("the standard set was changed: %v", err)
+	}
+	if err := refined.RefineFormat("no_such_format", refuse); err == nil {
+		t.Error("refining an unknown format did not fail")
 	}
 }
 
@@ -86,14 +130,15 @@ func TestCompanyIdentifierFormats(t *testing.T) {
 // TestTextURLsFollowPublicURL: every URL written in free text passes the public_url check as
 // it is at call time (with what AlsoCheck added), trailing punctuation aside.
 func TestTextURLsFollowPublicURL(t *testing.T) {
-	saved := formats["public_url"]
-	t.Cleanup(func() { formats["public_url"] = saved })
-	AlsoCheck("public_url", func(s string) error {
+	c := defaultCatalog(t)
+	if err := c.AlsoCheck("public_url", func(s string) error {
 		if s == "http://10.0.0.1/admin" {
 			return errors.New("is a private address")
 		}
 		return nil
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		in string
 		ok bool
@@ -105,7 +150,7 @@ func TestTextURLsFollowPublicURL(t *testing.T) {
 		{"read https://a.example/ then http://10.0.0.1/admin.", false},
 		{"log in to https://user:secret@example.com/", false},
 	} {
-		if err := checkFormat("text_urls", tt.in); (err == nil) != tt.ok {
+		if err := c.formats.check("text_urls", tt.in); (err == nil) != tt.ok {
 			t.Errorf("text_urls(%q) = %v, want ok %v", tt.in, err, tt.ok)
 		}
 	}

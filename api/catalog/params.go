@@ -149,7 +149,7 @@ func (e *Entry) Decode(raw map[string]any) (Args, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := p.check(val); err != nil {
+		if err := p.check(e.formatSet(), val); err != nil {
 			return nil, err
 		}
 		args[p.Name] = val
@@ -335,7 +335,7 @@ func (p *Param) coerce(v any) (any, error) {
 	return nil, bad("valid")
 }
 
-func (p *Param) check(v any) error {
+func (p *Param) check(fs formatSet, v any) error {
 	switch x := v.(type) {
 	case string:
 		n := float64(len([]rune(x)))
@@ -352,7 +352,7 @@ func (p *Param) check(v any) error {
 			return err
 		}
 		if p.Format != "" {
-			if err := checkFormat(p.Format, x); err != nil {
+			if err := fs.check(p.Format, x); err != nil {
 				return apierr.BadParam(p.Name, "%s %s", p.Name, err.Error())
 			}
 		}
@@ -394,7 +394,7 @@ func (p *Param) check(v any) error {
 				return err
 			}
 			if p.Format != "" {
-				if err := checkFormat(p.Format, it); err != nil {
+				if err := fs.check(p.Format, it); err != nil {
 					return apierr.BadParam(p.Name, "%s[%d] %s", p.Name, i, err.Error())
 				}
 			}

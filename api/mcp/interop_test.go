@@ -78,7 +78,7 @@ func startChain(t *testing.T) *chainWorld {
 		t.Fatal(err)
 	}
 	t.Cleanup(rc.Close)
-	if err := chain.New(chain.Deps{Client: rc}).Bind(cat); err != nil {
+	if err := chain.With(chain.Parts{Client: rc}).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg})

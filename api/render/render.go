@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -424,26 +423,6 @@ func (r *Renderer) Tools() []Tool {
 	return tools
 }
 
-// Capabilities is /v1/capabilities: what the task router can dispatch to, by family.
-func (r *Renderer) Capabilities() map[string]any {
-	router := r.cat.ByPath("/v1/solve")
-	var caps []map[string]any
-	for _, e := range r.paid() {
-		if e.ID == "solve" || e.ID == "agent.task" {
-			continue
-		}
-		caps = append(caps, map[string]any{"capability": e.ID, "family": e.Family, "description": e.Summary,
-			"price_usd": USD(e.Price), "available": e.Available()})
-	}
-	slices.SortStableFunc(caps, func(a, b map[string]any) int { return strings.Compare(a["family"].(string), b["family"].(string)) })
-	return map[string]any{
-		"router":           "/v1/solve",
-		"router_available": router != nil && router.Available(),
-		"count":            len(caps),
-		"capabilities":     caps,
-	}
-}
-
 // Bind attaches the discovery handlers to their entries.
 func (r *Renderer) Bind(c *catalog.Catalog) error {
 	docs := map[string]func() map[string]any{
@@ -452,7 +431,6 @@ func (r *Renderer) Bind(c *catalog.Catalog) error {
 		"well-known.x402":              r.X402,
 		"well-known.agent-skills.json": r.AgentSkills,
 		"well-known.mcp":               r.MCPManifest,
-		"capabilities":                 r.Capabilities,
 	}
 	for id, doc := range docs {
 		h := r.memoized(id, "application/json", func() []byte { b, _ := json.Marshal(doc()); return b })

@@ -65,7 +65,6 @@ func TestGoldenRenderings(t *testing.T) {
 		"agent-skills.golden.json": JSON(r.AgentSkills()),
 		"mcp-manifest.golden.json": JSON(r.MCPManifest()),
 		"mcp-tools.golden.json":    JSON(r.Tools()),
-		"capabilities.golden.json": JSON(r.Capabilities()),
 	}
 	for name, got := range cases {
 		t.Run(name, func(t *testing.T) { golden(t, name, got) })

@@ -24,12 +24,24 @@ import (
 // its 402 (the handler never runs unpaid).
 func boundCatalog(t *testing.T) *catalog.Catalog {
 	t.Helper()
+	return boundCatalogWith(t, nil)
+}
+
+// boundCatalogWith binds the entries of each of first (the discovery documents), then every
+// other entry to a handler answering {"ok":true}.
+func boundCatalogWith(t *testing.T, first func(*catalog.Catalog) error) *catalog.Catalog {
+	t.Helper()
 	cat, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range cat.Entries() {
-		if err := cat.Bind(e.ID, func(context.Context, *catalog.Request) (any, error) { return map[string]any{"ok": true}, nil }, nil); err != nil {
+	if first != nil {
+		if err := first(cat); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range cat.Unbound() {
+		if err := cat.Bind(id, func(context.Context, *catalog.Request) (any, error) { return map[string]any{"ok": true}, nil }, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -225,10 +237,9 @@ func TestColdProbe(t *testing.T) {
 // route, and each listed resource answers the crawler's probe (no parameter, GET or POST)
 // with a 402 carrying the Bazaar declaration.
 func TestWellKnownX402AsCrawlersReadIt(t *testing.T) {
-	cat := boundCatalog(t)
-	if err := render.New(cat, render.Info{BaseURL: publicBase, Pay: paywall.DefaultConfig()}).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
+	cat := boundCatalogWith(t, func(c *catalog.Catalog) error {
+		return render.New(c, render.Info{BaseURL: publicBase, Pay: paywall.DefaultConfig()}).Bind(c)
+	})
 	h := apitest.Start(t, cat, apitest.Options{Configure: func(c *server.Config) { c.BaseURL = publicBase }})
 	status, doc := h.GetObject(t, "/.well-known/x402", nil)
 	if status != 200 {

@@ -167,10 +167,7 @@ func TestRefusedFreeFirstCallCostsNoToken(t *testing.T) {
 // first call included: 429 would tell a client that wants to pay to wait), free-only routes
 // answer 429, and the discovery documents are still served.
 func TestExhaustedFreeBucketNeverHidesThePayment(t *testing.T) {
-	cat := boundCatalog(t)
-	if err := render.New(cat, render.Info{}).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
+	cat := boundCatalogWith(t, func(c *catalog.Catalog) error { return render.New(c, render.Info{}).Bind(c) })
 	pay := paywall.DefaultConfig()
 	pay.PayTo = apitest.TestPayTo
 	gate := paywall.New(pay, paywall.DefaultPolicy(), nil, paywall.GateOptions{})

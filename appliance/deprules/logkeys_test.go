@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/peage/appliance/internal/testenv"
 )
 
 const obsPath = module + "/internal/obs"
@@ -26,6 +28,7 @@ const obsPath = module + "/internal/obs"
 // each key (errors were logged under both "err" and "error"). Test files are not checked: what
 // they log is no daemon's log.
 func TestLogKeysAreObsConstants(t *testing.T) {
+	testenv.Needs(t, testenv.Tree)
 	pkgs := loadPackages(t)
 	var bad []string
 	for _, p := range pkgs {

@@ -26,6 +26,12 @@ const (
 	Processes Need = "child processes killed and restarted"
 	Media     Need = "yt-dlp and ffmpeg"
 	Netns     Need = "network namespaces and nft (root)"
+	// Deadlines are upstreams that never answer, each waited out in real time until the
+	// client's deadline (seconds per call): the 504 rows of the failure tables.
+	Deadlines Need = "an upstream's deadline waited out in real time"
+	// Tree is the whole module compiled for its type information (the log-key rule): make
+	// test and make lint run it.
+	Tree Need = "the whole tree compiled and type-checked"
 )
 
 // Needs skips t under -short: it needs what.

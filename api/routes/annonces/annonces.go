@@ -46,8 +46,8 @@ type Reference interface {
 	ReferenceReady() error
 }
 
-// Deps are the routes' collaborators.
-type Deps struct {
+// Parts are the routes' collaborators.
+type Parts struct {
 	Farm Farm
 	// Classifieds is the classifieds site's root URL; "" is DefaultClassifieds.
 	Classifieds string
@@ -69,8 +69,8 @@ type Routes struct {
 	names       catalog.Names
 }
 
-// New builds the routes.
-func New(d Deps) (*Routes, error) {
+// With builds the routes.
+func With(d Parts) (*Routes, error) {
 	r := &Routes{farm: d.Farm, ref: d.Reference, names: d.Names}
 	for _, b := range []struct {
 		dst      **url.URL

@@ -153,7 +153,7 @@ func reference(t *testing.T, dvf http.Handler) *fr.Routes {
 		}
 		specs[s.Name] = srv.Spec(t, s.Name)
 	}
-	r, err := fr.New(fr.Deps{Upstreams: specs, Now: func() time.Time { return now }, HTTP: httpc.Options{Contact: "test@example.org"}})
+	r, err := fr.With(fr.Parts{Upstreams: specs, Now: func() time.Time { return now }, HTTP: httpc.Options{Contact: "test@example.org"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func start(t *testing.T, gate paywall.Gate) *apitest.Harness {
 func startWith(t *testing.T, gate paywall.Gate, dvf http.Handler) *apitest.Harness {
 	t.Helper()
 	names := catalog.DefaultNames()
-	r, err := annonces.New(annonces.Deps{Farm: env.Farm, Classifieds: env.Base, Listings: env.Base, ListingsPlaces: env.Base, Reference: reference(t, dvf), Names: names})
+	r, err := annonces.With(annonces.Parts{Farm: env.Farm, Classifieds: env.Base, Listings: env.Base, ListingsPlaces: env.Base, Reference: reference(t, dvf), Names: names})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestBlockedAndFailingSites(t *testing.T) {
 // never gave; nothing is charged and the host is never asked.
 func TestUnreachableSiteIs502(t *testing.T) {
 	names := catalog.DefaultNames()
-	r, err := annonces.New(annonces.Deps{Farm: env.Farm, Classifieds: env.Other.URL, Listings: env.Other.URL, ListingsPlaces: env.Other.URL, Names: names})
+	r, err := annonces.With(annonces.Parts{Farm: env.Farm, Classifieds: env.Other.URL, Listings: env.Other.URL, ListingsPlaces: env.Other.URL, Names: names})
 	if err != nil {
 		t.Fatal(err)
 	}

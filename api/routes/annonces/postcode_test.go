@@ -34,7 +34,7 @@ func (f pageFarm) Do(_ context.Context, t browserfarm.Task) (*browserfarm.Result
 func harness(t *testing.T, farm pageFarm, ref annonces.Reference, gate *apitest.RecordingGate) *apitest.Harness {
 	t.Helper()
 	names := catalog.DefaultNames()
-	r, err := annonces.New(annonces.Deps{Farm: farm, Reference: ref, Names: names})
+	r, err := annonces.With(annonces.Parts{Farm: farm, Reference: ref, Names: names})
 	if err != nil {
 		t.Fatal(err)
 	}

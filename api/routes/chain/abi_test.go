@@ -53,7 +53,7 @@ func TestABIFollowsTheProxyReadFromTheChain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	src := upstreamtest.New(t)
-	w := newWorldWith(t, "", func(_ *settle.Dev, d *chain.Deps) { d.Sourcify = sourcify.New(src.Client(t, sourcify.Name)) })
+	w := newWorldWith(t, "", func(_ *settle.Dev, d *chain.Parts) { d.Sourcify = sourcify.New(src.Client(t, sourcify.Name)) })
 	ch := w.dev.Chain
 	d := testtoken.Deployer{B: ch.Client(), Key: ch.Deployer, ChainID: devchain.ChainID}
 	token, err := d.Token(ctx, "Implementation", "IMP", 6, big.NewInt(1_000_000))

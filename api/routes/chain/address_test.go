@@ -116,7 +116,7 @@ func TestAddressHistoryOnTheEmbeddedChain(t *testing.T) {
 
 // Without an indexer, a window of logs shorter than 60 days is declared.
 func TestAddressHistoryTruncationIsDeclared(t *testing.T) {
-	w := newWorldWith(t, "", func(_ *settle.Dev, d *chain.Deps) { d.LogsMaxBlocks = 2 })
+	w := newWorldWith(t, "", func(_ *settle.Dev, d *chain.Parts) { d.LogsMaxBlocks = 2 })
 	for _, p := range []string{"/v1/chain/block", "/v1/chain/block", "/v1/chain/gas", "/v1/chain/gas"} {
 		w.call(t, p, nil) // two settlements, the two newest blocks
 	}
@@ -139,7 +139,7 @@ func TestAddressHistoryFromTheIndexer(t *testing.T) {
 	ix := upstreamtest.New(t)
 	ix.Expect("/api", upstreamtest.Query("module", "account", "action", "tokentx", "address", holder, "contractaddress", mkr, "sort", "desc", "page", "1", "offset", "100"),
 		upstreamtest.File(t, "../../upstream/blockscout/testdata/tokentx.json"))
-	w := newWorldWith(t, "", func(_ *settle.Dev, d *chain.Deps) {
+	w := newWorldWith(t, "", func(_ *settle.Dev, d *chain.Parts) {
 		d.Indexer = blockscout.New(ix.Client(t, blockscout.Name))
 		d.Now = func() time.Time { return time.Unix(now.Load(), 0) }
 	})

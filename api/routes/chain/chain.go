@@ -22,16 +22,8 @@ import (
 	"github.com/peage/appliance/api/upstream/sourcify"
 )
 
-// The catalog may import only the standard library, so the EIP-55 check of addresses (it
-// needs Keccak-256) is installed here, where the routes that take addresses are compiled in.
-// It runs before any 402 like every format check.
-func init() {
-	catalog.RefineFormat("evm_address", chainrpc.CheckAddress)
-	catalog.RefineFormat("ens", func(s string) error { _, err := NormalizeENS(s); return err })
-}
-
-// Deps are the family's collaborators.
-type Deps struct {
+// Parts are the family's collaborators.
+type Parts struct {
 	// Client reads the chain; nil leaves every route unavailable (503 before any 402) with
 	// ClientErr as the reason.
 	Client    *chainrpc.Client
@@ -50,12 +42,12 @@ type Deps struct {
 
 // Routes holds the family's handlers.
 type Routes struct {
-	d       Deps
+	d       Parts
 	related []*catalog.Entry // the chain routes the gas answer links to
 }
 
-// New builds the family.
-func New(d Deps) *Routes {
+// With builds the family.
+func With(d Parts) *Routes {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
@@ -64,6 +56,14 @@ func New(d Deps) *Routes {
 
 // Bind attaches the handlers; each is ready once a chain endpoint is configured.
 func (r *Routes) Bind(c *catalog.Catalog) error {
+	// The catalog may import only the standard library, so the EIP-55 check of addresses (it
+	// needs Keccak-256) is installed here; it runs before any 402 like every format check.
+	if err := c.RefineFormat("evm_address", chainrpc.CheckAddress); err != nil {
+		return err
+	}
+	if err := c.RefineFormat("ens", func(s string) error { _, err := NormalizeENS(s); return err }); err != nil {
+		return err
+	}
 	ready := func() error {
 		if r.d.Client != nil {
 			return nil

@@ -44,9 +44,9 @@ type world struct {
 // newWorld starts the world; rpcURL overrides the chain endpoint the routes read.
 func newWorld(t *testing.T, rpcURL string) *world { return newWorldWith(t, rpcURL, nil) }
 
-// newWorldWith starts the world and lets more collaborators into the family's Deps, once the
+// newWorldWith starts the world and lets more collaborators into the family's Parts, once the
 // embedded chain runs.
-func newWorldWith(t *testing.T, rpcURL string, more func(*settle.Dev, *chain.Deps)) *world {
+func newWorldWith(t *testing.T, rpcURL string, more func(*settle.Dev, *chain.Parts)) *world {
 	t.Helper()
 	testenv.NeedsChain(t)
 	dev, err := settle.StartDev(context.Background(), t.TempDir(), nil)
@@ -78,11 +78,11 @@ func newWorldWith(t *testing.T, rpcURL string, more func(*settle.Dev, *chain.Dep
 		t.Fatal(err)
 	}
 	t.Cleanup(rc.Close)
-	deps := chain.Deps{Client: rc}
+	deps := chain.Parts{Client: rc}
 	if more != nil {
 		more(dev, &deps)
 	}
-	if err := chain.New(deps).Bind(cat); err != nil {
+	if err := chain.With(deps).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	h := apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate, Pay: cfg})
@@ -435,7 +435,7 @@ func TestUnconfiguredIs503Before402(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, cerr := chainrpc.New(chainrpc.DefaultConfig())
-	if err := chain.New(chain.Deps{ClientErr: cerr}).Bind(cat); err != nil {
+	if err := chain.With(chain.Parts{ClientErr: cerr}).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	h := apitest.Start(t, cat, apitest.Options{CheckShapes: true})

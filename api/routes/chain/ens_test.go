@@ -80,7 +80,7 @@ func TestENSOnTheEmbeddedChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newWorldWith(t, "", func(dev *settle.Dev, deps *chain.Deps) {
+	w := newWorldWith(t, "", func(dev *settle.Dev, deps *chain.Parts) {
 		ch := dev.Chain
 		d := testtoken.Deployer{B: ch.Client(), Key: ch.Deployer, ChainID: devchain.ChainID}
 		ens, err := d.ENS(ctx) // ENS on "Ethereum"

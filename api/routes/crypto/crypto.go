@@ -32,8 +32,8 @@ import (
 	"github.com/peage/appliance/internal/fanout"
 )
 
-// Deps are the family's collaborators.
-type Deps struct {
+// Parts are the family's collaborators.
+type Parts struct {
 	// Pool is the process-wide client pool: every caller of an upstream shares its bucket.
 	Pool *httpc.Pool
 	Now  func() time.Time
@@ -70,8 +70,8 @@ type Routes struct {
 	marketMaxAge time.Duration
 }
 
-// New builds the family from the pool.
-func New(d Deps) (*Routes, error) {
+// With builds the family from the pool.
+func With(d Parts) (*Routes, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}

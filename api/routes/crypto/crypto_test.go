@@ -103,7 +103,7 @@ func start(t *testing.T, gate paywall.Gate) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	r, err := crypto.New(crypto.Deps{Pool: pool, Now: func() time.Time { return now }, Results: store})
+	r, err := crypto.With(crypto.Parts{Pool: pool, Now: func() time.Time { return now }, Results: store})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,8 @@ import (
 	"github.com/peage/appliance/api/upstream/osrm"
 )
 
-// Deps are the family's collaborators.
-type Deps struct {
+// Parts are the family's collaborators.
+type Parts struct {
 	// Pool is the process-wide client pool: one token bucket for the routing server, so the
 	// whole appliance keeps to the public servers' one request per second.
 	Pool *httpc.Pool
@@ -27,8 +27,8 @@ type Deps struct {
 // Routes holds the handler.
 type Routes struct{ osrm *osrm.Client }
 
-// New builds the family; the pool must know the osrm upstream.
-func New(d Deps) (*Routes, error) {
+// With builds the family; the pool must know the osrm upstream.
+func With(d Parts) (*Routes, error) {
 	h, err := d.Pool.Client(osrm.Name)
 	if err != nil {
 		return nil, err

@@ -47,7 +47,7 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	t.Helper()
 	srv := upstreamtest.New(t)
 	pool := httpc.NewPool(map[string]upstream.Spec{osrm.Name: srv.Spec(t, osrm.Name)}, httpc.Options{Contact: "test@example.org", Logger: quiet})
-	r, err := directions.New(directions.Deps{Pool: pool})
+	r, err := directions.With(directions.Parts{Pool: pool})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +137,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			apitest.NeedsTime(t, tt.status)
 			gate := &apitest.RecordingGate{}
 			e := start(t, gate)
 			e.srv.Expect(footPath, routeQuery, tt.handler)

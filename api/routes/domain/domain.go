@@ -18,13 +18,8 @@ import (
 	"github.com/peage/appliance/internal/egress"
 )
 
-// The catalog may import only the standard library, so the exact IDNA2008 check of domain
-// names (and of e-mail domains, which go through it) is installed here, where the routes
-// that take them are compiled in. It runs before any 402 like every format check.
-func init() { catalog.RefineFormat("domain", dnsname.Check) }
-
-// Deps are the family's collaborators.
-type Deps struct {
+// Parts are the family's collaborators.
+type Parts struct {
 	// Resolver answers the DNS questions; nil leaves every route of the family unavailable
 	// (503 before any 402) with ResolverErr as the reason.
 	Resolver    *resolver.Client
@@ -40,12 +35,12 @@ type Deps struct {
 
 // Routes holds the family's handlers.
 type Routes struct {
-	d    Deps
+	d    Parts
 	http *http.Client // never follows redirects by itself: each hop is recorded
 }
 
-// New builds the family.
-func New(d Deps) *Routes {
+// With builds the family.
+func With(d Parts) *Routes {
 	if d.HTTPPort == 0 {
 		d.HTTPPort = 80
 	}
@@ -67,6 +62,12 @@ func New(d Deps) *Routes {
 // Bind attaches the handlers; each route is ready only when a resolver is configured, and
 // domain/health also needs the egress guard.
 func (r *Routes) Bind(c *catalog.Catalog) error {
+	// The catalog may import only the standard library, so the exact IDNA2008 check of domain
+	// names (and of e-mail domains, which go through it) is installed here, where the routes
+	// that take them are compiled in. It runs before any 402 like every format check.
+	if err := c.RefineFormat("domain", dnsname.Check); err != nil {
+		return err
+	}
 	ready := func() error {
 		if r.d.Resolver == nil {
 			if r.d.ResolverErr != nil {

@@ -48,7 +48,7 @@ func start(t *testing.T, s setup) *apitest.Harness {
 		var d net.Dialer
 		return d.DialContext(ctx, "udp", s.resolverAddr)
 	}}}
-	deps := domain.Deps{Resolver: res}
+	deps := domain.Parts{Resolver: res}
 	if s.sites != nil {
 		ecfg.Allow = s.sites.allow()
 		deps.Roots, deps.HTTPPort, deps.HTTPSPort = s.sites.roots, s.sites.httpPort, s.sites.httpsPort
@@ -59,7 +59,7 @@ func start(t *testing.T, s setup) *apitest.Harness {
 		t.Fatal(err)
 	}
 	deps.Egress = pol
-	return apitest.StartFamily(t, catalog.DefaultNames(), domain.New(deps), apitest.Options{Gate: s.gate})
+	return apitest.StartFamily(t, catalog.DefaultNames(), domain.With(deps), apitest.Options{Gate: s.gate})
 }
 
 func call(t *testing.T, h *apitest.Harness, path string, q url.Values) (int, map[string]any) {
@@ -271,7 +271,7 @@ func TestResolverDownIsNotCharged(t *testing.T) {
 }
 
 func TestUnavailableWithoutResolver(t *testing.T) {
-	h := apitest.StartFamily(t, catalog.DefaultNames(), domain.New(domain.Deps{ResolverErr: os.ErrNotExist}), apitest.Options{})
+	h := apitest.StartFamily(t, catalog.DefaultNames(), domain.With(domain.Parts{ResolverErr: os.ErrNotExist}), apitest.Options{})
 	if code, o := call(t, h, "/v1/dns", url.Values{"domain": {"corp.test"}}); code != 503 {
 		t.Fatalf("%d %v", code, o)
 	}

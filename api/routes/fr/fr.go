@@ -45,8 +45,8 @@ import (
 	"github.com/peage/appliance/api/upstream/vies"
 )
 
-// Deps are what the routes need.
-type Deps struct {
+// Parts are what the routes need.
+type Parts struct {
 	// Pool is the process-wide client pool, shared with every family calling the same
 	// upstreams so that they share its rate limit. When nil, one is built from Upstreams
 	// and HTTP.
@@ -82,8 +82,8 @@ type Routes struct {
 	cache       Cache
 }
 
-// New builds the clients. Every upstream the routes use must be in d.Upstreams.
-func New(d Deps) (*Routes, error) {
+// With builds the clients. Every upstream the routes use must be in d.Upstreams.
+func With(d Parts) (*Routes, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}

@@ -64,7 +64,7 @@ func setupWith(t *testing.T, timeout time.Duration, at time.Time, cache Cache) *
 		}
 		specs[s.Name] = spec
 	}
-	r, err := New(Deps{Upstreams: specs, Now: func() time.Time { return at }, Cache: cache, HTTP: httpc.Options{Contact: "test@example.org", Logger: quiet}})
+	r, err := With(Parts{Upstreams: specs, Now: func() time.Time { return at }, Cache: cache, HTTP: httpc.Options{Contact: "test@example.org", Logger: quiet}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -641,7 +641,7 @@ func TestWeatherNeedsAKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Deps{Upstreams: specs})
+	r, err := With(Parts{Upstreams: specs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestFreeCallsLeavePaidCallsTheirUpstream(t *testing.T) {
 		specs[s.Name] = spec
 	}
 	recherche.Handle(upstreamtest.File(t, "../../upstream/rechercheentreprises/testdata/search_la_poste.json"))
-	r, err := New(Deps{Upstreams: specs, Now: func() time.Time { return now }, HTTP: httpc.Options{Contact: "test@example.org", Logger: quiet}})
+	r, err := With(Parts{Upstreams: specs, Now: func() time.Time { return now }, HTTP: httpc.Options{Contact: "test@example.org", Logger: quiet}})
 	if err != nil {
 		t.Fatal(err)
 	}

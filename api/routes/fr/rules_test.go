@@ -53,7 +53,7 @@ func TestZoneNamesAndSchoolYear(t *testing.T) {
 }
 
 func TestNewNamesAMissingUpstream(t *testing.T) {
-	if _, err := New(Deps{Upstreams: map[string]upstream.Spec{}}); err == nil || !strings.Contains(err.Error(), "recherche-entreprises") {
+	if _, err := With(Parts{Upstreams: map[string]upstream.Spec{}}); err == nil || !strings.Contains(err.Error(), "recherche-entreprises") {
 		t.Errorf("err = %v, want one naming the missing upstreams", err)
 	}
 }

@@ -53,7 +53,7 @@ func setupBudget(t *testing.T, dir string, clk *testclock.Clock, budget, quota i
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := New(s, clk.Now)
+	r := With(s, clk.Now)
 	if err := r.Bind(cat); err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestThroughServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := infra.New(s, nil).Bind(cat); err != nil {
+	if err := infra.With(s, nil).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}

@@ -83,8 +83,8 @@ type Routes struct {
 	deliveries *ratelimit.Limiter // per inbox id
 }
 
-// New builds the routes on a store. now is the clock (nil: time.Now); give the store the same.
-func New(store *state.Store, now func() time.Time) *Routes {
+// With builds the routes on a store. now is the clock (nil: time.Now); give the store the same.
+func With(store *state.Store, now func() time.Time) *Routes {
 	if now == nil {
 		now = time.Now
 	}

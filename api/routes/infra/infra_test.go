@@ -42,7 +42,7 @@ func setup(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := New(s, clk.Now)
+	r := With(s, clk.Now)
 	if err := r.Bind(cat); err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +396,7 @@ func TestPublishAndServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	r2 := New(s2, f.clk.Now)
+	r2 := With(s2, f.clk.Now)
 	again, err := r2.Page(context.Background(), &catalog.Request{PathID: p.ID})
 	if err != nil || string(again.(*catalog.Raw).Body) != body {
 		t.Fatalf("after restart: %v", err)

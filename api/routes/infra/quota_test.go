@@ -37,7 +37,7 @@ func startQuotaServer(t *testing.T, budget, quota int64) *quotaServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := infra.New(s, clk.Now).Bind(cat); err != nil {
+	if err := infra.With(s, clk.Now).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}

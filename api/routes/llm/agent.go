@@ -10,7 +10,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/routes/web"
+	"github.com/peage/appliance/api/family"
 )
 
 // Step is one step of an agent task. Its cost is the catalog price of the route that does
@@ -204,7 +204,7 @@ func (r *Routes) agentTask(ctx context.Context, req *catalog.Request) (any, erro
 	// The plan's cost was held against the budget when the parameters were decoded
 	// (checkBudget, the entry's Check), before any 402.
 	steps, budget := r.agentPlan(req.Args), r.budgetOf(req.Args)
-	var read []*web.Page
+	var read []*family.Page
 	var spent uint64
 	for i := range steps {
 		s := &steps[i]
@@ -218,7 +218,7 @@ func (r *Routes) agentTask(ctx context.Context, req *catalog.Request) (any, erro
 				steps[i+1].Input["url"] = url
 			}
 		case "read_page":
-			var page *web.Page
+			var page *family.Page
 			page, err = r.pages.ReadPage(ctx, s.Input["url"].(string), req.Free)
 			if err == nil {
 				read = append(read, page)

@@ -65,11 +65,11 @@ func newsWorld(t *testing.T, pages llmroutes.Pages, wantQ ...string) (*world, *u
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := websearch.New(chain).Bind(cat); err != nil {
+	if err := websearch.With(chain).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	srv := llmtest.New(t, llmtest.Config())
-	if err := llmroutes.New(llmroutes.Deps{Model: srv.Client(t, llmtest.Config()), Pages: pages}).Bind(cat); err != nil {
+	if err := llmroutes.With(llmroutes.Parts{Model: srv.Client(t, llmtest.Config()), Pages: pages}).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}

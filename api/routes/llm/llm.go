@@ -12,26 +12,22 @@
 package llm
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/routes/web"
+	"github.com/peage/appliance/api/family"
 	"github.com/peage/appliance/api/upstream"
 	model "github.com/peage/appliance/api/upstream/llm"
 )
 
-// Pages reads a page for reasoning (web.Routes over the browser farm).
-type Pages interface {
-	ReadPage(ctx context.Context, url string, free bool) (*web.Page, error)
-	ReadyToRead() error
-}
+// Pages reads a page for reasoning (the web family's, over the browser farm).
+type Pages = family.PageReader
 
-// Deps are the family's collaborators; nil ones leave their routes unavailable.
-type Deps struct {
+// Parts are the family's collaborators; nil ones leave their routes unavailable.
+type Parts struct {
 	Model *model.Client // nil: the model routes answer 503
 	Pages Pages         // nil: the page routes answer 503
 	Now   func() time.Time
@@ -45,8 +41,8 @@ type Routes struct {
 	cat   *catalog.Catalog // the router's source of capabilities, set by Bind
 }
 
-// New builds the family.
-func New(d Deps) *Routes {
+// With builds the family.
+func With(d Parts) *Routes {
 	if d.Now == nil {
 		d.Now = time.Now
 	}

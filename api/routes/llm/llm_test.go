@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/peage/appliance/api/apitest"
@@ -71,19 +70,24 @@ type world struct {
 	srv  *llmtest.Server
 }
 
-func newWorld(t *testing.T, withModel bool, pages llmroutes.Pages, gate paywall.Gate) *world {
+func newWorld(t *testing.T, withModel bool, pages llmroutes.Pages, gate paywall.Gate, checks ...func(*catalog.Catalog) error) *world {
 	t.Helper()
 	cat, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, check := range checks {
+		if err := check(cat); err != nil {
+			t.Fatal(err)
+		}
+	}
 	w := &world{}
-	deps := llmroutes.Deps{Pages: pages}
+	deps := llmroutes.Parts{Pages: pages}
 	if withModel {
 		w.srv = llmtest.New(t, llmtest.Config())
 		deps.Model = w.srv.Client(t, llmtest.Config())
 	}
-	if err := llmroutes.New(deps).Bind(cat); err != nil {
+	if err := llmroutes.With(deps).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	if gate == nil {
@@ -137,18 +141,13 @@ func TestUnconfiguredModel(t *testing.T) {
 
 // TestBadInputBefore402 runs against the challenge-only gate: bad input is a 400 naming the
 // parameter, good input the 402 challenge.
-var publicURLOnce sync.Once
-
 func TestBadInputBefore402(t *testing.T) {
 	// As compose does: the egress policy's literal check joins the public_url format.
-	publicURLOnce.Do(func() {
-		pol, err := egress.New(egress.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		catalog.AlsoCheck("public_url", pol.CheckURL)
-	})
-	w := newWorld(t, true, nil, paywall.ChallengeOnly{})
+	pol, err := egress.New(egress.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t, true, nil, paywall.ChallengeOnly{}, func(c *catalog.Catalog) error { return c.AlsoCheck("public_url", pol.CheckURL) })
 	long := strings.Repeat("x", 1001)
 	many := make([]string, 21)
 	for i := range many {

@@ -78,7 +78,7 @@ func solveWorld(t *testing.T, withModel bool) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	french, err := fr.New(fr.Deps{Upstreams: specs})
+	french, err := fr.With(fr.Parts{Upstreams: specs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,12 +86,12 @@ func solveWorld(t *testing.T, withModel bool) *world {
 		t.Fatal(err)
 	}
 	w := &world{gate: &apitest.RecordingGate{}}
-	deps := llmroutes.Deps{}
+	deps := llmroutes.Parts{}
 	if withModel {
 		w.srv = llmtest.New(t, llmtest.Config())
 		deps.Model = w.srv.Client(t, llmtest.Config())
 	}
-	if err := llmroutes.New(deps).Bind(cat); err != nil {
+	if err := llmroutes.With(deps).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	w.h = apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: w.gate})

@@ -49,14 +49,14 @@ func TestSolveNeverSellsADearerCapability(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	french, err := fr.New(fr.Deps{Upstreams: specs})
+	french, err := fr.With(fr.Parts{Upstreams: specs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := french.Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	if err := llmroutes.New(llmroutes.Deps{}).Bind(cat); err != nil {
+	if err := llmroutes.With(llmroutes.Parts{}).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	// The audit's answer does not matter here, its price does: bound, it would serve.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/routes/web"
+	"github.com/peage/appliance/api/family"
 	model "github.com/peage/appliance/api/upstream/llm"
 )
 
@@ -28,18 +28,18 @@ type Evidence struct {
 // block (as /v1/extract/verified gives it): one control per quote. A quote not in the source
 // fails the call (no answer is given), so an answer's echecs is always empty.
 type Verification struct {
-	Passe     bool          `json:"passe"`
-	Controles []web.Control `json:"controles"`
-	Echecs    []string      `json:"echecs"`
-	Checked   int           `json:"checked"`
-	Method    string        `json:"method"`
+	Passe     bool             `json:"passe"`
+	Controles []family.Control `json:"controles"`
+	Echecs    []string         `json:"echecs"`
+	Checked   int              `json:"checked"`
+	Method    string           `json:"method"`
 }
 
 // verificationOf is the block of an answer whose every quote was found in its source.
 func verificationOf(ev []Evidence) Verification {
-	v := Verification{Passe: true, Controles: make([]web.Control, len(ev)), Echecs: []string{}, Checked: len(ev), Method: verifyMethod}
+	v := Verification{Passe: true, Controles: make([]family.Control, len(ev)), Echecs: []string{}, Checked: len(ev), Method: verifyMethod}
 	for i, e := range ev {
-		v.Controles[i] = web.Control{Controle: fmt.Sprintf("extrait_%d_dans_source_%d", i+1, e.Source), OK: true}
+		v.Controles[i] = family.Control{Controle: fmt.Sprintf("extrait_%d_dans_source_%d", i+1, e.Source), OK: true}
 	}
 	return v
 }
@@ -73,7 +73,7 @@ func normalise(s string) string { return strings.TrimSpace(spaces.ReplaceAllStri
 // corpus is a source as read, normalised once for the checks.
 type corpus struct{ texts []string }
 
-func newCorpus(p *web.Page) corpus {
+func newCorpus(p *family.Page) corpus {
 	return corpus{texts: []string{normalise(p.Markdown), normalise(p.Text)}}
 }
 
@@ -100,7 +100,7 @@ func truncate(s string, n int) string {
 }
 
 // pageText is what the model reads of a page: its markdown (or text), cut at limit characters.
-func pageText(p *web.Page, limit int) string {
+func pageText(p *family.Page, limit int) string {
 	if strings.TrimSpace(p.Markdown) != "" {
 		return truncate(p.Markdown, limit)
 	}
@@ -116,7 +116,7 @@ var answerSchema = &model.Schema{Name: "answer_with_evidence", Doc: map[string]a
 	}}}
 
 // sourcesOf numbers the pages read, as evidence cites them.
-func sourcesOf(pages []*web.Page) []Source {
+func sourcesOf(pages []*family.Page) []Source {
 	out := make([]Source, len(pages))
 	for i, p := range pages {
 		out[i] = Source{N: i + 1, URL: p.URL, FinalURL: p.FinalURL, Title: p.Title}
@@ -128,7 +128,7 @@ func sourcesOf(pages []*web.Page) []Source {
 // every quote against the pages as read (each quote is attributed to the first page holding
 // it). Pages that cannot answer are a 404 and a quote in none of them a 502: neither is an
 // answer, neither is charged. The pages' share of the prompt is maxPageChars in all.
-func (r *Routes) answerFrom(ctx context.Context, objective string, pages ...*web.Page) (string, []Evidence, Usage, error) {
+func (r *Routes) answerFrom(ctx context.Context, objective string, pages ...*family.Page) (string, []Evidence, Usage, error) {
 	if len(pages) == 0 {
 		return "", nil, Usage{}, apierr.NotFound("no page was read; no answer is given and nothing was charged")
 	}

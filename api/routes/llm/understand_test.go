@@ -7,16 +7,16 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/apitest"
-	"github.com/peage/appliance/api/routes/web"
+	"github.com/peage/appliance/api/family"
 	"github.com/peage/appliance/api/upstream/llm/llmtest"
 )
 
 // pages stands in for the browser farm: it serves fixed pages by URL, and for a challenge
 // URL the error web.ReadPage gives for an anti-bot page (the farm's own behaviour is tested
 // in api/routes/web).
-type pages map[string]*web.Page
+type pages map[string]*family.Page
 
-func (p pages) ReadPage(_ context.Context, url string, _ bool) (*web.Page, error) {
+func (p pages) ReadPage(_ context.Context, url string, _ bool) (*family.Page, error) {
 	if strings.Contains(url, "captcha") {
 		return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: "target", Message: "the page answered with an anti-bot challenge (cloudflare; title Just a moment...); it is reported, not bypassed, and nothing was charged"}
 	}

@@ -159,7 +159,7 @@ func (f sizedFarm) Stats() browserfarm.Stats { return browserfarm.Stats{Size: f.
 // at least.
 func TestDetailsTakeHalfTheFarm(t *testing.T) {
 	for size, want := range map[int]int{1: 2, 2: 2, 5: 2, 8: 4, 12: 6} {
-		r, err := New(Deps{Farm: sizedFarm{size}})
+		r, err := With(Parts{Farm: sizedFarm{size}})
 		if err != nil || r.parallel != want {
 			t.Errorf("farm of %d: %d at once (%v), want %d", size, r.parallel, err, want)
 		}

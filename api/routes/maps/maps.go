@@ -50,8 +50,8 @@ type Farm interface {
 	Ready() error
 }
 
-// Deps are the route's collaborators.
-type Deps struct {
+// Parts are the route's collaborators.
+type Parts struct {
 	Farm Farm
 	// Base is the maps site's root URL (scheme and host); "" is DefaultBase.
 	Base string
@@ -64,8 +64,8 @@ type Routes struct {
 	parallel int
 }
 
-// New builds the route.
-func New(d Deps) (*Routes, error) {
+// With builds the route.
+func With(d Parts) (*Routes, error) {
 	base, err := browserfarm.SiteBase(d.Base, DefaultBase)
 	if err != nil {
 		return nil, fmt.Errorf("maps: %w", err)

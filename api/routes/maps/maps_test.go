@@ -45,7 +45,7 @@ func start(t *testing.T, gate paywall.Gate) *apitest.Harness { return startAt(t,
 // startAt serves the route reading the maps at base.
 func startAt(t *testing.T, gate paywall.Gate, base string) *apitest.Harness {
 	t.Helper()
-	r, err := New(Deps{Farm: env.Farm, Base: base})
+	r, err := With(Parts{Farm: env.Farm, Base: base})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,8 +40,8 @@ type Farm interface {
 	Ready() error
 }
 
-// Deps are the route's collaborators.
-type Deps struct {
+// Parts are the route's collaborators.
+type Parts struct {
 	Farm Farm
 	// Base is the marketplace's root URL (scheme and host); "" is DefaultBase.
 	Base string
@@ -56,8 +56,8 @@ type Routes struct {
 	id   string
 }
 
-// New builds the route.
-func New(d Deps) (*Routes, error) {
+// With builds the route.
+func With(d Parts) (*Routes, error) {
 	base, err := browserfarm.SiteBase(d.Base, DefaultBase)
 	if err != nil {
 		return nil, fmt.Errorf("marketplace: %w", err)

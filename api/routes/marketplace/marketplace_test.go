@@ -83,7 +83,7 @@ func start(t *testing.T, base string, gate paywall.Gate) *apitest.Harness {
 	t.Helper()
 	names := catalog.DefaultNames()
 	names.Marketplace = "shop"
-	r, err := marketplace.New(marketplace.Deps{Farm: env.Farm, Base: base, Names: names})
+	r, err := marketplace.With(marketplace.Parts{Farm: env.Farm, Base: base, Names: names})
 	if err != nil {
 		t.Fatal(err)
 	}

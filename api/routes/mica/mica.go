@@ -15,8 +15,8 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 )
 
-// Deps are the family's collaborators.
-type Deps struct {
+// Parts are the family's collaborators.
+type Parts struct {
 	Pool *httpc.Pool
 	// Dir is where the register files are cached between runs ("" keeps them in memory).
 	Dir string
@@ -30,8 +30,8 @@ type Routes struct {
 	now  func() time.Time
 }
 
-// New builds the route over the esma upstream of the pool.
-func New(d Deps) (*Routes, error) {
+// With builds the route over the esma upstream of the pool.
+func With(d Parts) (*Routes, error) {
 	h, err := d.Pool.Client(esma.Name)
 	if err != nil {
 		return nil, err

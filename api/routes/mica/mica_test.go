@@ -39,7 +39,7 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	t.Helper()
 	srv := upstreamtest.New(t)
 	pool := httpc.NewPool(map[string]upstream.Spec{esma.Name: srv.Spec(t, esma.Name)}, httpc.Options{Contact: "test@example.org", Logger: quiet})
-	r, err := mica.New(mica.Deps{Pool: pool, Dir: t.TempDir(), Now: func() time.Time { return now }})
+	r, err := mica.With(mica.Parts{Pool: pool, Dir: t.TempDir(), Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +136,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			apitest.NeedsTime(t, tt.status)
 			gate := &apitest.RecordingGate{}
 			e := start(t, gate)
 			tt.handler(t, e.srv)
@@ -205,7 +206,7 @@ func TestStaleCopyIsSaid(t *testing.T) {
 	recorded(t, srv)
 	clock := now
 	pool := httpc.NewPool(map[string]upstream.Spec{esma.Name: srv.Spec(t, esma.Name)}, httpc.Options{Contact: "test@example.org", Logger: quiet})
-	r, err := mica.New(mica.Deps{Pool: pool, Dir: t.TempDir(), Now: func() time.Time { return clock }})
+	r, err := mica.With(mica.Parts{Pool: pool, Dir: t.TempDir(), Now: func() time.Time { return clock }})
 	if err != nil {
 		t.Fatal(err)
 	}

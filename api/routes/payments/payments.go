@@ -21,7 +21,7 @@ type Source interface {
 // Routes holds the family's collaborator.
 type Routes struct{ src Source }
 
-func New(src Source) *Routes { return &Routes{src: src} }
+func With(src Source) *Routes { return &Routes{src: src} }
 
 // Bind attaches the handler.
 func (r *Routes) Bind(c *catalog.Catalog) error { return c.Bind("free.payment", r.status, nil) }

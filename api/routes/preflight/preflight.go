@@ -19,8 +19,8 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 )
 
-// Deps are the family's collaborators.
-type Deps struct {
+// Parts are the family's collaborators.
+type Parts struct {
 	Pool *httpc.Pool
 	// Names are the neutral path segments: the route is /v1/<ActorMarketplace>/preflight.
 	Names catalog.Names
@@ -35,8 +35,8 @@ type Routes struct {
 	now func() time.Time
 }
 
-// New builds the route over the actor-marketplace upstream of the pool.
-func New(d Deps) (*Routes, error) {
+// With builds the route over the actor-marketplace upstream of the pool.
+func With(d Parts) (*Routes, error) {
 	h, err := d.Pool.Client(actormarket.Name)
 	if err != nil {
 		return nil, err

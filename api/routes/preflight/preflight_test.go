@@ -46,7 +46,7 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	pool := httpc.NewPool(map[string]upstream.Spec{actormarket.Name: srv.Spec(t, actormarket.Name)}, httpc.Options{Contact: "test@example.org", Logger: quiet})
 	names := catalog.DefaultNames()
 	names.ActorMarketplace = "actor-store"
-	r, err := preflight.New(preflight.Deps{Pool: pool, Names: names, Now: func() time.Time { return now }})
+	r, err := preflight.With(preflight.Parts{Pool: pool, Names: names, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +113,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			apitest.NeedsTime(t, tt.status)
 			gate := &apitest.RecordingGate{}
 			e := start(t, gate)
 			if tt.handler == nil {

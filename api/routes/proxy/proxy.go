@@ -46,8 +46,8 @@ type health struct {
 // healthTTL is how long a status answer decides readiness before it is refreshed.
 const healthTTL = 30 * time.Second
 
-// New builds the routes on a proxyd service.
-func New(svc client.Service, log *slog.Logger) *Routes {
+// With builds the routes on a proxyd service.
+func With(svc client.Service, log *slog.Logger) *Routes {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

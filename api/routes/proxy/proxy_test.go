@@ -68,7 +68,7 @@ func bound(t *testing.T, f *fakeProxyd) *catalog.Catalog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := New(f, nil).Bind(c); err != nil {
+	if err := With(f, nil).Bind(c); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -263,7 +263,7 @@ func TestNotSoldBeforeTheExitIsChecked(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := New(&fakeProxyd{status: tc.status}, nil)
+			r := With(&fakeProxyd{status: tc.status}, nil)
 			if err := r.ready(); err != errExitUnchecked {
 				t.Fatalf("before any check: %v, want %v", err, errExitUnchecked)
 			}

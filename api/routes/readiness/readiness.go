@@ -65,9 +65,9 @@ type Routes struct {
 	now     func() time.Time
 }
 
-// New builds the route over the egress policy. tlsConf may carry extra roots (tests); nil
+// With builds the route over the egress policy. tlsConf may carry extra roots (tests); nil
 // means the system's.
-func New(policy *egress.Policy, tlsConf *tls.Config) *Routes {
+func With(policy *egress.Policy, tlsConf *tls.Config) *Routes {
 	redirects := func(_ *http.Request, via []*http.Request) error {
 		if len(via) >= maxRedirects {
 			return fmt.Errorf("more than %d redirects", maxRedirects)

@@ -8,13 +8,12 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/family"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/routes/readiness"
 	"github.com/peage/appliance/internal/egress"
@@ -101,13 +100,6 @@ func harness(t *testing.T, tlsConf *tls.Config, allow ...string) (*apitest.Harne
 	return harnessGate(t, tlsConf, gate, allow...), gate
 }
 
-// testPolicy is the egress policy of the harness serving now (the tests run one after
-// another); public_url checks against it, as compose chains the appliance's policy.
-var (
-	testPolicy     atomic.Pointer[egress.Policy]
-	publicURLCheck sync.Once
-)
-
 // harnessGate serves the family behind gate, the egress policy allowing allow (local test
 // sites) and joined to the public_url format as compose does.
 func harnessGate(t *testing.T, tlsConf *tls.Config, gate paywall.Gate, allow ...string) *apitest.Harness {
@@ -116,11 +108,13 @@ func harnessGate(t *testing.T, tlsConf *tls.Config, gate paywall.Gate, allow ...
 	if err != nil {
 		t.Fatal(err)
 	}
-	testPolicy.Store(pol)
-	publicURLCheck.Do(func() {
-		catalog.AlsoCheck("public_url", func(s string) error { return testPolicy.Load().CheckURL(s) })
+	fam := family.BindFunc(func(c *catalog.Catalog) error {
+		if err := c.AlsoCheck("public_url", pol.CheckURL); err != nil {
+			return err
+		}
+		return readiness.With(pol, tlsConf).Bind(c)
 	})
-	return apitest.StartFamily(t, catalog.DefaultNames(), readiness.New(pol, tlsConf), apitest.Options{Gate: gate})
+	return apitest.StartFamily(t, catalog.DefaultNames(), fam, apitest.Options{Gate: gate})
 }
 
 func hostPort(s *httptest.Server) string { u, _ := url.Parse(s.URL); return u.Host }

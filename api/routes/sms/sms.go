@@ -53,8 +53,8 @@ type Routes struct {
 	Country string
 }
 
-// New builds the family.
-func New(c Carrier, store *state.Store, log *slog.Logger, now func() time.Time) *Routes {
+// With builds the family.
+func With(c Carrier, store *state.Store, log *slog.Logger, now func() time.Time) *Routes {
 	if now == nil {
 		now = time.Now
 	}

@@ -68,7 +68,7 @@ func start(t *testing.T, srv *upstreamtest.Server, dir string, c *clock, key str
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := sms.New(carrier, store, quiet, c.now)
+	r := sms.With(carrier, store, quiet, c.now)
 	gate := &apitest.RecordingGate{}
 	return &env{srv: srv, store: store, r: r, h: apitest.StartFamily(t, catalog.DefaultNames(), r, apitest.Options{Gate: gate}), gate: gate}
 }

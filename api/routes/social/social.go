@@ -54,8 +54,8 @@ type Routes struct {
 	statusAt time.Time
 }
 
-// New builds the family.
-func New(r *reddit.Client, h *hackernews.Client) *Routes {
+// With builds the family.
+func With(r *reddit.Client, h *hackernews.Client) *Routes {
 	return &Routes{reddit: r, hn: h, now: time.Now}
 }
 

@@ -60,7 +60,7 @@ func startGate(t *testing.T, key string, gate paywall.Gate) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.h = apitest.StartFamily(t, catalog.DefaultNames(), social.New(rc, hackernews.New(hh)), apitest.Options{Gate: gate})
+	e.h = apitest.StartFamily(t, catalog.DefaultNames(), social.With(rc, hackernews.New(hh)), apitest.Options{Gate: gate})
 	return e
 }
 

@@ -23,17 +23,6 @@ import (
 	"github.com/peage/appliance/api/upstream/youtube"
 )
 
-// The catalog's video_url format is narrowed to the pages this route reads, so another
-// platform is a 400 naming url before any 402.
-func init() {
-	catalog.RefineFormat("video_url", func(s string) error {
-		if _, ok := youtube.VideoID(s); !ok {
-			return errNotYouTube
-		}
-		return nil
-	})
-}
-
 var errNotYouTube = errors.New("must be a YouTube video page (youtube.com/watch?v=…, youtu.be/…, /shorts/…); other platforms are not supported")
 
 // Recogniser is the speech-recognition endpoint.
@@ -54,13 +43,25 @@ type Routes struct {
 	down Downloader // nil: no speech path
 }
 
-// New builds the route; asr and down may be nil.
-func New(yt *youtube.Client, asr Recogniser, down Downloader) *Routes {
+// With builds the route; asr and down may be nil.
+func With(yt *youtube.Client, asr Recogniser, down Downloader) *Routes {
 	return &Routes{yt: yt, asr: asr, down: down}
 }
 
-// Bind attaches the handler: captions need no key, so it is always ready.
-func (r *Routes) Bind(c *catalog.Catalog) error { return c.Bind("transcribe", r.transcribe, nil) }
+// Bind attaches the handler: captions need no key, so it is always ready. The catalog's
+// video_url format is narrowed to the pages this route reads, so another platform is a 400
+// naming url before any 402.
+func (r *Routes) Bind(c *catalog.Catalog) error {
+	if err := c.RefineFormat("video_url", func(s string) error {
+		if _, ok := youtube.VideoID(s); !ok {
+			return errNotYouTube
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return c.Bind("transcribe", r.transcribe, nil)
+}
 
 // Segment is one sentence with its time span, in seconds.
 type Segment struct {

@@ -83,7 +83,7 @@ func startWith(t *testing.T, srv *upstreamtest.Server, asr transcribe.Recogniser
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}
-	return apitest.StartFamily(t, catalog.DefaultNames(), transcribe.New(youtube.New(h), asr, down), apitest.Options{Gate: gate}), gate
+	return apitest.StartFamily(t, catalog.DefaultNames(), transcribe.With(youtube.New(h), asr, down), apitest.Options{Gate: gate}), gate
 }
 
 func get(t *testing.T, h *apitest.Harness, target string) (int, map[string]any) {
@@ -151,7 +151,7 @@ func TestNotAYouTubePageIs400(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := apitest.StartFamily(t, catalog.DefaultNames(), transcribe.New(youtube.New(yh), nil, nil), apitest.Options{Gate: paywall.ChallengeOnly{}})
+	h := apitest.StartFamily(t, catalog.DefaultNames(), transcribe.With(youtube.New(yh), nil, nil), apitest.Options{Gate: paywall.ChallengeOnly{}})
 	for _, u := range []string{"https://vimeo.com/123", "https://www.youtube.com/watch?v=short", "http://169.254.169.254/watch?v=" + video, "https://www.youtube.com/channel/UC123"} {
 		status, m := get(t, h, u)
 		if status != 400 || apitest.At(m, "error", "param") != "url" {

@@ -17,8 +17,8 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 )
 
-// Deps are the family's collaborators.
-type Deps struct {
+// Parts are the family's collaborators.
+type Parts struct {
 	// Pool is the process-wide client pool: every caller of Companies House shares one token
 	// bucket, so the appliance as a whole stays under the published limit.
 	Pool *httpc.Pool
@@ -27,8 +27,8 @@ type Deps struct {
 // Routes holds the handlers.
 type Routes struct{ ch *companieshouse.Client }
 
-// New builds the family; the pool must know the companies-house upstream.
-func New(d Deps) (*Routes, error) {
+// With builds the family; the pool must know the companies-house upstream.
+func With(d Parts) (*Routes, error) {
 	h, err := d.Pool.Client(companieshouse.Name)
 	if err != nil {
 		return nil, err

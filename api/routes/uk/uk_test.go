@@ -67,7 +67,7 @@ func start(t *testing.T, key string, gate paywall.Gate) *env {
 	spec := srv.Spec(t, companieshouse.Name)
 	spec.Key = key
 	pool := httpc.NewPool(map[string]upstream.Spec{companieshouse.Name: spec}, httpc.Options{Contact: "test@example.org", Logger: quiet})
-	r, err := uk.New(uk.Deps{Pool: pool})
+	r, err := uk.With(uk.Parts{Pool: pool})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,6 +177,7 @@ func TestFailuresAreNotCharged(t *testing.T) {
 		apitest.UpstreamFailures()...)
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
+			tt.NeedsTime(t)
 			gate := &apitest.RecordingGate{}
 			e := start(t, "test-key", gate)
 			e.srv.Handle(tt.Handler)

@@ -37,7 +37,7 @@ func startBrief(t *testing.T, gate *apitest.RecordingGate) (*apitest.Harness, *l
 	}
 	pool := httpc.NewPool(specs, httpc.Options{Contact: contact, Logger: quiet})
 	srv := llmtest.New(t, llmtest.Config())
-	r, err := us.New(us.Deps{Pool: pool, Model: srv.Client(t, llmtest.Config())})
+	r, err := us.With(us.Parts{Pool: pool, Model: srv.Client(t, llmtest.Config())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,8 @@ import (
 	"github.com/peage/appliance/api/upstream/secedgar"
 )
 
-// Deps are the family's collaborators.
-type Deps struct {
+// Parts are the family's collaborators.
+type Parts struct {
 	// Pool is the process-wide client pool: every caller of SEC shares its token buckets.
 	Pool *httpc.Pool
 	// Model writes /v1/us/brief; nil leaves that route unavailable.
@@ -33,8 +33,8 @@ type Routes struct {
 	model *llm.Client
 }
 
-// New builds the family; the pool must know both SEC hosts.
-func New(d Deps) (*Routes, error) {
+// With builds the family; the pool must know both SEC hosts.
+func With(d Parts) (*Routes, error) {
 	data, err := d.Pool.Client(secedgar.Name)
 	if err != nil {
 		return nil, err

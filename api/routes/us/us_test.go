@@ -78,7 +78,7 @@ func start(t *testing.T, who string, gate paywall.Gate, attempt time.Duration) *
 		}
 	}
 	pool := httpc.NewPool(specs, httpc.Options{Contact: who, Logger: quiet})
-	r, err := us.New(us.Deps{Pool: pool})
+	r, err := us.With(us.Parts{Pool: pool})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,6 +189,7 @@ func TestUnknownCompanies(t *testing.T) {
 func TestFailuresAreNotCharged(t *testing.T) {
 	for _, tt := range apitest.UpstreamFailures() {
 		t.Run(tt.Name, func(t *testing.T) {
+			tt.NeedsTime(t)
 			gate := &apitest.RecordingGate{}
 			e := start(t, contact, gate, 0)
 			e.files.Handle(tt.Handler)

@@ -25,7 +25,7 @@ type Routes struct {
 	client *http.Client // never follows redirects by itself: each hop is checked and recorded
 }
 
-func New(policy *egress.Policy) *Routes {
+func With(policy *egress.Policy) *Routes {
 	return &Routes{policy: policy, client: &http.Client{
 		Transport:     policy.Transport(),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

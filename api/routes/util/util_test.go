@@ -30,7 +30,7 @@ func harness(t *testing.T, allow ...*httptest.Server) (*apitest.Harness, *apites
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}
-	return apitest.StartFamily(t, catalog.DefaultNames(), util.New(pol), apitest.Options{Gate: gate}), gate
+	return apitest.StartFamily(t, catalog.DefaultNames(), util.With(pol), apitest.Options{Gate: gate}), gate
 }
 
 func getJSON(t *testing.T, h *apitest.Harness, path string, q url.Values) (int, map[string]any) {
@@ -129,7 +129,7 @@ func TestInspectOurOwnChallenge(t *testing.T) {
 	self := apitest.Start(t, cat, apitest.Options{})
 	pol, _ := egress.New(egress.Config{Allow: []string{strings.TrimPrefix(self.BaseURL, "http://")}})
 	icat, _ := catalog.Default(catalog.DefaultNames())
-	_ = util.New(pol).Bind(icat)
+	_ = util.With(pol).Bind(icat)
 	h := apitest.Start(t, icat, apitest.Options{CheckShapes: true, Gate: &apitest.RecordingGate{}})
 
 	code, out := getJSON(t, h, "/v1/x402/inspect", url.Values{"url": {self.BaseURL + "/v1/fr/tva?siren=542065479"}})

@@ -18,8 +18,8 @@ import (
 	"github.com/peage/appliance/api/upstream/vpic"
 )
 
-// Deps are the family's collaborators.
-type Deps struct {
+// Parts are the family's collaborators.
+type Parts struct {
 	Pool *httpc.Pool
 	Now  func() time.Time // the current year bounds the model-year candidates; nil is time.Now
 }
@@ -30,8 +30,8 @@ type Routes struct {
 	now  func() time.Time
 }
 
-// New builds the family; the pool must know the vpic upstream.
-func New(d Deps) (*Routes, error) {
+// With builds the family; the pool must know the vpic upstream.
+func With(d Parts) (*Routes, error) {
 	h, err := d.Pool.Client(vpic.Name)
 	if err != nil {
 		return nil, err

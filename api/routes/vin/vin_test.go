@@ -43,7 +43,7 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	t.Helper()
 	srv := upstreamtest.New(t)
 	pool := httpc.NewPool(map[string]upstream.Spec{vpic.Name: srv.Spec(t, vpic.Name)}, httpc.Options{Contact: "test@example.org", Logger: quiet})
-	r, err := vin.New(vin.Deps{Pool: pool, Now: func() time.Time { return time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC) }})
+	r, err := vin.With(vin.Parts{Pool: pool, Now: func() time.Time { return time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,6 +121,7 @@ func TestNothingKnownIs404(t *testing.T) {
 func TestFailuresAreNotCharged(t *testing.T) {
 	for _, tt := range apitest.UpstreamFailures() {
 		t.Run(tt.Name, func(t *testing.T) {
+			tt.NeedsTime(t)
 			gate := &apitest.RecordingGate{}
 			e := start(t, gate)
 			e.srv.Expect(decodePath("1FTMW1T88MFA00001"), jsonFormat, tt.Handler)

@@ -106,7 +106,7 @@ func TestStalledFarmServesOthers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := web.New(farm.Farm, farm.Policy).Bind(cat); err != nil {
+			if err := web.With(farm.Farm, farm.Policy).Bind(cat); err != nil {
 				t.Fatal(err)
 			}
 			h := apitest.Start(t, cat, apitest.Options{CheckShapes: true, Gate: gate, Pay: payCfg, Configure: func(sc *server.Config) {

@@ -45,7 +45,7 @@ func TestFreeCallsAskForFreeBrowserJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := web.New(farm, nil).Bind(c); err != nil {
+	if err := web.With(farm, nil).Bind(c); err != nil {
 		t.Fatal(err)
 	}
 	// The recording gate runs paid routes' work without a payment, as a paid call would.

@@ -159,7 +159,7 @@ func TestPoolDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := web.New(small.Farm, small.Policy).Bind(c); err != nil {
+	if err := web.With(small.Farm, small.Policy).Bind(c); err != nil {
 		t.Fatal(err)
 	}
 	small.Close()

@@ -5,17 +5,12 @@ import (
 	"strings"
 
 	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/family"
 	"github.com/peage/appliance/browserfarm"
 )
 
 // Page is a page as the language-model routes read it: its main content and visible text.
-type Page struct {
-	URL      string `json:"url"`
-	FinalURL string `json:"final_url"`
-	Title    string `json:"title"`
-	Markdown string `json:"-"`
-	Text     string `json:"-"`
-}
+type Page = family.Page
 
 // ReadPage loads url for a reader that will reason over it (understand, extract-structured,
 // guard, agent task). What is not the page itself is refused before anyone reasons over it,

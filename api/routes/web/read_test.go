@@ -10,7 +10,7 @@ import (
 )
 
 func TestReadPage(t *testing.T) {
-	r := web.New(env.Farm, env.Policy)
+	r := web.With(env.Farm, env.Policy)
 	ctx := context.Background()
 	p, err := r.ReadPage(ctx, env.URL("/article"), false)
 	if err != nil || p.Markdown == "" || p.Text == "" || p.FinalURL == "" {

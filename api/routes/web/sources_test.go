@@ -62,7 +62,7 @@ func sourcesServerWithin(t *testing.T, serper http.Handler, timeout time.Duratio
 	if timeout > 0 {
 		c.ByPath("/v1/search/sources").Timeout = timeout
 	}
-	if err := web.New(env.Farm, env.Policy).WithSearch(chain).Bind(c); err != nil {
+	if err := web.With(env.Farm, env.Policy).WithSearch(chain).Bind(c); err != nil {
 		t.Fatal(err)
 	}
 	gate := &apitest.RecordingGate{}

@@ -106,7 +106,7 @@ func TestReadAtDeadlineIsChargedAndStruck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := web.New(farm.Farm, farm.Policy).Bind(cat); err != nil {
+	if err := web.With(farm.Farm, farm.Policy).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {

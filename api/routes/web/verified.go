@@ -7,20 +7,15 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/family"
 	"github.com/peage/appliance/browserfarm/extract"
 )
 
-// Control is one deterministic check of a verified retrieval.
-type Control struct {
-	Controle string `json:"controle"`
-	OK       bool   `json:"ok"`
-}
-
 // Verification is the checks' verdict: passe only when every control holds.
 type Verification struct {
-	Passe     bool      `json:"passe"`
-	Controles []Control `json:"controles"`
-	Echecs    []string  `json:"echecs"`
+	Passe     bool             `json:"passe"`
+	Controles []family.Control `json:"controles"`
+	Echecs    []string         `json:"echecs"`
 }
 
 // Evidence is what was retrieved, so a reader can check the claim later.
@@ -83,16 +78,16 @@ func (r *Routes) verified(ctx context.Context, req *catalog.Request) (any, error
 	finURL, _ := url.Parse(res.Landed())
 	sameSite := reqURL != nil && finURL != nil &&
 		strings.TrimPrefix(strings.ToLower(reqURL.Hostname()), "www.") == strings.TrimPrefix(strings.ToLower(finURL.Hostname()), "www.")
-	checks := []Control{
-		{"statut_http_2xx", res.Status >= 200 && res.Status < 300},
-		{"document_html", htmlTypes[res.ContentType]},
+	checks := []family.Control{
+		{Controle: "statut_http_2xx", OK: res.Status >= 200 && res.Status < 300},
+		{Controle: "document_html", OK: htmlTypes[res.ContentType]},
 		// load refuses a challenge page; checked again here so the control states a check.
-		{"sans_defi_antibot", res.Challenge() == nil},
-		{"meme_site", sameSite},
-		{"contenu_principal", words >= minWords},
-		{"titre_present", strings.TrimSpace(c.Title) != ""},
-		{"langue_declaree", lang != ""},
-		{"chargement_complet", res.LoadComplete},
+		{Controle: "sans_defi_antibot", OK: res.Challenge() == nil},
+		{Controle: "meme_site", OK: sameSite},
+		{Controle: "contenu_principal", OK: words >= minWords},
+		{Controle: "titre_present", OK: strings.TrimSpace(c.Title) != ""},
+		{Controle: "langue_declaree", OK: lang != ""},
+		{Controle: "chargement_complet", OK: res.LoadComplete},
 	}
 	v := Verification{Passe: true, Controles: checks, Echecs: []string{}}
 	for _, ch := range checks {

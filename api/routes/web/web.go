@@ -44,9 +44,9 @@ type Routes struct {
 	ExitCountry func(ctx context.Context) (string, error)
 }
 
-// New builds the web routes over a farm and the egress policy (used by unblock's
+// With builds the web routes over a farm and the egress policy (used by unblock's
 // render=false plain fetch).
-func New(farm Farm, policy *egress.Policy) *Routes {
+func With(farm Farm, policy *egress.Policy) *Routes {
 	return &Routes{farm: farm, policy: policy, now: time.Now, Region: "FR"}
 }
 

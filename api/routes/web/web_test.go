@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 	}
 	cat, err = catalog.Default(catalog.DefaultNames())
 	if err == nil {
-		w := web.New(env.Farm, env.Policy)
+		w := web.With(env.Farm, env.Policy)
 		// What proxyd's exit check reads from a French residential line.
 		w.ExitCountry = func(context.Context) (string, error) { return "FR", nil }
 		err = w.Bind(cat)

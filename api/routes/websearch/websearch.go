@@ -23,8 +23,8 @@ type Searcher interface {
 // Routes holds the handlers.
 type Routes struct{ s Searcher }
 
-// New builds the family over a provider chain.
-func New(s Searcher) *Routes { return &Routes{s: s} }
+// With builds the family over a provider chain.
+func With(s Searcher) *Routes { return &Routes{s: s} }
 
 // Bind attaches both handlers, ready while a provider is configured.
 func (r *Routes) Bind(c *catalog.Catalog) error {

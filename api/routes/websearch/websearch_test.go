@@ -44,7 +44,7 @@ func startSpecs(t *testing.T, specs map[string]upstream.Spec, gate paywall.Gate)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return apitest.StartFamily(t, catalog.DefaultNames(), websearch.New(chain), apitest.Options{Gate: gate})
+	return apitest.StartFamily(t, catalog.DefaultNames(), websearch.With(chain), apitest.Options{Gate: gate})
 }
 
 func get(t *testing.T, h *apitest.Harness, path string) (int, map[string]any) {

@@ -18,25 +18,14 @@ import (
 	"github.com/peage/appliance/api/upstream/wikipedia"
 )
 
-// The catalog checks the shape of the language code; the list of open Wikipedias is the
-// connector's, installed here so that an unknown language is a 400 naming lang before any 402.
-func init() {
-	catalog.RefineFormat("wiki_lang", func(s string) error {
-		if !wikipedia.Languages[s] {
-			return errors.New("is not the code of an open Wikipedia (e.g. en, fr, de, simple, zh-min-nan)")
-		}
-		return nil
-	})
-}
-
-// Deps are the family's collaborators.
-type Deps struct{ Pool *httpc.Pool }
+// Parts are the family's collaborators.
+type Parts struct{ Pool *httpc.Pool }
 
 // Routes holds the handler.
 type Routes struct{ wp *wikipedia.Client }
 
-// New builds the family; the pool must know the wikipedia upstream.
-func New(d Deps) (*Routes, error) {
+// With builds the family; the pool must know the wikipedia upstream.
+func With(d Parts) (*Routes, error) {
 	h, err := d.Pool.Client(wikipedia.Name)
 	if err != nil {
 		return nil, err
@@ -44,8 +33,20 @@ func New(d Deps) (*Routes, error) {
 	return &Routes{wp: wikipedia.New(h)}, nil
 }
 
-// Bind attaches the handler.
-func (r *Routes) Bind(c *catalog.Catalog) error { return c.Bind("wiki.summary", r.summary, r.wp.Ready) }
+// Bind attaches the handler. The catalog checks the shape of the language code; the list of
+// open Wikipedias is the connector's, installed here so that an unknown language is a 400
+// naming lang before any 402.
+func (r *Routes) Bind(c *catalog.Catalog) error {
+	if err := c.RefineFormat("wiki_lang", func(s string) error {
+		if !wikipedia.Languages[s] {
+			return errors.New("is not the code of an open Wikipedia (e.g. en, fr, de, simple, zh-min-nan)")
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return c.Bind("wiki.summary", r.summary, r.wp.Ready)
+}
 
 // How the answered article was found.
 const (

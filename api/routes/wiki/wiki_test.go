@@ -46,7 +46,7 @@ func start(t *testing.T, gate paywall.Gate) *env {
 	t.Helper()
 	srv := upstreamtest.New(t)
 	pool := httpc.NewPool(map[string]upstream.Spec{wikipedia.Name: srv.Spec(t, wikipedia.Name)}, httpc.Options{Contact: "test@example.org", Logger: quiet})
-	r, err := wiki.New(wiki.Deps{Pool: pool})
+	r, err := wiki.With(wiki.Parts{Pool: pool})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,6 +162,7 @@ func TestFallbackToSearch(t *testing.T) {
 func TestFailuresAreNotCharged(t *testing.T) {
 	for _, tt := range apitest.UpstreamFailures() {
 		t.Run(tt.Name, func(t *testing.T) {
+			tt.NeedsTime(t)
 			gate := &apitest.RecordingGate{}
 			e := start(t, gate)
 			e.srv.Expect(summaryPath("fr", "Amiens"), nil, tt.Handler)

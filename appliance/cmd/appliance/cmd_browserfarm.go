@@ -53,7 +53,7 @@ func runBrowserfarm(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := web.New(farm, policy).Bind(cat); err != nil {
+	if err := web.With(farm, policy).Bind(cat); err != nil {
 		return err
 	}
 	e := cat.Entry(*route)

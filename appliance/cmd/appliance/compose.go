@@ -11,7 +11,6 @@ import (
 	"net/http/pprof"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -20,48 +19,16 @@ import (
 
 	"github.com/peage/appliance/api/a2a"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/family"
 	"github.com/peage/appliance/api/mcp"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
-	"github.com/peage/appliance/api/routes/annonces"
-	chainroutes "github.com/peage/appliance/api/routes/chain"
-	cryptoroutes "github.com/peage/appliance/api/routes/crypto"
-	"github.com/peage/appliance/api/routes/directions"
-	"github.com/peage/appliance/api/routes/domain"
-	"github.com/peage/appliance/api/routes/fr"
-	"github.com/peage/appliance/api/routes/infra"
-	llmroutes "github.com/peage/appliance/api/routes/llm"
-	"github.com/peage/appliance/api/routes/maps"
-	"github.com/peage/appliance/api/routes/marketplace"
-	"github.com/peage/appliance/api/routes/mica"
+	"github.com/peage/appliance/api/routes"
 	"github.com/peage/appliance/api/routes/payments"
-	"github.com/peage/appliance/api/routes/preflight"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
-	"github.com/peage/appliance/api/routes/readiness"
-	"github.com/peage/appliance/api/routes/sms"
-	"github.com/peage/appliance/api/routes/social"
-	"github.com/peage/appliance/api/routes/transcribe"
-	"github.com/peage/appliance/api/routes/uk"
-	"github.com/peage/appliance/api/routes/us"
-	"github.com/peage/appliance/api/routes/util"
-	"github.com/peage/appliance/api/routes/vin"
-	"github.com/peage/appliance/api/routes/web"
-	"github.com/peage/appliance/api/routes/websearch"
-	"github.com/peage/appliance/api/routes/wiki"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/api/upstream"
-	"github.com/peage/appliance/api/upstream/blockscout"
-	"github.com/peage/appliance/api/upstream/chainrpc"
-	"github.com/peage/appliance/api/upstream/hackernews"
 	"github.com/peage/appliance/api/upstream/httpc"
-	llmclient "github.com/peage/appliance/api/upstream/llm"
-	"github.com/peage/appliance/api/upstream/reddit"
-	"github.com/peage/appliance/api/upstream/resolver"
-	"github.com/peage/appliance/api/upstream/search"
-	"github.com/peage/appliance/api/upstream/sourcify"
-	"github.com/peage/appliance/api/upstream/speech"
-	"github.com/peage/appliance/api/upstream/twilio"
-	"github.com/peage/appliance/api/upstream/youtube"
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/appliance/operator"
 	"github.com/peage/appliance/browserfarm"
@@ -285,160 +252,46 @@ func (a *app) addProxyMetrics(px *proxyd.Server) {
 	a.statsGauge("peage_proxy", "Metered proxy: tunnels, refusals by reason, bytes, packages.", func() any { return px.Stats() })
 }
 
-// bindFamilies attaches each route family whose collaborators are present. A family left
-// unbound keeps its routes listed with available:false (503 before any 402).
+// bindFamilies builds every route family of the list (api/routes/families.go) from the
+// process's shared dependencies and binds it. A family whose collaborator is missing keeps
+// its routes listed with available:false (503 before any 402).
 func bindFamilies(a *app, d deps) error {
-	b := binder{cat: a.cat}
-	if d.store != nil {
-		b.add(infra.New(d.store, time.Now), nil)
-		a.addHealth("state", func() error { return nil })
-	}
-	if d.egress != nil {
-		b.add(util.New(d.egress), nil)
-		b.add(readiness.New(d.egress, nil), nil)
-		checkPublicURL(d.egress)
-	}
-	// Without a usable resolver the DNS and mail routes stay listed, unavailable (503).
-	res, resErr := resolver.New(a.cfg.DNS)
-	if resErr != nil {
-		a.log.Warn("no DNS resolver; the DNS and mail routes are unavailable", slog.String(obs.KeyErr, resErr.Error()))
-	}
-	b.add(domain.New(domain.Deps{Resolver: res, ResolverErr: resErr, Egress: d.egress}), nil)
 	specs, err := upstream.Resolve(a.cfg.Upstream)
 	if err != nil {
 		return err
 	}
-	pool := httpc.NewPool(specs, httpc.Options{Contact: a.cfg.Upstream.Contact, Logger: a.log})
-	// Without [chain] rpc the chain routes stay listed, unavailable (503); abi needs only Sourcify.
-	chainClient, chainErr := chainrpc.New(a.cfg.Chain)
-	if chainErr != nil {
-		a.log.Warn("no chain endpoint; the chain routes are unavailable", slog.String(obs.KeyErr, chainErr.Error()))
+	fd := family.Deps{
+		Config: family.Config{StateDir: a.cfg.StateDir, Names: a.cfg.Routes, Contact: a.cfg.Upstream.Contact,
+			Sections: map[string]any{"dns": a.cfg.DNS, "chain": a.cfg.Chain, "llm": a.cfg.LLM}},
+		Pool:      httpc.NewPool(specs, httpc.Options{Contact: a.cfg.Upstream.Contact, Logger: a.log}),
+		Upstreams: specs,
+		Cache:     d.cache,
+		Store:     d.store,
+		Egress:    d.egress,
+		Proxy:     d.proxy,
+		Log:       a.log,
+		Now:       time.Now,
+		Background: func(run func(context.Context)) {
+			a.background = append(a.background, run)
+		},
 	}
-	sourcifyClient, err := pool.Client(sourcify.Name)
-	if err != nil {
-		return err
+	if d.payments != nil { // a nil ledger must stay a nil interface
+		fd.Ledger = d.payments
 	}
-	chainDeps := chainroutes.Deps{Client: chainClient, ClientErr: chainErr, Sourcify: sourcify.New(sourcifyClient), LogsMaxBlocks: a.cfg.Chain.LogsMaxBlocks}
-	if a.cfg.Chain.Indexer {
-		ix, err := pool.Client(blockscout.Name)
-		if err != nil {
-			return err
-		}
-		chainDeps.Indexer = blockscout.New(ix)
-	}
-	// ENS reads Ethereum mainnet (chain.ens_rpc); without it /v1/chain/ens stays unavailable.
-	ensClient, ensErr := chainrpc.NewENS(a.cfg.Chain)
-	chainDeps.ENS = chainroutes.ENSDeps{Client: ensClient, ClientErr: ensErr, Registry: a.cfg.Chain.ENSRegistry, BasenamesRegistry: a.cfg.Chain.BasenamesRegistry}
-	if errors.Is(ensErr, chainrpc.ErrNoENS) {
-		chainDeps.ENS.ClientErr = nil // the route's own reason says which key to set
-	} else if ensErr != nil {
-		a.log.Warn("ENS endpoint unusable; /v1/chain/ens is unavailable", slog.String(obs.KeyErr, ensErr.Error()))
-	}
-	if d.egress != nil { // EIP-3668 gateways are chosen by resolver owners: through the guard
-		chainDeps.ENS.Gateway = &http.Client{Transport: d.egress.Transport(), Timeout: 5 * time.Second}
-	}
-	b.add(chainroutes.New(chainDeps), nil)
-	frDeps := fr.Deps{Pool: pool, Upstreams: specs}
-	if d.cache != nil {
-		frDeps.Cache = d.cache // the company reports share upstream answers through it
-	}
-	frRoutes, frErr := fr.New(frDeps)
-	b.add(frRoutes, frErr)
-	b.add(uk.New(uk.Deps{Pool: pool}))
-	llmHTTP, err := pool.Client(llmclient.Name)
-	if err != nil {
-		return err
-	}
-	model := llmclient.New(llmHTTP, a.cfg.LLM)
-	b.add(us.New(us.Deps{Pool: pool, Model: model}))
-	b.add(directions.New(directions.Deps{Pool: pool}))
-	b.add(vin.New(vin.Deps{Pool: pool}))
-	b.add(wiki.New(wiki.Deps{Pool: pool}))
-	b.add(mica.New(mica.Deps{Pool: pool, Dir: filepath.Join(a.cfg.StateDir, "esma")}))
-	b.add(preflight.New(preflight.Deps{Pool: pool, Names: a.cfg.Routes}))
-	cryptoDeps := cryptoroutes.Deps{Pool: pool}
-	if d.store != nil {
-		cryptoDeps.Results = d.store // a verdict's requestKey survives restarts
-	}
-	b.add(cryptoroutes.New(cryptoDeps))
-	// Web search: Serper and/or SearXNG by config; neither leaves the routes listed, 503.
-	searchChain, err := search.FromPool(pool, specs)
-	if err != nil {
-		return err
-	}
-	b.add(websearch.New(searchChain), nil)
-	if err := bindSocial(a, pool, specs); err != nil {
-		return err
-	}
-	if err := bindSMS(a, d, pool, specs); err != nil {
-		return err
-	}
-	if err := bindTranscribe(a, pool, specs); err != nil {
-		return err
-	}
-	if d.payments != nil {
-		b.add(payments.New(d.payments), nil)
-	}
-	if d.proxy != nil {
-		a.proxyRoutes = proxyroutes.New(d.proxy, a.log)
-		b.add(a.proxyRoutes, nil)
-	}
-	var pages llmroutes.Pages // nil without the browser farm: the page-reading model routes stay 503
 	if d.farm != nil {
-		webRoutes := web.New(d.farm, d.egress).WithSearch(searchChain)
-		if px := d.proxy; px != nil {
-			webRoutes.ExitCountry = func(ctx context.Context) (string, error) {
-				st, err := px.Status(ctx)
-				if err != nil {
-					return "", err
-				}
-				return st.Exit.Country, nil
-			}
-		}
-		b.add(webRoutes, nil)
-		pages = webRoutes
-		b.add(marketplace.New(marketplace.Deps{Farm: d.farm, Base: specs[marketplace.Name].BaseURL, Names: a.cfg.Routes}))
-		annoncesDeps := annonces.Deps{Farm: d.farm, Classifieds: specs[annonces.ClassifiedsName].BaseURL,
-			Listings: specs[annonces.ListingsName].BaseURL, ListingsPlaces: specs[annonces.ListingsPlacesName].BaseURL, Names: a.cfg.Routes}
-		if frErr == nil {
-			annoncesDeps.Reference = frRoutes // biens-sous-cotes compares with estimation-immo's DVF median
-		}
-		b.add(annonces.New(annoncesDeps))
-		b.add(maps.New(maps.Deps{Farm: d.farm, Base: specs[maps.Name].BaseURL}))
+		fd.Farm = d.farm
 		a.metrics.GaugeFunc("peage_browserfarm", "Browser farm health: browsers up, jobs, queue, restarts, memory.", d.farm.Gauges, "stat")
 		a.addHealth("browserfarm", d.farm.Ready)
 	}
-	// The language-model routes: 503 until upstream.override.llm has a key; guard's rules and
-	// the router's recognisers serve without it.
-	b.add(llmroutes.New(llmroutes.Deps{Model: model, Pages: pages}), nil)
-	return b.err
-}
-
-// binder binds route families to the catalog and keeps the first error, so that composing a
-// family is one line.
-type binder struct {
-	cat *catalog.Catalog
-	err error
-}
-
-// add binds f unless an earlier family failed or f's constructor did (err).
-func (b *binder) add(f interface{ Bind(*catalog.Catalog) error }, err error) {
-	if b.err != nil {
-		return
+	if d.store != nil {
+		a.addHealth("state", func() error { return nil })
 	}
-	if err == nil {
-		err = f.Bind(b.cat)
+	built, err := routes.Bind(a.cat, fd)
+	if err != nil {
+		return err
 	}
-	b.err = err
-}
-
-var publicURLOnce sync.Once
-
-// checkPublicURL chains the egress policy's literal-address check to the public_url format
-// (once per process: formats are the catalog's package state), so such a URL is a 400 before
-// any 402.
-func checkPublicURL(pol *egress.Policy) {
-	publicURLOnce.Do(func() { catalog.AlsoCheck("public_url", pol.CheckURL) })
+	a.proxyRoutes, _ = built["proxy"].(*proxyroutes.Routes)
+	return nil
 }
 
 // newGate connects the paywall to the appliance's settle daemon at addr ("unix:/path"), whose
@@ -624,8 +477,12 @@ func (a *app) adminMux() *http.ServeMux {
 		if h.Status != "ok" {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
+		unbound := a.cat.Unbound() // routes no family bound: a composition mistake
+		if unbound == nil {
+			unbound = []string{}
+		}
 		body := map[string]any{"status": h.Status, "version": version.String(),
-			"components": h.Components, "routes": h.Routes, "routes_available": h.Available}
+			"components": h.Components, "routes": h.Routes, "routes_available": h.Available, "routes_unbound": unbound}
 		if len(a.setupMissing) > 0 { // the process is healthy; the box is not set up yet
 			body["setup_missing"] = a.setupMissing
 		}
@@ -640,65 +497,4 @@ func (a *app) adminMux() *http.ServeMux {
 		a.metrics.WriteText(w)
 	})
 	return mux
-}
-
-// bindSocial binds the community routes: Reddit (keyless, or OAuth with a key) and Hacker News.
-func bindSocial(a *app, pool *httpc.Pool, specs map[string]upstream.Spec) error {
-	rh, err := pool.Client(reddit.Name)
-	if err != nil {
-		return err
-	}
-	ah, err := pool.Client(reddit.AuthName)
-	if err != nil {
-		return err
-	}
-	hh, err := pool.Client(hackernews.Name)
-	if err != nil {
-		return err
-	}
-	rc, err := reddit.New(rh, ah, specs[reddit.Name], a.cfg.Upstream.Contact)
-	if err != nil {
-		return fmt.Errorf("config key upstream.override.reddit.key: %w", err)
-	}
-	return social.New(rc, hackernews.New(hh)).Bind(a.cat)
-}
-
-// bindSMS binds the rented SMS numbers (Twilio) over the journaled store, and schedules the
-// reaper that releases the numbers of ended sessions (at start, then every minute).
-func bindSMS(a *app, d deps, pool *httpc.Pool, specs map[string]upstream.Spec) error {
-	if d.store == nil {
-		return nil
-	}
-	h, err := pool.Client(twilio.Name)
-	if err != nil {
-		return err
-	}
-	carrier, err := twilio.New(h, specs[twilio.Name].Key)
-	if err != nil {
-		return fmt.Errorf("config key upstream.override.twilio.key: %w", err)
-	}
-	r := sms.New(carrier, d.store, a.log, time.Now)
-	if err := r.Bind(a.cat); err != nil {
-		return err
-	}
-	a.background = append(a.background, func(ctx context.Context) { r.RunReaper(ctx, sms.ReapEvery) })
-	return nil
-}
-
-// bindTranscribe binds /v1/transcribe: YouTube captions always; speech recognition when a
-// recogniser is configured and yt-dlp is installed.
-func bindTranscribe(a *app, pool *httpc.Pool, specs map[string]upstream.Spec) error {
-	yh, err := pool.Client(youtube.Name)
-	if err != nil {
-		return err
-	}
-	sh, err := pool.Client(speech.Name)
-	if err != nil {
-		return err
-	}
-	var down transcribe.Downloader
-	if y := transcribe.FindYTDLP(specs[youtube.Name].BaseURL); y != nil {
-		down = y
-	}
-	return transcribe.New(youtube.New(yh), speech.New(sh, specs[speech.Name]), down).Bind(a.cat)
 }

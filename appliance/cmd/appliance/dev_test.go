@@ -110,6 +110,7 @@ func TestDevNeedsNoConfig(t *testing.T) {
 	if code, body := get(t, "http://"+admin+"/healthz"); code != 200 || !strings.Contains(body, `"status":"ok"`) {
 		t.Fatalf("healthz %d %s", code, body)
 	}
+	everyEntryBound(t, admin)
 	// Dev runs the batch-settlement claimer, at the dev defaults (the configuration leaves
 	// settle's claim policy at the production defaults).
 	code, body := get(t, "http://"+admin+"/status.json")
@@ -179,6 +180,24 @@ func TestDevNeedsNoConfig(t *testing.T) {
 		}
 	}
 	followPayment(t, "http://"+api, d.state)
+}
+
+// everyEntryBound checks that the composition of appliance dev binds every catalog entry: a
+// family left out of api/routes/families.go, or an entry no family binds, is listed by
+// /healthz and fails here.
+func everyEntryBound(t *testing.T, admin string) {
+	t.Helper()
+	code, body := get(t, "http://"+admin+"/healthz")
+	var health struct {
+		Routes  int       `json:"routes"`
+		Unbound *[]string `json:"routes_unbound"`
+	}
+	if err := json.Unmarshal([]byte(body), &health); code != 200 || err != nil || health.Routes == 0 {
+		t.Fatalf("healthz %d %s (%v)", code, body, err)
+	}
+	if health.Unbound == nil || len(*health.Unbound) > 0 {
+		t.Errorf("appliance dev leaves catalog entries unbound: %s", body)
+	}
 }
 
 // TestDevBuyerPath follows a buyer in dev: the README's @x402/fetch snippet, in its dev form,

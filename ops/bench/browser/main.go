@@ -69,7 +69,7 @@ func main() {
 
 	cat, err := catalog.Default(catalog.DefaultNames())
 	check(err)
-	check(web.New(farm, policy).Bind(cat))
+	check(web.With(farm, policy).Bind(cat))
 	extract := cat.Entry("extract").Handler
 	call := func(path string) error {
 		cctx, cancel := context.WithTimeout(ctx, 45*time.Second)

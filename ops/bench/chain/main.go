@@ -81,7 +81,7 @@ func main() {
 	check(err)
 	cat, err := catalog.Default(catalog.DefaultNames())
 	check(err)
-	check(chain.New(chain.Deps{Client: rc}).Bind(cat))
+	check(chain.With(chain.Parts{Client: rc}).Bind(cat))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	check(err)
 	cfg := server.DefaultConfig()

@@ -55,7 +55,7 @@ func main() {
 	check(err)
 	cat, err := catalog.Default(catalog.DefaultNames())
 	check(err)
-	check(domain.New(domain.Deps{Resolver: res, Egress: pol}).Bind(cat))
+	check(domain.With(domain.Parts{Resolver: res, Egress: pol}).Bind(cat))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	check(err)
 	cfg := server.DefaultConfig()

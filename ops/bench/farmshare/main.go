@@ -63,7 +63,7 @@ func main() {
 		closers = append(closers, farm.Close)
 		cat, err := catalog.Default(catalog.DefaultNames())
 		check(err)
-		check(web.New(farm, policy).Bind(cat))
+		check(web.With(farm, policy).Bind(cat))
 		for !farm.Idle() {
 			time.Sleep(5 * time.Millisecond)
 		}

@@ -195,7 +195,7 @@ func router(rounds int) {
 	spec.BaseURL, spec.Key, spec.RPS = srv.URL+"/v1", "bench", 0
 	h, err := httpc.New(spec, httpc.Options{})
 	check(err)
-	routes := llmroutes.New(llmroutes.Deps{Model: model.New(h, model.DefaultConfig())})
+	routes := llmroutes.With(llmroutes.Parts{Model: model.New(h, model.DefaultConfig())})
 	check(routes.Bind(cat))
 	withModel := 0
 	wm := rate(len(tasks), rounds, func() {

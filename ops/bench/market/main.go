@@ -78,7 +78,7 @@ func main() {
 
 	run := func(label string, maxAge time.Duration) time.Duration {
 		pool := httpc.NewPool(specs, httpc.Options{Contact: "bench@example.org", Logger: quiet, BreakerThreshold: 1 << 30})
-		routes, err := crypto.New(crypto.Deps{Pool: pool, MarketMaxAge: maxAge})
+		routes, err := crypto.With(crypto.Parts{Pool: pool, MarketMaxAge: maxAge})
 		check(err)
 		cat, err := catalog.Default(catalog.DefaultNames())
 		check(err)

@@ -153,7 +153,7 @@ func main() {
 
 	// A server over routes built with the given answer cache (nil: none).
 	start := func(reportCache fr.Cache) (base string, stop func()) {
-		routes, err := fr.New(fr.Deps{Upstreams: specs, HTTP: opts, Cache: reportCache})
+		routes, err := fr.With(fr.Parts{Upstreams: specs, HTTP: opts, Cache: reportCache})
 		check(err)
 		cat, err := catalog.Default(catalog.DefaultNames())
 		check(err)

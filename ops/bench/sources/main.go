@@ -72,7 +72,7 @@ func main() {
 	check(err)
 	cat, err := catalog.Default(catalog.DefaultNames())
 	check(err)
-	check(web.New(farm, policy).WithSearch(chain).Bind(cat))
+	check(web.With(farm, policy).WithSearch(chain).Bind(cat))
 	sources, extract := cat.Entry("search.sources").Handler, cat.Entry("extract").Handler
 
 	// A round counts only when every page was read: on an overloaded machine a page may time

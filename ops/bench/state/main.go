@@ -111,7 +111,7 @@ func start(dir string, sp journal.Sync) *rig {
 	check(err)
 	cat, err := catalog.Default(catalog.DefaultNames())
 	check(err)
-	check(infra.New(st, nil).Bind(cat))
+	check(infra.With(st, nil).Bind(cat))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	check(err)
 	cfg := server.DefaultConfig()

@@ -61,7 +61,7 @@ func main() {
 	}})
 	check(err)
 	quiet := slog.New(slog.DiscardHandler)
-	routes, err := fr.New(fr.Deps{Upstreams: specs, HTTP: httpc.Options{Contact: "bench@example.org", Logger: quiet}})
+	routes, err := fr.With(fr.Parts{Upstreams: specs, HTTP: httpc.Options{Contact: "bench@example.org", Logger: quiet}})
 	check(err)
 	cat, err := catalog.Default(catalog.DefaultNames())
 	check(err)
