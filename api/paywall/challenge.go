@@ -11,6 +11,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -112,6 +113,9 @@ type Challenge struct {
 	// HeaderBytes is Header as bytes, so the hot path copies it into the answer without
 	// converting it first.
 	HeaderBytes []byte
+	// offersRefreshAt is when its signed offers no longer cover a timeout and are signed
+	// again (Unix seconds; 0 without offers).
+	offersRefreshAt int64
 }
 
 // Challenges renders and memoises the 402 answer of each entry.
@@ -120,6 +124,8 @@ type Challenges struct {
 	cat     *catalog.Catalog
 	baseURL string
 	memo    sync.Map // entry ID → memoised (reason-free form)
+
+	offers *offerSigner // nil: the 402 carries no signed offers
 }
 
 type memoised struct {
@@ -134,7 +140,7 @@ func NewChallenges(cfg Config, cat *catalog.Catalog, baseURL string) *Challenges
 // For returns the challenge for e. The common case (no specific reason) and the fixed reasons
 // are rendered once per entry; a reason about a refused payment renders a fresh one.
 func (c *Challenges) For(e *catalog.Entry, reason string) (*Challenge, error) {
-	return c.forTransport(e, reason, httpTransport)
+	return c.forTransport(e, reason, httpTransport, FormatDefault)
 }
 
 // transport is how the challenged call came: its Bazaar declaration describes that call.
@@ -153,21 +159,24 @@ const ReasonFreeCallLimited = "free_call_limited: this client's free calls are u
 // the common challenge and the fixed reasons a client may meet on every call.
 func memoisedReason(reason string) bool { return reason == "" || reason == ReasonFreeCallLimited }
 
-func (c *Challenges) forTransport(e *catalog.Entry, reason string, t transport) (*Challenge, error) {
+func (c *Challenges) forTransport(e *catalog.Entry, reason string, t transport, f OfferFormat) (*Challenge, error) {
 	alts := c.availableAlternatives(e)
 	key := e.ID
 	if t == mcpTransport {
 		key = "mcp:" + e.ID
 	}
+	if f != FormatDefault {
+		key += "\x00" + string(f)
+	}
 	if reason != "" {
 		key += "\x00" + reason
 	}
 	if memoisedReason(reason) {
-		if m, ok := c.memo.Load(key); ok && m.(memoised).alts == alts {
+		if m, ok := c.memo.Load(key); ok && m.(memoised).alts == alts && c.offers.fresh(m.(memoised).ch) {
 			return m.(memoised).ch, nil
 		}
 	}
-	ch, err := c.render(e, reason, nil, t)
+	ch, err := c.render(e, reason, nil, t, f)
 	if err != nil {
 		return nil, err
 	}
@@ -180,24 +189,30 @@ func (c *Challenges) forTransport(e *catalog.Entry, reason string, t transport) 
 // ForError renders the 402 answer to a payment error: its reason, and for a batch-settlement
 // cumulative-amount mismatch the corrective requirement carrying the channel's state.
 func (c *Challenges) ForError(e *catalog.Entry, err error) (*Challenge, error) {
-	return c.forError(e, err, httpTransport)
+	return c.forError(e, err, httpTransport, FormatDefault)
+}
+
+// ForErrorIn is ForError with the signed offers in the format the client asked for (the
+// X-Offer-Receipt-Format header).
+func (c *Challenges) ForErrorIn(e *catalog.Entry, err error, f OfferFormat) (*Challenge, error) {
+	return c.forError(e, err, httpTransport, f)
 }
 
 // ForMCPError is ForError for a tools/call: its Bazaar declaration names the MCP tool.
 func (c *Challenges) ForMCPError(e *catalog.Entry, err error) (*Challenge, error) {
-	return c.forError(e, err, mcpTransport)
+	return c.forError(e, err, mcpTransport, FormatDefault)
 }
 
-func (c *Challenges) forError(e *catalog.Entry, err error, t transport) (*Challenge, error) {
+func (c *Challenges) forError(e *catalog.Entry, err error, t transport, f OfferFormat) (*Challenge, error) {
 	var corr *correction
 	if errors.As(err, &corr) {
-		return c.render(e, corr.reason, corr.extra, t)
+		return c.render(e, corr.reason, corr.extra, t, f)
 	}
 	reason := apierr.From(err).Message
 	if strings.HasPrefix(reason, "PAYMENT-SIGNATURE header is required") {
 		reason = ""
 	}
-	return c.forTransport(e, reason, t)
+	return c.forTransport(e, reason, t, f)
 }
 
 // ResourceURL is the absolute URL of e named in challenges and receipts.
@@ -247,15 +262,23 @@ const MaxChallengeHeader = 3 << 10
 // IconURL is the absolute URL of the icon the box serves.
 func (c *Challenges) IconURL() string { return c.baseURL + IconPath }
 
-func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.BatchExtra, t transport) (*Challenge, error) {
-	ch, err := c.renderDetail(e, reason, corrective, t, bazaarFull)
+func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.BatchExtra, t transport, f OfferFormat) (*Challenge, error) {
+	timeout := time.Duration(c.cfg.Requirements(e).MaxTimeoutSeconds) * time.Second
+	offers, refreshAt, err := c.offers.sign(c.ResourceURL(e), c.offerTerms(e), f, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("sign offers of %s: %w", e.ID, err)
+	}
+	ch, err := c.renderDetail(e, reason, corrective, t, bazaarFull, offers)
 	for d := bazaarTerse; err == nil && len(ch.Header) > MaxChallengeHeader && d <= bazaarBare; d++ {
-		ch, err = c.renderDetail(e, reason, corrective, t, d)
+		ch, err = c.renderDetail(e, reason, corrective, t, d, offers)
+	}
+	if err == nil {
+		ch.offersRefreshAt = refreshAt
 	}
 	return ch, err
 }
 
-func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x402.BatchExtra, t transport, d bazaarDetail) (*Challenge, error) {
+func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x402.BatchExtra, t transport, d bazaarDetail, offers map[string]any) (*Challenge, error) {
 	if reason == "" {
 		reason = "PAYMENT-SIGNATURE header is required"
 	}
@@ -276,6 +299,9 @@ func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x
 	resource := x402.ResourceInfo{URL: c.ResourceURL(e), Description: e.Summary, MimeType: e.MediaType(),
 		ServiceName: ServiceName, Tags: Tags(e), IconURL: c.IconURL()}
 	extensions := map[string]any{x402.ExtPaymentIdentifier: x402.PaymentIdentifierDeclaration(), ExtBazaar: bazaar}
+	if offers != nil {
+		extensions[receipt.Extension] = offers
+	}
 	// The shape of x402.PaymentRequired, with requirements of more than one scheme.
 	v2 := struct {
 		X402Version  int               `json:"x402Version"`

@@ -14,6 +14,7 @@ import (
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -75,8 +76,9 @@ type X402 struct {
 	log    *slog.Logger
 	now    func() time.Time
 
-	replay *replayCache
-	free   FreeCalls
+	replay   *replayCache
+	free     FreeCalls
+	receipts *receipt.Keyring // nil: paid answers carry no signed receipt
 
 	mu      sync.Mutex
 	flights map[string]*flight // payment identifier hash → the call using it right now
@@ -109,6 +111,8 @@ type GateOptions struct {
 	ReplayTTL time.Duration
 	// FreeCalls records the daily free calls [MemoryFreeCalls].
 	FreeCalls FreeCalls
+	// Receipts signs each paid answer's receipt and delivery statement (nil: none).
+	Receipts *receipt.Keyring
 }
 
 // New makes the verifying gate.
@@ -133,9 +137,10 @@ func New(cfg Config, policy Policy, f Facilitator, o GateOptions) *X402 {
 		policy.SettleMarginSeconds = def.SettleMarginSeconds
 	}
 	return &X402{cfg: cfg, policy: policy, f: f, log: o.Logger, now: o.Now,
-		replay:  &replayCache{ttl: o.ReplayTTL, m: map[string]replayEntry{}},
-		free:    o.FreeCalls,
-		flights: map[string]*flight{}}
+		replay:   &replayCache{ttl: o.ReplayTTL, m: map[string]replayEntry{}},
+		free:     o.FreeCalls,
+		receipts: o.Receipts,
+		flights:  map[string]*flight{}}
 }
 
 // Log keys.
@@ -320,30 +325,53 @@ func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequ
 		}
 		return out, nil, werr
 	}
-	receipt, err := g.complete(ctx, call, req, res.ID, out)
+	settled, err := g.complete(ctx, call, req, res.ID, out)
 	if err != nil {
 		return nil, nil, err
 	}
-	hdr, err := receiptHeader(receipt, v1)
+	out = paidCallReport(e, out, nil)
+	auth := req.PaymentPayload.Payload.Authorization
+	payer := settled.Payer
+	if payer == "" {
+		payer = res.Payer
+	}
+	network := settled.Network
+	if network == "" {
+		network = g.cfg.Network
+	}
+	settled.Extensions, err = g.receiptExtensions(call, paid{scheme: x402.SchemeExact, network: network,
+		amount: auth.Value, payer: payer, transaction: settled.Transaction, nonce: auth.Nonce}, out)
 	if err != nil {
 		return nil, nil, err
 	}
-	out = paidCallReport(e, out, hdr)
+	hdr, err := receiptHeader(settled, v1)
+	if err != nil {
+		return nil, nil, err
+	}
+	addFreeFirstCallHeader(e, hdr)
 	if who.id != "" {
 		g.replay.put(who, out, hdr, g.now())
 	}
 	return out, hdr, nil
 }
 
-// paidCallReport adds to a paid call's result and headers the free_first_call report of a
-// FreeFirstCall route (the call was paid, so not granted); other routes' results pass as is.
+// paidCallReport adds to a paid call's result and headers (when hdr is not nil) the
+// free_first_call report of a FreeFirstCall route (the call was paid, so not granted); other
+// routes' results pass as is.
 func paidCallReport(e *catalog.Entry, out any, hdr map[string]string) any {
 	if !e.FreeFirstCall {
 		return out
 	}
-	report, _ := json.Marshal(FreeFirstCall{Granted: false, Note: "paid call; the first call of each UTC day on this route is free, once per client"})
-	hdr[HeaderFreeFirstCall] = string(report)
-	return withFreeFirstCall(out, report)
+	addFreeFirstCallHeader(e, hdr)
+	return withFreeFirstCall(out, paidReport)
+}
+
+var paidReport, _ = json.Marshal(FreeFirstCall{Granted: false, Note: "paid call; the first call of each UTC day on this route is free, once per client"})
+
+func addFreeFirstCallHeader(e *catalog.Entry, hdr map[string]string) {
+	if e.FreeFirstCall && hdr != nil {
+		hdr[HeaderFreeFirstCall] = string(paidReport)
+	}
 }
 
 // complete settles the payment of a successful call and returns the receipt to deliver with
