@@ -437,6 +437,8 @@ func Table(n Names) []Entry {
 		route("discovery", "GET", "/.well-known/x402", 0, "x402 resource list for indexers.").kind(Discovery),
 		route("discovery", "GET", "/.well-known/agent-card.json", 0, "A2A agent card.").kind(Discovery),
 		route("discovery", "GET", "/.well-known/agent-skills.json", 0, "Agent skills derived from the catalog.").kind(Discovery),
+		route("discovery", "GET", "/.well-known/did.json", 0, "The box's did:web document: the keys that sign offers and receipts (JWS).").kind(Discovery),
+		route("discovery", "GET", "/.well-known/x402-receipt-keys.json", 0, "Keys that verify offers and receipts: JWS key ids, EIP-712 signers, rotation dates.").kind(Discovery),
 		route("discovery", "GET", "/icon.svg", 0, "The service's icon, named by the x402 Bazaar declarations (resource.iconUrl).").kind(Discovery).produces("image/svg+xml"),
 	}
 }

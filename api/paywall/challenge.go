@@ -38,6 +38,10 @@ type Config struct {
 	// own settle daemon, the default. It is settlement.facilitator under the name operators
 	// look for beside what is paid and to whom; config loading makes the two one.
 	FacilitatorURL string `toml:"facilitator_url"`
+	// ReceiptKeys is the credential holding the keys that sign offers and receipts (made at
+	// first boot; never the payout key nor settle's hot key). A bare name is read from
+	// $CREDENTIALS_DIRECTORY. Unreadable, answers carry no signed offers or receipts.
+	ReceiptKeys string `toml:"receipt_keys"`
 }
 
 // BaseUSDC is USDC on Base mainnet.
@@ -46,7 +50,7 @@ const BaseUSDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 // DefaultConfig is Base mainnet USDC; PayTo must be configured before production use.
 func DefaultConfig() Config {
 	return Config{Network: "eip155:8453", Asset: BaseUSDC, TokenName: "USD Coin", TokenVersion: "2", MaxTimeoutSeconds: 120,
-		WithdrawDelaySeconds: 86_400, MinDeposit: 1_000_000}
+		WithdrawDelaySeconds: 86_400, MinDeposit: 1_000_000, ReceiptKeys: "receipt-keys"}
 }
 
 // BatchOffered reports whether the 402 offers batch-settlement.
