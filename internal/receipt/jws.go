@@ -90,3 +90,13 @@ func verifyJWS(jws string, pub ed25519.PublicKey) error {
 	}
 	return nil
 }
+
+// DecodeJWSPayload decodes a JWS's base64url payload part into v, unverified (to read where a
+// receipt comes from before fetching the keys that verify it).
+func DecodeJWSPayload(part string, v any) error {
+	b, err := b64.DecodeString(part)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
