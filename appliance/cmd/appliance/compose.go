@@ -37,6 +37,7 @@ import (
 	"github.com/peage/appliance/api/routes/preflight"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/api/routes/readiness"
+	receiptroutes "github.com/peage/appliance/api/routes/receipt"
 	"github.com/peage/appliance/api/routes/sms"
 	"github.com/peage/appliance/api/routes/social"
 	"github.com/peage/appliance/api/routes/transcribe"
@@ -242,6 +243,9 @@ func assemble(cfg config.Config, log *slog.Logger, d deps) (*app, error) {
 			return nil, err
 		}
 		if err := cat.Bind(catalog.IDOf(render.ReceiptKeysPath), list, nil); err != nil {
+			return nil, err
+		}
+		if err := receiptroutes.New(d.receipts, nil).Bind(cat); err != nil {
 			return nil, err
 		}
 	}

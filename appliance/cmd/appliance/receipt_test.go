@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +24,12 @@ import (
 // copy, and names what fails in a forged one; `appliance receipt rotate` keeps the old key
 // verifying for the overlap only.
 func TestReceiptVerifyCommand(t *testing.T) {
-	d := startDev(t)
+	// The free route is called more often than the default burst of free calls allows.
+	cfgPath := filepath.Join(t.TempDir(), "appliance.toml")
+	if err := os.WriteFile(cfgPath, []byte("[api]\nfree_per_minute = 600\nfree_burst = 50\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startDev(t, "--config", cfgPath)
 	base := "http://" + d.api
 	key, err := settle.LoadKey(filepath.Join(d.state, "dev-payer.key"))
 	if err != nil {
@@ -92,6 +100,34 @@ func TestReceiptVerifyCommand(t *testing.T) {
 		{"body changed by one byte", []string{"--response", forgedFile}, "body is not the one delivered", false},
 		{"another resource", []string{"--response", kept, "--url", base + "/v1/chain/block"}, "receipt is for " + base + "/v1/fr/tva", false},
 		{"rotated out", []string{"--response", kept, "--keys", published(time.Now().Add(2 * time.Hour))}, "is not a published key", false},
+	}
+	// The same checks through the free route.
+	routeCases := []struct {
+		name   string
+		params map[string]string
+		status int
+		want   string
+	}{
+		{"valid", map[string]string{"payment_response": res.Header.Get("Payment-Response"), "body": string(res.Body), "url": base + "/v1/fr/tva?siren=542065479"}, 200, `"valid":true`},
+		{"valid, body in base64", map[string]string{"payment_response": res.Header.Get("Payment-Response"), "body_base64": base64.StdEncoding.EncodeToString(res.Body)}, 200, `"valid":true`},
+		{"body changed by one byte", map[string]string{"payment_response": res.Header.Get("Payment-Response"), "body": string(forged)}, 200, "body is not the one delivered"},
+		{"another resource", map[string]string{"payment_response": res.Header.Get("Payment-Response"), "body": string(res.Body), "url": base + "/v1/chain/block"}, 200, "receipt is for"},
+		{"not base64", map[string]string{"payment_response": "this is not a header!", "body": "x"}, 400, "payment_response"},
+		{"body twice", map[string]string{"payment_response": res.Header.Get("Payment-Response"), "body": "x", "body_base64": "eA=="}, 400, "body_base64"},
+	}
+	for _, c := range routeCases {
+		t.Run("route "+c.name, func(t *testing.T) {
+			b, _ := json.Marshal(c.params)
+			resp, err := http.Post(base+"/free/receipt/verify", "application/json", bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			got, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != c.status || !strings.Contains(string(got), c.want) {
+				t.Fatalf("%d %s, want %d with %q", resp.StatusCode, got, c.status, c.want)
+			}
+		})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
