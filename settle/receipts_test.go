@@ -350,3 +350,33 @@ func TestOfferReceiptInteropWithReferenceCode(t *testing.T) {
 		}
 	}
 }
+
+// A batch-settlement deposit and the vouchers after it each carry a receipt that verifies,
+// whose statement names the voucher (channel and cumulative amount) and says the charge is
+// pending until the channel is claimed.
+func TestBatchVouchersCarryReceipts(t *testing.T) {
+	hw := newHeldWorld(t)
+	pc := hw.channel(t, hw.ch.Payer, "/v1/test/echo", 5)
+	for _, c := range []struct {
+		name string
+		req  *x402.BatchRequest
+		max  string
+	}{
+		{"deposit", payload(t)(pc.Deposit(50*price, price, 1)), "10000"},
+		{"voucher", payload(t)(pc.Voucher(2 * price)), "20000"},
+	} {
+		a := hw.batchCall(t, "/v1/test/echo", c.req)
+		if a.status != 200 {
+			t.Fatalf("%s: %d %s", c.name, a.status, a.body)
+		}
+		v, err := hw.receipts.Published().Verify(receipt.Evidence{PaymentResponse: a.header.Get(x402.HeaderPaymentResponse), Body: []byte(a.body),
+			ContentType: a.header.Get("Content-Type"), ResourceURL: hw.base + "/v1/test/echo"}, time.Now())
+		if err != nil {
+			t.Fatalf("%s receipt: %v", c.name, err)
+		}
+		s := v.Statement
+		if s.Scheme != x402.SchemeBatchSettlement || s.Nonce != pc.ID.Hex()+":"+c.max || s.Amount != "10000" || !strings.EqualFold(v.Receipt.Payer, hw.ch.PayerAddress().Hex()) {
+			t.Fatalf("%s statement %+v receipt %+v", c.name, s, v.Receipt)
+		}
+	}
+}
