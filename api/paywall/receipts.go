@@ -14,6 +14,21 @@ type paid struct {
 	scheme, network, amount, payer, transaction, nonce string
 }
 
+type signedReceipt struct {
+	ext map[string]any
+	err error
+}
+
+// signAhead signs the receipt of p in the background; the channel holds its result.
+func (g *X402) signAhead(call *Call, p paid, out any) <-chan signedReceipt {
+	c := make(chan signedReceipt, 1)
+	go func() {
+		ext, err := g.receiptExtensions(call, p, out)
+		c <- signedReceipt{ext, err}
+	}()
+	return c
+}
+
 // receiptExtensions signs the receipt of a delivered paid call (extension offer-receipt) and
 // the delivery statement binding it to the request and to out, the body delivered; nil when
 // the gate has no receipt keys.

@@ -325,22 +325,34 @@ func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequ
 		}
 		return out, nil, werr
 	}
+	auth := req.PaymentPayload.Payload.Authorization
+	// An optimistic answer's receipt (no transaction yet) is signed while the facilitator
+	// records the payment as owed, so signing adds nothing to the answer's latency.
+	delivered := paidCallReport(e, out, nil)
+	ahead := paid{scheme: x402.SchemeExact, network: g.cfg.Network, amount: auth.Value, payer: res.Payer, nonce: auth.Nonce}
+	var early <-chan signedReceipt
+	if g.receipts != nil && g.settlementMode(e, out) == x402.ModeOptimistic {
+		early = g.signAhead(call, ahead, delivered)
+	}
 	settled, err := g.complete(ctx, call, req, res.ID, out)
 	if err != nil {
 		return nil, nil, err
 	}
-	out = paidCallReport(e, out, nil)
-	auth := req.PaymentPayload.Payload.Authorization
-	payer := settled.Payer
-	if payer == "" {
-		payer = res.Payer
+	out = delivered
+	final := ahead
+	if settled.Payer != "" {
+		final.payer = settled.Payer
 	}
-	network := settled.Network
-	if network == "" {
-		network = g.cfg.Network
+	if settled.Network != "" {
+		final.network = settled.Network
 	}
-	settled.Extensions, err = g.receiptExtensions(call, paid{scheme: x402.SchemeExact, network: network,
-		amount: auth.Value, payer: payer, transaction: settled.Transaction, nonce: auth.Nonce}, out)
+	final.transaction = settled.Transaction
+	if early != nil && final == ahead {
+		r := <-early
+		settled.Extensions, err = r.ext, r.err
+	} else {
+		settled.Extensions, err = g.receiptExtensions(call, final, out)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -381,10 +393,7 @@ func addFreeFirstCallHeader(e *catalog.Entry, hdr map[string]string) {
 // the result's side effect is revoked and the payment aborted (released when nothing was sent).
 func (g *X402) complete(ctx context.Context, call *Call, req *x402.FacilitatorRequest, id string, out any) (x402.SettlementResponse, error) {
 	e := call.Entry
-	mode := x402.ModeSync
-	if g.policy.Settlement == x402.ModeOptimistic && e.Price <= g.policy.OptimisticMaxPrice && e.Tier != catalog.TierMetered && !hasSideEffect(out) {
-		mode = x402.ModeOptimistic
-	}
+	mode := g.settlementMode(e, out)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(g.policy.SettleTimeoutSeconds)*time.Second)
 	defer cancel()
 	if reason := g.stillValid(req); reason != "" {
@@ -409,6 +418,15 @@ func (g *X402) complete(ctx context.Context, call *Call, req *x402.FacilitatorRe
 	g.revoke(sctx, out, id)
 	g.log.Info("settlement failed", keyPayment, id, keyReason, receipt.ErrorReason)
 	return receipt, PaymentRequired(receipt.ErrorReason)
+}
+
+// settlementMode is how a successful call's payment is completed: optimistically only for
+// cheap calls without side effect, as the policy allows.
+func (g *X402) settlementMode(e *catalog.Entry, out any) string {
+	if g.policy.Settlement == x402.ModeOptimistic && e.Price <= g.policy.OptimisticMaxPrice && e.Tier != catalog.TierMetered && !hasSideEffect(out) {
+		return x402.ModeOptimistic
+	}
+	return x402.ModeSync
 }
 
 // completeRetrying asks for completion until it gets an answer: Complete is idempotent, and a

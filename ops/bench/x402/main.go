@@ -7,7 +7,10 @@
 //     paid with synchronous settlement and paid through a remote standard facilitator (the
 //     official @x402/core one with @x402/evm's exact scheme under Node, settle/npm/facilitator.mjs,
 //     which always settles before delivery), through the real server and gate on the embedded
-//     chain.
+//     chain; and paid optimistically with signed receipts (EIP-712, JWS), whose p50 less the
+//     optimistic one's is what signing adds to a paid call;
+//  3. receipts signed per second on one core (the extension's receipt and the delivery
+//     statement, as each paid call signs them).
 //
 // It needs node and settle/npm (ops/setup.d/x402.sh). Run from the repository root.
 package main
@@ -17,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -41,6 +45,7 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/ops/benchutil"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/batchpay"
@@ -83,6 +88,10 @@ type benchCase struct {
 func run(seconds float64, calls int) error {
 	runtime.GOMAXPROCS(1) // per core: both sides run one thread of verification
 	ours, ref, err := verifyThroughput(seconds)
+	var signed map[string]float64
+	if err == nil {
+		signed, err = signingThroughput(seconds)
+	}
 	runtime.GOMAXPROCS(runtime.NumCPU())
 	if err != nil {
 		return err
@@ -98,8 +107,24 @@ func run(seconds float64, calls int) error {
 	fmt.Fprintln(w, "\t\t\t")
 	fmt.Fprintln(w, "paid call latency (embedded chain)\tp50\tp99\tp50 - free p50\t")
 	free := lat[0]
+	var optimistic series
 	for _, l := range lat {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t\n", l.name, ms(l.p50), ms(l.p99), ms(l.p50-free.p50))
+		if l.name == modeNames[x402.ModeOptimistic] {
+			optimistic = l
+		}
+	}
+	fmt.Fprintln(w, "\t\t\t")
+	fmt.Fprintln(w, "what signed receipts add (vs paid, optimistic)\tp50\tp99\t\t")
+	for _, l := range lat {
+		if l.name == modeNames[receiptsMode] || l.name == modeNames[receiptsJWSMode] {
+			fmt.Fprintf(w, "%s\t%s\t%s\t(target p50 < 0.10 ms)\t\n", l.name, ms(l.p50-optimistic.p50), ms(l.p99-optimistic.p99))
+		}
+	}
+	fmt.Fprintln(w, "\t\t\t")
+	fmt.Fprintln(w, "receipts signed (one core)\tper second\tper receipt\t\t")
+	for _, f := range []string{receipt.FormatEIP712, receipt.FormatJWS} {
+		fmt.Fprintf(w, "receipt + delivery statement, %s\t%.0f\t%.1f µs\t\t\n", f, signed[f], 1e6/signed[f])
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -206,7 +231,7 @@ func latencies(calls int) ([]series, error) {
 		return nil, err
 	}
 	defer stopRemote()
-	for _, mode := range []string{"free", x402.ModeOptimistic, x402.ModeSync, remoteMode, batchMode} {
+	for _, mode := range []string{"free", x402.ModeOptimistic, receiptsMode, receiptsJWSMode, x402.ModeSync, remoteMode, batchMode} {
 		e := catalog.Entry{Method: "GET", Path: "/v1/bench/route", Summary: "bench", Kind: catalog.Paid, Price: price, Timeout: benchTimeout, Handler: handler}
 		if mode == "free" {
 			e.Kind, e.Price = catalog.Free, 0
@@ -223,17 +248,25 @@ func latencies(calls int) ([]series, error) {
 			policy.Settlement = x402.ModeOptimistic
 		case remoteMode:
 			f, policy.Settlement = &client.Standard{C: remote}, x402.ModeSync
+		case receiptsMode, receiptsJWSMode:
+			policy.Settlement = x402.ModeOptimistic
 		}
-		gate := paywall.New(cfg, policy, f, paywall.GateOptions{})
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
 		}
 		base := "http://" + ln.Addr().String()
+		var keys *receipt.Keyring
+		if mode == receiptsMode || mode == receiptsJWSMode {
+			if keys, err = benchKeys(base); err != nil {
+				return nil, err
+			}
+		}
+		gate := paywall.New(cfg, policy, f, paywall.GateOptions{Receipts: keys})
 		scfg := server.DefaultConfig()
 		scfg.Addr, scfg.BaseURL = ln.Addr().String(), base
 		scfg.FreePerMinute = 0 // the free baseline is one client calling in a loop; it measures the paywall, not the free-call limit
-		srv := server.New(scfg, cat, server.Options{Gate: gate, Pay: cfg})
+		srv := server.New(scfg, cat, server.Options{Gate: gate, Pay: cfg, Receipts: keys})
 		sctx, stop := context.WithCancel(ctx)
 		done := make(chan error, 1)
 		go func() { done <- srv.Serve(sctx, ln) }()
@@ -275,6 +308,7 @@ func timeCalls(dev *settle.Dev, cfg paywall.Config, base, mode string, price uin
 		if mode == "free" || mode == batchMode {
 			continue
 		}
+		// Receipts bench modes pay exactly as the optimistic one does.
 		p, err := exact.NewPayload(key, 2, &reqs, &x402.ResourceInfo{URL: base + "/v1/bench/route"}, time.Now())
 		if err != nil {
 			return series{}, err
@@ -289,6 +323,9 @@ func timeCalls(dev *settle.Dev, cfg paywall.Config, base, mode string, price uin
 		req, _ := http.NewRequest("GET", base+"/v1/bench/route", nil)
 		if h != "" {
 			req.Header.Set(x402.HeaderPaymentSignature, h)
+		}
+		if mode == receiptsJWSMode {
+			req.Header.Set(paywall.HeaderOfferFormat, "jws")
 		}
 		start := time.Now()
 		resp, err := hc.Do(req)
@@ -305,14 +342,69 @@ func timeCalls(dev *settle.Dev, cfg paywall.Config, base, mode string, price uin
 			}
 			return series{}, fmt.Errorf("%s call %d answered %d %s", mode, i, resp.StatusCode, reason)
 		}
+		if (mode == receiptsMode || mode == receiptsJWSMode) && !strings.Contains(decodedResponse(resp.Header), `"offer-receipt"`) {
+			return series{}, fmt.Errorf("%s call %d carries no signed receipt", mode, i)
+		}
 		if i >= calls/10 { // the first tenth warms connections and caches
 			d = append(d, el)
 		}
 	}
 	slices.Sort(d)
-	name := map[string]string{"free": "same route, free", x402.ModeOptimistic: "paid, optimistic", x402.ModeSync: "paid, synchronous",
-		batchMode: "paid, batch voucher", remoteMode: "paid, remote facilitator (official TS)"}[mode]
-	return series{name: name, p50: d[len(d)/2], p99: d[len(d)*99/100]}, nil
+	return series{name: modeNames[mode], p50: d[len(d)/2], p99: d[len(d)*99/100]}, nil
+}
+
+var modeNames = map[string]string{"free": "same route, free", x402.ModeOptimistic: "paid, optimistic", x402.ModeSync: "paid, synchronous",
+	batchMode: "paid, batch voucher", remoteMode: "paid, remote facilitator (official TS)",
+	receiptsMode: "paid, optimistic, signed receipt (EIP-712)", receiptsJWSMode: "paid, optimistic, signed receipt (JWS)"}
+
+// receiptsMode and receiptsJWSMode pay as optimistic does, with receipt keys: each answer
+// carries a signed receipt and delivery statement in that format.
+const (
+	receiptsMode    = "receipts"
+	receiptsJWSMode = "receipts-jws"
+)
+
+func benchKeys(base string) (*receipt.Keyring, error) {
+	text, err := receipt.NewKeyText()
+	if err != nil {
+		return nil, err
+	}
+	return receipt.ParseKeyring(text, base, time.Now())
+}
+
+func decodedResponse(h http.Header) string {
+	b, _ := base64.StdEncoding.DecodeString(h.Get(x402.HeaderPaymentResponse))
+	return string(b)
+}
+
+// signingThroughput counts, on one core, the receipts and delivery statements signed per
+// second, as a paid call signs them (a 1 KB body hashed with each).
+func signingThroughput(seconds float64) (map[string]float64, error) {
+	keys, err := benchKeys("https://bench.example")
+	if err != nil {
+		return nil, err
+	}
+	body := bytes.Repeat([]byte("x"), 1024)
+	out := map[string]float64{}
+	for _, f := range []string{receipt.FormatEIP712, receipt.FormatJWS} {
+		n, start := 0, time.Now()
+		for time.Since(start).Seconds() < seconds {
+			r, err := keys.Receipt(f, receipt.ReceiptPayload{Network: "eip155:8453", ResourceURL: "https://bench.example/v1/x",
+				Payer: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", IssuedAt: time.Now().Unix(), Transaction: ""})
+			if err != nil {
+				return nil, err
+			}
+			if _, err := keys.Statement(r, receipt.Statement{ResourceURL: "https://bench.example/v1/x", Network: "eip155:8453",
+				Scheme: "exact", Amount: "1000", Payer: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", Nonce: "0x01", Settlement: receipt.Pending,
+				IssuedAt: time.Now().Unix(), Request: receipt.StatementRequest{Method: "GET", Path: "/v1/x", ParamsSHA256: receipt.SHA256Hex([]byte("x?"))},
+				Response: receipt.StatementResponse{Status: 200, ContentType: "application/json", Length: len(body), SHA256: receipt.SHA256Hex(body)}}); err != nil {
+				return nil, err
+			}
+			n++
+		}
+		out[f] = float64(n) / time.Since(start).Seconds()
+	}
+	return out, nil
 }
 
 // remoteMode pays with exact through the official TypeScript facilitator as a remote standard
