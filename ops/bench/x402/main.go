@@ -107,19 +107,16 @@ func run(seconds float64, calls int) error {
 	fmt.Fprintln(w, "\t\t\t")
 	fmt.Fprintln(w, "paid call latency (embedded chain)\tp50\tp99\tp50 - free p50\t")
 	free := lat[0]
-	var optimistic series
+	byName := map[string]series{}
 	for _, l := range lat {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t\n", l.name, ms(l.p50), ms(l.p99), ms(l.p50-free.p50))
-		if l.name == modeNames[x402.ModeOptimistic] {
-			optimistic = l
-		}
+		byName[l.name] = l
 	}
 	fmt.Fprintln(w, "\t\t\t")
-	fmt.Fprintln(w, "what signed receipts add (vs paid, optimistic)\tp50\tp99\t\t")
-	for _, l := range lat {
-		if l.name == modeNames[receiptsMode] || l.name == modeNames[receiptsJWSMode] {
-			fmt.Fprintf(w, "%s\t%s\t%s\t(target p50 < 0.10 ms)\t\n", l.name, ms(l.p50-optimistic.p50), ms(l.p99-optimistic.p99))
-		}
+	fmt.Fprintln(w, "what signed receipts add (interleaved with the same calls without)\tp50\tp99\t\t")
+	for _, m := range []string{receiptsMode, receiptsJWSMode} {
+		with, without := byName[modeNames[m]], byName[modeNames[m]+", without"]
+		fmt.Fprintf(w, "%s\t%s\t%s\t(target p50 < 0.10 ms)\t\n", modeNames[m], ms(with.p50-without.p50), ms(with.p99-without.p99))
 	}
 	fmt.Fprintln(w, "\t\t\t")
 	fmt.Fprintln(w, "receipts signed (one core)\tper second\tper receipt\t\t")
@@ -231,7 +228,7 @@ func latencies(calls int) ([]series, error) {
 		return nil, err
 	}
 	defer stopRemote()
-	for _, mode := range []string{"free", x402.ModeOptimistic, receiptsMode, receiptsJWSMode, x402.ModeSync, remoteMode, batchMode} {
+	for _, mode := range []string{"free", x402.ModeOptimistic, x402.ModeSync, remoteMode, batchMode} {
 		e := catalog.Entry{Method: "GET", Path: "/v1/bench/route", Summary: "bench", Kind: catalog.Paid, Price: price, Timeout: benchTimeout, Handler: handler}
 		if mode == "free" {
 			e.Kind, e.Price = catalog.Free, 0
@@ -248,25 +245,17 @@ func latencies(calls int) ([]series, error) {
 			policy.Settlement = x402.ModeOptimistic
 		case remoteMode:
 			f, policy.Settlement = &client.Standard{C: remote}, x402.ModeSync
-		case receiptsMode, receiptsJWSMode:
-			policy.Settlement = x402.ModeOptimistic
 		}
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
 		}
 		base := "http://" + ln.Addr().String()
-		var keys *receipt.Keyring
-		if mode == receiptsMode || mode == receiptsJWSMode {
-			if keys, err = benchKeys(base); err != nil {
-				return nil, err
-			}
-		}
-		gate := paywall.New(cfg, policy, f, paywall.GateOptions{Receipts: keys})
+		gate := paywall.New(cfg, policy, f, paywall.GateOptions{})
 		scfg := server.DefaultConfig()
 		scfg.Addr, scfg.BaseURL = ln.Addr().String(), base
 		scfg.FreePerMinute = 0 // the free baseline is one client calling in a loop; it measures the paywall, not the free-call limit
-		srv := server.New(scfg, cat, server.Options{Gate: gate, Pay: cfg, Receipts: keys})
+		srv := server.New(scfg, cat, server.Options{Gate: gate, Pay: cfg})
 		sctx, stop := context.WithCancel(ctx)
 		done := make(chan error, 1)
 		go func() { done <- srv.Serve(sctx, ln) }()
@@ -286,7 +275,102 @@ func latencies(calls int) ([]series, error) {
 		}
 		out = append(out, s)
 	}
+	cfg.ReceiverAuthorizer = ""
+	for _, mode := range []string{receiptsMode, receiptsJWSMode} {
+		plain, signed, err := pairedReceipts(ctx, dev, fc, cfg, mode, price, calls)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, plain, signed)
+	}
 	return out, nil
+}
+
+// pairedReceipts times optimistic paid calls to two servers at once, one without receipt keys
+// and one with, alternating call by call so that both see the same load: the difference of
+// their percentiles is what signing adds.
+func pairedReceipts(ctx context.Context, dev *settle.Dev, fc *client.Client, cfg paywall.Config, mode string, price uint64, calls int) (plain, signed series, err error) {
+	handler := func(context.Context, *catalog.Request) (any, error) { return map[string]any{"ok": true}, nil }
+	type side struct {
+		base    string
+		headers []string
+		d       []time.Duration
+	}
+	var sides [2]side
+	for i := range sides {
+		cat, err := catalog.New([]catalog.Entry{{Method: "GET", Path: "/v1/bench/route", Summary: "bench", Kind: catalog.Paid, Price: price, Timeout: benchTimeout, Handler: handler}})
+		if err != nil {
+			return plain, signed, err
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return plain, signed, err
+		}
+		base := "http://" + ln.Addr().String()
+		var keys *receipt.Keyring
+		if i == 1 {
+			if keys, err = benchKeys(base); err != nil {
+				return plain, signed, err
+			}
+		}
+		gate := paywall.New(cfg, paywall.Policy{Settlement: x402.ModeOptimistic, OptimisticMaxPrice: price}, fc, paywall.GateOptions{Receipts: keys})
+		scfg := server.DefaultConfig()
+		scfg.Addr, scfg.BaseURL, scfg.FreePerMinute = ln.Addr().String(), base, 0
+		srv := server.New(scfg, cat, server.Options{Gate: gate, Pay: cfg, Receipts: keys})
+		sctx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(sctx, ln) }()
+		defer func() { stop(); <-done }()
+		sides[i].base = base
+	}
+	key, err := settle.LoadKey(dev.PayerKey)
+	if err != nil {
+		return plain, signed, err
+	}
+	reqs := cfg.Requirements(&catalog.Entry{Price: price, Timeout: benchTimeout})
+	n := calls + calls/10
+	for i := range sides {
+		for range n {
+			p, err := exact.NewPayload(key, 2, &reqs, &x402.ResourceInfo{URL: sides[i].base + "/v1/bench/route"}, time.Now())
+			if err != nil {
+				return plain, signed, err
+			}
+			h, err := x402.Encode(p)
+			if err != nil {
+				return plain, signed, err
+			}
+			sides[i].headers = append(sides[i].headers, h)
+		}
+	}
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	for c := range n {
+		for i := range sides {
+			req, _ := http.NewRequest("GET", sides[i].base+"/v1/bench/route", nil)
+			req.Header.Set(x402.HeaderPaymentSignature, sides[i].headers[c])
+			if mode == receiptsJWSMode {
+				req.Header.Set(paywall.HeaderOfferFormat, "jws")
+			}
+			start := time.Now()
+			resp, err := hc.Do(req)
+			if err != nil {
+				return plain, signed, err
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			el := time.Since(start)
+			if resp.StatusCode != 200 || (i == 1) != strings.Contains(decodedResponse(resp.Header), `"offer-receipt"`) {
+				return plain, signed, fmt.Errorf("%s call %d to server %d: %d, receipt %q", mode, c, i, resp.StatusCode, decodedResponse(resp.Header))
+			}
+			if c >= calls/10 {
+				sides[i].d = append(sides[i].d, el)
+			}
+		}
+	}
+	pct := func(name string, d []time.Duration) series {
+		slices.Sort(d)
+		return series{name: name, p50: d[len(d)/2], p99: d[len(d)*99/100]}
+	}
+	return pct(modeNames[mode]+", without", sides[0].d), pct(modeNames[mode], sides[1].d), nil
 }
 
 // benchTimeout is the bench route's deadline; the offered authorization lifetime derives from it.
@@ -308,7 +392,6 @@ func timeCalls(dev *settle.Dev, cfg paywall.Config, base, mode string, price uin
 		if mode == "free" || mode == batchMode {
 			continue
 		}
-		// Receipts bench modes pay exactly as the optimistic one does.
 		p, err := exact.NewPayload(key, 2, &reqs, &x402.ResourceInfo{URL: base + "/v1/bench/route"}, time.Now())
 		if err != nil {
 			return series{}, err
@@ -323,9 +406,6 @@ func timeCalls(dev *settle.Dev, cfg paywall.Config, base, mode string, price uin
 		req, _ := http.NewRequest("GET", base+"/v1/bench/route", nil)
 		if h != "" {
 			req.Header.Set(x402.HeaderPaymentSignature, h)
-		}
-		if mode == receiptsJWSMode {
-			req.Header.Set(paywall.HeaderOfferFormat, "jws")
 		}
 		start := time.Now()
 		resp, err := hc.Do(req)
@@ -342,9 +422,6 @@ func timeCalls(dev *settle.Dev, cfg paywall.Config, base, mode string, price uin
 			}
 			return series{}, fmt.Errorf("%s call %d answered %d %s", mode, i, resp.StatusCode, reason)
 		}
-		if (mode == receiptsMode || mode == receiptsJWSMode) && !strings.Contains(decodedResponse(resp.Header), `"offer-receipt"`) {
-			return series{}, fmt.Errorf("%s call %d carries no signed receipt", mode, i)
-		}
 		if i >= calls/10 { // the first tenth warms connections and caches
 			d = append(d, el)
 		}
@@ -357,8 +434,8 @@ var modeNames = map[string]string{"free": "same route, free", x402.ModeOptimisti
 	batchMode: "paid, batch voucher", remoteMode: "paid, remote facilitator (official TS)",
 	receiptsMode: "paid, optimistic, signed receipt (EIP-712)", receiptsJWSMode: "paid, optimistic, signed receipt (JWS)"}
 
-// receiptsMode and receiptsJWSMode pay as optimistic does, with receipt keys: each answer
-// carries a signed receipt and delivery statement in that format.
+// receiptsMode and receiptsJWSMode pay as optimistic does, with receipt keys (pairedReceipts):
+// each answer carries a signed receipt and delivery statement in that format.
 const (
 	receiptsMode    = "receipts"
 	receiptsJWSMode = "receipts-jws"
