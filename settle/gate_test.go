@@ -24,6 +24,7 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
+	receiptroutes "github.com/peage/appliance/api/routes/receipt"
 	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
@@ -109,9 +110,18 @@ func newWorldWith(t *testing.T, policy paywall.Policy, standard bool, extra ...c
 	keys := testReceiptKeys(t, "http://"+ln.Addr().String())
 	gate := paywall.New(cfg, policy, f, paywall.GateOptions{Receipts: keys})
 	did, list := render.ReceiptKeyDocs(keys)
+	// The receipt routes as the default table declares them, bound to this world's ledger.
+	def, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
 	cat := testCatalog(t, append(extra,
 		catalog.Entry{Method: "GET", Path: render.DIDPath, Summary: "did", Kind: catalog.Discovery, Timeout: time.Second, Handler: did},
-		catalog.Entry{Method: "GET", Path: render.ReceiptKeysPath, Summary: "keys", Kind: catalog.Discovery, Timeout: time.Second, Handler: list})...)
+		catalog.Entry{Method: "GET", Path: render.ReceiptKeysPath, Summary: "keys", Kind: catalog.Discovery, Timeout: time.Second, Handler: list},
+		*def.ByPath("/free/receipt"), *def.ByPath("/free/receipt/verify"))...)
+	if err := receiptroutes.New(keys, fc, nil).Bind(cat); err != nil {
+		t.Fatal(err)
+	}
 	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg, Receipts: keys, Listener: ln})
 	key, err := settle.LoadKey(dev.PayerKey)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/internal/testenv"
+	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/pay"
 	"github.com/peage/appliance/settle/x402"
 )
@@ -377,6 +378,72 @@ func TestBatchVouchersCarryReceipts(t *testing.T) {
 		s := v.Statement
 		if s.Scheme != x402.SchemeBatchSettlement || s.Nonce != pc.ID.Hex()+":"+c.max || s.Amount != "10000" || !strings.EqualFold(v.Receipt.Payer, hw.ch.PayerAddress().Hex()) {
 			t.Fatalf("%s statement %+v receipt %+v", c.name, s, v.Receipt)
+		}
+	}
+}
+
+// An answer delivered before settlement has its receipt kept in the ledger with the payment:
+// /free/receipt serves it by payer and nonce (pending), and once the queue has settled the
+// payment, by payment identifier, re-signed with the transaction; the statement still binds
+// the body first delivered. Bad input is a 400 naming the parameter.
+func TestKeptReceiptFetchedAndSettledLater(t *testing.T) {
+	w := newWorld(t, paywall.Policy{Settlement: x402.ModeOptimistic, OptimisticMaxPrice: 100_000})
+	const pid = "receipt-kept-identifier-0001"
+	a := w.get(t, "/v1/test/echo", map[string]string{"q": "kept"}, map[string]string{
+		x402.HeaderPaymentSignature: withID(t, w.header(t, w.key, "/v1/test/echo", price, nil, nil), pid)})
+	if a.status != 200 {
+		t.Fatalf("paid call: %d %s", a.status, a.body)
+	}
+	first := mustVerify(t, w.receipts.Published(), receipt.Evidence{PaymentResponse: a.header.Get(x402.HeaderPaymentResponse), Body: []byte(a.body)})
+	if first.Statement.Settlement != receipt.Pending {
+		t.Fatalf("optimistic answer's statement: %+v", first.Statement)
+	}
+	fetch := func(q map[string]string) (answer, map[string]any) {
+		r := w.get(t, "/free/receipt", q, nil)
+		var m map[string]any
+		_ = json.Unmarshal([]byte(r.body), &m)
+		return r, m
+	}
+	byNonce := map[string]string{"payer": first.Receipt.Payer, "nonce": first.Statement.Nonce}
+	var kept map[string]any
+	for r := (answer{}); r.status != 200; { // the receipt is kept just after the answer
+		if r, kept = fetch(byNonce); r.status != 200 && r.status != 404 {
+			t.Fatalf("/free/receipt: %d %s", r.status, r.body)
+		}
+		if r.status == 200 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if kept["settlement"] == receipt.Pending {
+		if _, err := w.receipts.Published().Verify(receipt.Evidence{PaymentResponse: kept["payment_response"].(string), Body: []byte(a.body)}, time.Now()); err != nil {
+			t.Fatalf("kept pending receipt: %v", err)
+		}
+	}
+	for len(w.dev.Facilitator.Ledger().List(ledger.Settled)) != 1 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	tx := w.dev.Facilitator.Ledger().List(ledger.Settled)[0].Tx
+	r, settled := fetch(map[string]string{"payment_identifier": pid})
+	if r.status != 200 || settled["settlement"] != receipt.Settled || settled["resigned"] != true || settled["transaction"] != tx {
+		t.Fatalf("settled receipt: %d %s (transaction %s)", r.status, r.body, tx)
+	}
+	v, err := w.receipts.Published().Verify(receipt.Evidence{PaymentResponse: settled["payment_response"].(string), Body: []byte(a.body),
+		ResourceURL: w.base + "/v1/test/echo"}, time.Now())
+	if err != nil || v.Receipt.Transaction != tx || v.Statement.Transaction != tx || v.Statement.Request != first.Statement.Request {
+		t.Fatalf("re-signed receipt: %v %+v", err, v)
+	}
+	for _, c := range []struct {
+		q      map[string]string
+		status int
+		param  string
+	}{
+		{map[string]string{"nonce": first.Statement.Nonce}, 400, `"param":"payer"`},
+		{map[string]string{"payer": first.Receipt.Payer, "nonce": first.Statement.Nonce, "payment_identifier": pid}, 400, `"param":"payment_identifier"`},
+		{map[string]string{"payment_identifier": "receipt-never-used-identifier"}, 404, "no payment"},
+	} {
+		if r, _ := fetch(c.q); r.status != c.status || !strings.Contains(r.body, c.param) {
+			t.Errorf("%v: %d %s, want %d with %s", c.q, r.status, r.body, c.status, c.param)
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package paywall
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/internal/receipt"
@@ -12,6 +14,32 @@ import (
 // paid is what a paid call's receipt and delivery statement say about its payment.
 type paid struct {
 	scheme, network, amount, payer, transaction, nonce string
+}
+
+// ReceiptKeeper is a facilitator that stores a delivered payment's signed receipt with it
+// (settle/client.Client: in the settle daemon's ledger).
+type ReceiptKeeper interface {
+	KeepReceipt(ctx context.Context, id string, receipt json.RawMessage) error
+}
+
+// keepReceipt hands a delivered payment's signed extensions to the ledger, after the answer:
+// the buyer has them already, the copy is for fetching them again.
+func (g *X402) keepReceipt(ctx context.Context, id string, ext map[string]any) {
+	k, ok := g.f.(ReceiptKeeper)
+	if !ok || ext == nil {
+		return
+	}
+	b, err := json.Marshal(ext)
+	if err != nil {
+		return
+	}
+	go func() {
+		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := k.KeepReceipt(kctx, id, b); err != nil {
+			g.log.Warn("receipt not kept in the ledger", keyPayment, id, keyErr, err)
+		}
+	}()
 }
 
 type signedReceipt struct {

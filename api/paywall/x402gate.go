@@ -356,6 +356,7 @@ func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequ
 	if err != nil {
 		return nil, nil, err
 	}
+	g.keepReceipt(ctx, res.ID, settled.Extensions)
 	hdr, err := receiptHeader(settled, v1)
 	if err != nil {
 		return nil, nil, err

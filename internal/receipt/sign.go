@@ -3,6 +3,8 @@ package receipt
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -60,4 +62,63 @@ func ReceiptDigest(r SignedReceipt) string { return SHA256Hex([]byte(r.Signature
 func SHA256Hex(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
+}
+
+// Resettle re-signs a kept receipt and delivery statement (the extensions JSON a payment
+// response carried, as the ledger keeps it) for a payment settled since by transaction tx:
+// the same resource, payer, request and body, now naming the transaction.
+func (kr *Keyring) Resettle(kept []byte, tx string, issuedAt int64) (map[string]any, error) {
+	var ext struct {
+		Receipt struct {
+			Info struct {
+				Receipt SignedReceipt `json:"receipt"`
+			} `json:"info"`
+		} `json:"offer-receipt"`
+		Delivery struct {
+			Info struct {
+				Statement string `json:"statement"`
+			} `json:"info"`
+		} `json:"peage-delivery"`
+	}
+	if err := json.Unmarshal(kept, &ext); err != nil {
+		return nil, fmt.Errorf("kept receipt: %w", err)
+	}
+	old := ext.Receipt.Info.Receipt
+	var p ReceiptPayload
+	switch {
+	case old.Payload != nil:
+		p = *old.Payload
+	case old.Format == FormatJWS:
+		_, payload, err := parseJWS(old.Signature)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(payload, &p); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, errors.New("kept receipt has no payload")
+	}
+	_, payload, err := parseJWS(ext.Delivery.Info.Statement)
+	if err != nil {
+		return nil, fmt.Errorf("kept statement: %w", err)
+	}
+	var s Statement
+	if err := json.Unmarshal(payload, &s); err != nil {
+		return nil, err
+	}
+	p.Transaction, p.IssuedAt = tx, issuedAt
+	r, err := kr.Receipt(old.Format, p)
+	if err != nil {
+		return nil, err
+	}
+	s.Settlement, s.Transaction, s.IssuedAt = Settled, tx, issuedAt
+	stmt, err := kr.Statement(r, s)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		Extension:         map[string]any{"info": map[string]any{"receipt": r}},
+		DeliveryExtension: map[string]any{"info": map[string]any{"statement": stmt}},
+	}, nil
 }

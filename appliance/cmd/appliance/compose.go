@@ -245,7 +245,11 @@ func assemble(cfg config.Config, log *slog.Logger, d deps) (*app, error) {
 		if err := cat.Bind(catalog.IDOf(render.ReceiptKeysPath), list, nil); err != nil {
 			return nil, err
 		}
-		if err := receiptroutes.New(d.receipts, nil).Bind(cat); err != nil {
+		var kept receiptroutes.Payments
+		if p, ok := d.payments.(receiptroutes.Payments); ok {
+			kept = p
+		}
+		if err := receiptroutes.New(d.receipts, kept, nil).Bind(cat); err != nil {
 			return nil, err
 		}
 	}

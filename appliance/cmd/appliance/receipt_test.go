@@ -101,6 +101,22 @@ func TestReceiptVerifyCommand(t *testing.T) {
 		{"another resource", []string{"--response", kept, "--url", base + "/v1/chain/block"}, "receipt is for " + base + "/v1/fr/tva", false},
 		{"rotated out", []string{"--response", kept, "--keys", published(time.Now().Add(2 * time.Hour))}, "is not a published key", false},
 	}
+	// appliance ledger lists the payment with its receipt kept (stored just after the answer).
+	pub, err := receipt.ParsePublished([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := pub.Verify(receipt.Evidence{PaymentResponse: res.Header.Get("Payment-Response"), Body: res.Body}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for listed := ""; !strings.Contains(listed, v.Statement.Nonce+"  kept"); {
+		var out bytes.Buffer
+		if err := ledgerTo(context.Background(), &out, []string{"-state-dir", d.state}); err != nil {
+			t.Fatal(err)
+		}
+		listed = out.String()
+	}
 	// The same checks through the free route.
 	routeCases := []struct {
 		name   string
