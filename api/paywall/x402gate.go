@@ -304,7 +304,7 @@ func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequ
 	case res.Conflict:
 		return nil, nil, conflict(res.InvalidReason)
 	case res.Replay != nil:
-		return g.replayed(ctx, call, who, res, v1, work)
+		return g.replayed(ctx, call, req, who, res, v1, work)
 	case !res.IsValid && res.InvalidReason == x402.ReasonNonceUsed:
 		return nil, nil, PaymentRequired(x402.ReasonNonceUsed + ": this authorization was already presented; a paid call is answered again only to a retry carrying the same payment identifier (extension payment-identifier) and payload")
 	case !res.IsValid:
@@ -545,7 +545,7 @@ func (g *X402) facilitatorRequest(call *Call, p *x402.PaymentPayload, v1 bool) (
 // facilitator already took: the stored result when this process still has it, else the work
 // again, free (it is paid). A result with a side effect is never made twice: it is taken back
 // and the retry told the result is no longer held.
-func (g *X402) replayed(ctx context.Context, call *Call, who identity, res x402.ReserveResponse, v1 bool, work func(context.Context) (any, error)) (any, map[string]string, error) {
+func (g *X402) replayed(ctx context.Context, call *Call, req *x402.FacilitatorRequest, who identity, res x402.ReserveResponse, v1 bool, work func(context.Context) (any, error)) (any, map[string]string, error) {
 	if out, hdr, ok := g.replay.get(who, g.now()); ok {
 		return out, hdr, nil
 	}
@@ -566,6 +566,22 @@ func (g *X402) replayed(ctx context.Context, call *Call, who identity, res x402.
 		return nil, hdr, apierr.Gone("this payment was settled and its result delivered; the result is no longer held (it is kept %s)", g.replay.ttl)
 	}
 	if succeeded(out) {
+		// The result made again gets its own receipt: the statement binds this body.
+		r := *res.Replay
+		auth := req.PaymentPayload.Payload.Authorization
+		p := paid{scheme: x402.SchemeExact, network: r.Network, amount: auth.Value, payer: r.Payer, transaction: r.Transaction, nonce: auth.Nonce}
+		if p.network == "" {
+			p.network = g.cfg.Network
+		}
+		if p.payer == "" {
+			p.payer = res.Payer
+		}
+		if r.Extensions, err = g.receiptExtensions(call, p, out); err != nil {
+			return nil, nil, err
+		}
+		if hdr, err = receiptHeader(r, v1); err != nil {
+			return nil, nil, err
+		}
 		g.replay.put(who, out, hdr, g.now())
 	}
 	return out, hdr, nil
