@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -22,6 +23,9 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
+	"github.com/peage/appliance/api/render"
+	receiptroutes "github.com/peage/appliance/api/routes/receipt"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/client"
@@ -40,6 +44,8 @@ type world struct {
 	key  *ecdsa.PrivateKey
 	cat  *catalog.Catalog
 	hc   *http.Client
+	// receipts signs the world's offers and receipts.
+	receipts *receipt.Keyring
 }
 
 func testCatalog(t *testing.T, extra ...catalog.Entry) *catalog.Catalog {
@@ -97,9 +103,26 @@ func newWorldWith(t *testing.T, policy paywall.Policy, standard bool, extra ...c
 	if standard {
 		f = &client.Standard{C: fc}
 	}
-	gate := paywall.New(cfg, policy, f, paywall.GateOptions{})
-	cat := testCatalog(t, extra...)
-	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := testReceiptKeys(t, "http://"+ln.Addr().String())
+	gate := paywall.New(cfg, policy, f, paywall.GateOptions{Receipts: keys})
+	did, list := render.ReceiptKeyDocs(keys)
+	// The receipt routes as the default table declares them, bound to this world's ledger.
+	def, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := testCatalog(t, append(extra,
+		catalog.Entry{Method: "GET", Path: render.DIDPath, Summary: "did", Kind: catalog.Discovery, Timeout: time.Second, Handler: did},
+		catalog.Entry{Method: "GET", Path: render.ReceiptKeysPath, Summary: "keys", Kind: catalog.Discovery, Timeout: time.Second, Handler: list},
+		*def.ByPath("/free/receipt"), *def.ByPath("/free/receipt/verify"))...)
+	if err := receiptroutes.With(keys, fc, nil).Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg, Receipts: keys, Listener: ln})
 	key, err := settle.LoadKey(dev.PayerKey)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +131,7 @@ func newWorldWith(t *testing.T, policy paywall.Policy, standard bool, extra ...c
 	// dialled but never used would otherwise hold the shutdown until its read timeout.
 	hc := &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(hc.CloseIdleConnections)
-	return &world{dev: dev, base: h.BaseURL, cfg: cfg, key: key, cat: cat, hc: hc}
+	return &world{dev: dev, base: h.BaseURL, cfg: cfg, key: key, cat: cat, hc: hc, receipts: keys}
 }
 
 func (w *world) balance(t *testing.T, a string) int64 {

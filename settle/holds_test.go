@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"log/slog"
 	"math/big"
+	"net"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -112,8 +113,13 @@ func newHeldWorldOn(t *testing.T, wrap func(chain.Backend) chain.Backend) *heldW
 	policy := paywall.DefaultPolicy()
 	policy.SettleTimeoutSeconds = 20
 	cat := testCatalog(t, hw.hang.entry())
-	h := apitest.Start(t, cat, apitest.Options{Gate: paywall.New(cfg, policy, fc, paywall.GateOptions{}), Pay: cfg})
-	hw.world = &world{base: h.BaseURL, cfg: cfg, key: ch.Payer, cat: cat}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := testReceiptKeys(t, "http://"+ln.Addr().String())
+	h := apitest.Start(t, cat, apitest.Options{Gate: paywall.New(cfg, policy, fc, paywall.GateOptions{Receipts: keys}), Pay: cfg, Receipts: keys, Listener: ln})
+	hw.world = &world{base: h.BaseURL, cfg: cfg, key: ch.Payer, cat: cat, receipts: keys}
 	return hw
 }
 

@@ -49,9 +49,15 @@ func (f *Facilitator) Handler() http.Handler {
 		}
 		writeJSON(w, 200, f.ledger.Recent(n))
 	})
+	mux.HandleFunc("POST /payment/receipt", handle(f, func(_ context.Context, req *x402.KeepReceiptRequest) (struct{}, error) {
+		return struct{}{}, f.KeepReceipt(req.ID, req.Receipt)
+	}))
 	mux.HandleFunc("GET /payment", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		rec, ok := f.ledger.Get(ledger.ID(q.Get("payer"), q.Get("nonce")))
+		if h := q.Get("identifier_hash"); h != "" {
+			rec, ok = f.ledger.ByIdentifier(h)
+		}
 		if !ok {
 			writeJSON(w, 404, errorBody{"no payment with this payer and nonce"})
 			return

@@ -2,7 +2,9 @@ package settle_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"net"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/peage/appliance/api/mcp"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/client"
@@ -36,7 +39,12 @@ func TestMCPToolCallIsPaid(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName, TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 60}
-	gate := paywall.New(cfg, paywall.Policy{Settlement: x402.ModeSync}, fc, paywall.GateOptions{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := testReceiptKeys(t, "http://"+ln.Addr().String())
+	gate := paywall.New(cfg, paywall.Policy{Settlement: x402.ModeSync}, fc, paywall.GateOptions{Receipts: keys})
 	var entries []catalog.Entry
 	for _, e := range testCatalog(t).Entries() {
 		entries = append(entries, *e)
@@ -46,7 +54,7 @@ func TestMCPToolCallIsPaid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg})
+	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg, Receipts: keys, Listener: ln})
 	r := render.New(cat, render.Info{BaseURL: h.BaseURL, Pay: cfg, Version: "test"})
 	if err := mcp.New(cat, r, h.Server, h.Server, "test").Bind(cat); err != nil {
 		t.Fatal(err)
@@ -67,8 +75,8 @@ func TestMCPToolCallIsPaid(t *testing.T) {
 	}
 	var pr x402.PaymentRequired
 	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, &pr); err != nil || len(pr.Accepts) != 1 || pr.Accepts[0].Amount != "10000" {
-		t.Fatalf("unpaid call's structuredContent: %s", b)
+	if err := json.Unmarshal(b, &pr); err != nil || len(pr.Accepts) != 1 || pr.Accepts[0].Amount != "10000" || pr.Extensions[receipt.Extension] == nil {
+		t.Fatalf("unpaid call's structuredContent (with its signed offers): %s", b)
 	}
 
 	key, err := settle.LoadKey(dev.PayerKey)
@@ -87,9 +95,17 @@ func TestMCPToolCallIsPaid(t *testing.T) {
 		t.Fatalf("paid call: %v %+v", err, res)
 	}
 	rb, _ := json.Marshal(res.Meta["x402/payment-response"])
-	var receipt x402.SettlementResponse
-	if err := json.Unmarshal(rb, &receipt); err != nil || !receipt.Success || receipt.Transaction == "" {
+	var settled x402.SettlementResponse
+	if err := json.Unmarshal(rb, &settled); err != nil || !settled.Success || settled.Transaction == "" {
 		t.Fatalf("receipt %s", rb)
+	}
+	// The signed receipt rides in the payment response, and its statement binds the tool's
+	// result as the HTTP route would have delivered it.
+	text := res.Content[0].(*sdk.TextContent).Text
+	v, err := keys.Published().Verify(receipt.Evidence{PaymentResponse: base64.StdEncoding.EncodeToString(rb), Body: []byte(text),
+		ResourceURL: h.BaseURL + "/v1/test/echo"}, time.Now())
+	if err != nil || v.Statement.Settlement != receipt.Settled || v.Receipt.Transaction != settled.Transaction {
+		t.Fatalf("tools/call receipt: %v %+v", err, v)
 	}
 	if moved := before - w.balance(t, dev.Payer); moved != price {
 		t.Fatalf("payer paid %d, want %d", moved, price)

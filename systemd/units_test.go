@@ -16,6 +16,7 @@ import (
 
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/internal/credential"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/internal/unitfile"
 	"github.com/peage/appliance/proxyd"
 	"github.com/peage/appliance/settle"
@@ -138,8 +139,9 @@ func TestUnitsMatchTheCode(t *testing.T) {
 		{"peage-api.service", map[string]string{
 			"Type": "notify", "NotifyAccess": "main", "WatchdogSec": "30s", "Slice": "peage-browsers.slice",
 			"User": "peage-api", "Group": "peage", "StateDirectory": "peage-api", "Environment": "PEAGE_STATE_DIR=/var/lib/peage-api",
-			"LoadCredential": cfg.Admin.TokenFile + ":" + credential.Dir + "/" + credential.OperatorToken,
-			"Requires":       "peage-firstboot.service", "EnvironmentFile": "-/etc/peage/setup.env",
+			"LoadCredential": cfg.Admin.TokenFile + ":" + credential.Dir + "/" + credential.OperatorToken + " " +
+				cfg.Payment.ReceiptKeys + ":" + credential.Dir + "/" + receipt.CredentialName,
+			"Requires": "peage-firstboot.service", "EnvironmentFile": "-/etc/peage/setup.env",
 		}},
 		{"peage-settle.service", map[string]string{
 			"Type": "notify", "NotifyAccess": "main", "WatchdogSec": "30s",

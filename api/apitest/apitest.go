@@ -17,6 +17,7 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/receipt"
 )
 
 // Options configure the harness; zero values give a challenge-only gate and test pay settings.
@@ -35,6 +36,11 @@ type Options struct {
 	// fields the spec names for its route (see shapeCheck). StartFamily always does; a test
 	// whose handlers are stand-ins for the server's machinery leaves it off.
 	CheckShapes bool
+	// Receipts signs the 402s' offers (the gate signs receipts with its own option).
+	Receipts *receipt.Keyring
+	// Listener, when set, is where the server listens (a test that must know the address
+	// before the server starts, as a did:web names it) [a new loopback port].
+	Listener net.Listener
 }
 
 // TestPayTo is the recipient named in test challenges.
@@ -54,9 +60,12 @@ func Start(t testing.TB, cat *catalog.Catalog, opt Options) *Harness {
 		opt.Pay = paywall.DefaultConfig()
 		opt.Pay.PayTo = TestPayTo
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ln := opt.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	base := "http://" + ln.Addr().String()
 	cfg := server.DefaultConfig()
@@ -65,7 +74,8 @@ func Start(t testing.TB, cat *catalog.Catalog, opt Options) *Harness {
 	if opt.Configure != nil {
 		opt.Configure(&cfg)
 	}
-	srv := server.New(cfg, cat, server.Options{Gate: opt.Gate, Pay: opt.Pay, Cache: opt.Cache, Metrics: opt.Metrics, Logger: opt.Logger})
+	srv := server.New(cfg, cat, server.Options{Gate: opt.Gate, Pay: opt.Pay, Cache: opt.Cache, Metrics: opt.Metrics, Logger: opt.Logger,
+		Receipts: opt.Receipts})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()

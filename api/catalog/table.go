@@ -412,6 +412,15 @@ func Table(n Names) []Entry {
 			S("adresse", "address").Req().Range(5, 200)).timeout(composite).ex("adresse", "8 bd du port amiens"),
 		route("free", "GET", "/free/kyb", 0, "Free trial of the KYB verdict.", pQIdent, pSIRENo).timeout(composite).ex("siren", "542065479"),
 		route("free", "GET", "/free/score-entreprise", 0, "Free trial of the company risk score.", pQIdent, pSIRENo).timeout(composite).ex("siren", "542065479"),
+		route("free", "GET", "/free/receipt", 0, "A paid answer's signed receipt again, by payer and nonce or payment identifier, for 30 days; re-signed with its transaction once settled, free.",
+			S("payer", "the payer's address").Range(42, 42), S("nonce", "the authorization's nonce (0x + 64 hex)").Range(66, 66),
+			S("payment_identifier", "the payment identifier sent with the payment (extension payment-identifier)").Range(16, 128)).
+			ex("payer", "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", "nonce", "0x0000000000000000000000000000000000000000000000000000000000000001"),
+		route("free", "POST", "/free/receipt/verify", 0, "Check a kept paid answer: its signed receipt and delivery statement against the box's keys, and the body against what was delivered; valid, or what fails, free.",
+			S("payment_response", "the PAYMENT-RESPONSE header as received (base64)").Req().Range(16, 16384),
+			S("body", "the body delivered, as text").Range(0, 1<<20), S("body_base64", "the body delivered, in base64 (a binary body)").Range(0, 1<<21),
+			S("content_type", "the Content-Type delivered").Range(1, 200), S("url", "the URL that was called").Range(8, 2048)).
+			ex("payment_response", "eyJzdWNjZXNzIjp0cnVlfQ==", "body", "{}"),
 		route("free", "GET", "/free/proxy/status", 0, "Proxy exit, carrier, and whether the proxy port is reachable from the internet."),
 		route("free", "GET", "/free/proxy/usage", 0, "Usage of a proxy package: used, remaining, expiry (key in the X-Proxy-Key header)."),
 		route("free", "GET", "/free/social/status", 0, "Which community sources answer right now."),
@@ -444,6 +453,8 @@ func Table(n Names) []Entry {
 			kind(Discovery).timeout(5 * time.Minute),
 		route("discovery", "GET", "/.well-known/agent-card.json", 0, "A2A agent card (v1.0).").kind(Discovery),
 		route("discovery", "GET", "/.well-known/agent-skills.json", 0, "Agent skills derived from the catalog.").kind(Discovery),
+		route("discovery", "GET", "/.well-known/did.json", 0, "The box's did:web document: the keys that sign offers and receipts (JWS).").kind(Discovery),
+		route("discovery", "GET", "/.well-known/x402-receipt-keys.json", 0, "Keys that verify offers and receipts: JWS key ids, EIP-712 signers, rotation dates.").kind(Discovery),
 		route("discovery", "GET", "/icon.svg", 0, "The service's icon, named by the x402 Bazaar declarations (resource.iconUrl).").kind(Discovery).produces("image/svg+xml"),
 	}
 }

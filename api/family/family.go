@@ -15,6 +15,7 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/internal/cache"
 	"github.com/peage/appliance/internal/egress"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/internal/state"
 	proxyclient "github.com/peage/appliance/proxyd/client"
 	"github.com/peage/appliance/settle/ledger"
@@ -35,6 +36,7 @@ type Deps struct {
 	Farm      Farm                // the browser pool; nil when Chromium could not start
 	Proxy     proxyclient.Service // proxyd: in process in dev, its admin socket in production
 	Ledger    Ledger              // the settle daemon's ledger
+	Receipts  *receipt.Keyring    // signs offers and receipts; nil without the credential
 	// Pages reads pages for reasoning, offered by the web family to the families after it
 	// in the list; nil without the browser farm.
 	Pages PageReader

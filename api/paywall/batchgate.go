@@ -123,11 +123,27 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 		g.log.Info("batch-settlement completion failed", keyPayment, res.ID, keyReason, receipt.ErrorReason)
 		return nil, nil, batchRefused(receipt.ErrorReason)
 	}
+	out = paidCallReport(e, out, nil)
+	var nonce string
+	if v := pl.Voucher; v != nil {
+		// A voucher is named by its channel and the cumulative amount it signs.
+		nonce = v.ChannelID + ":" + v.MaxClaimableAmount
+	}
+	payer := receipt.Payer
+	if payer == "" {
+		payer = res.Payer
+	}
+	receipt.Extensions, err = g.receiptExtensions(call, paid{scheme: x402.SchemeBatchSettlement, network: offered.Network,
+		amount: offered.Amount, payer: payer, transaction: receipt.Transaction, nonce: nonce}, out)
+	if err != nil {
+		return nil, nil, err
+	}
 	hdr, err := receiptHeader(receipt, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	return paidCallReport(e, out, hdr), hdr, nil
+	addFreeFirstCallHeader(e, hdr)
+	return out, hdr, nil
 }
 
 // reserveBatch holds the channel, waiting (at most busyWait) while another request of the same

@@ -11,6 +11,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -37,6 +38,10 @@ type Config struct {
 	// own settle daemon, the default. It is settlement.facilitator under the name operators
 	// look for beside what is paid and to whom; config loading makes the two one.
 	FacilitatorURL string `toml:"facilitator_url"`
+	// ReceiptKeys is the credential holding the keys that sign offers and receipts (made at
+	// first boot; never the payout key nor settle's hot key). A bare name is read from
+	// $CREDENTIALS_DIRECTORY. Unreadable, answers carry no signed offers or receipts.
+	ReceiptKeys string `toml:"receipt_keys"`
 }
 
 // BaseUSDC is USDC on Base mainnet.
@@ -45,7 +50,7 @@ const BaseUSDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 // DefaultConfig is Base mainnet USDC; PayTo must be configured before production use.
 func DefaultConfig() Config {
 	return Config{Network: "eip155:8453", Asset: BaseUSDC, TokenName: "USD Coin", TokenVersion: "2", MaxTimeoutSeconds: 120,
-		WithdrawDelaySeconds: 86_400, MinDeposit: 1_000_000}
+		WithdrawDelaySeconds: 86_400, MinDeposit: 1_000_000, ReceiptKeys: "receipt-keys"}
 }
 
 // BatchOffered reports whether the 402 offers batch-settlement.
@@ -112,6 +117,9 @@ type Challenge struct {
 	// HeaderBytes is Header as bytes, so the hot path copies it into the answer without
 	// converting it first.
 	HeaderBytes []byte
+	// offersRefreshAt is when its signed offers no longer cover a timeout and are signed
+	// again (Unix seconds; 0 without offers).
+	offersRefreshAt int64
 }
 
 // Challenges renders and memoises the 402 answer of each entry.
@@ -120,6 +128,8 @@ type Challenges struct {
 	cat     *catalog.Catalog
 	baseURL string
 	memo    sync.Map // entry ID → memoised (reason-free form)
+
+	offers *offerSigner // nil: the 402 carries no signed offers
 }
 
 type memoised struct {
@@ -134,7 +144,7 @@ func NewChallenges(cfg Config, cat *catalog.Catalog, baseURL string) *Challenges
 // For returns the challenge for e. The common case (no specific reason) and the fixed reasons
 // are rendered once per entry; a reason about a refused payment renders a fresh one.
 func (c *Challenges) For(e *catalog.Entry, reason string) (*Challenge, error) {
-	return c.forTransport(e, reason, httpTransport)
+	return c.forTransport(e, reason, httpTransport, FormatDefault)
 }
 
 // transport is how the challenged call came: its Bazaar declaration describes that call.
@@ -153,21 +163,24 @@ const ReasonFreeCallLimited = "free_call_limited: this client's free calls are u
 // the common challenge and the fixed reasons a client may meet on every call.
 func memoisedReason(reason string) bool { return reason == "" || reason == ReasonFreeCallLimited }
 
-func (c *Challenges) forTransport(e *catalog.Entry, reason string, t transport) (*Challenge, error) {
+func (c *Challenges) forTransport(e *catalog.Entry, reason string, t transport, f OfferFormat) (*Challenge, error) {
 	alts := c.availableAlternatives(e)
 	key := e.ID
 	if t == mcpTransport {
 		key = "mcp:" + e.ID
 	}
+	if f != FormatDefault {
+		key += "\x00" + string(f)
+	}
 	if reason != "" {
 		key += "\x00" + reason
 	}
 	if memoisedReason(reason) {
-		if m, ok := c.memo.Load(key); ok && m.(memoised).alts == alts {
+		if m, ok := c.memo.Load(key); ok && m.(memoised).alts == alts && c.offers.fresh(m.(memoised).ch) {
 			return m.(memoised).ch, nil
 		}
 	}
-	ch, err := c.render(e, reason, nil, t)
+	ch, err := c.render(e, reason, nil, t, f)
 	if err != nil {
 		return nil, err
 	}
@@ -180,24 +193,30 @@ func (c *Challenges) forTransport(e *catalog.Entry, reason string, t transport) 
 // ForError renders the 402 answer to a payment error: its reason, and for a batch-settlement
 // cumulative-amount mismatch the corrective requirement carrying the channel's state.
 func (c *Challenges) ForError(e *catalog.Entry, err error) (*Challenge, error) {
-	return c.forError(e, err, httpTransport)
+	return c.forError(e, err, httpTransport, FormatDefault)
+}
+
+// ForErrorIn is ForError with the signed offers in the format the client asked for (the
+// X-Offer-Receipt-Format header).
+func (c *Challenges) ForErrorIn(e *catalog.Entry, err error, f OfferFormat) (*Challenge, error) {
+	return c.forError(e, err, httpTransport, f)
 }
 
 // ForMCPError is ForError for a tools/call: its Bazaar declaration names the MCP tool.
 func (c *Challenges) ForMCPError(e *catalog.Entry, err error) (*Challenge, error) {
-	return c.forError(e, err, mcpTransport)
+	return c.forError(e, err, mcpTransport, FormatDefault)
 }
 
-func (c *Challenges) forError(e *catalog.Entry, err error, t transport) (*Challenge, error) {
+func (c *Challenges) forError(e *catalog.Entry, err error, t transport, f OfferFormat) (*Challenge, error) {
 	var corr *correction
 	if errors.As(err, &corr) {
-		return c.render(e, corr.reason, corr.extra, t)
+		return c.render(e, corr.reason, corr.extra, t, f)
 	}
 	reason := apierr.From(err).Message
 	if strings.HasPrefix(reason, "PAYMENT-SIGNATURE header is required") {
 		reason = ""
 	}
-	return c.forTransport(e, reason, t)
+	return c.forTransport(e, reason, t, f)
 }
 
 // ResourceURL is the absolute URL of e named in challenges and receipts.
@@ -247,15 +266,30 @@ const MaxChallengeHeader = 3 << 10
 // IconURL is the absolute URL of the icon the box serves.
 func (c *Challenges) IconURL() string { return c.baseURL + IconPath }
 
-func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.BatchExtra, t transport) (*Challenge, error) {
-	ch, err := c.renderDetail(e, reason, corrective, t, bazaarTerse)
-	for d := bazaarBare; err == nil && len(ch.Header) > MaxChallengeHeader && d <= bazaarBare; d++ {
-		ch, err = c.renderDetail(e, reason, corrective, t, d)
+func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.BatchExtra, t transport, f OfferFormat) (*Challenge, error) {
+	timeout := time.Duration(c.cfg.Requirements(e).MaxTimeoutSeconds) * time.Second
+	offers, refreshAt, err := c.offers.sign(c.ResourceURL(e), c.offerTerms(e), f, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("sign offers of %s: %w", e.ID, err)
+	}
+	// The declaration's detail is chosen on the header without the offers, so a box that signs
+	// offers declares the same to the Bazaar as one that does not: offers (about 470 header
+	// bytes per scheme) take the header past MaxChallengeHeader rather than cut the declaration.
+	d := bazaarTerse
+	ch, err := c.renderDetail(e, reason, corrective, t, d, nil)
+	if err == nil && len(ch.Header) > MaxChallengeHeader {
+		d = bazaarBare
+	}
+	if err == nil && (offers != nil || d != bazaarTerse) {
+		ch, err = c.renderDetail(e, reason, corrective, t, d, offers)
+	}
+	if err == nil {
+		ch.offersRefreshAt = refreshAt
 	}
 	return ch, err
 }
 
-func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x402.BatchExtra, t transport, d bazaarDetail) (*Challenge, error) {
+func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x402.BatchExtra, t transport, d bazaarDetail, offers map[string]any) (*Challenge, error) {
 	if reason == "" {
 		reason = "PAYMENT-SIGNATURE header is required"
 	}
@@ -276,6 +310,9 @@ func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x
 	resource := x402.ResourceInfo{URL: c.ResourceURL(e), Description: e.Summary, MimeType: e.MediaType(),
 		ServiceName: ServiceName, Tags: Tags(e), IconURL: c.IconURL()}
 	extensions := map[string]any{x402.ExtPaymentIdentifier: x402.PaymentIdentifierDeclaration(), ExtBazaar: bazaar}
+	if offers != nil {
+		extensions[receipt.Extension] = offers
+	}
 	// The shape of x402.PaymentRequired, with requirements of more than one scheme.
 	v2 := struct {
 		X402Version  int               `json:"x402Version"`

@@ -14,6 +14,7 @@ import (
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -75,8 +76,9 @@ type X402 struct {
 	log    *slog.Logger
 	now    func() time.Time
 
-	replay *replayCache
-	free   FreeCalls
+	replay   *replayCache
+	free     FreeCalls
+	receipts *receipt.Keyring // nil: paid answers carry no signed receipt
 
 	mu      sync.Mutex
 	flights map[string]*flight // payment identifier hash → the call using it right now
@@ -109,6 +111,8 @@ type GateOptions struct {
 	ReplayTTL time.Duration
 	// FreeCalls records the daily free calls [MemoryFreeCalls].
 	FreeCalls FreeCalls
+	// Receipts signs each paid answer's receipt and delivery statement (nil: none).
+	Receipts *receipt.Keyring
 }
 
 // New makes the verifying gate.
@@ -133,9 +137,10 @@ func New(cfg Config, policy Policy, f Facilitator, o GateOptions) *X402 {
 		policy.SettleMarginSeconds = def.SettleMarginSeconds
 	}
 	return &X402{cfg: cfg, policy: policy, f: f, log: o.Logger, now: o.Now,
-		replay:  &replayCache{ttl: o.ReplayTTL, m: map[string]replayEntry{}},
-		free:    o.FreeCalls,
-		flights: map[string]*flight{}}
+		replay:   &replayCache{ttl: o.ReplayTTL, m: map[string]replayEntry{}},
+		free:     o.FreeCalls,
+		receipts: o.Receipts,
+		flights:  map[string]*flight{}}
 }
 
 // Log keys.
@@ -299,7 +304,7 @@ func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequ
 	case res.Conflict:
 		return nil, nil, conflict(res.InvalidReason)
 	case res.Replay != nil:
-		return g.replayed(ctx, call, who, res, v1, work)
+		return g.replayed(ctx, call, req, who, res, v1, work)
 	case !res.IsValid && res.InvalidReason == x402.ReasonNonceUsed:
 		return nil, nil, PaymentRequired(x402.ReasonNonceUsed + ": this authorization was already presented; a paid call is answered again only to a retry carrying the same payment identifier (extension payment-identifier) and payload")
 	case !res.IsValid:
@@ -320,30 +325,66 @@ func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequ
 		}
 		return out, nil, werr
 	}
-	receipt, err := g.complete(ctx, call, req, res.ID, out)
+	auth := req.PaymentPayload.Payload.Authorization
+	// An optimistic answer's receipt (no transaction yet) is signed while the facilitator
+	// records the payment as owed, so signing adds nothing to the answer's latency.
+	delivered := paidCallReport(e, out, nil)
+	ahead := paid{scheme: x402.SchemeExact, network: g.cfg.Network, amount: auth.Value, payer: res.Payer, nonce: auth.Nonce}
+	var early <-chan signedReceipt
+	if g.receipts != nil && g.settlementMode(e, out) == x402.ModeOptimistic {
+		early = g.signAhead(call, ahead, delivered)
+	}
+	settled, err := g.complete(ctx, call, req, res.ID, out)
 	if err != nil {
 		return nil, nil, err
 	}
-	hdr, err := receiptHeader(receipt, v1)
+	out = delivered
+	final := ahead
+	if settled.Payer != "" {
+		final.payer = settled.Payer
+	}
+	if settled.Network != "" {
+		final.network = settled.Network
+	}
+	final.transaction = settled.Transaction
+	if early != nil && final == ahead {
+		r := <-early
+		settled.Extensions, err = r.ext, r.err
+	} else {
+		settled.Extensions, err = g.receiptExtensions(call, final, out)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	out = paidCallReport(e, out, hdr)
+	g.keepReceipt(ctx, res.ID, settled.Extensions)
+	hdr, err := receiptHeader(settled, v1)
+	if err != nil {
+		return nil, nil, err
+	}
+	addFreeFirstCallHeader(e, hdr)
 	if who.id != "" {
 		g.replay.put(who, out, hdr, g.now())
 	}
 	return out, hdr, nil
 }
 
-// paidCallReport adds to a paid call's result and headers the free_first_call report of a
-// FreeFirstCall route (the call was paid, so not granted); other routes' results pass as is.
+// paidCallReport adds to a paid call's result and headers (when hdr is not nil) the
+// free_first_call report of a FreeFirstCall route (the call was paid, so not granted); other
+// routes' results pass as is.
 func paidCallReport(e *catalog.Entry, out any, hdr map[string]string) any {
 	if !e.FreeFirstCall {
 		return out
 	}
-	report, _ := json.Marshal(FreeFirstCall{Granted: false, Note: "paid call; the first call of each UTC day on this route is free, once per client"})
-	hdr[HeaderFreeFirstCall] = string(report)
-	return withFreeFirstCall(out, report)
+	addFreeFirstCallHeader(e, hdr)
+	return withFreeFirstCall(out, paidReport)
+}
+
+var paidReport, _ = json.Marshal(FreeFirstCall{Granted: false, Note: "paid call; the first call of each UTC day on this route is free, once per client"})
+
+func addFreeFirstCallHeader(e *catalog.Entry, hdr map[string]string) {
+	if e.FreeFirstCall && hdr != nil {
+		hdr[HeaderFreeFirstCall] = string(paidReport)
+	}
 }
 
 // complete settles the payment of a successful call and returns the receipt to deliver with
@@ -353,10 +394,7 @@ func paidCallReport(e *catalog.Entry, out any, hdr map[string]string) any {
 // the result's side effect is revoked and the payment aborted (released when nothing was sent).
 func (g *X402) complete(ctx context.Context, call *Call, req *x402.FacilitatorRequest, id string, out any) (x402.SettlementResponse, error) {
 	e := call.Entry
-	mode := x402.ModeSync
-	if g.policy.Settlement == x402.ModeOptimistic && e.Price <= g.policy.OptimisticMaxPrice && e.Tier != catalog.TierMetered && !hasSideEffect(out) {
-		mode = x402.ModeOptimistic
-	}
+	mode := g.settlementMode(e, out)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(g.policy.SettleTimeoutSeconds)*time.Second)
 	defer cancel()
 	if reason := g.stillValid(req); reason != "" {
@@ -381,6 +419,15 @@ func (g *X402) complete(ctx context.Context, call *Call, req *x402.FacilitatorRe
 	g.revoke(sctx, out, id)
 	g.log.Info("settlement failed", keyPayment, id, keyReason, receipt.ErrorReason)
 	return receipt, PaymentRequired(receipt.ErrorReason)
+}
+
+// settlementMode is how a successful call's payment is completed: optimistically only for
+// cheap calls without side effect, as the policy allows.
+func (g *X402) settlementMode(e *catalog.Entry, out any) string {
+	if g.policy.Settlement == x402.ModeOptimistic && e.Price <= g.policy.OptimisticMaxPrice && e.Tier != catalog.TierMetered && !hasSideEffect(out) {
+		return x402.ModeOptimistic
+	}
+	return x402.ModeSync
 }
 
 // completeRetrying asks for completion until it gets an answer: Complete is idempotent, and a
@@ -498,7 +545,7 @@ func (g *X402) facilitatorRequest(call *Call, p *x402.PaymentPayload, v1 bool) (
 // facilitator already took: the stored result when this process still has it, else the work
 // again, free (it is paid). A result with a side effect is never made twice: it is taken back
 // and the retry told the result is no longer held.
-func (g *X402) replayed(ctx context.Context, call *Call, who identity, res x402.ReserveResponse, v1 bool, work func(context.Context) (any, error)) (any, map[string]string, error) {
+func (g *X402) replayed(ctx context.Context, call *Call, req *x402.FacilitatorRequest, who identity, res x402.ReserveResponse, v1 bool, work func(context.Context) (any, error)) (any, map[string]string, error) {
 	if out, hdr, ok := g.replay.get(who, g.now()); ok {
 		return out, hdr, nil
 	}
@@ -519,6 +566,22 @@ func (g *X402) replayed(ctx context.Context, call *Call, who identity, res x402.
 		return nil, hdr, apierr.Gone("this payment was settled and its result delivered; the result is no longer held (it is kept %s)", g.replay.ttl)
 	}
 	if succeeded(out) {
+		// The result made again gets its own receipt: the statement binds this body.
+		r := *res.Replay
+		auth := req.PaymentPayload.Payload.Authorization
+		p := paid{scheme: x402.SchemeExact, network: r.Network, amount: auth.Value, payer: r.Payer, transaction: r.Transaction, nonce: auth.Nonce}
+		if p.network == "" {
+			p.network = g.cfg.Network
+		}
+		if p.payer == "" {
+			p.payer = res.Payer
+		}
+		if r.Extensions, err = g.receiptExtensions(call, p, out); err != nil {
+			return nil, nil, err
+		}
+		if hdr, err = receiptHeader(r, v1); err != nil {
+			return nil, nil, err
+		}
 		g.replay.put(who, out, hdr, g.now())
 	}
 	return out, hdr, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -235,6 +236,54 @@ func TestWithFreeFirstCall(t *testing.T) {
 		out := withFreeFirstCall(&catalog.Raw{ContentType: "application/json", Body: []byte(c.in)}, report).(*catalog.Raw)
 		if string(out.Body) != c.want {
 			t.Errorf("%s → %s, want %s", c.in, out.Body, c.want)
+		}
+	}
+}
+
+// A retry answered from the facilitator's replay record (the result made again, the gate's
+// own copy gone) carries a signed receipt whose statement binds the body made again; a
+// first answer's receipt does not verify that body.
+func TestReplayedResultCarriesItsReceipt(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.PayTo = "0x000000000000000000000000000000000000dEaD"
+	e := &catalog.Entry{ID: "a", Path: "/v1/a", Price: 1_000, Timeout: 10 * time.Second}
+	settled := x402.SettlementResponse{Success: true, Transaction: "0x1", Payer: "0xP", Network: cfg.Network}
+	f := scripted{reserve: x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{IsValid: true, Payer: "0xP"}, ID: "id"}, settle: settled}
+	text, _ := receipt.NewKeyText()
+	keys, err := receipt.ParseKeyring(text, "https://x", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(cfg, Policy{Settlement: x402.ModeSync}, &f, GateOptions{Receipts: keys, ReplayTTL: time.Nanosecond})
+	runs := 0
+	work := func(context.Context) (any, error) {
+		runs++
+		return &catalog.Raw{ContentType: "application/json", Body: []byte(`{"n":` + strconv.Itoa(runs) + `}`)}, nil
+	}
+	h := payload(t, cfg, e, time.Hour, "pay_0123456789abcdef")
+	first, firstHdr, err := g.Charge(context.Background(), call(e, h), work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.reserve = x402.ReserveResponse{Replay: &settled, ID: "id", VerifyResponse: x402.VerifyResponse{Payer: "0xP"}}
+	again, hdr, err := g.Charge(context.Background(), call(e, h), work)
+	if err != nil || runs != 2 {
+		t.Fatalf("replay through the facilitator: %v, work ran %d times", err, runs)
+	}
+	pub := keys.Published()
+	for _, c := range []struct {
+		name string
+		hdr  map[string]string
+		body any
+		ok   bool
+	}{
+		{"first answer", firstHdr, first, true},
+		{"answer made again", hdr, again, true},
+		{"first receipt on the body made again", firstHdr, again, false},
+	} {
+		_, err := pub.Verify(receipt.Evidence{PaymentResponse: c.hdr[x402.HeaderPaymentResponse], Body: c.body.(*catalog.Raw).Body}, time.Now())
+		if (err == nil) != c.ok {
+			t.Errorf("%s: verify %v, want ok %v", c.name, err, c.ok)
 		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/peage/appliance/api/routes/preflight"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/api/routes/readiness"
+	receiptroutes "github.com/peage/appliance/api/routes/receipt"
 	"github.com/peage/appliance/api/routes/sms"
 	"github.com/peage/appliance/api/routes/social"
 	"github.com/peage/appliance/api/routes/transcribe"
@@ -57,6 +58,7 @@ var Families = []family.Family{
 	family.Of("sms", sms.New),
 	family.Of("transcribe", transcribe.New),
 	family.Of("payments", payments.New),
+	family.Of("receipt", receiptroutes.New),
 	family.Of("proxy", proxyroutes.New),
 	family.Of("web", web.New),
 	family.Of("marketplace", marketplace.New),

@@ -34,6 +34,7 @@ import (
 	"github.com/peage/appliance/internal/caller"
 	"github.com/peage/appliance/internal/netlimit"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -130,6 +131,8 @@ type Options struct {
 	Cache   Cache
 	Logger  *slog.Logger
 	Metrics *obs.Registry
+	// Receipts signs the offers of every 402 (the gate signs the receipts); nil leaves them out.
+	Receipts *receipt.Keyring
 }
 
 // New builds a server over a catalog whose handlers are bound.
@@ -160,6 +163,9 @@ func New(cfg Config, cat *catalog.Catalog, opt Options) *Server {
 			Per56: cfg.MaxConnsPer56, Per48: cfg.MaxConnsPer48, Reserve: cfg.ConnsReservedForPaid}),
 	}
 	s.base, s.shutdown = context.WithCancel(context.Background())
+	if opt.Receipts != nil {
+		s.challenges.SignOffers(opt.Receipts, nil)
+	}
 	s.srv = &fasthttp.Server{
 		Handler:                      s.handle,
 		ErrorHandler:                 s.transportError,
@@ -481,7 +487,7 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entr
 	ae := errorOf(err)
 	status := ae.Status()
 	if ae.Code == apierr.CodePayment && e != nil {
-		ch, cerr := s.challenges.ForError(e, err)
+		ch, cerr := s.challenges.ForErrorIn(e, err, paywall.ParseOfferFormat(string(ctx.Request.Header.Peek(paywall.HeaderOfferFormat))))
 		if cerr == nil {
 			ctx.Response.Header.SetCanonical(hdrPaymentRequired, ch.HeaderBytes)
 			ctx.SetContentType("application/json")

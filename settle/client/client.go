@@ -189,6 +189,17 @@ func (c *Client) Payment(ctx context.Context, payer, nonce string) (ledger.Summa
 	return out, c.do(ctx, http.MethodGet, "/payment?"+q.Encode(), nil, &out)
 }
 
+// PaymentByIdentifier reads the payment holding a payment identifier's hash.
+func (c *Client) PaymentByIdentifier(ctx context.Context, identifierHash string) (ledger.Summary, error) {
+	var out ledger.Summary
+	return out, c.do(ctx, http.MethodGet, "/payment?"+url.Values{"identifier_hash": {identifierHash}}.Encode(), nil, &out)
+}
+
+// KeepReceipt stores the signed extensions of a delivered payment's answer with it.
+func (c *Client) KeepReceipt(ctx context.Context, id string, receipt json.RawMessage) error {
+	return c.do(ctx, http.MethodPost, "/payment/receipt", x402.KeepReceiptRequest{ID: id, Receipt: receipt}, &struct{}{})
+}
+
 // Revenue reads settled revenue by UTC day and route.
 func (c *Client) Revenue(ctx context.Context) ([]ledger.RevenueRow, error) {
 	var out []ledger.RevenueRow

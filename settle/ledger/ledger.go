@@ -84,6 +84,9 @@ type Record struct {
 	GasWei string `json:"gas_wei,omitempty"`
 	// GasUsed is the same transaction's gas (units), for gas per paid call.
 	GasUsed uint64 `json:"gas_used,omitempty"`
+	// Receipt is what the API signed for the delivered answer: the payment response's
+	// extensions (offer-receipt's receipt and the delivery statement), kept to be fetched again.
+	Receipt json.RawMessage `json:"receipt,omitempty"`
 	// Request is what is needed to settle later (the queue) or after a restart.
 	Request x402.FacilitatorRequest `json:"request"`
 }
@@ -670,12 +673,15 @@ type Summary struct {
 	Reserved    time.Time `json:"reserved_at"`
 	Updated     time.Time `json:"updated_at"`
 	Settled     time.Time `json:"settled_at,omitzero"`
+	// Receipt: as Record.Receipt.
+	Receipt json.RawMessage `json:"receipt,omitempty"`
 }
 
 // Summary is the record's outside view.
 func (r *Record) Summary() Summary {
 	return Summary{Payer: r.Payer, Nonce: r.Nonce, Route: r.Route, Amount: r.Amount, Status: r.Status, Reason: r.Reason,
-		Tx: r.Tx, TxHashes: slices.Clone(r.TxHashes), Undelivered: r.Undelivered, Reserved: r.Reserved, Updated: r.Updated, Settled: r.Settled}
+		Tx: r.Tx, TxHashes: slices.Clone(r.TxHashes), Undelivered: r.Undelivered, Reserved: r.Reserved, Updated: r.Updated, Settled: r.Settled,
+		Receipt: r.Receipt}
 }
 
 // Recent returns the n most recently updated payments, newest first.

@@ -222,6 +222,8 @@ type BatchSettleResponse struct {
 	Amount      string              `json:"amount"`
 	Asset       string              `json:"asset,omitempty"`
 	Extra       *BatchResponseExtra `json:"extra,omitempty"`
+	// Extensions: as SettlementResponse.Extensions.
+	Extensions map[string]any `json:"extensions,omitempty"`
 }
 
 // Reasons of failed batch-settlement transactions.

@@ -128,6 +128,12 @@ type CompleteRequest struct {
 	Mode string `json:"mode"`
 }
 
+// KeepReceiptRequest stores, with a delivered payment, the signed extensions of its answer.
+type KeepReceiptRequest struct {
+	ID      string          `json:"id"`
+	Receipt json.RawMessage `json:"receipt"`
+}
+
 // Networks of legacy v1 names (the only spelling v1 clients know) and their CAIP-2 ids.
 var v1Networks = map[string]string{
 	"base":           "eip155:8453",

@@ -111,6 +111,9 @@ type SettlementResponse struct {
 	Transaction string `json:"transaction"`
 	Network     string `json:"network"`
 	Amount      string `json:"amount,omitempty"`
+	// Extensions carries what the server adds to its answer: the offer-receipt extension's
+	// signed receipt and the box's delivery statement.
+	Extensions map[string]any `json:"extensions,omitempty"`
 }
 
 // VerifyResponse is the facilitator's /verify answer.

@@ -41,7 +41,8 @@ func init() {
 		px := learningProxy{Service: proxyclient.New(cfg.Proxyd.AdminSocket), pol: d.egress, log: log}
 		go learnExitAtStart(ctx, px)
 		d.proxy = px
-		if d.gate, d.payments, err = newGate(cfg, "unix:"+cfg.Settle.Socket, d.store, log); err != nil {
+		d.receipts = loadReceiptKeys(cfg, log)
+		if d.gate, d.payments, err = newGate(cfg, "unix:"+cfg.Settle.Socket, d.store, d.receipts, log); err != nil {
 			return err
 		}
 		if d.farm = startFarm(ctx, cfg, d.egress, log); d.farm != nil {

@@ -11,7 +11,9 @@ import (
 	"strconv"
 
 	"github.com/peage/appliance/appliance/config"
+	"github.com/peage/appliance/internal/credential"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/proxyd"
 	"github.com/peage/appliance/settle"
 )
@@ -105,7 +107,13 @@ func runDev(ctx context.Context, args []string) error {
 		cfg.Chain.Indexer = false
 		cfg.Chain.BasenamesRegistry = ""
 	}
-	if d.gate, d.payments, err = newGate(cfg, chain.Addr(), d.store, log); err != nil {
+	// The dev box has its own receipt keys, made once in its state directory.
+	if _, err := credential.Create(cfg.StateDir, receipt.CredentialName, receipt.NewKeyText); err != nil {
+		return fmt.Errorf("receipt keys: %w", err)
+	}
+	cfg.Payment.ReceiptKeys = filepath.Join(cfg.StateDir, receipt.CredentialName)
+	d.receipts = loadReceiptKeys(cfg, log)
+	if d.gate, d.payments, err = newGate(cfg, chain.Addr(), d.store, d.receipts, log); err != nil {
 		return err
 	}
 	if d.farm = startFarm(ctx, cfg, d.egress, log); d.farm != nil {

@@ -14,11 +14,12 @@ import (
 
 	"github.com/peage/appliance/internal/credential"
 	"github.com/peage/appliance/internal/durable"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/settle"
 )
 
 func init() {
-	register("firstboot", "make the box's secrets on the box (operator token, settle's hot key) and record the payout address; idempotent", runFirstboot)
+	register("firstboot", "make the box's secrets on the box (operator token, settle's hot key, the receipt keys) and record the payout address; idempotent", runFirstboot)
 }
 
 // setupEnv is the environment file every unit reads (EnvironmentFile=-), where firstboot
@@ -65,6 +66,11 @@ func firstbootTo(out io.Writer, args []string) error {
 			return fmt.Errorf("settle hot key: %w", err)
 		}
 	}
+	made, err = credential.Create(*dir, receipt.CredentialName, receipt.NewKeyText)
+	if err != nil {
+		return fmt.Errorf("receipt keys: %w", err)
+	}
+	say(out, made, "receipt keys (offers and receipts)", filepath.Join(*dir, receipt.CredentialName))
 	fmt.Fprintf(out, "settle pays gas from %s: fund it with a little ETH on the payment network\n", hotAddr)
 	fmt.Fprintf(out, "to offer batch-settlement too, set payment.receiver_authorizer = %q (the same key signs the claims)\n", hotAddr)
 	if *payTo != "" {

@@ -133,7 +133,7 @@ func printLedger(out io.Writer, rows []ledger.RevenueRow, pays []ledger.Summary)
 	}
 	fmt.Fprintf(w, "total\t\t%d\t%s\n", calls, usdc(total))
 	if len(pays) > 0 {
-		fmt.Fprintln(w, "\nupdated (UTC)\tstatus\troute\tUSDC\tpayer\tnonce\ttransaction or reason")
+		fmt.Fprintln(w, "\nupdated (UTC)\tstatus\troute\tUSDC\tpayer\tnonce\treceipt\ttransaction or reason")
 		for _, p := range pays {
 			detail := p.Tx
 			switch {
@@ -145,8 +145,13 @@ func printLedger(out io.Writer, rows []ledger.RevenueRow, pays []ledger.Summary)
 			if p.Undelivered {
 				detail += " [result not delivered: refund]"
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Updated.UTC().Format(time.DateTime), p.Status, p.Route, usdc(p.Amount),
-				p.Payer, p.Nonce, detail)
+			// The signed receipt kept with the payment, served again at /free/receipt.
+			kept := "-"
+			if len(p.Receipt) > 0 {
+				kept = "kept"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Updated.UTC().Format(time.DateTime), p.Status, p.Route, usdc(p.Amount),
+				p.Payer, p.Nonce, kept, detail)
 		}
 	}
 	return w.Flush()

@@ -33,8 +33,10 @@ import (
 	"github.com/peage/appliance/appliance/operator"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/internal/cache"
+	"github.com/peage/appliance/internal/credential"
 	"github.com/peage/appliance/internal/egress"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/internal/sdnotify"
 	"github.com/peage/appliance/internal/state"
 	"github.com/peage/appliance/internal/version"
@@ -79,7 +81,8 @@ type app struct {
 // deps are the collaborators the composition provides to the route families.
 type deps struct {
 	gate     paywall.Gate
-	payments payments.Source // the settle daemon's ledger; nil with a remote facilitator
+	receipts *receipt.Keyring // signs offers and receipts; nil without the credential
+	payments payments.Source  // the settle daemon's ledger; nil with a remote facilitator
 	cache    *cache.Cache
 	store    *state.Store
 	egress   *egress.Policy
@@ -201,7 +204,16 @@ func assemble(cfg config.Config, log *slog.Logger, d deps) (*app, error) {
 	if err := bindFamilies(a, d); err != nil {
 		return nil, err
 	}
-	opts := server.Options{Gate: d.gate, Pay: cfg.Payment, Logger: log, Metrics: a.metrics}
+	if d.receipts != nil {
+		did, list := render.ReceiptKeyDocs(d.receipts)
+		if err := cat.Bind(catalog.IDOf(render.DIDPath), did, nil); err != nil {
+			return nil, err
+		}
+		if err := cat.Bind(catalog.IDOf(render.ReceiptKeysPath), list, nil); err != nil {
+			return nil, err
+		}
+	}
+	opts := server.Options{Gate: d.gate, Pay: cfg.Payment, Logger: log, Metrics: a.metrics, Receipts: d.receipts}
 	if d.cache != nil {
 		opts.Cache = d.cache
 		a.metrics.GaugeFunc("peage_cache", "Result cache figures.", func() map[string]float64 {
@@ -269,6 +281,7 @@ func bindFamilies(a *app, d deps) error {
 		Store:     d.store,
 		Egress:    d.egress,
 		Proxy:     d.proxy,
+		Receipts:  d.receipts,
 		Log:       a.log,
 		Now:       time.Now,
 		Background: func(run func(context.Context)) {
@@ -297,12 +310,28 @@ func bindFamilies(a *app, d deps) error {
 // newGate connects the paywall to the appliance's settle daemon at addr ("unix:/path"), whose
 // ledger it returns too. A remote standard x402 facilitator (payment.facilitator_url) is the
 // daemon's business: it forwards verify and settle there and keeps its ledger all the same.
-func newGate(cfg config.Config, addr string, store *state.Store, log *slog.Logger) (paywall.Gate, payments.Source, error) {
+func newGate(cfg config.Config, addr string, store *state.Store, keys *receipt.Keyring, log *slog.Logger) (paywall.Gate, payments.Source, error) {
 	c, err := settleclient.New(addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("settle socket: %w", err)
 	}
-	return paywall.New(cfg.Payment, cfg.Settlement, c, paywall.GateOptions{Logger: log, FreeCalls: durableFreeCalls{store}}), c, nil
+	return paywall.New(cfg.Payment, cfg.Settlement, c, paywall.GateOptions{Logger: log, FreeCalls: durableFreeCalls{store}, Receipts: keys}), c, nil
+}
+
+// loadReceiptKeys reads the keys that sign offers and receipts (payment.receipt_keys). A box
+// whose first boot predates them, or a missing credential, runs without signing: paid calls
+// still work, their answers carry no receipt, and the log says why.
+func loadReceiptKeys(cfg config.Config, log *slog.Logger) *receipt.Keyring {
+	text, err := credential.Read(cfg.Payment.ReceiptKeys)
+	if err == nil {
+		var kr *receipt.Keyring
+		if kr, err = receipt.ParseKeyring(text, cfg.API.BaseURL, time.Now()); err == nil {
+			return kr
+		}
+	}
+	log.Warn("receipt keys unreadable; 402s carry no signed offers and paid answers no signed receipts (appliance firstboot makes them)",
+		slog.String(obs.KeyFile, credential.Path(cfg.Payment.ReceiptKeys)), slog.String(obs.KeyErr, err.Error()))
+	return nil
 }
 
 // durableFreeCalls keeps the gate's daily free calls in the journaled store, so a restart

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/peage/appliance/internal/freeport"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	settleclient "github.com/peage/appliance/settle/client"
@@ -239,6 +240,7 @@ func TestDevBuyerPath(t *testing.T) {
 		t.Fatalf("proxy URL %q: %v", sale.Proxy, err)
 	}
 	key, _ := pu.User.Password()
+	checkSaleReceipt(t, "http://"+d.api, strings.TrimSuffix(stderr, "\n"), strings.TrimSuffix(body, "\n"), key)
 	_, otherPort, _ := net.SplitHostPort(other)
 	cases := []struct {
 		target string
@@ -363,5 +365,29 @@ func followPayment(t *testing.T, base, stateDir string) {
 	}
 	if code, _ := get(t, base+"/free/payment?payer="+payer+"&nonce=0x"+strings.Repeat("ab", 32)); code != 404 {
 		t.Fatalf("unknown payment: %d", code)
+	}
+}
+
+// checkSaleReceipt verifies a proxy sale's receipt, as the buyer's script printed it, against
+// the keys the dev box publishes: signed, bound to the body delivered, and naming the package
+// by its key's hash and its terms.
+func checkSaleReceipt(t *testing.T, base, settlementJSON, body, key string) {
+	t.Helper()
+	code, doc := get(t, base+"/.well-known/x402-receipt-keys.json")
+	pub, err := receipt.ParsePublished([]byte(doc))
+	if code != 200 || err != nil {
+		t.Fatalf("published receipt keys: %d %s %v", code, doc, err)
+	}
+	if code, did := get(t, base+"/.well-known/did.json"); code != 200 || !strings.Contains(did, pub.Keys[0].KID) {
+		t.Fatalf("did.json %d %s does not name %s", code, did, pub.Keys[0].KID)
+	}
+	v, err := pub.Verify(receipt.Evidence{PaymentResponse: base64.StdEncoding.EncodeToString([]byte(settlementJSON)), Body: []byte(body),
+		ResourceURL: base + "/v1/proxy/1gb"}, time.Now())
+	if err != nil {
+		t.Fatalf("proxy sale receipt: %v", err)
+	}
+	s := v.Statement.Subject
+	if v.Statement.Settlement != receipt.Settled || s == nil || s.Kind != "proxy-package" || s.KeySHA256 != receipt.SHA256Hex([]byte(key)) || !strings.Contains(s.Terms, "gb=1") {
+		t.Fatalf("proxy sale statement: %+v subject %+v", v.Statement, s)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/internal/credential"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/settle"
 )
 
@@ -26,7 +27,7 @@ func TestFirstbootMakesSecretsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := map[string]string{}
-	for _, name := range []string{credential.OperatorToken, credential.SettleHotKey} {
+	for _, name := range []string{credential.OperatorToken, credential.SettleHotKey, receipt.CredentialName} {
 		p := filepath.Join(dir, name)
 		fi, err := os.Stat(p)
 		if err != nil || fi.Mode().Perm() != 0o600 {

@@ -7,7 +7,10 @@
 //     paid with synchronous settlement and paid through a remote standard facilitator (the
 //     official @x402/core one with @x402/evm's exact scheme under Node, settle/npm/facilitator.mjs,
 //     which always settles before delivery), through the real server and gate on the embedded
-//     chain.
+//     chain; and paid optimistically with signed receipts (EIP-712, JWS), whose p50 less the
+//     optimistic one's is what signing adds to a paid call;
+//  3. receipts signed per second on one core (the extension's receipt and the delivery
+//     statement, as each paid call signs them).
 //
 // It needs node and settle/npm (ops/setup.d/x402.sh). Run from the repository root.
 package main
@@ -17,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -41,6 +45,7 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/ops/benchutil"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/batchpay"
@@ -83,6 +88,10 @@ type benchCase struct {
 func run(seconds float64, calls int) error {
 	runtime.GOMAXPROCS(1) // per core: both sides run one thread of verification
 	ours, ref, err := verifyThroughput(seconds)
+	var signed map[string]float64
+	if err == nil {
+		signed, err = signingThroughput(seconds)
+	}
 	runtime.GOMAXPROCS(runtime.NumCPU())
 	if err != nil {
 		return err
@@ -98,12 +107,25 @@ func run(seconds float64, calls int) error {
 	fmt.Fprintln(w, "\t\t\t")
 	fmt.Fprintln(w, "paid call latency (embedded chain)\tp50\tp99\tp50 - free p50\ttarget (issue 33)\t")
 	free := lat[0]
+	byName := map[string]series{}
 	for _, l := range lat {
 		verdict := ""
 		if t, ok := latencyTargets[l.name]; ok {
 			verdict = fmt.Sprintf("<= %s: ", ms(t)) + map[bool]string{true: "holds", false: "FAILS"}[l.p50-free.p50 <= t]
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t\n", l.name, ms(l.p50), ms(l.p99), ms(l.p50-free.p50), verdict)
+		byName[l.name] = l
+	}
+	fmt.Fprintln(w, "\t\t\t")
+	fmt.Fprintln(w, "what signed receipts add (interleaved with the same calls without)\tp50\tp99\t\t")
+	for _, m := range []string{receiptsMode, receiptsJWSMode} {
+		with, without := byName[modeNames[m]], byName[modeNames[m]+", without"]
+		fmt.Fprintf(w, "%s\t%s\t%s\t(target p50 < 0.10 ms)\t\n", modeNames[m], ms(with.p50-without.p50), ms(with.p99-without.p99))
+	}
+	fmt.Fprintln(w, "\t\t\t")
+	fmt.Fprintln(w, "receipts signed (one core)\tper second\tper receipt\t\t")
+	for _, f := range []string{receipt.FormatEIP712, receipt.FormatJWS} {
+		fmt.Fprintf(w, "receipt + delivery statement, %s\t%.0f\t%.1f µs\t\t\n", f, signed[f], 1e6/signed[f])
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -231,12 +253,12 @@ func latencies(calls int) ([]series, error) {
 		case remoteMode:
 			f, policy.Settlement = &client.Standard{C: remote}, x402.ModeSync
 		}
-		gate := paywall.New(cfg, policy, f, paywall.GateOptions{})
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
 		}
 		base := "http://" + ln.Addr().String()
+		gate := paywall.New(cfg, policy, f, paywall.GateOptions{})
 		scfg := server.DefaultConfig()
 		scfg.Addr, scfg.BaseURL = ln.Addr().String(), base
 		scfg.FreePerMinute = 0 // the free baseline is one client calling in a loop; it measures the paywall, not the free-call limit
@@ -260,7 +282,102 @@ func latencies(calls int) ([]series, error) {
 		}
 		out = append(out, s)
 	}
+	cfg.ReceiverAuthorizer = ""
+	for _, mode := range []string{receiptsMode, receiptsJWSMode} {
+		plain, signed, err := pairedReceipts(ctx, dev, fc, cfg, mode, price, calls)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, plain, signed)
+	}
 	return out, nil
+}
+
+// pairedReceipts times optimistic paid calls to two servers at once, one without receipt keys
+// and one with, alternating call by call so that both see the same load: the difference of
+// their percentiles is what signing adds.
+func pairedReceipts(ctx context.Context, dev *settle.Dev, fc *client.Client, cfg paywall.Config, mode string, price uint64, calls int) (plain, signed series, err error) {
+	handler := func(context.Context, *catalog.Request) (any, error) { return map[string]any{"ok": true}, nil }
+	type side struct {
+		base    string
+		headers []string
+		d       []time.Duration
+	}
+	var sides [2]side
+	for i := range sides {
+		cat, err := catalog.New([]catalog.Entry{{Method: "GET", Path: "/v1/bench/route", Summary: "bench", Kind: catalog.Paid, Price: price, Timeout: benchTimeout, Handler: handler}})
+		if err != nil {
+			return plain, signed, err
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return plain, signed, err
+		}
+		base := "http://" + ln.Addr().String()
+		var keys *receipt.Keyring
+		if i == 1 {
+			if keys, err = benchKeys(base); err != nil {
+				return plain, signed, err
+			}
+		}
+		gate := paywall.New(cfg, paywall.Policy{Settlement: x402.ModeOptimistic, OptimisticMaxPrice: price}, fc, paywall.GateOptions{Receipts: keys})
+		scfg := server.DefaultConfig()
+		scfg.Addr, scfg.BaseURL, scfg.FreePerMinute = ln.Addr().String(), base, 0
+		srv := server.New(scfg, cat, server.Options{Gate: gate, Pay: cfg, Receipts: keys})
+		sctx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(sctx, ln) }()
+		defer func() { stop(); <-done }()
+		sides[i].base = base
+	}
+	key, err := settle.LoadKey(dev.PayerKey)
+	if err != nil {
+		return plain, signed, err
+	}
+	reqs := cfg.Requirements(&catalog.Entry{Price: price, Timeout: benchTimeout})
+	n := calls + calls/10
+	for i := range sides {
+		for range n {
+			p, err := exact.NewPayload(key, 2, &reqs, &x402.ResourceInfo{URL: sides[i].base + "/v1/bench/route"}, time.Now())
+			if err != nil {
+				return plain, signed, err
+			}
+			h, err := x402.Encode(p)
+			if err != nil {
+				return plain, signed, err
+			}
+			sides[i].headers = append(sides[i].headers, h)
+		}
+	}
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	for c := range n {
+		for i := range sides {
+			req, _ := http.NewRequest("GET", sides[i].base+"/v1/bench/route", nil)
+			req.Header.Set(x402.HeaderPaymentSignature, sides[i].headers[c])
+			if mode == receiptsJWSMode {
+				req.Header.Set(paywall.HeaderOfferFormat, "jws")
+			}
+			start := time.Now()
+			resp, err := hc.Do(req)
+			if err != nil {
+				return plain, signed, err
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			el := time.Since(start)
+			if resp.StatusCode != 200 || (i == 1) != strings.Contains(decodedResponse(resp.Header), `"offer-receipt"`) {
+				return plain, signed, fmt.Errorf("%s call %d to server %d: %d, receipt %q", mode, c, i, resp.StatusCode, decodedResponse(resp.Header))
+			}
+			if c >= calls/10 {
+				sides[i].d = append(sides[i].d, el)
+			}
+		}
+	}
+	pct := func(name string, d []time.Duration) series {
+		slices.Sort(d)
+		return series{name: name, p50: d[len(d)/2], p99: d[len(d)*99/100]}
+	}
+	return pct(modeNames[mode]+", without", sides[0].d), pct(modeNames[mode], sides[1].d), nil
 }
 
 // benchTimeout is the bench route's deadline; the offered authorization lifetime derives from it.
@@ -317,9 +434,61 @@ func timeCalls(dev *settle.Dev, cfg paywall.Config, base, mode string, price uin
 		}
 	}
 	slices.Sort(d)
-	name := map[string]string{"free": "same route, free", x402.ModeOptimistic: "paid, optimistic", x402.ModeSync: "paid, synchronous",
-		batchMode: "paid, batch voucher", remoteMode: "paid, remote facilitator (official TS)"}[mode]
-	return series{name: name, p50: d[len(d)/2], p99: d[len(d)*99/100]}, nil
+	return series{name: modeNames[mode], p50: d[len(d)/2], p99: d[len(d)*99/100]}, nil
+}
+
+var modeNames = map[string]string{"free": "same route, free", x402.ModeOptimistic: "paid, optimistic", x402.ModeSync: "paid, synchronous",
+	batchMode: "paid, batch voucher", remoteMode: "paid, remote facilitator (official TS)",
+	receiptsMode: "paid, optimistic, signed receipt (EIP-712)", receiptsJWSMode: "paid, optimistic, signed receipt (JWS)"}
+
+// receiptsMode and receiptsJWSMode pay as optimistic does, with receipt keys (pairedReceipts):
+// each answer carries a signed receipt and delivery statement in that format.
+const (
+	receiptsMode    = "receipts"
+	receiptsJWSMode = "receipts-jws"
+)
+
+func benchKeys(base string) (*receipt.Keyring, error) {
+	text, err := receipt.NewKeyText()
+	if err != nil {
+		return nil, err
+	}
+	return receipt.ParseKeyring(text, base, time.Now())
+}
+
+func decodedResponse(h http.Header) string {
+	b, _ := base64.StdEncoding.DecodeString(h.Get(x402.HeaderPaymentResponse))
+	return string(b)
+}
+
+// signingThroughput counts, on one core, the receipts and delivery statements signed per
+// second, as a paid call signs them (a 1 KB body hashed with each).
+func signingThroughput(seconds float64) (map[string]float64, error) {
+	keys, err := benchKeys("https://bench.example")
+	if err != nil {
+		return nil, err
+	}
+	body := bytes.Repeat([]byte("x"), 1024)
+	out := map[string]float64{}
+	for _, f := range []string{receipt.FormatEIP712, receipt.FormatJWS} {
+		n, start := 0, time.Now()
+		for time.Since(start).Seconds() < seconds {
+			r, err := keys.Receipt(f, receipt.ReceiptPayload{Network: "eip155:8453", ResourceURL: "https://bench.example/v1/x",
+				Payer: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", IssuedAt: time.Now().Unix(), Transaction: ""})
+			if err != nil {
+				return nil, err
+			}
+			if _, err := keys.Statement(r, receipt.Statement{ResourceURL: "https://bench.example/v1/x", Network: "eip155:8453",
+				Scheme: "exact", Amount: "1000", Payer: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", Nonce: "0x01", Settlement: receipt.Pending,
+				IssuedAt: time.Now().Unix(), Request: receipt.StatementRequest{Method: "GET", Path: "/v1/x", ParamsSHA256: receipt.SHA256Hex([]byte("x?"))},
+				Response: receipt.StatementResponse{Status: 200, ContentType: "application/json", Length: len(body), SHA256: receipt.SHA256Hex(body)}}); err != nil {
+				return nil, err
+			}
+			n++
+		}
+		out[f] = float64(n) / time.Since(start).Seconds()
+	}
+	return out, nil
 }
 
 // remoteMode pays with exact through the official TypeScript facilitator as a remote standard

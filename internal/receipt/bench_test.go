@@ -1,0 +1,52 @@
+package receipt
+
+import (
+	"crypto/ed25519"
+	"testing"
+	"time"
+)
+
+func benchKeys(b *testing.B) *Keyring {
+	text, _ := NewKeyText()
+	kr, err := ParseKeyring(text, "https://bench.example", time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return kr
+}
+
+func BenchmarkReceiptEIP712(b *testing.B) {
+	kr := benchKeys(b)
+	for b.Loop() {
+		_, _ = kr.Receipt(FormatEIP712, ReceiptPayload{Network: "eip155:8453", ResourceURL: "https://x/v1/x", Payer: "0xabc", IssuedAt: 1})
+	}
+}
+
+func BenchmarkReceiptJWS(b *testing.B) {
+	kr := benchKeys(b)
+	for b.Loop() {
+		_, _ = kr.Receipt(FormatJWS, ReceiptPayload{Network: "eip155:8453", ResourceURL: "https://x/v1/x", Payer: "0xabc", IssuedAt: 1})
+	}
+}
+
+func BenchmarkStatement(b *testing.B) {
+	kr := benchKeys(b)
+	r, _ := kr.Receipt(FormatJWS, ReceiptPayload{Network: "eip155:8453", ResourceURL: "https://x/v1/x", Payer: "0xabc", IssuedAt: 1})
+	for b.Loop() {
+		_, _ = kr.Statement(r, Statement{ResourceURL: "https://x/v1/x"})
+	}
+}
+
+func BenchmarkEd25519(b *testing.B) {
+	kr := benchKeys(b)
+	m := make([]byte, 300)
+	for b.Loop() {
+		ed25519.Sign(kr.Current.ed, m)
+	}
+}
+
+func BenchmarkCanonical(b *testing.B) {
+	for b.Loop() {
+		_, _ = canonical(Statement{ResourceURL: "https://x/v1/x"})
+	}
+}
