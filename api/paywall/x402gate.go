@@ -320,7 +320,7 @@ func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequ
 		}
 		return out, nil, werr
 	}
-	receipt, err := g.complete(ctx, call, req, res.ID, out)
+	receipt, err := g.complete(x402.WithBox(ctx, servedBy(out)), call, req, res.ID, out)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -333,6 +333,14 @@ func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequ
 		g.replay.put(who, out, hdr, g.now())
 	}
 	return out, hdr, nil
+}
+
+// servedBy is the fleet box a relayed result names, for the ledger ("" for local work).
+func servedBy(out any) string {
+	if r, ok := out.(*catalog.Raw); ok {
+		return r.Header[catalog.HeaderBox]
+	}
+	return ""
 }
 
 // paidCallReport adds to a paid call's result and headers the free_first_call report of a

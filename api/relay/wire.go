@@ -21,7 +21,7 @@ import (
 )
 
 // HeaderBox names the box that served a relayed answer.
-const HeaderBox = "X-Peage-Box"
+const HeaderBox = catalog.HeaderBox
 
 // RouteName is the fleet route name of a catalog entry: its ID with '.' as '_' (a subject
 // token admits no '.'). Bind refuses two entries that would share a name.

@@ -126,6 +126,8 @@ const (
 type CompleteRequest struct {
 	ID   string `json:"id"`
 	Mode string `json:"mode"`
+	// Box is the fleet box that served the call (WithBox), recorded with the payment.
+	Box string `json:"box,omitempty"`
 }
 
 // Networks of legacy v1 names (the only spelling v1 clients know) and their CAIP-2 ids.
