@@ -24,12 +24,13 @@ func NewGateway(d *dispatch.Dispatcher, view *registry.View) *Gateway {
 	return &Gateway{d: d, view: view}
 }
 
-// Bind binds every relayable entry of cat that has no handler yet, so that routes the
-// gateway serves itself (bound before) stay local.
+// Bind binds every relayable entry of cat to the fleet, in place of a handler the gateway's
+// own families bound: the routes it keeps are those that are not relayable (discovery, free
+// routes, and the paid ones that create something on the gateway).
 func (g *Gateway) Bind(cat *catalog.Catalog) error {
 	names := map[string]string{}
 	for _, e := range cat.Entries() {
-		if !Relayable(e) || e.Handler != nil {
+		if !Relayable(e) {
 			continue
 		}
 		route := RouteName(e.ID)
