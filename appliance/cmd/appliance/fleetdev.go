@@ -8,19 +8,16 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/peage/appliance/api/relay"
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/internal/fleet/box"
-	"github.com/peage/appliance/internal/fleet/dispatch"
 	"github.com/peage/appliance/internal/fleet/hub"
 	"github.com/peage/appliance/internal/fleet/registry"
 	"github.com/peage/appliance/internal/obs"
 )
 
-// devFleetTTL is the registry's TTL in dev: a box that stops announcing itself (1 s
-// heartbeats) leaves the rotation within it.
+// devFleetTTL is the registry's TTL: a box that stops announcing itself (1 s heartbeats)
+// leaves the rotation within it.
 const devFleetTTL = 3 * time.Second
 
 // startDevFleet turns the dev appliance gw into a fleet's gateway with n boxes, all in this
@@ -31,52 +28,25 @@ const devFleetTTL = 3 * time.Second
 // appliance binds). It returns once every box is in the registry; stop closes them all.
 func startDevFleet(ctx context.Context, cfg config.Config, log *slog.Logger, d deps, gw *app, n int) (stop func(), err error) {
 	dir := filepath.Join(cfg.StateDir, "fleet")
-	h, err := hub.Start(ctx, hub.Config{StateDir: dir, StoreDir: filepath.Join(dir, "jetstream"), LeafAddr: "127.0.0.1:0", Logger: log})
+	g, err := startGatewayFleet(ctx, log, gw, hub.Config{StateDir: dir, StoreDir: filepath.Join(dir, "jetstream"), LeafAddr: "127.0.0.1:0"})
 	if err != nil {
 		return nil, err
 	}
-	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var boxes []*box.Box
-	var disp *dispatch.Dispatcher
 	stop = func() {
 		for _, b := range boxes {
 			b.Close()
 		}
-		if disp != nil {
-			disp.Close()
-		}
-		cancel()
-		h.Close()
+		g.close()
 	}
 	defer func() {
 		if err != nil {
 			stop()
 		}
 	}()
-	js, err := jetstream.New(h.Conn())
-	if err != nil {
-		return nil, err
-	}
-	kv, err := registry.Open(ctx, js, devFleetTTL)
-	if err != nil {
-		return nil, err
-	}
-	if err := registry.Register(run, h.Conn(), kv, log); err != nil {
-		return nil, err
-	}
-	view, err := registry.Watch(run, kv, devFleetTTL)
-	if err != nil {
-		return nil, err
-	}
-	if disp, err = dispatch.New(h.Conn(), view, dispatch.Config{}); err != nil {
-		return nil, err
-	}
-	if err := relay.NewGateway(disp, view).Bind(gw.cat); err != nil {
-		return nil, err
-	}
 	for i := 1; i <= n; i++ {
 		name := fmt.Sprintf("box-%d", i)
-		creds, err := h.Enrol(name)
+		creds, err := g.hub.Enrol(name)
 		if err != nil {
 			return nil, err
 		}
@@ -86,16 +56,16 @@ func startDevFleet(ctx context.Context, cfg config.Config, log *slog.Logger, d d
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		b, err := box.Start(run, box.Config{Credentials: creds, Routes: relay.BoxRoutes(a.cat), Logger: log})
+		b, err := box.Start(ctx, box.Config{Credentials: creds, Routes: relay.BoxRoutes(a.cat), Logger: log})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		boxes = append(boxes, b)
 	}
-	if err := waitBoxes(ctx, view, n); err != nil {
+	if err := waitBoxes(ctx, g.view, n); err != nil {
 		return nil, err
 	}
-	log.Info("fleet up", slog.String(obs.KeyComponent, "fleet"), slog.Int(obs.KeyCount, n), slog.String(obs.KeyAddr, h.LeafURL()))
+	log.Info("fleet up", slog.String(obs.KeyComponent, "fleet"), slog.Int(obs.KeyCount, n), slog.String(obs.KeyAddr, g.hub.LeafURL()))
 	return stop, nil
 }
 
