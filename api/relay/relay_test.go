@@ -40,6 +40,15 @@ type gateway struct {
 
 func startGateway(t *testing.T) *gateway {
 	t.Helper()
+	gate := &apitest.RecordingGate{}
+	g := startGatewayWith(t, apitest.Options{Gate: gate})
+	g.gate = gate
+	return g
+}
+
+// startGatewayWith serves the gateway with opt (its gate, its payment settings).
+func startGatewayWith(t *testing.T, opt apitest.Options) *gateway {
+	t.Helper()
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
@@ -75,8 +84,7 @@ func startGateway(t *testing.T) *gateway {
 	if err := relay.NewGateway(d, view).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	gate := &apitest.RecordingGate{}
-	return &gateway{t: t, hub: h, view: view, gate: gate, api: apitest.Start(t, cat, apitest.Options{Gate: gate})}
+	return &gateway{t: t, hub: h, view: view, api: apitest.Start(t, cat, opt)}
 }
 
 // boxCatalog is a single box's catalog with the French family bound, as `appliance api` binds it.
