@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -163,6 +164,16 @@ func TestRelayedCallIsTheBoxAnswerNamingItsBox(t *testing.T) {
 	for _, name := range []string{"a", "b", "c"} {
 		g.startBox(name, boxCatalog(t))
 	}
+	// A box whose route is not ready (as a web route without its browser) does not announce
+	// it, so it never gets its calls.
+	unready := boxCatalog(t)
+	e := unready.Entry("fr.tva")
+	if err := unready.Bind(e.ID, e.Handler, func() error { return errors.New("not on this box") }); err != nil {
+		t.Fatal(err)
+	}
+	if g.startBox("d", unready).Record("ok").Serves(relay.RouteName("fr.tva")) {
+		t.Fatal("box d announces a route it cannot serve")
+	}
 	route := relay.RouteName("fr.tva")
 	g.waitServing(route, 3)
 
@@ -185,7 +196,7 @@ func TestRelayedCallIsTheBoxAnswerNamingItsBox(t *testing.T) {
 		served[hdr.Get(relay.HeaderBox)]++
 	}
 	if len(served) != 3 || served["a"] == 0 || served["b"] == 0 || served["c"] == 0 {
-		t.Errorf("calls served by %v, want spread over a, b and c", served)
+		t.Errorf("calls served by %v, want spread over a, b and c (never d)", served)
 	}
 	if charged, waived := g.gate.Counts(); charged != calls || waived != 0 {
 		t.Errorf("charged %d, waived %d; want %d charged", charged, waived, calls)
