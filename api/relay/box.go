@@ -49,7 +49,7 @@ func serve(e *catalog.Entry) box.Handler {
 			return errorFrame(err)
 		}
 		req := &catalog.Request{Route: e, Args: args, Method: c.Method, Path: c.Path, PathID: c.PathID,
-			Query: c.Query, Header: headerOf(c.Header), Body: c.Body, ClientIP: c.ClientIP, Free: c.Free,
+			Query: c.Query, Header: c.Header, Body: c.Body, ClientIP: c.ClientIP, Free: c.Free,
 			Payer: c.Payer, BaseURL: c.BaseURL}
 		if req.Free {
 			ctx = upstream.WithFree(ctx)

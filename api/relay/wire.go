@@ -35,18 +35,18 @@ func Relayable(e *catalog.Entry) bool { return e.Kind == catalog.Paid && !e.Crea
 // call is what the gateway sends a box: the entry, its validated args and the request's copy.
 // Payment headers stay on the gateway: the box has no use for the payer's signature.
 type call struct {
-	Route    string              `json:"route"`
-	Args     catalog.Args        `json:"args"`
-	Method   string              `json:"method,omitempty"`
-	Path     string              `json:"path,omitempty"`
-	PathID   string              `json:"path_id,omitempty"`
-	Query    [][2]string         `json:"query,omitempty"`
-	Header   map[string][]string `json:"header,omitempty"`
-	Body     []byte              `json:"body,omitempty"`
-	ClientIP string              `json:"client_ip,omitempty"`
-	Free     bool                `json:"free,omitempty"`
-	Payer    string              `json:"payer,omitempty"`
-	BaseURL  string              `json:"base_url,omitempty"`
+	Route    string       `json:"route"`
+	Args     catalog.Args `json:"args"`
+	Method   string       `json:"method,omitempty"`
+	Path     string       `json:"path,omitempty"`
+	PathID   string       `json:"path_id,omitempty"`
+	Query    [][2]string  `json:"query,omitempty"`
+	Header   http.Header  `json:"header,omitempty"`
+	Body     []byte       `json:"body,omitempty"`
+	ClientIP string       `json:"client_ip,omitempty"`
+	Free     bool         `json:"free,omitempty"`
+	Payer    string       `json:"payer,omitempty"`
+	BaseURL  string       `json:"base_url,omitempty"`
 }
 
 // privateHeaders never leave the gateway.
@@ -141,5 +141,3 @@ func decodeCall(data []byte) (call, map[string]any, error) {
 	}
 	return c.call, c.Args, nil
 }
-
-func headerOf(h map[string][]string) http.Header { return http.Header(h) }

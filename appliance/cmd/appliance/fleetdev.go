@@ -16,9 +16,9 @@ import (
 	"github.com/peage/appliance/internal/obs"
 )
 
-// devFleetTTL is the registry's TTL: a box that stops announcing itself (1 s heartbeats)
+// fleetTTL is the registry's TTL: a box that stops announcing itself (1 s heartbeats)
 // leaves the rotation within it.
-const devFleetTTL = 3 * time.Second
+const fleetTTL = 3 * time.Second
 
 // startDevFleet turns the dev appliance gw into a fleet's gateway with n boxes, all in this
 // process on loopback (`appliance dev --boxes N`): an embedded hub (JetStream, its TLS leaf

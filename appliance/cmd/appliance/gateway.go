@@ -57,14 +57,14 @@ func startGatewayFleet(ctx context.Context, log *slog.Logger, gw *app, hc hub.Co
 	if err != nil {
 		return nil, err
 	}
-	kv, err := registry.Open(ctx, js, devFleetTTL)
+	kv, err := registry.Open(ctx, js, fleetTTL)
 	if err != nil {
 		return nil, err
 	}
 	if err := registry.Register(run, h.Conn(), kv, log); err != nil {
 		return nil, err
 	}
-	if g.view, err = registry.Watch(run, kv, devFleetTTL); err != nil {
+	if g.view, err = registry.Watch(run, kv, fleetTTL); err != nil {
 		return nil, err
 	}
 	if g.disp, err = dispatch.New(h.Conn(), g.view, dispatch.Config{}); err != nil {
@@ -74,7 +74,6 @@ func startGatewayFleet(ctx context.Context, log *slog.Logger, gw *app, hc hub.Co
 		return nil, err
 	}
 	gw.adminRoutes = append(gw.adminRoutes, g.adminRoutes)
-	gw.addHealth("fleet", func() error { return nil })
 	return g, nil
 }
 
