@@ -418,6 +418,9 @@ func (f *Facilitator) Complete(ctx context.Context, id, mode string) (x402.Settl
 			return x402.SettlementResponse{}, err
 		}
 		defer f.ledger.Completed(id)
+		if err := f.recordBox(id, x402.BoxOf(ctx)); err != nil {
+			return x402.SettlementResponse{}, err
+		}
 	case ledger.Released:
 		return x402.SettlementResponse{}, fmt.Errorf("%w: payment %s was released", ErrState, id)
 	default:
@@ -442,6 +445,22 @@ func (f *Facilitator) Complete(ctx context.Context, id, mode string) (x402.Settl
 		return x402.SettlementResponse{}, err
 	}
 	return f.settleNow(ctx, id), nil
+}
+
+// recordBox notes on a reserved payment the fleet box that served its call (WithBox); a call
+// the appliance served itself costs no write.
+func (f *Facilitator) recordBox(id, box string) error {
+	if box == "" {
+		return nil
+	}
+	_, err := f.ledger.Update(id, func(r *ledger.Record) error {
+		if r.Status != ledger.Reserved {
+			return fmt.Errorf("%w: payment %s is %s, not reserved", ErrState, id, r.Status)
+		}
+		r.Box = box
+		return nil
+	})
+	return err
 }
 
 // collectable re-checks, just before optimistic delivery, what could have changed since the

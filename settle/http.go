@@ -78,7 +78,7 @@ func (f *Facilitator) Handler() http.Handler {
 	}))
 	// The settlement outlives a client that hangs up: the money is owed either way.
 	mux.HandleFunc("POST /complete", handle(f, detached(func(ctx context.Context, req *x402.CompleteRequest) (x402.SettlementResponse, error) {
-		return f.Complete(ctx, req.ID, req.Mode)
+		return f.Complete(x402.WithBox(ctx, req.Box), req.ID, req.Mode)
 	})))
 	mux.HandleFunc("POST /abort", handle(f, detached(func(ctx context.Context, req *x402.AbortRequest) (x402.SettlementResponse, error) {
 		return f.Abort(ctx, req.ID)

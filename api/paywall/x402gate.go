@@ -334,7 +334,7 @@ func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequ
 	if g.receipts != nil && g.settlementMode(e, out) == x402.ModeOptimistic {
 		early = g.signAhead(call, ahead, delivered)
 	}
-	settled, err := g.complete(ctx, call, req, res.ID, out)
+	settled, err := g.complete(x402.WithBox(ctx, servedBy(out)), call, req, res.ID, out)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -366,6 +366,14 @@ func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequ
 		g.replay.put(who, out, hdr, g.now())
 	}
 	return out, hdr, nil
+}
+
+// servedBy is the fleet box a relayed result names, for the ledger ("" for local work).
+func servedBy(out any) string {
+	if r, ok := out.(*catalog.Raw); ok {
+		return r.Header[catalog.HeaderBox]
+	}
+	return ""
 }
 
 // paidCallReport adds to a paid call's result and headers (when hdr is not nil) the

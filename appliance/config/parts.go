@@ -10,6 +10,7 @@ import (
 	"github.com/peage/appliance/api/upstream/llm"
 	"github.com/peage/appliance/api/upstream/resolver"
 	"github.com/peage/appliance/browserfarm"
+	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/proxyd"
 	"github.com/peage/appliance/settle"
 )
@@ -27,12 +28,14 @@ type Parts struct {
 	Settlement paywall.Policy `toml:"settlement"`
 	// LLM names the models of the language-model routes; the server is upstream.override.llm.
 	LLM llm.Config `toml:"llm"`
+	// Fleet is a gateway's hub, or a box's credentials (appliance gateway, appliance join).
+	Fleet fleet.Config `toml:"fleet"`
 }
 
 // DefaultParts returns every part's defaults.
 func DefaultParts() Parts {
 	return Parts{Upstream: upstream.DefaultConfig(), DNS: resolver.DefaultConfig(), Chain: chainrpc.DefaultConfig(), Proxyd: proxyd.DefaultConfig(), Browser: browserfarm.DefaultConfig(),
-		Settle: settle.DefaultConfig(), Settlement: paywall.DefaultPolicy(), LLM: llm.DefaultConfig()}
+		Settle: settle.DefaultConfig(), Settlement: paywall.DefaultPolicy(), LLM: llm.DefaultConfig(), Fleet: fleet.DefaultConfig()}
 }
 
 func (p *Parts) validate() []error {

@@ -166,7 +166,7 @@ func (c *Client) Release(ctx context.Context, id string) error {
 // Complete settles a reservation whose work succeeded (x402.ModeSync or x402.ModeOptimistic).
 func (c *Client) Complete(ctx context.Context, id, mode string) (x402.SettlementResponse, error) {
 	var out x402.SettlementResponse
-	return out, c.do(ctx, http.MethodPost, "/complete", x402.CompleteRequest{ID: id, Mode: mode}, &out)
+	return out, c.do(ctx, http.MethodPost, "/complete", x402.CompleteRequest{ID: id, Mode: mode, Box: x402.BoxOf(ctx)}, &out)
 }
 
 // Abort tells the facilitator a completed call's result was not delivered, and answers the

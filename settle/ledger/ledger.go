@@ -48,6 +48,7 @@ type Record struct {
 	Payer       string    `json:"payer"`
 	Nonce       string    `json:"nonce"`
 	Route       string    `json:"route"`
+	Box         string    `json:"box,omitempty"` // the fleet box that served the call; "" for the appliance itself
 	RequestHash string    `json:"request_hash"`
 	Amount      uint64    `json:"amount"` // atomic units
 	Network     string    `json:"network"`
@@ -556,23 +557,25 @@ func (l *Ledger) OwedTotal() uint64 {
 	return l.owedTotal
 }
 
-// RevenueRow is the settled revenue of one route on one UTC day.
+// RevenueRow is the settled revenue of one route on one UTC day, per fleet box that served
+// the calls ("" for the appliance itself).
 type RevenueRow struct {
 	Day    string `json:"day"` // YYYY-MM-DD, UTC, of settlement
 	Route  string `json:"route"`
+	Box    string `json:"box,omitempty"`
 	Calls  int    `json:"calls"`
 	Amount uint64 `json:"amount"` // atomic units
 }
 
-// Revenue sums settled payments by UTC day and route, days ascending.
+// Revenue sums settled payments by UTC day, route and box, days ascending.
 func (l *Ledger) Revenue() []RevenueRow {
-	type k struct{ day, route string }
+	type k struct{ day, route, box string }
 	sums := map[k]*RevenueRow{}
 	for _, r := range l.List(Settled) {
-		key := k{r.Settled.UTC().Format(time.DateOnly), r.Route}
+		key := k{r.Settled.UTC().Format(time.DateOnly), r.Route, r.Box}
 		row := sums[key]
 		if row == nil {
-			row = &RevenueRow{Day: key.day, Route: key.route}
+			row = &RevenueRow{Day: key.day, Route: key.route, Box: key.box}
 			sums[key] = row
 		}
 		row.Calls++
@@ -586,7 +589,10 @@ func (l *Ledger) Revenue() []RevenueRow {
 		if out[i].Day != out[j].Day {
 			return out[i].Day < out[j].Day
 		}
-		return out[i].Route < out[j].Route
+		if out[i].Route != out[j].Route {
+			return out[i].Route < out[j].Route
+		}
+		return out[i].Box < out[j].Box
 	})
 	return out
 }
@@ -664,6 +670,7 @@ type Summary struct {
 	Payer       string    `json:"payer"`
 	Nonce       string    `json:"nonce"`
 	Route       string    `json:"route,omitempty"`
+	Box         string    `json:"box,omitempty"`
 	Amount      uint64    `json:"amount"` // atomic units
 	Status      Status    `json:"status"`
 	Reason      string    `json:"reason,omitempty"`
@@ -679,7 +686,7 @@ type Summary struct {
 
 // Summary is the record's outside view.
 func (r *Record) Summary() Summary {
-	return Summary{Payer: r.Payer, Nonce: r.Nonce, Route: r.Route, Amount: r.Amount, Status: r.Status, Reason: r.Reason,
+	return Summary{Payer: r.Payer, Nonce: r.Nonce, Route: r.Route, Box: r.Box, Amount: r.Amount, Status: r.Status, Reason: r.Reason,
 		Tx: r.Tx, TxHashes: slices.Clone(r.TxHashes), Undelivered: r.Undelivered, Reserved: r.Reserved, Updated: r.Updated, Settled: r.Settled,
 		Receipt: r.Receipt}
 }

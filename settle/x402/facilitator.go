@@ -126,6 +126,8 @@ const (
 type CompleteRequest struct {
 	ID   string `json:"id"`
 	Mode string `json:"mode"`
+	// Box is the fleet box that served the call (WithBox), recorded with the payment.
+	Box string `json:"box,omitempty"`
 }
 
 // KeepReceiptRequest stores, with a delivered payment, the signed extensions of its answer.

@@ -29,6 +29,7 @@ func runDev(ctx context.Context, args []string) error {
 	adminAddr := fs.String("admin-addr", "", "operator listen address (default 127.0.0.1:8403)")
 	stateDir := fs.String("state-dir", "", "state directory (default ./.state/dev)")
 	proxyAddr := fs.String("proxy-addr", "127.0.0.1:8118", "where the metered proxy listens for buyers")
+	boxes := fs.Int("boxes", 0, "run a fleet: this API as its gateway (embedded NATS hub) and `N` boxes on loopback serving its paid routes")
 	var allow stringList
 	fs.Var(&allow, "allow-egress", "exact `HOST:PORT` that pages, URL routes and proxy tunnels may reach although it is local, e.g. 127.0.0.1:9000:\n"+
 		"it passes the egress guard and proxyd's port rule for that host only; other ports stay refused (repeatable; dev and tests only)")
@@ -124,6 +125,13 @@ func runDev(ctx context.Context, args []string) error {
 		return err
 	}
 	a.addProxyMetrics(px)
+	if *boxes > 0 {
+		stopFleet, err := startDevFleet(ctx, cfg, log, d, a, *boxes)
+		if err != nil {
+			return fmt.Errorf("fleet: %w", err)
+		}
+		defer stopFleet()
+	}
 	// The dev exit is a loopback echo: check it now, so a package is for sale from the start.
 	if err := a.proxyRoutes.CheckExit(ctx); err != nil {
 		log.Warn("the dev exit check failed; proxy packages are unavailable", slog.String(obs.KeyErr, err.Error()))

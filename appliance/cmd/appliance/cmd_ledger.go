@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -123,15 +125,29 @@ func facilitatorAddr(addr, stateDir string) (string, error) {
 
 func printLedger(out io.Writer, rows []ledger.RevenueRow, pays []ledger.Summary) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "day\troute\tcalls\tUSDC")
+	fleet := slices.ContainsFunc(rows, func(r ledger.RevenueRow) bool { return r.Box != "" })
+	if fleet {
+		fmt.Fprintln(w, "day\troute\tbox\tcalls\tUSDC")
+	} else {
+		fmt.Fprintln(w, "day\troute\tcalls\tUSDC")
+	}
 	var calls int
 	var total uint64
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", r.Day, r.Route, r.Calls, usdc(r.Amount))
+		if fleet {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", r.Day, r.Route, boxLabel(r.Box), r.Calls, usdc(r.Amount))
+		} else {
+			fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", r.Day, r.Route, r.Calls, usdc(r.Amount))
+		}
 		calls += r.Calls
 		total += r.Amount
 	}
-	fmt.Fprintf(w, "total\t\t%d\t%s\n", calls, usdc(total))
+	if fleet {
+		fmt.Fprintf(w, "total\t\t\t%d\t%s\n", calls, usdc(total))
+		printPerBox(w, rows)
+	} else {
+		fmt.Fprintf(w, "total\t\t%d\t%s\n", calls, usdc(total))
+	}
 	if len(pays) > 0 {
 		fmt.Fprintln(w, "\nupdated (UTC)\tstatus\troute\tUSDC\tpayer\tnonce\treceipt\ttransaction or reason")
 		for _, p := range pays {
@@ -145,16 +161,51 @@ func printLedger(out io.Writer, rows []ledger.RevenueRow, pays []ledger.Summary)
 			if p.Undelivered {
 				detail += " [result not delivered: refund]"
 			}
+			route := p.Route
+			if p.Box != "" {
+				route += " on " + p.Box
+			}
 			// The signed receipt kept with the payment, served again at /free/receipt.
 			kept := "-"
 			if len(p.Receipt) > 0 {
 				kept = "kept"
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Updated.UTC().Format(time.DateTime), p.Status, p.Route, usdc(p.Amount),
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Updated.UTC().Format(time.DateTime), p.Status, route, usdc(p.Amount),
 				p.Payer, p.Nonce, kept, detail)
 		}
 	}
 	return w.Flush()
+}
+
+// printPerBox sums a fleet's settled calls and revenue per box, so the operator can share
+// revenue with the lines' owners.
+func printPerBox(w io.Writer, rows []ledger.RevenueRow) {
+	type sum struct {
+		calls  int
+		amount uint64
+	}
+	per := map[string]*sum{}
+	for _, r := range rows {
+		s := per[r.Box]
+		if s == nil {
+			s = &sum{}
+			per[r.Box] = s
+		}
+		s.calls += r.Calls
+		s.amount += r.Amount
+	}
+	fmt.Fprintln(w, "\nbox\tcalls\tUSDC")
+	for _, box := range slices.Sorted(maps.Keys(per)) {
+		fmt.Fprintf(w, "%s\t%d\t%s\n", boxLabel(box), per[box].calls, usdc(per[box].amount))
+	}
+}
+
+// boxLabel names the server of a call: a fleet box, or the gateway itself.
+func boxLabel(box string) string {
+	if box == "" {
+		return "(gateway)"
+	}
+	return box
 }
 
 // usdc formats atomic units (6 decimals) without a float.

@@ -76,6 +76,8 @@ type app struct {
 	// setupMissing is what first-boot setup lacks (paid routes answer 503 until it is done).
 	setupMissing []string
 	proxyRoutes  *proxyroutes.Routes // nil without proxyd
+	// adminRoutes add to the operator listener (a fleet gateway's enrolment).
+	adminRoutes []func(*http.ServeMux)
 }
 
 // deps are the collaborators the composition provides to the route families.
@@ -525,5 +527,8 @@ func (a *app) adminMux() *http.ServeMux {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		a.metrics.WriteText(w)
 	})
+	for _, add := range a.adminRoutes {
+		add(mux)
+	}
 	return mux
 }

@@ -219,6 +219,19 @@ func (v *View) Boxes() []fleet.Record {
 	return out
 }
 
+// Serving reports whether some live, healthy box serves route (and is not found gone): the
+// gateway lists such a route available. Unlike Pick it counts nothing in flight.
+func (v *View) Serving(route string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for name, e := range v.boxes {
+		if _, gone := v.suspect[name]; !gone && v.live(e) && e.rec.Health == fleet.HealthOK && e.rec.Serves(route) {
+			return true
+		}
+	}
+	return false
+}
+
 // Pick chooses a live, healthy box serving route within c and not in exclude: the least
 // loaded (its announced load plus the calls this gateway sent it since), ties taken in turn.
 // The pick counts as a call in flight until done is called.

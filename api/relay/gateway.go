@@ -1,0 +1,105 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/internal/fleet"
+	"github.com/peage/appliance/internal/fleet/dispatch"
+	"github.com/peage/appliance/internal/fleet/registry"
+)
+
+// Gateway binds catalog entries to the fleet.
+type Gateway struct {
+	d    *dispatch.Dispatcher
+	view *registry.View
+}
+
+// NewGateway relays through d, and lists a route available while view has a box for it.
+func NewGateway(d *dispatch.Dispatcher, view *registry.View) *Gateway {
+	return &Gateway{d: d, view: view}
+}
+
+// Bind binds every relayable entry of cat to the fleet, in place of a handler the gateway's
+// own families bound: the routes it keeps are those that are not relayable (discovery, free
+// routes, and the paid ones that create something on the gateway).
+func (g *Gateway) Bind(cat *catalog.Catalog) error {
+	names := map[string]string{}
+	for _, e := range cat.Entries() {
+		if !Relayable(e) {
+			continue
+		}
+		route := RouteName(e.ID)
+		if err := fleet.ValidName(route); err != nil {
+			return fmt.Errorf("relay: entry %s: %w", e.ID, err)
+		}
+		if other, dup := names[route]; dup {
+			return fmt.Errorf("relay: entries %s and %s share the fleet route %s", other, e.ID, route)
+		}
+		names[route] = e.ID
+		if err := cat.Bind(e.ID, g.handler(e, route), g.ready(route)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var errNoBox = errors.New("no box of the fleet serves it")
+
+func (g *Gateway) ready(route string) func() error {
+	return func() error {
+		if g.view.Serving(route) {
+			return nil
+		}
+		return errNoBox
+	}
+}
+
+func (g *Gateway) handler(e *catalog.Entry, route string) catalog.Handler {
+	sideEffects := e.Creates
+	return func(ctx context.Context, req *catalog.Request) (any, error) {
+		body, err := json.Marshal(callOf(req))
+		if err != nil {
+			return nil, fmt.Errorf("relay: encode %s: %w", e.ID, err)
+		}
+		frame, box, err := g.d.Do(ctx, route, registry.Constraints{}, dispatch.Request{Body: body, NoSideEffects: !sideEffects})
+		if err != nil {
+			return nil, edgeError(e, err)
+		}
+		meta, answer, err := decodeAnswer(frame)
+		if err != nil {
+			return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: "fleet",
+				Message: "the box " + box + " answered " + e.Path + " unreadably; nothing was charged", Cause: err}
+		}
+		if meta.Error != nil {
+			return nil, meta.Error.apiError()
+		}
+		header := make(map[string]string, len(meta.Header)+1)
+		for k, v := range meta.Header {
+			header[k] = v
+		}
+		header[HeaderBox] = box
+		return &catalog.Raw{Status: meta.Status, ContentType: meta.ContentType, Header: header, Body: answer}, nil
+	}
+}
+
+// edgeError maps the dispatcher's typed errors to the answer: no box 503, a box that failed
+// or went away 502, the deadline 504. None is charged: the gate settles only a result.
+func edgeError(e *catalog.Entry, err error) error {
+	switch {
+	case errors.Is(err, dispatch.ErrNoBox):
+		return &apierr.Error{Code: apierr.CodeUnavailable, Message: e.Path + " is not available right now: " + errNoBox.Error(), Cause: err}
+	case errors.Is(err, dispatch.ErrBoxFailed):
+		return &apierr.Error{Code: apierr.CodeUpstream, Upstream: "fleet",
+			Message: "the box serving " + e.Path + " failed; nothing was charged", Cause: err}
+	case errors.Is(err, dispatch.ErrTimeout):
+		return &apierr.Error{Code: apierr.CodeTimeout, Upstream: "fleet",
+			Message: e.Path + " did not finish within its deadline; nothing was charged", Cause: err}
+	}
+	// The gateway's own link to the hub refused the call.
+	return &apierr.Error{Code: apierr.CodeUnavailable, Message: e.Path + " is not available right now: the fleet cannot be reached", Cause: err}
+}

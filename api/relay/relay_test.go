@@ -1,0 +1,325 @@
+package relay_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/peage/appliance/api/apitest"
+	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/relay"
+	"github.com/peage/appliance/api/routes/fr"
+	"github.com/peage/appliance/api/upstream"
+	"github.com/peage/appliance/internal/fleet"
+	"github.com/peage/appliance/internal/fleet/box"
+	"github.com/peage/appliance/internal/fleet/dispatch"
+	"github.com/peage/appliance/internal/fleet/hub"
+	"github.com/peage/appliance/internal/fleet/registry"
+	"github.com/peage/appliance/internal/freeport"
+	"github.com/peage/appliance/internal/obs"
+)
+
+const tvaPath = "/v1/fr/tva"
+
+// gateway is an embedded hub with its registry and dispatcher, and the API server of a
+// gateway in front of it: every relayable entry bound to the fleet, the gate given.
+type gateway struct {
+	t    *testing.T
+	hub  *hub.Hub
+	view *registry.View
+	api  *apitest.Harness
+	gate *apitest.RecordingGate
+}
+
+func startGateway(t *testing.T) *gateway {
+	t.Helper()
+	gate := &apitest.RecordingGate{}
+	g := startGatewayWith(t, apitest.Options{Gate: gate})
+	g.gate = gate
+	return g
+}
+
+// startGatewayWith serves the gateway with opt (its gate, its payment settings).
+func startGatewayWith(t *testing.T, opt apitest.Options) *gateway {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	h, err := hub.Start(ctx, hub.Config{StateDir: filepath.Join(dir, "state"), StoreDir: filepath.Join(dir, "store"), LeafAddr: freeport.Addr(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := jetstream.New(h.Conn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := registry.Open(ctx, js, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, stop := context.WithCancel(context.Background())
+	if err := registry.Register(run, h.Conn(), kv, obs.Discard()); err != nil {
+		t.Fatal(err)
+	}
+	view, err := registry.Watch(run, kv, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dispatch.New(h.Conn(), view, dispatch.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close(); stop(); h.Close() })
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := relay.NewGateway(d, view).Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	return &gateway{t: t, hub: h, view: view, api: apitest.Start(t, cat, opt)}
+}
+
+// boxCatalog is a single box's catalog with the French family bound, as `appliance api` binds it.
+func boxCatalog(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := upstream.Resolve(upstream.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	french, err := fr.With(fr.Parts{Upstreams: specs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := french.Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+func (g *gateway) startBox(name string, cat *catalog.Catalog) *box.Box {
+	g.t.Helper()
+	creds, err := g.hub.Enrol(name)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	b, err := box.Start(g.t.Context(), box.Config{Credentials: creds, Routes: relay.BoxRoutes(cat),
+		Heartbeat: 100 * time.Millisecond, ProgressEvery: 100 * time.Millisecond, Reconnect: 50 * time.Millisecond})
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.t.Cleanup(b.Close)
+	return b
+}
+
+// waitServing waits until the gateway's registry has n boxes serving route.
+func (g *gateway) waitServing(route string, n int) {
+	g.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		count := 0
+		for _, r := range g.view.Boxes() {
+			if r.Health == fleet.HealthOK && r.Serves(route) {
+				count++
+			}
+		}
+		if count == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			g.t.Fatalf("%d boxes serve %s, want %d", count, route, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (g *gateway) get(path string, q url.Values) (int, http.Header, []byte) {
+	g.t.Helper()
+	resp, err := g.api.Client.Get(g.api.BaseURL + path + "?" + q.Encode())
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, b
+}
+
+func TestRelayedCallIsTheBoxAnswerNamingItsBox(t *testing.T) {
+	g := startGateway(t)
+	for _, name := range []string{"a", "b", "c"} {
+		g.startBox(name, boxCatalog(t))
+	}
+	// A box whose route is not ready (as a web route without its browser) does not announce
+	// it, so it never gets its calls.
+	unready := boxCatalog(t)
+	e := unready.Entry("fr.tva")
+	if err := unready.Bind(e.ID, e.Handler, func() error { return errors.New("not on this box") }); err != nil {
+		t.Fatal(err)
+	}
+	if g.startBox("d", unready).Record("ok").Serves(relay.RouteName("fr.tva")) {
+		t.Fatal("box d announces a route it cannot serve")
+	}
+	route := relay.RouteName("fr.tva")
+	g.waitServing(route, 3)
+
+	direct := apitest.Start(t, boxCatalog(t), apitest.Options{Gate: &apitest.RecordingGate{}})
+	q := url.Values{"siren": {"542065479"}}
+	wantStatus, want := direct.Get(t, tvaPath, q)
+	if wantStatus != http.StatusOK {
+		t.Fatalf("a single box answers %d %s", wantStatus, want)
+	}
+	served := map[string]int{}
+	const calls = 6
+	for range calls {
+		status, hdr, body := g.get(tvaPath, q)
+		if status != http.StatusOK || string(body) != string(want) {
+			t.Fatalf("through the gateway: %d %s; a single box answers %s", status, body, want)
+		}
+		if ct := hdr.Get("Content-Type"); ct != "application/json" {
+			t.Errorf("content type %q", ct)
+		}
+		served[hdr.Get(relay.HeaderBox)]++
+	}
+	if len(served) != 3 || served["a"] == 0 || served["b"] == 0 || served["c"] == 0 {
+		t.Errorf("calls served by %v, want spread over a, b and c (never d)", served)
+	}
+	if charged, waived := g.gate.Counts(); charged != calls || waived != 0 {
+		t.Errorf("charged %d, waived %d; want %d charged", charged, waived, calls)
+	}
+}
+
+func TestGatewayRefusesBeforeDispatch(t *testing.T) {
+	g := startGateway(t)
+	held := newHeld()
+	cat := boxCatalog(t)
+	if err := cat.Bind("fr.tva", held.handler("a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	g.startBox("a", cat)
+	g.waitServing(relay.RouteName("fr.tva"), 1)
+
+	status, _, body := g.get(tvaPath, url.Values{"siren": {"123"}})
+	if status != http.StatusBadRequest || apitest.At(apitest.Decode(t, body), "error", "param") != "siren" {
+		t.Fatalf("a bad SIREN through the gateway: %d %s; want a 400 naming siren", status, body)
+	}
+	if charged, waived := g.gate.Counts(); charged+waived != 0 {
+		t.Errorf("the gate saw the bad call (charged %d, waived %d)", charged, waived)
+	}
+	select {
+	case name := <-held.started:
+		t.Fatalf("box %s ran a call the gateway should have refused", name)
+	default:
+	}
+}
+
+func TestNoBoxIsUnavailableAndFree(t *testing.T) {
+	g := startGateway(t)
+	status, _, body := g.get(tvaPath, url.Values{"siren": {"542065479"}})
+	if status != http.StatusServiceUnavailable {
+		t.Fatalf("no box: %d %s; want 503", status, body)
+	}
+	if charged, waived := g.gate.Counts(); charged+waived != 0 {
+		t.Errorf("a route no box serves reached the gate (charged %d, waived %d)", charged, waived)
+	}
+}
+
+func TestBoxKilledMidCall(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		boxes  []string
+		status int
+	}{
+		{"retried on the other box and charged once", []string{"a", "b"}, http.StatusOK},
+		{"alone: 502 and nothing charged", []string{"a"}, http.StatusBadGateway},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := startGateway(t)
+			held := newHeld()
+			boxes := map[string]*box.Box{}
+			for _, name := range tc.boxes {
+				cat := boxCatalog(t)
+				if err := cat.Bind("fr.tva", held.handler(name), nil); err != nil {
+					t.Fatal(err)
+				}
+				boxes[name] = g.startBox(name, cat)
+			}
+			g.waitServing(relay.RouteName("fr.tva"), len(tc.boxes))
+			type result struct {
+				status int
+				box    string
+				body   []byte
+			}
+			done := make(chan result, 1)
+			go func() {
+				status, hdr, body := g.get(tvaPath, url.Values{"siren": {"542065479"}})
+				done <- result{status, hdr.Get(relay.HeaderBox), body}
+			}()
+			victim := <-held.started
+			for _, name := range tc.boxes {
+				if name != victim {
+					close(held.gate(name))
+				}
+			}
+			boxes[victim].Server().Shutdown() // the box dies holding the call
+			r := <-done
+			if r.status != tc.status {
+				t.Fatalf("after %s died: %d %s; want %d", victim, r.status, r.body, tc.status)
+			}
+			charged, waived := g.gate.Counts()
+			if tc.status == http.StatusOK {
+				if r.box == victim || r.box == "" || charged != 1 || waived != 0 {
+					t.Fatalf("answered by %q, charged %d, waived %d; want the survivor's answer charged once", r.box, charged, waived)
+				}
+				return
+			}
+			if charged != 0 || waived != 1 {
+				t.Fatalf("charged %d, waived %d; want nothing charged", charged, waived)
+			}
+		})
+	}
+}
+
+// held is a route handler that holds each call until its box's gate opens.
+type held struct {
+	started chan string
+	mu      sync.Mutex
+	gates   map[string]chan struct{}
+}
+
+func newHeld() *held { return &held{started: make(chan string, 8), gates: map[string]chan struct{}{}} }
+
+func (h *held) gate(name string) chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.gates[name] == nil {
+		h.gates[name] = make(chan struct{})
+	}
+	return h.gates[name]
+}
+
+func (h *held) handler(name string) catalog.Handler {
+	return func(ctx context.Context, req *catalog.Request) (any, error) {
+		h.started <- name
+		select {
+		case <-h.gate(name):
+			return map[string]string{"box": name, "siren": req.Args.Str("siren")}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/peage/appliance/api/relay"
+	"github.com/peage/appliance/appliance/config"
+	"github.com/peage/appliance/internal/fleet"
+	"github.com/peage/appliance/internal/fleet/dispatch"
+	"github.com/peage/appliance/internal/fleet/hub"
+	"github.com/peage/appliance/internal/fleet/registry"
+	"github.com/peage/appliance/internal/obs"
+	proxyclient "github.com/peage/appliance/proxyd/client"
+)
+
+func init() {
+	register("gateway", "run the public API as a fleet's gateway: an embedded NATS hub boxes join by dialling out, the paid routes run on them", runGateway)
+}
+
+// gatewayFleet is a gateway's side of the fleet: the hub, the registry it watches and the
+// dispatcher its relayed routes call.
+type gatewayFleet struct {
+	hub  *hub.Hub
+	view *registry.View
+	disp *dispatch.Dispatcher
+	stop context.CancelFunc
+}
+
+// startGatewayFleet starts the hub, the registry and the dispatcher, and binds every
+// relayable route of gw to the fleet.
+func startGatewayFleet(ctx context.Context, log *slog.Logger, gw *app, hc hub.Config) (g *gatewayFleet, err error) {
+	hc.Logger = log
+	h, err := hub.Start(ctx, hc)
+	if err != nil {
+		return nil, err
+	}
+	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	g = &gatewayFleet{hub: h, stop: cancel}
+	defer func() {
+		if err != nil {
+			g.close()
+		}
+	}()
+	js, err := jetstream.New(h.Conn())
+	if err != nil {
+		return nil, err
+	}
+	kv, err := registry.Open(ctx, js, fleetTTL)
+	if err != nil {
+		return nil, err
+	}
+	if err := registry.Register(run, h.Conn(), kv, log); err != nil {
+		return nil, err
+	}
+	if g.view, err = registry.Watch(run, kv, fleetTTL); err != nil {
+		return nil, err
+	}
+	if g.disp, err = dispatch.New(h.Conn(), g.view, dispatch.Config{}); err != nil {
+		return nil, err
+	}
+	if err := relay.NewGateway(g.disp, g.view).Bind(gw.cat); err != nil {
+		return nil, err
+	}
+	gw.adminRoutes = append(gw.adminRoutes, g.adminRoutes)
+	return g, nil
+}
+
+func (g *gatewayFleet) close() {
+	if g.disp != nil {
+		g.disp.Close()
+	}
+	g.stop()
+	g.hub.Close()
+}
+
+// adminRoutes serve enrolment on the operator listener (behind its credential): POST
+// /fleet/enrol?box=NAME answers the box's credentials, shown this once (the hub keeps only the
+// public key; enrolling a name again replaces its key and cuts the old one's link). GET
+// /fleet/boxes lists the registry's live boxes.
+func (g *gatewayFleet) adminRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /fleet/enrol", func(w http.ResponseWriter, r *http.Request) {
+		name := r.URL.Query().Get("box")
+		if err := fleet.ValidName(name); err != nil {
+			http.Error(w, "box: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		creds, err := g.hub.Enrol(name)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		_ = json.NewEncoder(w).Encode(creds)
+	})
+	mux.HandleFunc("GET /fleet/boxes", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"boxes": g.view.Boxes()})
+	})
+}
+
+func runGateway(ctx context.Context, args []string) error {
+	cfg, err := loadDaemonConfig("gateway", args)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.Log)
+	missing := setupMissing(cfg)
+	if len(missing) == 0 {
+		if err := cfg.SettlePayment().Validate(); err != nil {
+			return err
+		}
+	} else {
+		log.Warn("first-boot setup incomplete; paid routes answer 503 until it is done", slog.String(obs.KeyMissing, strings.Join(missing, "; ")))
+	}
+	d, closeDeps, err := openCommon(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeDeps()
+	px := learningProxy{Service: proxyclient.New(cfg.Proxyd.AdminSocket), pol: d.egress, log: log}
+	go learnExitAtStart(ctx, px)
+	d.proxy = px
+	d.receipts = loadReceiptKeys(cfg, log)
+	if d.gate, d.payments, err = newGate(cfg, "unix:"+cfg.Settle.Socket, d.store, d.receipts, log); err != nil {
+		return err
+	}
+	a, err := assemble(cfg, log, d)
+	if err != nil {
+		return err
+	}
+	g, err := startGatewayFleet(ctx, log, a, hubConfig(cfg))
+	if err != nil {
+		return err
+	}
+	defer g.close()
+	a.gateSetup(missing)
+	return a.serve(ctx)
+}
+
+// writeFleetBoxes adds to `appliance status` the boxes a gateway's registry lists (its
+// operator port's /fleet/boxes); an appliance that is no gateway has none and prints nothing.
+func writeFleetBoxes(ctx context.Context, out io.Writer, base string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/fleet/boxes", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil
+	}
+	var list struct{ Boxes []fleet.Record }
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("fleet boxes: %s", resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		return fmt.Errorf("fleet boxes: %w", err)
+	}
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "\nfleet: %d boxes (calls and revenue per box: appliance ledger)\n", len(list.Boxes))
+	fmt.Fprintln(w, "box\thealth\tload/slots\texit\troutes")
+	for _, b := range list.Boxes {
+		exit := b.Exit.Country
+		if b.Exit.ASN != 0 {
+			exit += " AS" + strconv.FormatUint(uint64(b.Exit.ASN), 10)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d/%d\t%s\t%d\n", b.Box, b.Health, b.Load, b.Slots, exit, len(b.Routes))
+	}
+	return w.Flush()
+}
+
+// loadDaemonConfig parses a daemon's one flag, --config, and loads the configuration.
+func loadDaemonConfig(name string, args []string) (config.Config, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	path := fs.String("config", defaultConfigPath, "configuration file")
+	if err := fs.Parse(args); err != nil {
+		return config.Config{}, err
+	}
+	return config.Load(*path, os.Environ())
+}
+
+// hubConfig is the embedded hub of cfg: its state under the state directory.
+func hubConfig(cfg config.Config) hub.Config {
+	dir := cfg.StateDir + string(os.PathSeparator) + "fleet"
+	return hub.Config{StateDir: dir, StoreDir: dir + string(os.PathSeparator) + "jetstream",
+		LeafAddr: cfg.Fleet.LeafAddr, LeafHosts: cfg.Fleet.LeafHosts}
+}

@@ -1,0 +1,14 @@
+package fleet
+
+// Config is the [fleet] section: on a gateway, where its hub listens for boxes; on a box, the
+// credentials it joined with and where its traffic exits.
+type Config struct {
+	LeafAddr    string   `toml:"leaf_addr" doc:"gateway: host:port of the TLS leaf listener that boxes dial out to"`
+	LeafHosts   []string `toml:"leaf_hosts" doc:"gateway: the names boxes reach the leaf listener by (its certificate and the enrolment URL); default the host of leaf_addr"`
+	Credentials string   `toml:"credentials" doc:"box: the credentials file written by appliance join --enrol (per-box nkey, hub URL and CA)"`
+	Country     string   `toml:"country" doc:"box: ISO 3166-1 alpha-2 country of the box's exit"`
+	ASN         uint32   `toml:"asn" doc:"box: autonomous system number of the box's exit"`
+}
+
+// DefaultConfig listens for boxes on every address, on NATS's leaf node port.
+func DefaultConfig() Config { return Config{LeafAddr: "0.0.0.0:7422"} }
