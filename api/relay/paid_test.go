@@ -50,10 +50,7 @@ func TestPaidCallWhenItsBoxDies(t *testing.T) {
 			held := newHeld()
 			boxes := map[string]*box.Box{}
 			for _, name := range tc.boxes {
-				cat := boxCatalog(t)
-				if err := cat.Bind("fr.tva", held.handler(name), nil); err != nil {
-					t.Fatal(err)
-				}
+				cat := boxCatalogBinding(t, "fr.tva", held.handler(name), nil)
 				boxes[name] = g.startBox(name, cat)
 			}
 			g.waitServing(relay.RouteName("fr.tva"), len(tc.boxes))

@@ -89,6 +89,30 @@ func startGatewayWith(t *testing.T, opt apitest.Options) *gateway {
 }
 
 // boxCatalog is a single box's catalog with the French family bound, as `appliance api` binds it.
+// boxCatalogBinding is boxCatalog with id bound to h and ready in place of its family's
+// handler (an entry is bound once).
+func boxCatalogBinding(t *testing.T, id string, h catalog.Handler, ready func() error) *catalog.Catalog {
+	t.Helper()
+	full := boxCatalog(t)
+	cat, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range full.Entries() {
+		handler, r := e.Handler, e.Ready
+		if e.ID == id {
+			handler, r = h, ready
+		}
+		if handler == nil {
+			continue
+		}
+		if err := cat.Bind(e.ID, handler, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cat
+}
+
 func boxCatalog(t *testing.T) *catalog.Catalog {
 	t.Helper()
 	cat, err := catalog.Default(catalog.DefaultNames())
@@ -166,11 +190,7 @@ func TestRelayedCallIsTheBoxAnswerNamingItsBox(t *testing.T) {
 	}
 	// A box whose route is not ready (as a web route without its browser) does not announce
 	// it, so it never gets its calls.
-	unready := boxCatalog(t)
-	e := unready.Entry("fr.tva")
-	if err := unready.Bind(e.ID, e.Handler, func() error { return errors.New("not on this box") }); err != nil {
-		t.Fatal(err)
-	}
+	unready := boxCatalogBinding(t, "fr.tva", boxCatalog(t).Entry("fr.tva").Handler, func() error { return errors.New("not on this box") })
 	if g.startBox("d", unready).Record("ok").Serves(relay.RouteName("fr.tva")) {
 		t.Fatal("box d announces a route it cannot serve")
 	}
@@ -206,10 +226,7 @@ func TestRelayedCallIsTheBoxAnswerNamingItsBox(t *testing.T) {
 func TestGatewayRefusesBeforeDispatch(t *testing.T) {
 	g := startGateway(t)
 	held := newHeld()
-	cat := boxCatalog(t)
-	if err := cat.Bind("fr.tva", held.handler("a"), nil); err != nil {
-		t.Fatal(err)
-	}
+	cat := boxCatalogBinding(t, "fr.tva", held.handler("a"), nil)
 	g.startBox("a", cat)
 	g.waitServing(relay.RouteName("fr.tva"), 1)
 
@@ -252,10 +269,7 @@ func TestBoxKilledMidCall(t *testing.T) {
 			held := newHeld()
 			boxes := map[string]*box.Box{}
 			for _, name := range tc.boxes {
-				cat := boxCatalog(t)
-				if err := cat.Bind("fr.tva", held.handler(name), nil); err != nil {
-					t.Fatal(err)
-				}
+				cat := boxCatalogBinding(t, "fr.tva", held.handler(name), nil)
 				boxes[name] = g.startBox(name, cat)
 			}
 			g.waitServing(relay.RouteName("fr.tva"), len(tc.boxes))
