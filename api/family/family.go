@@ -40,8 +40,10 @@ type Deps struct {
 	// Pages reads pages for reasoning, offered by the web family to the families after it
 	// in the list; nil without the browser farm.
 	Pages PageReader
-	Log   *slog.Logger
-	Now   func() time.Time
+	// References answers DVF's sale price per m², offered by the fr family; nil without it.
+	References References
+	Log        *slog.Logger
+	Now        func() time.Time
 	// Background runs work beside the server until the server's context ends (the SMS
 	// reaper); nil when nothing runs in the background (tests).
 	Background func(run func(context.Context))

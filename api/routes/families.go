@@ -99,10 +99,14 @@ func Bind(c *catalog.Catalog, d family.Deps) (map[string]family.Binder, error) {
 }
 
 // offered adds to d what family b offers the families listed after it, so that they share it
-// without importing b: the web family reads pages for the model routes.
+// without importing b: the web family reads pages for the model routes, the fr family gives
+// DVF's reference to the listings.
 func offered(d family.Deps, b family.Binder) family.Deps {
 	if p, ok := b.(family.PageReader); ok {
 		d.Pages = p
+	}
+	if r, ok := b.(family.References); ok {
+		d.References = r
 	}
 	return d
 }

@@ -3,9 +3,9 @@
 // /v1/fr/<listings_b> (the property-listings site's listings), /v1/fr/immo (both sites'
 // property listings with price per m² and the median asking price) and
 // /v1/fr/biens-sous-cotes (those listings against the DVF sale median that estimation-immo
-// computes, by fr.Routes.DVFReference). The page's own JSON state is read first, the visible
-// markup only when it is missing; a captcha or block page (DataDome's, the site's own) is a
-// 502 naming it, never an empty success, and nothing is charged.
+// computes, which the fr family offers as family.References). The page's own JSON state is
+// read first, the visible markup only when it is missing; a captcha or block page (DataDome's,
+// the site's own) is a 502 naming it, never an empty success, and nothing is charged.
 package annonces
 
 import (
@@ -17,7 +17,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/routes/fr"
+	"github.com/peage/appliance/api/family"
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/extract"
 )
@@ -40,11 +40,8 @@ type Farm interface {
 	Ready() error
 }
 
-// Reference is the DVF sale price per m² biens-sous-cotes compares with (fr.Routes).
-type Reference interface {
-	DVFReference(ctx context.Context, cp, city, typ string) (*fr.Reference, error)
-	ReferenceReady() error
-}
+// Reference is the DVF sale price per m² biens-sous-cotes compares with (the fr family's).
+type Reference = family.References
 
 // Parts are the routes' collaborators.
 type Parts struct {

@@ -4,11 +4,10 @@ import (
 	"errors"
 
 	"github.com/peage/appliance/api/family"
-	"github.com/peage/appliance/api/routes/fr"
 )
 
 // New builds the routes on the browser farm (without one they stay unbound);
-// biens-sous-cotes compares with estimation-immo's DVF median.
+// biens-sous-cotes compares with estimation-immo's DVF median, which the fr family offers.
 func New(d family.Deps) (*Routes, error) {
 	if d.Farm == nil {
 		return nil, nil
@@ -19,8 +18,8 @@ func New(d family.Deps) (*Routes, error) {
 	}
 	p := Parts{Farm: farm, Classifieds: d.Upstreams[ClassifiedsName].BaseURL,
 		Listings: d.Upstreams[ListingsName].BaseURL, ListingsPlaces: d.Upstreams[ListingsPlacesName].BaseURL, Names: d.Config.Names}
-	if ref, err := fr.New(d); err == nil {
-		p.Reference = ref
+	if d.References != nil {
+		p.Reference = d.References
 	}
 	return With(p)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/compute/prixm2"
-	"github.com/peage/appliance/api/routes/fr"
+	"github.com/peage/appliance/api/family"
 	"github.com/peage/appliance/internal/fanout"
 )
 
@@ -238,15 +238,15 @@ type Undervalued struct {
 
 // SousCotes is the answer of /v1/fr/biens-sous-cotes.
 type SousCotes struct {
-	Place      Place                    `json:"lieu"`
-	MinGap     float64                  `json:"min_gap_pct"`
-	Biens      []Undervalued            `json:"biens"`
-	Count      int                      `json:"count"`
-	Compared   int                      `json:"listings_compared"`
-	References map[string]*fr.Reference `json:"dvf_reference"` // by "type cp": the recorded sale median the listings were compared with
-	LeftOut    map[string]int           `json:"left_out"`
-	Sources    []Site                   `json:"sources"`
-	Method     string                   `json:"method"`
+	Place      Place                        `json:"lieu"`
+	MinGap     float64                      `json:"min_gap_pct"`
+	Biens      []Undervalued                `json:"biens"`
+	Count      int                          `json:"count"`
+	Compared   int                          `json:"listings_compared"`
+	References map[string]*family.Reference `json:"dvf_reference"` // by "type cp": the recorded sale median the listings were compared with
+	LeftOut    map[string]int               `json:"left_out"`
+	Sources    []Site                       `json:"sources"`
+	Method     string                       `json:"method"`
 }
 
 const sousCotesMethod = "Listings for sale of the postal code (both listing sources, read as /v1/fr/immo reads them) compared with the DVF " +
@@ -265,7 +265,7 @@ func (r *Routes) sousCotes(ctx context.Context, req *catalog.Request) (any, erro
 	if len(ls) == 0 {
 		return nil, apierr.NotFound("no listing for sale found for %s", strings.TrimSpace(city+" "+cp))
 	}
-	ans := &SousCotes{Place: Place{City: city, Postcode: cp}, MinGap: minGap, Biens: []Undervalued{}, References: map[string]*fr.Reference{}, LeftOut: out,
+	ans := &SousCotes{Place: Place{City: city, Postcode: cp}, MinGap: minGap, Biens: []Undervalued{}, References: map[string]*family.Reference{}, LeftOut: out,
 		Sources: sites, Method: sousCotesMethod}
 	for _, l := range ls {
 		if l.PriceM2 == nil {

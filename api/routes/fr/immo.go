@@ -13,6 +13,7 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/compute/plm"
 	"github.com/peage/appliance/api/compute/prixm2"
+	"github.com/peage/appliance/api/family"
 	"github.com/peage/appliance/api/upstream/ban"
 	"github.com/peage/appliance/api/upstream/dvf"
 )
@@ -35,36 +36,18 @@ type ImmoPlace struct {
 	Score    float64 `json:"score"` // the geocoder's confidence in its match, 0 to 1
 }
 
-// PrixM2 is the price per m² of the sample, euros.
-type PrixM2 struct {
-	Median float64    `json:"median"`
-	Q1     float64    `json:"q1"`
-	Q3     float64    `json:"q3"`
-	Range  [2]float64 `json:"range"` // [q1, q3]: half the sales lie in it
-	Min    float64    `json:"min"`
-	Max    float64    `json:"max"`
-}
+// PrixM2 and Echantillon are shared with the families that compare prices with DVF's
+// (api/family).
+type (
+	PrixM2      = family.PrixM2
+	Echantillon = family.Echantillon
+)
 
 // EstimationBien is the estimate of the property, euros rounded to the hundred.
 type EstimationBien struct {
 	ValeurEstimee float64 `json:"valeur_estimee"` // median × surface
 	Basse         float64 `json:"basse"`          // q1 × surface
 	Haute         float64 `json:"haute"`          // q3 × surface
-}
-
-// Echantillon says which sales the figures come from.
-type Echantillon struct {
-	Ventes            int            `json:"ventes"`   // sales kept
-	Ecartees          map[string]int `json:"ecartees"` // sales left out, by reason
-	Periode           string         `json:"periode"`  // first and last year asked
-	Annees            []int          `json:"annees"`   // years whose file was read
-	AnneesSansFichier []int          `json:"annees_sans_fichier"`
-	AnneesEnEchec     []int          `json:"annees_en_echec"` // the file could not be read: see sources
-	Perimetre         string         `json:"perimetre"`       // commune, arrondissement, or the whole city
-	Codes             string         `json:"insee_lu"`        // the INSEE code whose files were read
-	Elargissements    []string       `json:"elargissements"`  // what was widened, in order
-	Fiabilite         string         `json:"fiabilite"`       // faible (< 10 sales), moyenne (< 30), bonne
-	Note              *string        `json:"note"`
 }
 
 // EstimationImmo is the answer of /v1/fr/estimation-immo.

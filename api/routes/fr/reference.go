@@ -9,21 +9,13 @@ import (
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/compute/plm"
 	"github.com/peage/appliance/api/compute/prixm2"
+	"github.com/peage/appliance/api/family"
 	"github.com/peage/appliance/api/upstream/geoapi"
 )
 
-// Reference is the recorded sale price per m² of a postal code's commune (its arrondissement
-// in Paris, Lyon and Marseille), as estimation-immo draws it: the same DVF sample, the same
-// widening, the same method (prixm2.Version). Other families compare asking prices with it.
-type Reference struct {
-	Insee         string      `json:"insee"`
-	Commune       string      `json:"commune"`
-	Type          string      `json:"type"` // appartement or maison
-	PrixM2        PrixM2      `json:"prix_m2"`
-	Echantillon   Echantillon `json:"echantillon"`
-	MethodVersion string      `json:"method_version"`
-	Sources       []Source    `json:"sources"`
-}
+// Reference is the recorded sale price per m² of a postal code's commune, shared with the
+// families that compare asking prices with it (api/family).
+type Reference = family.Reference
 
 // ReferenceReady: the reference needs DVF and the commune directory.
 func (r *Routes) ReferenceReady() error { return r.dvf.Ready() }
