@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,8 +29,8 @@ func boundCatalog(t *testing.T) *catalog.Catalog {
 }
 
 // boundCatalogWith binds the entries of each of first (the discovery documents), then every
-// other entry to a handler answering {"ok":true}.
-func boundCatalogWith(t *testing.T, first func(*catalog.Catalog) error) *catalog.Catalog {
+// other entry but those left to a handler answering {"ok":true}.
+func boundCatalogWith(t *testing.T, first func(*catalog.Catalog) error, leave ...string) *catalog.Catalog {
 	t.Helper()
 	cat, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {
@@ -41,6 +42,9 @@ func boundCatalogWith(t *testing.T, first func(*catalog.Catalog) error) *catalog
 		}
 	}
 	for _, id := range cat.Unbound() {
+		if slices.Contains(leave, id) {
+			continue
+		}
 		if err := cat.Bind(id, func(context.Context, *catalog.Request) (any, error) { return map[string]any{"ok": true}, nil }, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -167,7 +167,9 @@ func TestRefusedFreeFirstCallCostsNoToken(t *testing.T) {
 // first call included: 429 would tell a client that wants to pay to wait), free-only routes
 // answer 429, and the discovery documents are still served.
 func TestExhaustedFreeBucketNeverHidesThePayment(t *testing.T) {
-	cat := boundCatalogWith(t, func(c *catalog.Catalog) error { return render.New(c, render.Info{}).Bind(c) })
+	// The agent card is served beside the A2A endpoint it names, bound once the server is up.
+	cat := boundCatalogWith(t, func(c *catalog.Catalog) error { return render.New(c, render.Info{}).Bind(c) },
+		"a2a", "well-known.agent-card.json")
 	pay := paywall.DefaultConfig()
 	pay.PayTo = apitest.TestPayTo
 	gate := paywall.New(pay, paywall.DefaultPolicy(), nil, paywall.GateOptions{})
@@ -175,7 +177,6 @@ func TestExhaustedFreeBucketNeverHidesThePayment(t *testing.T) {
 		c.TrustedProxies = []string{"127.0.0.1"}
 		c.FreePerMinute, c.FreeBurst = 1, 1
 	}})
-	// The agent card is served beside the A2A endpoint it names.
 	if err := a2a.New(cat, h.Server, h.Server, a2a.Options{BaseURL: h.BaseURL}).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
