@@ -135,6 +135,18 @@ func (c *Catalog) Bind(id string, h Handler, ready func() error) error {
 	return nil
 }
 
+// Override replaces the handler of an entry a family has bound, on purpose: a fleet gateway
+// sends the calls of the routes its own families serve to its boxes (api/relay). An entry
+// not bound yet is Bind's; overriding one is an error, so a missing family is never hidden.
+func (c *Catalog) Override(id string, h Handler, ready func() error) error {
+	e := c.byID[id]
+	if e == nil || e.Handler == nil {
+		return fmt.Errorf("catalog: override %s: not bound", id)
+	}
+	e.Handler, e.Ready = h, ready
+	return nil
+}
+
 // Unbound lists the IDs of the entries no family has bound, in table order.
 func (c *Catalog) Unbound() []string {
 	var ids []string

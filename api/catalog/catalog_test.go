@@ -193,3 +193,20 @@ func TestBindTwiceFails(t *testing.T) {
 		t.Errorf("Unbound = %v, want vin.decode and not dns", c.Unbound())
 	}
 }
+
+func TestOverrideOnlyABoundEntry(t *testing.T) {
+	cat, err := Default(DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := func(context.Context, *Request) (any, error) { return nil, nil }
+	if err := cat.Override("fr.tva", h, nil); err == nil {
+		t.Fatal("an entry no family bound was overridden")
+	}
+	if err := cat.Bind("fr.tva", h, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.Override("fr.tva", h, nil); err != nil {
+		t.Fatalf("override of a bound entry: %v", err)
+	}
+}

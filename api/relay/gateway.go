@@ -41,7 +41,12 @@ func (g *Gateway) Bind(cat *catalog.Catalog) error {
 			return fmt.Errorf("relay: entries %s and %s share the fleet route %s", other, e.ID, route)
 		}
 		names[route] = e.ID
-		if err := cat.Bind(e.ID, g.handler(e, route), g.ready(route)); err != nil {
+		// The gateway's own families may serve the route too: its calls go to the boxes.
+		bind := cat.Bind
+		if e.Handler != nil {
+			bind = cat.Override
+		}
+		if err := bind(e.ID, g.handler(e, route), g.ready(route)); err != nil {
 			return err
 		}
 	}

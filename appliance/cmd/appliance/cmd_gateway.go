@@ -47,10 +47,11 @@ func startGatewayFleet(ctx context.Context, log *slog.Logger, gw *app, hc hub.Co
 		return nil, err
 	}
 	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	g = &gatewayFleet{hub: h, stop: cancel}
+	started := &gatewayFleet{hub: h, stop: cancel}
+	g = started
 	defer func() {
 		if err != nil {
-			g.close()
+			started.close() // g is nil by then
 		}
 	}()
 	js, err := jetstream.New(h.Conn())
