@@ -59,9 +59,8 @@ func (o *Onchain) State(id common.Hash) *x402.ChannelState {
 }
 
 // ReadChannel reads a channel's balance, totalClaimed, pending withdrawal and refund nonce:
-// three calls made at once, since on a remote RPC each is a round trip on every voucher's
-// reservation.
-// Every answer feeds the channel view (view.go), unless the channel changed meanwhile.
+// three calls made at once, since on a remote RPC each is a round trip. Every answer feeds the
+// channel view (view.go), unless the channel changed meanwhile.
 func (f *Facilitator) ReadChannel(ctx context.Context, id common.Hash) (*Onchain, error) {
 	stamp := f.view.stamp(id)
 	var (

@@ -192,3 +192,44 @@ func topUp(t *testing.T, vw *viewWorld, pc *batchpay.Channel, amount uint64) {
 	}
 	vw.payerTransact(t, usdc.NewX402BatchSettlement().PackDeposit(boundConfig(&pc.Config), new(big.Int).SetUint64(amount), batch.ERC3009CollectorAddress, d.CollectorData()))
 }
+
+// TestViewStartsOverOnAReorg (issue 33, item 3): when the block the view last processed is
+// replaced (a reorg), which logs went away is not known: every entry is dropped and the next
+// voucher reads its channel again.
+func TestViewStartsOverOnAReorg(t *testing.T) {
+	vw := newViewWorld(t)
+	ctx := context.Background()
+	pc := vw.channel(t, vw.ch.Payer, "/v1/test/echo", 12)
+	vw.sync(t)
+	if a, _ := vw.call(t, payload(t)(pc.Deposit(50*price, price, 1))); a.status != 200 {
+		t.Fatalf("deposit call: %d %s", a.status, a.body)
+	}
+	vw.ch.Commit() // an empty block, the one the reorg replaces
+	vw.sync(t)
+	if a, reads := vw.call(t, payload(t)(pc.Voucher(2*price))); a.status != 200 || reads != 3 {
+		t.Fatalf("voucher after the deposit's event: %d %s, %d reads", a.status, a.body, reads)
+	}
+	if a, reads := vw.call(t, payload(t)(pc.Voucher(3*price))); a.status != 200 || reads != 0 {
+		t.Fatalf("voucher from the view: %d %s, %d reads", a.status, a.body, reads)
+	}
+	head, err := vw.ch.Client().HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := vw.ch.Fork(head.ParentHash); err != nil {
+		t.Fatal(err)
+	}
+	// Another block at the same height (a second later), and one after it.
+	if err := vw.ch.AdjustTime(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	vw.ch.Commit()
+	if replaced, err := vw.ch.Client().HeaderByNumber(ctx, head.Number); err != nil || replaced.Hash() == head.Hash() {
+		t.Fatalf("block %s was not replaced: %v", head.Number, err)
+	}
+	vw.advance(t, time.Second, false)
+	vw.sync(t)
+	if a, reads := vw.call(t, payload(t)(pc.Voucher(4*price))); a.status != 200 || reads != 3 {
+		t.Fatalf("voucher after the reorg: %d %s, %d reads of the channel, want 200 after 3", a.status, a.body, reads)
+	}
+}
