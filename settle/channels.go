@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -58,9 +59,10 @@ func (o *Onchain) State(id common.Hash) *x402.ChannelState {
 }
 
 // ReadChannel reads a channel's balance, totalClaimed, pending withdrawal and refund nonce:
-// three calls made at once, since on a remote RPC each is a round trip on every voucher's
-// reservation.
+// three calls made at once, since on a remote RPC each is a round trip. Every answer feeds the
+// channel view (view.go), unless the channel changed meanwhile.
 func (f *Facilitator) ReadChannel(ctx context.Context, id common.Hash) (*Onchain, error) {
+	stamp := f.view.stamp(id)
 	var (
 		outs [3][]byte
 		errs [3]error
@@ -91,8 +93,10 @@ func (f *Facilitator) ReadChannel(ctx context.Context, id common.Hash) (*Onchain
 	if err != nil {
 		return nil, fmt.Errorf("read refund nonce: %w", err)
 	}
-	return &Onchain{Balance: ch.Balance, TotalClaimed: ch.TotalClaimed, RefundNonce: nonce, WithdrawRequestedAt: pw.InitiatedAt.Uint64(),
-		WithdrawAmount: pw.Amount}, nil
+	on := &Onchain{Balance: ch.Balance, TotalClaimed: ch.TotalClaimed, RefundNonce: nonce, WithdrawRequestedAt: pw.InitiatedAt.Uint64(),
+		WithdrawAmount: pw.Amount}
+	f.view.store(id, on, stamp)
+	return on, nil
 }
 
 // batchCall is a checked batch-settlement payment: its config, channel id and voucher.
@@ -144,9 +148,14 @@ func (f *Facilitator) ownBatch(r *x402.BatchRequirements, cfg *batch.ChannelConf
 	return nil
 }
 
+// fromChain is checkBatch's work for a payload whose channel must be read from the chain.
+const fromChain time.Duration = -1
+
 // checkBatch runs the scheme's verification rules. A chain read failure is an error, never a
-// verdict.
-func (f *Facilitator) checkBatch(ctx context.Context, req *x402.BatchRequest) (*batchCall, *batch.Invalid, error) {
+// verdict. A voucher for a call whose work lasts work (fromChain: none) takes its channel
+// from the view when the view can be trusted that long (view.go); a voucher the view's state
+// would refuse is checked again against the chain, since a deposit may not be seen yet.
+func (f *Facilitator) checkBatch(ctx context.Context, req *x402.BatchRequest, work time.Duration) (*batchCall, *batch.Invalid, error) {
 	p := &req.PaymentPayload.Payload
 	reason := map[string]string{x402.BatchDeposit: x402.ReasonBatchDepositPayload, x402.BatchRefund: x402.ReasonBatchRefundPayload}[p.Type]
 	if reason == "" {
@@ -180,12 +189,21 @@ func (f *Facilitator) checkBatch(ctx context.Context, req *x402.BatchRequest) (*
 			return nil, bad(x402.ReasonBatchVoucherSignature, "the payer's wallet does not accept the voucher signature"), nil
 		}
 	}
-	on, err := f.ReadChannel(ctx, c.id)
-	if err != nil {
-		return nil, nil, err
+	max := v.MaxClaimableAmount
+	var on *Onchain
+	if p.Type == x402.BatchVoucher && work >= 0 {
+		on = f.view.lookup(c.id, f.o.Now(), f.o.ViewLag, work+f.claimMargin(), cfg.WithdrawDelay)
+		if on != nil && (on.Balance.Sign() == 0 || max.Cmp(on.Balance) > 0 || max.Cmp(on.TotalClaimed) <= 0) {
+			on = nil
+		}
+	}
+	if on == nil {
+		var err error
+		if on, err = f.ReadChannel(ctx, c.id); err != nil {
+			return nil, nil, err
+		}
 	}
 	c.onchain = on
-	max := v.MaxClaimableAmount
 	switch p.Type {
 	case x402.BatchDeposit:
 		d, invalid := batch.ParseDeposit(p.Deposit, cfg, c.id)
@@ -240,7 +258,7 @@ func (f *Facilitator) checkBatch(ctx context.Context, req *x402.BatchRequest) (*
 
 // BatchVerify answers POST /verify for a batch-settlement payload, with the channel snapshot.
 func (f *Facilitator) BatchVerify(ctx context.Context, req *x402.BatchRequest) (x402.BatchVerifyResponse, error) {
-	c, invalid, err := f.checkBatch(ctx, req)
+	c, invalid, err := f.checkBatch(ctx, req, fromChain)
 	if err != nil {
 		return x402.BatchVerifyResponse{}, err
 	}
@@ -480,7 +498,7 @@ func (f *Facilitator) batchSettle(ctx context.Context, req *x402.BatchRequest, a
 	default:
 		return fail(x402.ReasonBatchUnknownAction, ""), nil
 	}
-	c, invalid, err := f.checkBatch(ctx, req)
+	c, invalid, err := f.checkBatch(ctx, req, fromChain)
 	if err != nil {
 		return x402.BatchSettleResponse{}, err
 	}

@@ -84,6 +84,12 @@ type Options struct {
 	// and settles in this daemon's stead; the ledger, reservations, caps and queue stay here
 	// (remote.go). The hot key then pays no gas.
 	Remote Remote
+	// ViewPoll is how often the channel view reads the settlement contract's logs (view.go)
+	// [DefaultViewPoll]; negative: never in the background (tests call syncView).
+	ViewPoll time.Duration
+	// ViewLag is how long after its last poll the channel view is trusted [DefaultViewLag]; it
+	// must stay far below the withdrawal delay (15 minutes at least).
+	ViewLag time.Duration
 }
 
 // Facilitator verifies and settles payments. It is safe for concurrent use.
@@ -97,6 +103,7 @@ type Facilitator struct {
 	channels *ledger.Channels
 	spends   *ledger.Spends // batch-settlement transactions' gas
 	claimer  claimerState
+	view     *channelView
 
 	locks sync.Map // payment id → *sync.Mutex: one settlement per payment at a time
 	kick  chan struct{}
@@ -124,6 +131,12 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 	if o.SettleMargin <= 0 {
 		o.SettleMargin = DefaultSettleMargin
 	}
+	if o.ViewPoll == 0 {
+		o.ViewPoll = DefaultViewPoll
+	}
+	if o.ViewLag <= 0 {
+		o.ViewLag = DefaultViewLag
+	}
 	if _, err := x402.ChainID(o.Network); err != nil {
 		return nil, err
 	}
@@ -137,7 +150,7 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 		return nil, fmt.Errorf("settle: RPC is on chain %s but the network is %s", sender.ChainID(), o.Network)
 	}
 	f := &Facilitator{o: o, log: o.Logger, reader: chain.Reader{B: o.Backend}, sender: sender,
-		kick: make(chan struct{}, 1), done: make(chan struct{}), sem: make(chan struct{}, o.SettleConcurrency)}
+		kick: make(chan struct{}, 1), done: make(chan struct{}), sem: make(chan struct{}, o.SettleConcurrency), view: newChannelView()}
 	if err := f.checkDomain(ctx); err != nil {
 		return nil, err
 	}
@@ -176,6 +189,13 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 		go func() {
 			defer f.wg.Done()
 			f.claimLoop(qctx, o.Claim)
+		}()
+	}
+	if o.ViewPoll > 0 && f.BatchEnabled() {
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			f.viewLoop(qctx, o.ViewPoll)
 		}()
 	}
 	f.wake()

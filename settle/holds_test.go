@@ -70,6 +70,12 @@ func newHeldWorld(t *testing.T) *heldWorld { return newHeldWorldOn(t, nil) }
 // newHeldWorldOn is newHeldWorld whose facilitator reaches the chain through wrap(backend)
 // (when wrap is not nil).
 func newHeldWorldOn(t *testing.T, wrap func(chain.Backend) chain.Backend) *heldWorld {
+	return newHeldWorldWith(t, wrap, nil)
+}
+
+// newHeldWorldWith is newHeldWorldOn whose facilitator's options are changed by opts (when not
+// nil) before it starts.
+func newHeldWorldWith(t *testing.T, wrap func(chain.Backend) chain.Backend, opts func(*settle.Options)) *heldWorld {
 	t.Helper()
 	ctx := context.Background()
 	ch, err := devchain.Start(ctx, devchain.Options{})
@@ -85,11 +91,15 @@ func newHeldWorldOn(t *testing.T, wrap func(chain.Backend) chain.Backend) *heldW
 	if wrap != nil {
 		backend = wrap(backend)
 	}
-	hw.f, err = settle.New(ctx, settle.Options{Network: devchain.Network, Asset: ch.USDC, TokenName: devchain.TokenName, TokenVersion: devchain.TokenVersion,
+	o := settle.Options{Network: devchain.Network, Asset: ch.USDC, TokenName: devchain.TokenName, TokenVersion: devchain.TokenVersion,
 		PayTo: hw.payTo, Backend: backend, HotKey: ch.Hot, LedgerDir: filepath.Join(dir, "ledger"), LedgerSync: journal.SyncNever,
 		ExposureCap: 10 * price, ReceiverAuthorizer: auth, SettleMargin: settleMargin,
 		Sender: chain.SenderOptions{PollInterval: 5 * time.Millisecond, ReceiptTimeout: 20 * time.Second},
-		Now:    func() time.Time { return time.Now().Add(time.Duration(hw.ahead.Load())) }})
+		Now:    func() time.Time { return time.Now().Add(time.Duration(hw.ahead.Load())) }}
+	if opts != nil {
+		opts(&o)
+	}
+	hw.f, err = settle.New(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,8 @@ func (f *Facilitator) BatchReserve(ctx context.Context, req *x402.BatchRequest) 
 			f.channels.Abort(id)
 		}
 	}()
-	c, invalid, err := f.checkBatch(ctx, req)
+	work := time.Duration(max(req.WorkSeconds, 0)) * time.Second
+	c, invalid, err := f.checkBatch(ctx, req, work)
 	if err != nil {
 		return x402.BatchReserveResponse{}, err
 	}
@@ -109,7 +110,6 @@ func (f *Facilitator) BatchReserve(ctx context.Context, req *x402.BatchRequest) 
 	if invalid != nil {
 		return reserveInvalid(invalid.Reason, invalid.Detail, payer), nil
 	}
-	work := time.Duration(max(req.WorkSeconds, 0)) * time.Second
 	if p.Type != x402.BatchRefund {
 		if invalid := f.withdrawalRace(c, work); invalid != nil {
 			f.log.Info("voucher refused: a pending withdrawal could finalize before its claim", keyPayment, id, keyReason, invalid.Detail)

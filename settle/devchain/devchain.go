@@ -187,6 +187,14 @@ func (c *Chain) AdjustTime(d time.Duration) error {
 	return nil
 }
 
+// Fork makes parent the chain's head: the blocks after it leave the canonical chain and the
+// next block is sealed on parent (tests of reorgs).
+func (c *Chain) Fork(parent common.Hash) error {
+	c.sealMu.Lock()
+	defer c.sealMu.Unlock()
+	return c.sim.Fork(parent)
+}
+
 // Close stops the chain.
 func (c *Chain) Close() error {
 	if c.auto != nil {

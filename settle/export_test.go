@@ -1,0 +1,7 @@
+package settle
+
+import "context"
+
+// SyncView runs one poll of the channel view (the tests that set Options.ViewPoll negative
+// decide when the view learns of the chain's events).
+func (f *Facilitator) SyncView(ctx context.Context) error { return f.syncView(ctx) }
