@@ -140,6 +140,9 @@ func (f *Facilitator) claimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport
 		}
 		share := r.GasUsed / uint64(len(rows))
 		for i, id := range ids {
+			// The view's reads of these channels predate the claim: the next voucher reads
+			// the chain, rather than carry a stale totalClaimed into the channel's record.
+			f.view.forget(common.HexToHash(id))
 			claimed := rows[i].Claim.Uint64()
 			if _, err := f.channels.Update(id, func(c *ledger.Channel) error {
 				if claimed > c.TotalClaimed {

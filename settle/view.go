@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/settle/batch"
 )
 
@@ -130,7 +131,7 @@ func (f *Facilitator) syncView(ctx context.Context) error {
 	if restart {
 		v.mu.Lock()
 		if head != 0 {
-			f.log.Info("channel view starts over", "from_block", head, "head", n)
+			f.log.Info("channel view starts over", obs.KeyFromBlock, head, obs.KeyHeadBlock, n)
 		}
 		v.entries = map[common.Hash]*Onchain{}
 		v.epoch++

@@ -42,6 +42,8 @@ const (
 	KeyBytesUp              = "bytes_up"
 	KeyCopy                 = "copy"
 	KeyCount                = "count"
+	KeyFromBlock            = "from_block"
+	KeyHeadBlock            = "head_block"
 	KeyCurrent              = "current"
 	KeyDetail               = "detail"
 	KeyDir                  = "dir"
