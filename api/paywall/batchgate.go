@@ -138,6 +138,10 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 	if err != nil {
 		return nil, nil, err
 	}
+	if k, ok := bf.(VoucherReceiptKeeper); ok {
+		g.keepVoucherReceipt(ctx, k, x402.KeepVoucherReceiptRequest{Payer: payer, Nonce: nonce, Route: call.Entry.ID,
+			Network: offered.Network, Amount: offered.Amount, Transaction: receipt.Transaction}, receipt.Extensions)
+	}
 	hdr, err := receiptHeader(receipt, false)
 	if err != nil {
 		return nil, nil, err
