@@ -399,6 +399,17 @@ func TestBatchVouchersCarryReceipts(t *testing.T) {
 			t.Fatalf("%s: the ledger does not list the voucher with its receipt: %+v", c.name, hw.f.Ledger().Recent(10))
 		}
 	}
+	// The ledger records only a voucher committed on a channel of that payer.
+	for _, forged := range []x402.KeepVoucherReceiptRequest{
+		{Payer: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", Nonce: pc.ID.Hex() + ":20000"},
+		{Payer: hw.ch.PayerAddress().Hex(), Nonce: pc.ID.Hex() + ":90000"},
+		{Payer: hw.ch.PayerAddress().Hex(), Nonce: "0x" + strings.Repeat("ab", 32) + ":10000"},
+	} {
+		forged.Amount, forged.Receipt = "10000", json.RawMessage(`{}`)
+		if err := hw.f.KeepVoucherReceipt(&forged); err == nil {
+			t.Errorf("voucher %s of %s recorded", forged.Nonce, forged.Payer)
+		}
+	}
 	// Another payer's address does not read the voucher's receipt.
 	if r := hw.get(t, "/free/receipt", map[string]string{"payer": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", "nonce": pc.ID.Hex() + ":20000"}, nil); r.status != 404 {
 		t.Fatalf("voucher receipt under another payer: %d %s", r.status, r.body)
