@@ -20,6 +20,7 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
+	receiptroutes "github.com/peage/appliance/api/routes/receipt"
 	"github.com/peage/appliance/internal/journal"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/batch"
@@ -122,12 +123,19 @@ func newHeldWorldWith(t *testing.T, wrap func(chain.Backend) chain.Backend, opts
 		WithdrawDelaySeconds: batch.MinWithdrawDelay, MinDeposit: 5 * price}
 	policy := paywall.DefaultPolicy()
 	policy.SettleTimeoutSeconds = 20
-	cat := testCatalog(t, hw.hang.entry())
+	def, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := testCatalog(t, hw.hang.entry(), *def.ByPath("/free/receipt"), *def.ByPath("/free/receipt/verify"))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	keys := testReceiptKeys(t, "http://"+ln.Addr().String())
+	if err := receiptroutes.With(keys, fc, nil).Bind(cat); err != nil {
+		t.Fatal(err)
+	}
 	h := apitest.Start(t, cat, apitest.Options{Gate: paywall.New(cfg, policy, fc, paywall.GateOptions{Receipts: keys}), Pay: cfg, Receipts: keys, Listener: ln})
 	hw.world = &world{base: h.BaseURL, cfg: cfg, key: ch.Payer, cat: cat, receipts: keys}
 	return hw

@@ -32,7 +32,8 @@ const maxBody = 64 << 10
 //	GET  /stats                    payments by status, the oldest owed, gas spent by UTC day
 //	GET  /channels                 batch-settlement channels, totals, gas per paid call, claimer
 //	GET  /payments?limit=N         the most recently updated payments
-//	GET  /payment?payer=&nonce=    one payment's status
+//	GET  /payment?payer=&nonce=    one payment's status (a voucher's nonce: channelId:maxClaimable)
+//	POST /payment/receipt  /voucher/receipt   keep a delivered answer's signed receipt
 //
 // Payment-level failures answer 200 with isValid:false / success:false, a malformed request 400,
 // a chain that cannot be read 503.
@@ -51,6 +52,9 @@ func (f *Facilitator) Handler() http.Handler {
 	})
 	mux.HandleFunc("POST /payment/receipt", handle(f, func(_ context.Context, req *x402.KeepReceiptRequest) (struct{}, error) {
 		return struct{}{}, f.KeepReceipt(req.ID, req.Receipt)
+	}))
+	mux.HandleFunc("POST /voucher/receipt", handle(f, func(_ context.Context, req *x402.KeepVoucherReceiptRequest) (struct{}, error) {
+		return struct{}{}, f.KeepVoucherReceipt(req)
 	}))
 	mux.HandleFunc("GET /payment", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()

@@ -354,7 +354,9 @@ func TestOfferReceiptInteropWithReferenceCode(t *testing.T) {
 
 // A batch-settlement deposit and the vouchers after it each carry a receipt that verifies,
 // whose statement names the voucher (channel and cumulative amount) and says the charge is
-// pending until the channel is claimed.
+// pending until the channel is claimed. The ledger keeps each voucher with its receipt:
+// /free/receipt serves it again by payer and voucher, and the ledger's listing (appliance
+// ledger) shows it kept.
 func TestBatchVouchersCarryReceipts(t *testing.T) {
 	hw := newHeldWorld(t)
 	pc := hw.channel(t, hw.ch.Payer, "/v1/test/echo", 5)
@@ -378,6 +380,58 @@ func TestBatchVouchersCarryReceipts(t *testing.T) {
 		s := v.Statement
 		if s.Scheme != x402.SchemeBatchSettlement || s.Nonce != pc.ID.Hex()+":"+c.max || s.Amount != "10000" || !strings.EqualFold(v.Receipt.Payer, hw.ch.PayerAddress().Hex()) {
 			t.Fatalf("%s statement %+v receipt %+v", c.name, s, v.Receipt)
+		}
+
+		kept := hw.keptReceipt(t, map[string]string{"payer": v.Receipt.Payer, "nonce": s.Nonce})
+		if kept["status"] != string(ledger.Voucher) || kept["settlement"] != s.Settlement || kept["transaction"] != any(s.Transaction) && s.Transaction != "" {
+			t.Fatalf("%s kept %v", c.name, kept)
+		}
+		again, err := hw.receipts.Published().Verify(receipt.Evidence{PaymentResponse: kept["payment_response"].(string), Body: []byte(a.body),
+			ResourceURL: hw.base + "/v1/test/echo"}, time.Now())
+		if err != nil || again.Statement != s {
+			t.Fatalf("%s kept receipt: %v %+v", c.name, err, again)
+		}
+		listed := false
+		for _, p := range hw.f.Ledger().Recent(10) {
+			listed = listed || (p.Status == ledger.Voucher && strings.EqualFold(p.Nonce, s.Nonce) && len(p.Receipt) > 0 && p.Amount == 10000)
+		}
+		if !listed {
+			t.Fatalf("%s: the ledger does not list the voucher with its receipt: %+v", c.name, hw.f.Ledger().Recent(10))
+		}
+	}
+	// The ledger records only a voucher committed on a channel of that payer.
+	for _, forged := range []x402.KeepVoucherReceiptRequest{
+		{Payer: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", Nonce: pc.ID.Hex() + ":20000"},
+		{Payer: hw.ch.PayerAddress().Hex(), Nonce: pc.ID.Hex() + ":90000"},
+		{Payer: hw.ch.PayerAddress().Hex(), Nonce: "0x" + strings.Repeat("ab", 32) + ":10000"},
+	} {
+		forged.Amount, forged.Receipt = "10000", json.RawMessage(`{}`)
+		if err := hw.f.KeepVoucherReceipt(&forged); err == nil {
+			t.Errorf("voucher %s of %s recorded", forged.Nonce, forged.Payer)
+		}
+	}
+	// Another payer's address does not read the voucher's receipt.
+	if r := hw.get(t, "/free/receipt", map[string]string{"payer": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", "nonce": pc.ID.Hex() + ":20000"}, nil); r.status != 404 {
+		t.Fatalf("voucher receipt under another payer: %d %s", r.status, r.body)
+	}
+}
+
+// keptReceipt polls /free/receipt until the receipt kept just after the answer is there.
+func (w *world) keptReceipt(t *testing.T, q map[string]string) map[string]any {
+	t.Helper()
+	for {
+		r := w.get(t, "/free/receipt", q, nil)
+		switch r.status {
+		case 200:
+			var m map[string]any
+			if err := json.Unmarshal([]byte(r.body), &m); err != nil {
+				t.Fatal(err)
+			}
+			return m
+		case 404:
+			time.Sleep(10 * time.Millisecond)
+		default:
+			t.Fatalf("/free/receipt %v: %d %s", q, r.status, r.body)
 		}
 	}
 }

@@ -9,6 +9,7 @@
 package a2a
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -417,12 +418,20 @@ func status(state string, t *task, parts []Part, meta map[string]any) TaskStatus
 // (PNG, PDF) as raw bytes with its media type.
 func answerPart(out *catalog.Raw) Part {
 	switch {
-	case strings.HasPrefix(out.ContentType, "application/json") && json.Valid(out.Body):
+	case strings.HasPrefix(out.ContentType, "application/json") && encodesAsIs(out.Body):
 		return Part{Data: json.RawMessage(out.Body), MediaType: "application/json"}
 	case strings.HasPrefix(out.ContentType, "text/"):
 		return Part{Text: string(out.Body), MediaType: out.ContentType}
 	}
 	return Part{Raw: out.Body, MediaType: out.ContentType}
+}
+
+// encodesAsIs reports whether body is JSON that the task's encoding carries byte for byte: a
+// data part is compacted and HTML-escaped, and the artifact must be the body delivered, which
+// the receipt's delivery statement binds by its SHA-256. Other JSON goes as raw bytes.
+func encodesAsIs(body []byte) bool {
+	b, err := json.Marshal(json.RawMessage(body))
+	return err == nil && bytes.Equal(b, body)
 }
 
 func newID() string {

@@ -22,6 +22,7 @@ import (
 	"github.com/peage/appliance/api/upstream/httpc"
 	"github.com/peage/appliance/api/upstream/upstreamtest"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/client"
@@ -72,9 +73,10 @@ console.log(JSON.stringify(out));
 `
 
 type paidWorld struct {
-	dev     *settle.Dev
-	h       *apitest.Harness
-	failing *upstreamtest.Server
+	dev      *settle.Dev
+	h        *apitest.Harness
+	failing  *upstreamtest.Server
+	receipts *receipt.Keyring
 }
 
 // startPaid serves the French family (the offline fr.tva, and geo-api's routes against a
@@ -111,12 +113,20 @@ func startPaid(t *testing.T) *paidWorld {
 	if err := french.Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	gate := paywall.New(cfg, paywall.Policy{Settlement: x402.ModeSync}, fc, paywall.GateOptions{})
-	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg})
+	keyText, err := receipt.NewKeyText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := receipt.ParseKeyring(keyText, "https://a2a.example", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := paywall.New(cfg, paywall.Policy{Settlement: x402.ModeSync}, fc, paywall.GateOptions{Receipts: keys})
+	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg, Receipts: keys})
 	if err := a2a.New(cat, h.Server, h.Server, a2a.Options{BaseURL: h.BaseURL}).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	return &paidWorld{dev: dev, h: h, failing: failing}
+	return &paidWorld{dev: dev, h: h, failing: failing, receipts: keys}
 }
 
 func (w *paidWorld) balance(t *testing.T, a string) int64 {
@@ -148,6 +158,54 @@ func (w *paidWorld) agent(t *testing.T, route string, params map[string]any) map
 		t.Fatalf("node output %q: %v\n%s", stdout, err, stderr)
 	}
 	return out
+}
+
+// verifyTaskReceipt reads a completed task as the server sends it (GetTask, the artifact's
+// bytes as they are on the wire) and checks with the box's verifier that its receipt and
+// delivery statement are valid and bind that artifact, the route and the settlement.
+func (w *paidWorld) verifyTaskReceipt(t *testing.T, id, path string) {
+	t.Helper()
+	a := rpc(t, w.h, nil, `{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":"`+id+`"}}`)
+	var task struct {
+		Status struct {
+			Message struct {
+				Metadata map[string]json.RawMessage `json:"metadata"`
+			} `json:"message"`
+		} `json:"status"`
+		Artifacts []struct {
+			Parts []struct {
+				Data      json.RawMessage `json:"data"`
+				MediaType string          `json:"mediaType"`
+			} `json:"parts"`
+		} `json:"artifacts"`
+	}
+	if a.Error != nil || json.Unmarshal(a.Result, &task) != nil || len(task.Artifacts) != 1 || len(task.Artifacts[0].Parts) != 1 {
+		t.Fatalf("GetTask %s: %s %+v", id, a.Result, a.Error)
+	}
+	var receipts []json.RawMessage
+	if err := json.Unmarshal(task.Status.Message.Metadata[a2a.MetaReceipts], &receipts); err != nil || len(receipts) != 1 {
+		t.Fatalf("task %s receipts %s", id, task.Status.Message.Metadata[a2a.MetaReceipts])
+	}
+	part := task.Artifacts[0].Parts[0]
+	v, err := w.receipts.Published().Verify(receipt.Evidence{PaymentResponse: base64.StdEncoding.EncodeToString(receipts[0]),
+		Body: part.Data, ContentType: part.MediaType, ResourceURL: w.h.BaseURL + path}, time.Now())
+	if err != nil {
+		t.Fatalf("the task's receipt does not verify against its artifact: %v", err)
+	}
+	var settled x402.SettlementResponse
+	if err := json.Unmarshal(receipts[0], &settled); err != nil {
+		t.Fatal(err)
+	}
+	if v.Statement.Settlement != receipt.Settled || v.Receipt.Transaction == "" || v.Receipt.Transaction != settled.Transaction ||
+		v.Statement.Request.Path != path || !strings.EqualFold(v.Receipt.Payer, w.dev.Payer) {
+		t.Errorf("receipt %+v statement %+v, settlement %+v", v.Receipt, v.Statement, settled)
+	}
+	// One byte changed in the artifact and the statement no longer binds it.
+	forged := append([]byte(nil), part.Data...)
+	forged[len(forged)-2] ^= 1
+	if _, err := w.receipts.Published().Verify(receipt.Evidence{PaymentResponse: base64.StdEncoding.EncodeToString(receipts[0]), Body: forged}, time.Now()); err == nil {
+		t.Error("a changed artifact verifies against the task's receipt")
+	}
 }
 
 // httpRequirements are the accepts of the route's HTTP 402, for comparison.
@@ -211,6 +269,7 @@ func TestOfficialClientPaysForATask(t *testing.T) {
 			apitest.At(meta, a2a.MetaReceipts, 0, "transaction") == "" || apitest.At(meta, a2a.MetaReceipts, 0, "transaction") == nil {
 			t.Errorf("receipt metadata %s", jsonText(meta))
 		}
+		w.verifyTaskReceipt(t, apitest.At(paid, "id").(string), "/v1/fr/tva")
 		if apitest.At(out, "got", "status", "state") != "TASK_STATE_COMPLETED" || apitest.At(out, "got", "id") != apitest.At(paid, "id") {
 			t.Errorf("GetTask %s", jsonText(apitest.At(out, "got")))
 		}

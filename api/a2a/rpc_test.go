@@ -2,11 +2,13 @@ package a2a_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/peage/appliance/api/a2a"
 	"github.com/peage/appliance/api/apitest"
@@ -187,5 +189,71 @@ func TestBrowserPreflightAllowsTheA2AHeaders(t *testing.T) {
 		if !strings.Contains(allowed, name) {
 			t.Errorf("preflight %d allows %q, not %s", resp.StatusCode, allowed, name)
 		}
+	}
+}
+
+// TestArtifactCarriesTheBodyDelivered: a task's artifact holds the body exactly as the route
+// delivered it, the bytes a receipt's delivery statement binds: as a data part when JSON
+// carries those bytes unchanged, else as raw bytes (JSON with white space or HTML characters,
+// which re-encoding would compact or escape).
+func TestArtifactCarriesTheBodyDelivered(t *testing.T) {
+	bodies := map[string]*catalog.Raw{
+		"compact": {ContentType: "application/json", Body: []byte(`{"a":"b","n":[1,2]}`)},
+		"pretty":  {ContentType: "application/json", Body: []byte("{\n  \"a\": \"<b> & c\",\n  \"n\": [1, 2]\n}\n")},
+		"text":    {ContentType: "text/plain; charset=utf-8", Body: []byte("plain <text>\n")},
+	}
+	var entries []catalog.Entry
+	for name, raw := range bodies {
+		entries = append(entries, catalog.Entry{Method: "GET", Path: "/free/test/" + name, Summary: name, Kind: catalog.Free, Timeout: time.Second,
+			Handler: func(context.Context, *catalog.Request) (any, error) { return raw, nil }})
+	}
+	def, err := catalog.Default(catalog.DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.New(append(entries, *def.Entry("well-known.agent-card.json"), *def.Entry("a2a")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pay := paywall.DefaultConfig()
+	pay.PayTo = apitest.TestPayTo
+	h := apitest.Start(t, cat, apitest.Options{Gate: paywall.New(pay, paywall.DefaultPolicy(), nil, paywall.GateOptions{}), Pay: pay})
+	if err := a2a.New(cat, h.Server, h.Server, a2a.Options{BaseURL: h.BaseURL}).Bind(cat); err != nil {
+		t.Fatal(err)
+	}
+	for name, raw := range bodies {
+		t.Run(name, func(t *testing.T) {
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": map[string]any{"message": map[string]any{
+				"messageId": "m-1", "role": "ROLE_USER", "parts": dataPart("free.test."+name, map[string]any{})}}})
+			a := rpc(t, h, nil, string(body))
+			var res struct {
+				Task struct {
+					Artifacts []struct {
+						Parts []struct {
+							Data      json.RawMessage `json:"data"`
+							Raw       []byte          `json:"raw"`
+							Text      *string         `json:"text"`
+							MediaType string          `json:"mediaType"`
+						} `json:"parts"`
+					} `json:"artifacts"`
+				} `json:"task"`
+			}
+			if a.Error != nil || json.Unmarshal(a.Result, &res) != nil || len(res.Task.Artifacts) != 1 || len(res.Task.Artifacts[0].Parts) != 1 {
+				t.Fatalf("SendMessage: %s %+v", a.Result, a.Error)
+			}
+			p := res.Task.Artifacts[0].Parts[0]
+			var got []byte
+			switch {
+			case p.Text != nil:
+				got = []byte(*p.Text)
+			case p.Raw != nil:
+				got = p.Raw
+			default:
+				got = p.Data
+			}
+			if !bytes.Equal(got, raw.Body) || !strings.HasPrefix(p.MediaType, strings.Split(raw.ContentType, ";")[0]) {
+				t.Errorf("artifact %q (%s), delivered %q (%s)", got, p.MediaType, raw.Body, raw.ContentType)
+			}
+		})
 	}
 }

@@ -413,7 +413,7 @@ func Table(n Names) []Entry {
 		route("free", "GET", "/free/kyb", 0, "Free trial of the KYB verdict.", pQIdent, pSIRENo).timeout(composite).ex("siren", "542065479"),
 		route("free", "GET", "/free/score-entreprise", 0, "Free trial of the company risk score.", pQIdent, pSIRENo).timeout(composite).ex("siren", "542065479"),
 		route("free", "GET", "/free/receipt", 0, "A paid answer's signed receipt again, by payer and nonce or payment identifier, for 30 days; re-signed with its transaction once settled, free.",
-			S("payer", "the payer's address").Range(42, 42), S("nonce", "the authorization's nonce (0x + 64 hex)").Range(66, 66),
+			S("payer", "the payer's address").Range(42, 42), S("nonce", "the authorization's nonce (0x + 64 hex), or a batch-settlement voucher's channelId:maxClaimableAmount").Range(66, 87),
 			S("payment_identifier", "the payment identifier sent with the payment (extension payment-identifier)").Range(16, 128)).
 			ex("payer", "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", "nonce", "0x0000000000000000000000000000000000000000000000000000000000000001"),
 		route("free", "POST", "/free/receipt/verify", 0, "Check a kept paid answer: its signed receipt and delivery statement against the box's keys, and the body against what was delivered; valid, or what fails, free.",

@@ -104,6 +104,19 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 		}
 		return out, nil, werr
 	}
+	var nonce string
+	if v := pl.Voucher; v != nil {
+		// A voucher is named by its channel and the cumulative amount it signs.
+		nonce = v.ChannelID + ":" + v.MaxClaimableAmount
+	}
+	// A voucher's receipt names no transaction (the charge is off chain until the channel is
+	// claimed): it is signed while the facilitator commits the charge, as an optimistic one is.
+	ahead := paid{scheme: x402.SchemeBatchSettlement, network: offered.Network, amount: offered.Amount, payer: res.Payer, nonce: nonce}
+	delivered := paidCallReport(e, out, nil)
+	var early <-chan signedReceipt
+	if g.receipts != nil && pl.Type == x402.BatchVoucher {
+		early = g.signAhead(call, ahead, delivered)
+	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(g.policy.SettleTimeoutSeconds)*time.Second)
 	defer cancel()
 	completion := req.Completion(res.ID, e.Price)
@@ -123,20 +136,24 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 		g.log.Info("batch-settlement completion failed", keyPayment, res.ID, keyReason, receipt.ErrorReason)
 		return nil, nil, batchRefused(receipt.ErrorReason)
 	}
-	out = paidCallReport(e, out, nil)
-	var nonce string
-	if v := pl.Voucher; v != nil {
-		// A voucher is named by its channel and the cumulative amount it signs.
-		nonce = v.ChannelID + ":" + v.MaxClaimableAmount
+	out = delivered
+	final := ahead
+	if receipt.Payer != "" {
+		final.payer = receipt.Payer
 	}
-	payer := receipt.Payer
-	if payer == "" {
-		payer = res.Payer
+	final.transaction = receipt.Transaction
+	if early != nil && final == ahead {
+		r := <-early
+		receipt.Extensions, err = r.ext, r.err
+	} else {
+		receipt.Extensions, err = g.receiptExtensions(call, final, out)
 	}
-	receipt.Extensions, err = g.receiptExtensions(call, paid{scheme: x402.SchemeBatchSettlement, network: offered.Network,
-		amount: offered.Amount, payer: payer, transaction: receipt.Transaction, nonce: nonce}, out)
 	if err != nil {
 		return nil, nil, err
+	}
+	if k, ok := bf.(VoucherReceiptKeeper); ok {
+		g.keepVoucherReceipt(ctx, k, x402.KeepVoucherReceiptRequest{Payer: final.payer, Nonce: nonce, Route: call.Entry.ID,
+			Network: offered.Network, Amount: offered.Amount, Transaction: receipt.Transaction}, receipt.Extensions)
 	}
 	hdr, err := receiptHeader(receipt, false)
 	if err != nil {

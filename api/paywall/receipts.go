@@ -9,6 +9,7 @@ import (
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/internal/receipt"
+	"github.com/peage/appliance/settle/x402"
 )
 
 // paid is what a paid call's receipt and delivery statement say about its payment.
@@ -38,6 +39,33 @@ func (g *X402) keepReceipt(ctx context.Context, id string, ext map[string]any) {
 		defer cancel()
 		if err := k.KeepReceipt(kctx, id, b); err != nil {
 			g.log.Warn("receipt not kept in the ledger", keyPayment, id, keyErr, err)
+		}
+	}()
+}
+
+// VoucherReceiptKeeper is a facilitator that records a delivered batch-settlement voucher
+// with its signed receipt (settle/client.Client), its ledger's channels keeping no record per
+// voucher.
+type VoucherReceiptKeeper interface {
+	KeepVoucherReceipt(ctx context.Context, req x402.KeepVoucherReceiptRequest) error
+}
+
+// keepVoucherReceipt hands a delivered voucher's signed extensions to the ledger, after the
+// answer, as keepReceipt does a payment's.
+func (g *X402) keepVoucherReceipt(ctx context.Context, k VoucherReceiptKeeper, req x402.KeepVoucherReceiptRequest, ext map[string]any) {
+	if ext == nil || req.Nonce == "" {
+		return
+	}
+	b, err := json.Marshal(ext)
+	if err != nil {
+		return
+	}
+	req.Receipt = b
+	go func() {
+		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := k.KeepVoucherReceipt(kctx, req); err != nil {
+			g.log.Warn("voucher receipt not kept in the ledger", keyPayment, req.Nonce, keyErr, err)
 		}
 	}()
 }

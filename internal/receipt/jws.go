@@ -1,7 +1,6 @@
 package receipt
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
@@ -12,46 +11,30 @@ import (
 
 var b64 = base64.RawURLEncoding
 
-// canonical is the extension's canonical JSON: keys sorted, no white space, no HTML escaping
-// (offer-receipt/signing.ts canonicalize). Numbers stay as written.
-func canonical(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var tree any
-	if err := dec.Decode(&tree); err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(tree); err != nil { // maps encode with sorted keys
-		return nil, err
-	}
-	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
-}
-
 type jwsHeader struct {
 	Alg string `json:"alg"`
 	Kid string `json:"kid"`
 }
 
-// signJWS is the compact JWS (EdDSA) of payload's canonical JSON, header {"alg","kid"} as the
-// reference writes it.
-func signJWS(k ed25519.PrivateKey, kid string, payload any) (string, error) {
-	h, err := json.Marshal(jwsHeader{Alg: "EdDSA", Kid: kid})
-	if err != nil {
-		return "", err
-	}
-	p, err := canonical(payload)
-	if err != nil {
-		return "", err
-	}
-	input := b64.EncodeToString(h) + "." + b64.EncodeToString(p)
-	return input + "." + b64.EncodeToString(ed25519.Sign(k, []byte(input))), nil
+// jwsHeaderPart is the base64url protected header {"alg","kid"} of kid, as the reference
+// writes it.
+func jwsHeaderPart(kid string) string {
+	h, _ := json.Marshal(jwsHeader{Alg: "EdDSA", Kid: kid}) // two strings always marshal
+	return b64.EncodeToString(h)
+}
+
+// signJWS is the compact JWS (EdDSA) of a canonical JSON payload under a header part.
+func signJWS(k ed25519.PrivateKey, header string, payload []byte) string {
+	n := len(header) + 1 + b64.EncodedLen(len(payload))
+	input := make([]byte, n, n+1+b64.EncodedLen(ed25519.SignatureSize))
+	copy(input, header)
+	input[len(header)] = '.'
+	b64.Encode(input[len(header)+1:], payload)
+	sig := ed25519.Sign(k, input)
+	out := append(input, '.')
+	out = out[:len(out)+b64.EncodedLen(len(sig))]
+	b64.Encode(out[n+1:], sig)
+	return string(out)
 }
 
 // parseJWS splits a compact JWS into its header and payload, unverified.

@@ -62,6 +62,18 @@ type Keyring struct {
 	DID     string // did:web of the box's public address
 	Current *Key
 	Retired []*Key
+
+	// headerOf and headerPart are the JWS header of Current, made once (ParseKeyring).
+	headerOf   *Key
+	headerPart string
+}
+
+// header is the base64url JWS header naming the current key.
+func (kr *Keyring) header() string {
+	if kr.headerOf == kr.Current && kr.headerPart != "" {
+		return kr.headerPart
+	}
+	return jwsHeaderPart(kr.KID(kr.Current))
 }
 
 // NewKeyText is the content of a fresh receipt-keys credential: one key, current.
@@ -123,6 +135,7 @@ func ParseKeyring(text, baseURL string, now time.Time) (*Keyring, error) {
 	if kr.Current == nil {
 		return nil, errors.New("receipt keys: no key")
 	}
+	kr.headerOf, kr.headerPart = kr.Current, jwsHeaderPart(kr.KID(kr.Current))
 	return kr, nil
 }
 

@@ -23,8 +23,7 @@ func (kr *Keyring) Offer(format, resourceURL string, t OfferTerms, validUntil in
 		return SignedOffer{Format: FormatEIP712, AcceptIndex: t.AcceptIndex, Payload: p,
 			Signature: signDigest(kr.Current.ec, OfferHash(p))}, nil
 	case FormatJWS:
-		jws, err := signJWS(kr.Current.ed, kr.KID(kr.Current), p)
-		return SignedOffer{Format: FormatJWS, AcceptIndex: t.AcceptIndex, Signature: jws}, err
+		return SignedOffer{Format: FormatJWS, AcceptIndex: t.AcceptIndex, Signature: signJWS(kr.Current.ed, kr.header(), p.canonical())}, nil
 	}
 	return SignedOffer{}, fmt.Errorf("unknown offer format %q", format)
 }
@@ -36,14 +35,7 @@ func (kr *Keyring) Receipt(format string, p ReceiptPayload) (SignedReceipt, erro
 	case FormatEIP712:
 		return SignedReceipt{Format: FormatEIP712, Payload: &p, Signature: signDigest(kr.Current.ec, ReceiptHash(&p))}, nil
 	case FormatJWS:
-		// The reference's JWS receipt leaves out a transaction it does not have.
-		claims := map[string]any{"version": p.Version, "network": p.Network, "resourceUrl": p.ResourceURL,
-			"payer": p.Payer, "issuedAt": p.IssuedAt}
-		if p.Transaction != "" {
-			claims["transaction"] = p.Transaction
-		}
-		jws, err := signJWS(kr.Current.ed, kr.KID(kr.Current), claims)
-		return SignedReceipt{Format: FormatJWS, Signature: jws}, err
+		return SignedReceipt{Format: FormatJWS, Signature: signJWS(kr.Current.ed, kr.header(), p.jwsCanonical())}, nil
 	}
 	return SignedReceipt{}, fmt.Errorf("unknown receipt format %q", format)
 }
@@ -51,7 +43,7 @@ func (kr *Keyring) Receipt(format string, p ReceiptPayload) (SignedReceipt, erro
 // Statement signs a delivery statement for receipt (s.Receipt and s.Version are set here).
 func (kr *Keyring) Statement(receipt SignedReceipt, s Statement) (string, error) {
 	s.Version, s.Receipt = Version, ReceiptDigest(receipt)
-	return signJWS(kr.Current.ed, kr.KID(kr.Current), s)
+	return signJWS(kr.Current.ed, kr.header(), s.canonical()), nil
 }
 
 // ReceiptDigest is what a delivery statement names its receipt by: the SHA-256 of its

@@ -200,6 +200,12 @@ func (c *Client) KeepReceipt(ctx context.Context, id string, receipt json.RawMes
 	return c.do(ctx, http.MethodPost, "/payment/receipt", x402.KeepReceiptRequest{ID: id, Receipt: receipt}, &struct{}{})
 }
 
+// KeepVoucherReceipt records a delivered batch-settlement voucher with its answer's signed
+// extensions.
+func (c *Client) KeepVoucherReceipt(ctx context.Context, req x402.KeepVoucherReceiptRequest) error {
+	return c.do(ctx, http.MethodPost, "/voucher/receipt", req, &struct{}{})
+}
+
 // Revenue reads settled revenue by UTC day and route.
 func (c *Client) Revenue(ctx context.Context) ([]ledger.RevenueRow, error) {
 	var out []ledger.RevenueRow

@@ -37,6 +37,10 @@ const (
 	Settled Status = "settled"
 	// Failed: the payment cannot be collected (reverted, expired before settlement).
 	Failed Status = "failed"
+	// Voucher: a batch-settlement voucher's delivered answer, recorded for its receipt only:
+	// its money is its channel's (Channels), claimed with the channel, so no sum, exposure,
+	// revenue or settlement of this ledger counts it.
+	Voucher Status = "voucher"
 )
 
 // Open reports whether the payment still holds its nonce without being final.
@@ -502,6 +506,28 @@ func (l *Ledger) Update(id string, fn func(r *Record) error) (Record, error) {
 	l.put(&next)
 	l.mu.Unlock()
 	return next, l.j.WaitDurable(seq)
+}
+
+// KeepVoucher records a delivered batch-settlement voucher with its receipt (Status Voucher,
+// Nonce "channelId:maxClaimableAmount"), so that it is found by payer and nonce as a payment
+// is. A voucher already recorded keeps its first receipt: a voucher is charged once.
+func (l *Ledger) KeepVoucher(r Record) error {
+	r.ID, r.Status = ID(r.Payer, r.Nonce), Voucher
+	r.Reserved = l.now().UTC()
+	r.Updated = r.Reserved
+	l.mu.Lock()
+	if _, ok := l.recs[r.ID]; ok {
+		l.mu.Unlock()
+		return nil
+	}
+	seq, err := l.writeLocked(&r)
+	if err != nil {
+		l.mu.Unlock()
+		return err
+	}
+	l.put(&r)
+	l.mu.Unlock()
+	return l.j.WaitDurable(seq)
 }
 
 // Get returns a copy of the record.

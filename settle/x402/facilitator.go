@@ -136,6 +136,22 @@ type KeepReceiptRequest struct {
 	Receipt json.RawMessage `json:"receipt"`
 }
 
+// KeepVoucherReceiptRequest stores the signed extensions of a batch-settlement voucher's
+// answer. A voucher has no payment record of its own (its money is its channel's), so the
+// ledger keeps one for the receipt, found by Payer and Nonce ("channelId:maxClaimableAmount",
+// as the delivery statement names it).
+type KeepVoucherReceiptRequest struct {
+	Payer   string `json:"payer"`
+	Nonce   string `json:"nonce"`
+	Route   string `json:"route"`
+	Network string `json:"network"`
+	Amount  string `json:"amount"` // charged for this call, atomic units
+	// Transaction is the one the answer's receipt names (a deposit's), "" for a voucher
+	// charged off chain until its channel is claimed.
+	Transaction string          `json:"transaction,omitempty"`
+	Receipt     json.RawMessage `json:"receipt"`
+}
+
 // Networks of legacy v1 names (the only spelling v1 clients know) and their CAIP-2 ids.
 var v1Networks = map[string]string{
 	"base":           "eip155:8453",

@@ -82,7 +82,7 @@ func (r *Routes) kept(ctx context.Context, req *catalog.Request) (any, error) {
 		if payer != "" {
 			p = "nonce"
 		}
-		return nil, apierr.BadParam(p, "give payer and nonce (the authorization's), or payment_identifier")
+		return nil, apierr.BadParam(p, "give payer and nonce (the authorization's, or a voucher's channelId:maxClaimableAmount), or payment_identifier")
 	default:
 		sum, err = r.payments.Payment(ctx, payer, nonce)
 	}
