@@ -73,11 +73,13 @@ func run() error {
 		return err
 	}
 	recorded := map[string]*fasthttp.Response{}
+	// A 402 with signed offers for two schemes carries over 4 KB of headers, fasthttp's default.
+	client := &fasthttp.Client{ReadBufferSize: 16 << 10}
 	for _, p := range []string{"/llms.txt", challenge, "/v1/fr/tva?siren=123456789"} {
 		var resp fasthttp.Response
 		req := fasthttp.AcquireRequest()
 		req.SetRequestURI("http://" + app.API + p)
-		if err := fasthttp.Do(req, &resp); err != nil {
+		if err := client.Do(req, &resp); err != nil {
 			return err
 		}
 		recorded[p] = &resp
