@@ -79,15 +79,19 @@ func Start(t testing.TB, cat *catalog.Catalog, opt Options) *Harness {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
+	transport := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(func() {
+		// A connection the client dialed for a concurrent request but never used waits, on the
+		// server, for a first request until the read timeout (30 s), past the shutdown's 10 s.
+		transport.CloseIdleConnections()
 		cancel()
 		if err := <-done; err != nil && !errors.Is(err, net.ErrClosed) {
 			t.Errorf("server: %v", err)
 		}
 	})
-	client := &http.Client{}
+	client := &http.Client{Transport: transport}
 	if opt.CheckShapes {
-		client.Transport = shapeCheck{t: t, cat: cat, next: http.DefaultTransport}
+		client.Transport = shapeCheck{t: t, cat: cat, next: transport}
 	}
 	return &Harness{BaseURL: base, Server: srv, Client: client}
 }
