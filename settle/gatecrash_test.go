@@ -148,6 +148,26 @@ func startGateChild(t *testing.T, test string) (ch *devchain.Chain, d gateDaemon
 // before the answer reaches the gate (a relay between them drops it). The daemon is restarted
 // on the same journals; the gate asks again with the same completion, gets the same answer and
 // delivers: the channel is charged exactly once, the deposit made once, and the payer goes on.
+// serveRelay serves relay, the test's stand-in between the gate and the settle child, on a
+// Unix socket in dir, and returns the gate's client of it.
+func serveRelay(t *testing.T, ctx context.Context, dir string, relay http.Handler) *settleclient.Client {
+	t.Helper()
+	relaySock := filepath.Join(dir, "relay.sock")
+	l, err := net.Listen("unix", relaySock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, stopRelay := context.WithCancel(ctx)
+	relayDone := make(chan error, 1)
+	go func() { relayDone <- settle.Serve(rctx, relay, obs.Discard(), l) }()
+	t.Cleanup(func() { stopRelay(); <-relayDone })
+	fc, err := settleclient.New("unix:" + relaySock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fc
+}
+
 func TestSettleKilledBetweenBatchCompleteAndItsAnswer(t *testing.T) {
 	testenv.NeedsChain(t)
 	if spec := os.Getenv(gateChildEnv); spec != "" {
@@ -201,20 +221,7 @@ func TestSettleKilledBetweenBatchCompleteAndItsAnswer(t *testing.T) {
 		w.WriteHeader(resp.StatusCode)
 		_, _ = w.Write(answer)
 	})
-	relaySock := filepath.Join(dir, "relay.sock")
-	l, err := net.Listen("unix", relaySock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rctx, stopRelay := context.WithCancel(ctx)
-	relayDone := make(chan error, 1)
-	go func() { relayDone <- settle.Serve(rctx, relay, obs.Discard(), l) }()
-	t.Cleanup(func() { stopRelay(); <-relayDone })
-
-	fc, err := settleclient.New("unix:" + relaySock)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fc := serveRelay(t, ctx, dir, relay)
 	cfg := paywall.Config{Network: devchain.Network, Asset: ch.USDC.Hex(), PayTo: payTo.Hex(), TokenName: devchain.TokenName,
 		TokenVersion: devchain.TokenVersion, MaxTimeoutSeconds: 60, ReceiverAuthorizer: crypto.PubkeyToAddress(auth.PublicKey).Hex(),
 		WithdrawDelaySeconds: batch.MinWithdrawDelay, MinDeposit: 50 * price}
@@ -339,20 +346,7 @@ func TestSettleKilledBetweenReserveAndComplete(t *testing.T) {
 		w.WriteHeader(resp.StatusCode)
 		_, _ = w.Write(answer)
 	})
-	relaySock := filepath.Join(dir, "relay.sock")
-	l, err := net.Listen("unix", relaySock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rctx, stopRelay := context.WithCancel(ctx)
-	relayDone := make(chan error, 1)
-	go func() { relayDone <- settle.Serve(rctx, relay, obs.Discard(), l) }()
-	t.Cleanup(func() { stopRelay(); <-relayDone })
-
-	fc, err := settleclient.New("unix:" + relaySock)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fc := serveRelay(t, ctx, dir, relay)
 	cfg := paywall.Config{Network: devchain.Network, Asset: ch.USDC.Hex(), PayTo: payTo.Hex(), TokenName: devchain.TokenName,
 		TokenVersion: devchain.TokenVersion, MaxTimeoutSeconds: 60}
 	policy := paywall.Policy{Settlement: x402.ModeOptimistic, OptimisticMaxPrice: price, SettleTimeoutSeconds: 30}

@@ -14,45 +14,64 @@ import (
 
 func init() {
 	register("api", "run the public API daemon (production: its own unit, settle over a Unix socket)", func(ctx context.Context, args []string) error {
-		fs := flag.NewFlagSet("api", flag.ContinueOnError)
-		path := fs.String("config", defaultConfigPath, "configuration file")
-		if err := fs.Parse(args); err != nil {
+		return runAPI(ctx, "api", args, false)
+	})
+}
+
+// runAPI runs the public API daemon; as a fleet's gateway (appliance gateway) it also runs the
+// hub and sends the paid routes to the boxes, which have the browsers, so it starts no farm.
+func runAPI(ctx context.Context, name string, args []string, gateway bool) error {
+	cfg, err := loadDaemonConfig(name, args)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.Log)
+	// A box not set up yet still starts and says what it lacks; it takes no payment.
+	missing := setupMissing(cfg)
+	if len(missing) == 0 {
+		if err := cfg.SettlePayment().Validate(); err != nil {
 			return err
 		}
-		cfg, err := config.Load(*path, os.Environ())
-		if err != nil {
-			return err
-		}
-		log := newLogger(cfg.Log)
-		// A box not set up yet still starts and says what it lacks; it takes no payment.
-		missing := setupMissing(cfg)
-		if len(missing) == 0 {
-			if err := cfg.SettlePayment().Validate(); err != nil {
-				return err
-			}
-		} else {
-			log.Warn("first-boot setup incomplete; paid routes answer 503 until it is done", slog.String(obs.KeyMissing, strings.Join(missing, "; ")))
-		}
-		d, closeDeps, err := openCommon(cfg, log)
-		if err != nil {
-			return err
-		}
-		defer closeDeps()
-		px := learningProxy{Service: proxyclient.New(cfg.Proxyd.AdminSocket), pol: d.egress, log: log}
-		go learnExitAtStart(ctx, px)
-		d.proxy = px
-		d.receipts = loadReceiptKeys(cfg, log)
-		if d.gate, d.payments, err = newGate(cfg, "unix:"+cfg.Settle.Socket, d.store, d.receipts, log); err != nil {
-			return err
-		}
+	} else {
+		log.Warn("first-boot setup incomplete; paid routes answer 503 until it is done", slog.String(obs.KeyMissing, strings.Join(missing, "; ")))
+	}
+	d, closeDeps, err := openCommon(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeDeps()
+	px := learningProxy{Service: proxyclient.New(cfg.Proxyd.AdminSocket), pol: d.egress, log: log}
+	go learnExitAtStart(ctx, px)
+	d.proxy = px
+	d.receipts = loadReceiptKeys(cfg, log)
+	if d.gate, d.payments, err = newGate(cfg, "unix:"+cfg.Settle.Socket, d.store, d.receipts, log); err != nil {
+		return err
+	}
+	if !gateway {
 		if d.farm = startFarm(ctx, cfg, d.egress, log); d.farm != nil {
 			defer d.farm.Close()
 		}
-		a, err := assemble(cfg, log, d)
+	}
+	a, err := assemble(cfg, log, d)
+	if err != nil {
+		return err
+	}
+	if gateway {
+		g, err := startGatewayFleet(ctx, log, a, hubConfig(cfg))
 		if err != nil {
 			return err
 		}
-		a.gateSetup(missing)
-		return a.serve(ctx)
-	})
+		defer g.close()
+	}
+	a.gateSetup(missing)
+	return a.serve(ctx)
+}
+
+func loadDaemonConfig(name string, args []string) (config.Config, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	path := fs.String("config", defaultConfigPath, "configuration file")
+	if err := fs.Parse(args); err != nil {
+		return config.Config{}, err
+	}
+	return config.Load(*path, os.Environ())
 }

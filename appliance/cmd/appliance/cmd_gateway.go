@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,8 +20,6 @@ import (
 	"github.com/peage/appliance/internal/fleet/dispatch"
 	"github.com/peage/appliance/internal/fleet/hub"
 	"github.com/peage/appliance/internal/fleet/registry"
-	"github.com/peage/appliance/internal/obs"
-	proxyclient "github.com/peage/appliance/proxyd/client"
 )
 
 func init() {
@@ -112,44 +109,7 @@ func (g *gatewayFleet) adminRoutes(mux *http.ServeMux) {
 	})
 }
 
-func runGateway(ctx context.Context, args []string) error {
-	cfg, err := loadDaemonConfig("gateway", args)
-	if err != nil {
-		return err
-	}
-	log := newLogger(cfg.Log)
-	missing := setupMissing(cfg)
-	if len(missing) == 0 {
-		if err := cfg.SettlePayment().Validate(); err != nil {
-			return err
-		}
-	} else {
-		log.Warn("first-boot setup incomplete; paid routes answer 503 until it is done", slog.String(obs.KeyMissing, strings.Join(missing, "; ")))
-	}
-	d, closeDeps, err := openCommon(cfg, log)
-	if err != nil {
-		return err
-	}
-	defer closeDeps()
-	px := learningProxy{Service: proxyclient.New(cfg.Proxyd.AdminSocket), pol: d.egress, log: log}
-	go learnExitAtStart(ctx, px)
-	d.proxy = px
-	d.receipts = loadReceiptKeys(cfg, log)
-	if d.gate, d.payments, err = newGate(cfg, "unix:"+cfg.Settle.Socket, d.store, d.receipts, log); err != nil {
-		return err
-	}
-	a, err := assemble(cfg, log, d)
-	if err != nil {
-		return err
-	}
-	g, err := startGatewayFleet(ctx, log, a, hubConfig(cfg))
-	if err != nil {
-		return err
-	}
-	defer g.close()
-	a.gateSetup(missing)
-	return a.serve(ctx)
-}
+func runGateway(ctx context.Context, args []string) error { return runAPI(ctx, "gateway", args, true) }
 
 // writeFleetBoxes adds to `appliance status` the boxes a gateway's registry lists (its
 // operator port's /fleet/boxes); an appliance that is no gateway has none and prints nothing.
@@ -187,15 +147,6 @@ func writeFleetBoxes(ctx context.Context, out io.Writer, base string) error {
 }
 
 // loadDaemonConfig parses a daemon's one flag, --config, and loads the configuration.
-func loadDaemonConfig(name string, args []string) (config.Config, error) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	path := fs.String("config", defaultConfigPath, "configuration file")
-	if err := fs.Parse(args); err != nil {
-		return config.Config{}, err
-	}
-	return config.Load(*path, os.Environ())
-}
-
 // hubConfig is the embedded hub of cfg: its state under the state directory.
 func hubConfig(cfg config.Config) hub.Config {
 	dir := cfg.StateDir + string(os.PathSeparator) + "fleet"

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -89,6 +90,34 @@ func usdcBalance(t *testing.T, info devChainInfo, who string) *big.Int {
 	return b
 }
 
+// devWithFacilitator starts appliance dev settling through a remote facilitator on a free
+// loopback address (settlement, when set, is the [settlement] mode, with a 5 s settle timeout),
+// and returns the stack, its chain, the facilitator's address (not started) and the demo
+// payer's key, hex (the facilitator signs with it) and loaded (the client pays with it).
+func devWithFacilitator(t *testing.T, settlement string) (d devStack, info devChainInfo, facAddr, key string, payer *ecdsa.PrivateKey) {
+	t.Helper()
+	facAddr = freeport.Addr(t)
+	cfgPath := filepath.Join(t.TempDir(), "appliance.toml")
+	conf := fmt.Sprintf("[payment]\nfacilitator_url = %q\n", "http://"+facAddr)
+	if settlement != "" {
+		conf += fmt.Sprintf("[settlement]\nsettlement = %q\nsettle_timeout_seconds = 5\n", settlement)
+	}
+	if err := os.WriteFile(cfgPath, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d = startDev(t, "--config", cfgPath)
+	devSettle(t, d.state, http.MethodGet, "/dev/chain", &info)
+	keyHex, err := os.ReadFile(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payer, err = settle.LoadKey(filepath.Join(d.state, "dev-payer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, info, facAddr, strings.TrimSpace(string(keyHex)), payer
+}
+
 // TestRemoteFacilitator: with payment.facilitator_url naming a standard x402 v2 facilitator
 // (the official TypeScript one on loopback, against the embedded chain), `appliance pay`'s
 // call is verified and settled through it by the settle daemon, which keeps the payment in
@@ -99,24 +128,7 @@ func usdcBalance(t *testing.T, info devChainInfo, who string) *big.Int {
 // taken or owed (released in the ledger); lost while settling, nothing is delivered or taken
 // and the ledger never counts it settled.
 func TestRemoteFacilitator(t *testing.T) {
-	facAddr := freeport.Addr(t)
-	cfgPath := filepath.Join(t.TempDir(), "appliance.toml")
-	conf := fmt.Sprintf("[payment]\nfacilitator_url = %q\n[settlement]\nsettlement = \"sync\"\nsettle_timeout_seconds = 5\n", "http://"+facAddr)
-	if err := os.WriteFile(cfgPath, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	d := startDev(t, "--config", cfgPath)
-	var info devChainInfo
-	devSettle(t, d.state, http.MethodGet, "/dev/chain", &info)
-	keyHex, err := os.ReadFile(filepath.Join(d.state, "dev-payer.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := strings.TrimSpace(string(keyHex))
-	payer, err := settle.LoadKey(filepath.Join(d.state, "dev-payer.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, info, facAddr, key, payer := devWithFacilitator(t, "sync")
 	base := "http://" + d.api
 	ctx := context.Background()
 	tva := pay.Request{URL: base + "/v1/fr/tva", Params: map[string]string{"siren": "542065479"}}
@@ -225,24 +237,8 @@ func recentPayments(t *testing.T, state string) []ledger.Summary {
 // payment identifier and payload gets the result once the transaction is mined; never a 402
 // that would make the client pay again, and the payer is charged once.
 func TestRemoteFacilitatorSettlementPending(t *testing.T) {
-	facAddr := freeport.Addr(t)
-	cfgPath := filepath.Join(t.TempDir(), "appliance.toml")
-	conf := fmt.Sprintf("[payment]\nfacilitator_url = %q\n[settlement]\nsettlement = \"sync\"\nsettle_timeout_seconds = 5\n", "http://"+facAddr)
-	if err := os.WriteFile(cfgPath, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	d := startDev(t, "--config", cfgPath)
-	var info devChainInfo
-	devSettle(t, d.state, http.MethodGet, "/dev/chain", &info)
-	keyHex, err := os.ReadFile(filepath.Join(d.state, "dev-payer.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	payer, err := settle.LoadKey(filepath.Join(d.state, "dev-payer.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	officialFacilitator(t, facAddr, info, strings.TrimSpace(string(keyHex)), "--confirmation-timeout-ms=300")
+	d, info, facAddr, key, payer := devWithFacilitator(t, "sync")
+	officialFacilitator(t, facAddr, info, key, "--confirmation-timeout-ms=300")
 
 	tva := "http://" + d.api + "/v1/fr/tva?siren=542065479"
 	resp, err := http.Get(tva)
@@ -299,24 +295,8 @@ func TestRemoteFacilitatorSettlementPending(t *testing.T) {
 // facilitator: the ledger shows it settled with the facilitator's transaction, and the payee
 // holds the price.
 func TestRemoteFacilitatorOptimistic(t *testing.T) {
-	facAddr := freeport.Addr(t)
-	cfgPath := filepath.Join(t.TempDir(), "appliance.toml")
-	conf := fmt.Sprintf("[payment]\nfacilitator_url = %q\n", "http://"+facAddr)
-	if err := os.WriteFile(cfgPath, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	d := startDev(t, "--config", cfgPath)
-	var info devChainInfo
-	devSettle(t, d.state, http.MethodGet, "/dev/chain", &info)
-	keyHex, err := os.ReadFile(filepath.Join(d.state, "dev-payer.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	payer, err := settle.LoadKey(filepath.Join(d.state, "dev-payer.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	officialFacilitator(t, facAddr, info, strings.TrimSpace(string(keyHex)))
+	d, info, facAddr, key, payer := devWithFacilitator(t, "")
+	officialFacilitator(t, facAddr, info, key)
 	before := usdcBalance(t, info, info.PayTo)
 	res, err := (&pay.Client{Key: payer}).Do(context.Background(), pay.Request{URL: "http://" + d.api + "/v1/fr/tva", Params: map[string]string{"siren": "542065479"}})
 	if err != nil || res.Status != 200 || res.Receipt == nil || !res.Receipt.Success {
