@@ -8,6 +8,8 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/relay"
+	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/internal/cache"
 	"github.com/peage/appliance/internal/fleet/box"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
@@ -31,22 +33,7 @@ func TestPaidCallWhenItsBoxDies(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			dev, err := settle.StartDev(ctx, t.TempDir(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				if err := dev.Close(); err != nil {
-					t.Error(err)
-				}
-			})
-			fc, err := client.New(dev.Addr())
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName,
-				TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 120}
-			g := startGatewayWith(t, apitest.Options{Gate: paywall.New(cfg, paywall.DefaultPolicy(), fc, paywall.GateOptions{}), Pay: cfg})
+			g, fc, buyer := startPaidGateway(t, nil)
 			held := newHeld()
 			boxes := map[string]*box.Box{}
 			for _, name := range tc.boxes {
@@ -54,13 +41,9 @@ func TestPaidCallWhenItsBoxDies(t *testing.T) {
 				boxes[name] = g.startBox(name, cat)
 			}
 			g.waitServing(relay.RouteName("fr.tva"), len(tc.boxes))
-			key, err := settle.LoadKey(dev.PayerKey)
-			if err != nil {
-				t.Fatal(err)
-			}
 			done := make(chan *pay.Result, 1)
 			go func() {
-				res, err := (&pay.Client{Key: key}).Do(ctx, pay.Request{URL: g.api.BaseURL + tvaPath, Params: map[string]string{"siren": "542065479"}})
+				res, err := buyer.Do(ctx, pay.Request{URL: g.api.BaseURL + tvaPath, Params: map[string]string{"siren": "542065479"}})
 				if err != nil {
 					t.Error(err)
 				}
@@ -96,5 +79,75 @@ func TestPaidCallWhenItsBoxDies(t *testing.T) {
 				t.Fatalf("payment %s on %q; want it owed or settled on %s", p.Status, p.Box, survivor)
 			}
 		})
+	}
+}
+
+// startPaidGateway serves a gateway whose gate is the real x402 gate of a settle daemon on the
+// embedded chain, with cache as its result cache (nil: none), and returns the settle daemon's
+// client and a buyer holding test USDC.
+func startPaidGateway(t *testing.T, cache server.Cache) (*gateway, *client.Client, *pay.Client) {
+	t.Helper()
+	dev, err := settle.StartDev(context.Background(), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := dev.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	fc, err := client.New(dev.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName,
+		TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 120}
+	g := startGatewayWith(t, apitest.Options{Gate: paywall.New(cfg, paywall.DefaultPolicy(), fc, paywall.GateOptions{}), Pay: cfg, Cache: cache})
+	key, err := settle.LoadKey(dev.PayerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, fc, &pay.Client{Key: key}
+}
+
+// TestLedgerCreditsTheBoxNotTheCache pays twice for the same call through a gateway with a
+// result cache: the ledger records the first payment with the box that served it and the
+// second, answered from the gateway's cache, with no box, so that box is not credited for
+// work it did not do.
+func TestLedgerCreditsTheBoxNotTheCache(t *testing.T) {
+	testenv.NeedsChain(t)
+	ctx := context.Background()
+	c, err := cache.New(cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	g, fc, buyer := startPaidGateway(t, syncCache{c})
+	runs := &counting{runs: map[string]int{}}
+	for _, name := range []string{"a", "b"} {
+		g.startBox(name, boxCatalogBinding(t, "fr.geocode", runs.handler(name), nil))
+	}
+	g.waitServing(relay.RouteName("fr.geocode"), 2)
+	var named []string
+	for range 2 {
+		res, err := buyer.Do(ctx, pay.Request{URL: g.api.BaseURL + "/v1/fr/geocode", Params: map[string]string{"q": "8 bd du port amiens"}})
+		if err != nil || res.Status != http.StatusOK || res.Receipt == nil || !res.Receipt.Success {
+			t.Fatalf("paid call: %v %+v", err, res)
+		}
+		named = append(named, res.Header.Get(relay.HeaderBox))
+	}
+	if named[0] == "" || named[1] != "" || runs.total() != 1 {
+		t.Fatalf("answers name boxes %q, boxes ran %d calls; want the first named, the cache hit not", named, runs.total())
+	}
+	pays, err := fc.Payments(ctx, 5)
+	if err != nil || len(pays) != 2 {
+		t.Fatalf("payments: %v %+v", err, pays)
+	}
+	boxes := map[string]int{}
+	for _, p := range pays {
+		boxes[p.Box]++
+	}
+	if boxes[named[0]] != 1 || boxes[""] != 1 {
+		t.Fatalf("the ledger's boxes %v; want one payment on %s and one on none (the gateway's cache)", boxes, named[0])
 	}
 }

@@ -47,8 +47,9 @@ func startGateway(t *testing.T) *gateway {
 	return g
 }
 
-// startGatewayWith serves the gateway with opt (its gate, its payment settings).
-func startGatewayWith(t *testing.T, opt apitest.Options) *gateway {
+// startGatewayWith serves the gateway with opt (its gate, its payment settings, its result
+// cache), its catalog given edits before the server starts.
+func startGatewayWith(t *testing.T, opt apitest.Options, edits ...func(*catalog.Catalog)) *gateway {
 	t.Helper()
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -84,6 +85,9 @@ func startGatewayWith(t *testing.T, opt apitest.Options) *gateway {
 	}
 	if err := relay.NewGateway(d, view).Bind(cat); err != nil {
 		t.Fatal(err)
+	}
+	for _, edit := range edits {
+		edit(cat)
 	}
 	return &gateway{t: t, hub: h, view: view, api: apitest.Start(t, cat, opt)}
 }
@@ -246,9 +250,9 @@ func TestGatewayRefusesBeforeDispatch(t *testing.T) {
 
 func TestNoBoxIsUnavailableAndFree(t *testing.T) {
 	g := startGateway(t)
-	status, _, body := g.get(tvaPath, url.Values{"siren": {"542065479"}})
-	if status != http.StatusServiceUnavailable {
-		t.Fatalf("no box: %d %s; want 503", status, body)
+	status, hdr, body := g.get(tvaPath, url.Values{"siren": {"542065479"}})
+	if status != http.StatusServiceUnavailable || hdr.Get(relay.HeaderBox) != "" {
+		t.Fatalf("no box: %d %s naming box %q; want 503 naming none", status, body, hdr.Get(relay.HeaderBox))
 	}
 	if charged, waived := g.gate.Counts(); charged+waived != 0 {
 		t.Errorf("a route no box serves reached the gate (charged %d, waived %d)", charged, waived)
@@ -303,6 +307,9 @@ func TestBoxKilledMidCall(t *testing.T) {
 			}
 			if charged != 0 || waived != 1 {
 				t.Fatalf("charged %d, waived %d; want nothing charged", charged, waived)
+			}
+			if r.box != victim {
+				t.Fatalf("the 502 names box %q; want %s, which failed the call", r.box, victim)
 			}
 		})
 	}
