@@ -2,8 +2,12 @@ package relay_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"net/http"
+	"net/url"
 	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/paywall"
@@ -13,9 +17,12 @@ import (
 	"github.com/peage/appliance/internal/fleet/box"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
+	"github.com/peage/appliance/settle/batch"
+	"github.com/peage/appliance/settle/batchpay"
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/pay"
+	"github.com/peage/appliance/settle/x402"
 )
 
 // TestPaidCallWhenItsBoxDies pays with real USDC on the embedded chain through the gateway's
@@ -86,6 +93,13 @@ func TestPaidCallWhenItsBoxDies(t *testing.T) {
 // embedded chain, with cache as its result cache (nil: none), and returns the settle daemon's
 // client and a buyer holding test USDC.
 func startPaidGateway(t *testing.T, cache server.Cache) (*gateway, *client.Client, *pay.Client) {
+	g, fc, key, _ := startPaidGatewayOffering(t, cache)
+	return g, fc, &pay.Client{Key: key}
+}
+
+// startPaidGatewayOffering is startPaidGateway offering batch-settlement too: it returns the
+// buyer's key and the gateway's payment settings.
+func startPaidGatewayOffering(t *testing.T, cache server.Cache) (*gateway, *client.Client, *ecdsa.PrivateKey, paywall.Config) {
 	t.Helper()
 	dev, err := settle.StartDev(context.Background(), t.TempDir(), nil)
 	if err != nil {
@@ -101,13 +115,61 @@ func startPaidGateway(t *testing.T, cache server.Cache) (*gateway, *client.Clien
 		t.Fatal(err)
 	}
 	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName,
-		TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 120}
+		TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 120, ReceiverAuthorizer: dev.ReceiverAuthorizer,
+		WithdrawDelaySeconds: batch.MinWithdrawDelay, MinDeposit: 10 * price}
 	g := startGatewayWith(t, apitest.Options{Gate: paywall.New(cfg, paywall.DefaultPolicy(), fc, paywall.GateOptions{}), Pay: cfg, Cache: cache})
 	key, err := settle.LoadKey(dev.PayerKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g, fc, &pay.Client{Key: key}
+	return g, fc, key, cfg
+}
+
+// price is the price of the routes these tests pay for (fr.tva and fr.geocode).
+const price = 5_000
+
+// TestVoucherCompletionRecordsTheBox pays calls relayed to boxes with batch-settlement (a
+// deposit, then vouchers, on one channel): each completion names the box that served it, as
+// exact's do, so the channel report counts calls and charges per box.
+func TestVoucherCompletionRecordsTheBox(t *testing.T) {
+	testenv.NeedsChain(t)
+	ctx := context.Background()
+	g, fc, key, cfg := startPaidGatewayOffering(t, nil)
+	for _, name := range []string{"a", "b"} {
+		g.startBox(name, boxCatalog(t))
+	}
+	g.waitServing(relay.RouteName("fr.tva"), 2)
+	payer, err := batchpay.Open(key, cfg.BatchRequirements(g.cat.Entry("fr.tva")), common.Hash{31: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]uint64{}
+	for i := uint64(1); i <= 4; i++ {
+		req, err := payer.Voucher(i * price)
+		if i == 1 {
+			req, err = payer.Deposit(10*price, price, 1)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, hdr, body := g.paidGet(tvaPath, url.Values{"siren": {"542065479"}}, req.PaymentPayload)
+		if status != http.StatusOK || hdr.Get(x402.HeaderPaymentResponse) == "" || hdr.Get(relay.HeaderBox) == "" {
+			t.Fatalf("call %d: %d %s naming box %q", i, status, body, hdr.Get(relay.HeaderBox))
+		}
+		served[hdr.Get(relay.HeaderBox)]++
+	}
+	rep, err := fc.Channels(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.ByBox) != len(served) {
+		t.Fatalf("the channels count %+v by box; the answers named %v", rep.ByBox, served)
+	}
+	for box, n := range served {
+		if got := rep.ByBox[box]; got.Calls != n || got.Charged != n*price {
+			t.Fatalf("the channels count %+v by box; the answers named %v", rep.ByBox, served)
+		}
+	}
 }
 
 // TestLedgerCreditsTheBoxNotTheCache pays twice for the same call through a gateway with a

@@ -25,6 +25,7 @@ import (
 	"github.com/peage/appliance/internal/fleet/registry"
 	"github.com/peage/appliance/internal/freeport"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/settle/x402"
 )
 
 const tvaPath = "/v1/fr/tva"
@@ -35,6 +36,7 @@ type gateway struct {
 	t    *testing.T
 	hub  *hub.Hub
 	view *registry.View
+	cat  *catalog.Catalog
 	api  *apitest.Harness
 	gate *apitest.RecordingGate
 }
@@ -89,7 +91,7 @@ func startGatewayWith(t *testing.T, opt apitest.Options, edits ...func(*catalog.
 	for _, edit := range edits {
 		edit(cat)
 	}
-	return &gateway{t: t, hub: h, view: view, api: apitest.Start(t, cat, opt)}
+	return &gateway{t: t, hub: h, view: view, cat: cat, api: apitest.Start(t, cat, opt)}
 }
 
 // boxCatalog is a single box's catalog with the French family bound, as `appliance api` binds it.
@@ -175,7 +177,24 @@ func (g *gateway) waitServing(route string, n int) {
 
 func (g *gateway) get(path string, q url.Values) (int, http.Header, []byte) {
 	g.t.Helper()
-	resp, err := g.api.Client.Get(g.api.BaseURL + path + "?" + q.Encode())
+	return g.paidGet(path, q, nil)
+}
+
+// paidGet is get with payment (nil: none) in its PAYMENT-SIGNATURE header.
+func (g *gateway) paidGet(path string, q url.Values, payment any) (int, http.Header, []byte) {
+	g.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, g.api.BaseURL+path+"?"+q.Encode(), nil)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	if payment != nil {
+		h, err := x402.Encode(payment)
+		if err != nil {
+			g.t.Fatal(err)
+		}
+		req.Header.Set(x402.HeaderPaymentSignature, h)
+	}
+	resp, err := g.api.Client.Do(req)
 	if err != nil {
 		g.t.Fatal(err)
 	}
