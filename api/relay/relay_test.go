@@ -33,12 +33,18 @@ const tvaPath = "/v1/fr/tva"
 // gateway is an embedded hub with its registry and dispatcher, and the API server of a
 // gateway in front of it: every relayable entry bound to the fleet, the gate given.
 type gateway struct {
-	t    *testing.T
-	hub  *hub.Hub
-	view *registry.View
-	cat  *catalog.Catalog
-	api  *apitest.Harness
-	gate *apitest.RecordingGate
+	t     *testing.T
+	dir   string // the hub's state and JetStream store
+	leaf  string // the hub's leaf listener
+	opt   apitest.Options
+	edits []func(*catalog.Catalog)
+	hub   *hub.Hub
+	kv    jetstream.KeyValue
+	view  *registry.View
+	cat   *catalog.Catalog
+	api   *apitest.Harness
+	gate  *apitest.RecordingGate
+	close func()
 }
 
 func startGateway(t *testing.T) *gateway {
@@ -53,10 +59,20 @@ func startGateway(t *testing.T) *gateway {
 // cache), its catalog given edits before the server starts.
 func startGatewayWith(t *testing.T, opt apitest.Options, edits ...func(*catalog.Catalog)) *gateway {
 	t.Helper()
-	dir := t.TempDir()
+	g := &gateway{t: t, dir: t.TempDir(), leaf: freeport.Addr(t), opt: opt, edits: edits}
+	g.start()
+	t.Cleanup(func() { g.close() })
+	return g
+}
+
+// start runs the hub on the gateway's state, store and leaf address, its registry and
+// dispatcher, and a new API server relaying to them.
+func (g *gateway) start() {
+	t := g.t
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	h, err := hub.Start(ctx, hub.Config{StateDir: filepath.Join(dir, "state"), StoreDir: filepath.Join(dir, "store"), LeafAddr: freeport.Addr(t)})
+	h, err := hub.Start(ctx, hub.Config{StateDir: filepath.Join(g.dir, "state"), StoreDir: filepath.Join(g.dir, "store"), LeafAddr: g.leaf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +96,7 @@ func startGatewayWith(t *testing.T, opt apitest.Options, edits ...func(*catalog.
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { d.Close(); stop(); h.Close() })
+	g.close = func() { d.Close(); stop(); h.Close() }
 	cat, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {
 		t.Fatal(err)
@@ -88,10 +104,10 @@ func startGatewayWith(t *testing.T, opt apitest.Options, edits ...func(*catalog.
 	if err := relay.NewGateway(d, view).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	for _, edit := range edits {
+	for _, edit := range g.edits {
 		edit(cat)
 	}
-	return &gateway{t: t, hub: h, view: view, cat: cat, api: apitest.Start(t, cat, opt)}
+	g.hub, g.kv, g.view, g.cat, g.api = h, kv, view, cat, apitest.Start(t, cat, g.opt)
 }
 
 // boxCatalog is a single box's catalog with the French family bound, as `appliance api` binds it.
