@@ -277,6 +277,7 @@ func (f *Facilitator) BatchComplete(ctx context.Context, req *x402.BatchComplete
 		ch.Charged += req.Charged
 		ch.SignedMax, ch.Signature = s.max, p.Voucher.Signature
 		ch.Calls++
+		ch.ServedBy(req.Box, req.Charged)
 		ch.LastRequest = f.o.Now()
 		res.Extra = &x402.BatchResponseExtra{ChargedAmount: strconv.FormatUint(req.Charged, 10)}
 	} else {

@@ -61,7 +61,10 @@ type Error struct {
 	Param      string        // the offending parameter, for bad_param
 	Upstream   string        // the upstream that failed, for upstream_failed/timeout
 	RetryAfter time.Duration // for busy and limit_exceeded
-	Cause      error
+	// Header is set on the answer beside the error body: a fleet gateway names the box that
+	// failed the call, as it names the box of a result.
+	Header map[string]string
+	Cause  error
 }
 
 func (e *Error) Error() string {

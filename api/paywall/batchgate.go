@@ -120,7 +120,7 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(g.policy.SettleTimeoutSeconds)*time.Second)
 	defer cancel()
 	completion := req.Completion(res.ID, e.Price)
-	completion.Hold = res.Hold
+	completion.Hold, completion.Box = res.Hold, servedBy(out)
 	receipt, err := g.batchCompleteRetrying(cctx, bf, completion)
 	switch {
 	case err != nil:

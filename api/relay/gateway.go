@@ -73,15 +73,19 @@ func (g *Gateway) handler(e *catalog.Entry, route string) catalog.Handler {
 		}
 		frame, box, err := g.d.Do(ctx, route, registry.Constraints{}, dispatch.Request{Body: body, NoSideEffects: !sideEffects})
 		if err != nil {
-			return nil, edgeError(e, err)
+			var de *dispatch.Error
+			if errors.As(err, &de) {
+				box = de.Box
+			}
+			return nil, namingBox(edgeError(e, err), box)
 		}
 		meta, answer, err := decodeAnswer(frame)
 		if err != nil {
-			return nil, &apierr.Error{Code: apierr.CodeUpstream, Upstream: "fleet",
-				Message: "the box " + box + " answered " + e.Path + " unreadably; nothing was charged", Cause: err}
+			return nil, namingBox(&apierr.Error{Code: apierr.CodeUpstream, Upstream: "fleet",
+				Message: "the box " + box + " answered " + e.Path + " unreadably; nothing was charged", Cause: err}, box)
 		}
 		if meta.Error != nil {
-			return nil, meta.Error.apiError()
+			return nil, namingBox(meta.Error.apiError(), box)
 		}
 		header := make(map[string]string, len(meta.Header)+1)
 		for k, v := range meta.Header {
@@ -92,9 +96,18 @@ func (g *Gateway) handler(e *catalog.Entry, route string) catalog.Handler {
 	}
 }
 
+// namingBox has an error answer name the box whose failure it reports (the last box tried,
+// when a retry failed too), as a result names the box that served it; "" names none.
+func namingBox(e *apierr.Error, box string) *apierr.Error {
+	if box != "" {
+		e.Header = map[string]string{HeaderBox: box}
+	}
+	return e
+}
+
 // edgeError maps the dispatcher's typed errors to the answer: no box 503, a box that failed
 // or went away 502, the deadline 504. None is charged: the gate settles only a result.
-func edgeError(e *catalog.Entry, err error) error {
+func edgeError(e *catalog.Entry, err error) *apierr.Error {
 	switch {
 	case errors.Is(err, dispatch.ErrNoBox):
 		return &apierr.Error{Code: apierr.CodeUnavailable, Message: e.Path + " is not available right now: " + errNoBox.Error(), Cause: err}

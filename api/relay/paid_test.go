@@ -2,18 +2,27 @@ package relay_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"net/http"
+	"net/url"
 	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/relay"
+	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/internal/cache"
 	"github.com/peage/appliance/internal/fleet/box"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
+	"github.com/peage/appliance/settle/batch"
+	"github.com/peage/appliance/settle/batchpay"
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/pay"
+	"github.com/peage/appliance/settle/x402"
 )
 
 // TestPaidCallWhenItsBoxDies pays with real USDC on the embedded chain through the gateway's
@@ -31,22 +40,7 @@ func TestPaidCallWhenItsBoxDies(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			dev, err := settle.StartDev(ctx, t.TempDir(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				if err := dev.Close(); err != nil {
-					t.Error(err)
-				}
-			})
-			fc, err := client.New(dev.Addr())
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName,
-				TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 120}
-			g := startGatewayWith(t, apitest.Options{Gate: paywall.New(cfg, paywall.DefaultPolicy(), fc, paywall.GateOptions{}), Pay: cfg})
+			g, fc, buyer := startPaidGateway(t, nil)
 			held := newHeld()
 			boxes := map[string]*box.Box{}
 			for _, name := range tc.boxes {
@@ -54,13 +48,9 @@ func TestPaidCallWhenItsBoxDies(t *testing.T) {
 				boxes[name] = g.startBox(name, cat)
 			}
 			g.waitServing(relay.RouteName("fr.tva"), len(tc.boxes))
-			key, err := settle.LoadKey(dev.PayerKey)
-			if err != nil {
-				t.Fatal(err)
-			}
 			done := make(chan *pay.Result, 1)
 			go func() {
-				res, err := (&pay.Client{Key: key}).Do(ctx, pay.Request{URL: g.api.BaseURL + tvaPath, Params: map[string]string{"siren": "542065479"}})
+				res, err := buyer.Do(ctx, pay.Request{URL: g.api.BaseURL + tvaPath, Params: map[string]string{"siren": "542065479"}})
 				if err != nil {
 					t.Error(err)
 				}
@@ -96,5 +86,130 @@ func TestPaidCallWhenItsBoxDies(t *testing.T) {
 				t.Fatalf("payment %s on %q; want it owed or settled on %s", p.Status, p.Box, survivor)
 			}
 		})
+	}
+}
+
+// startPaidGateway serves a gateway whose gate is the real x402 gate of a settle daemon on the
+// embedded chain, with cache as its result cache (nil: none), and returns the settle daemon's
+// client and a buyer holding test USDC.
+func startPaidGateway(t *testing.T, cache server.Cache) (*gateway, *client.Client, *pay.Client) {
+	g, fc, key, _ := startPaidGatewayOffering(t, cache)
+	return g, fc, &pay.Client{Key: key}
+}
+
+// startPaidGatewayOffering is startPaidGateway offering batch-settlement too: it returns the
+// buyer's key and the gateway's payment settings.
+func startPaidGatewayOffering(t *testing.T, cache server.Cache) (*gateway, *client.Client, *ecdsa.PrivateKey, paywall.Config) {
+	t.Helper()
+	dev, err := settle.StartDev(context.Background(), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := dev.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	fc, err := client.New(dev.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName,
+		TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 120, ReceiverAuthorizer: dev.ReceiverAuthorizer,
+		WithdrawDelaySeconds: batch.MinWithdrawDelay, MinDeposit: 10 * price}
+	g := startGatewayWith(t, apitest.Options{Gate: paywall.New(cfg, paywall.DefaultPolicy(), fc, paywall.GateOptions{}), Pay: cfg, Cache: cache})
+	key, err := settle.LoadKey(dev.PayerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, fc, key, cfg
+}
+
+// price is the price of the routes these tests pay for (fr.tva and fr.geocode).
+const price = 5_000
+
+// TestVoucherCompletionRecordsTheBox pays calls relayed to boxes with batch-settlement (a
+// deposit, then vouchers, on one channel): each completion names the box that served it, as
+// exact's do, so the channel report counts calls and charges per box.
+func TestVoucherCompletionRecordsTheBox(t *testing.T) {
+	testenv.NeedsChain(t)
+	ctx := context.Background()
+	g, fc, key, cfg := startPaidGatewayOffering(t, nil)
+	for _, name := range []string{"a", "b"} {
+		g.startBox(name, boxCatalog(t))
+	}
+	g.waitServing(relay.RouteName("fr.tva"), 2)
+	payer, err := batchpay.Open(key, cfg.BatchRequirements(g.cat.Entry("fr.tva")), common.Hash{31: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]uint64{}
+	for i := uint64(1); i <= 4; i++ {
+		req, err := payer.Voucher(i * price)
+		if i == 1 {
+			req, err = payer.Deposit(10*price, price, 1)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, hdr, body := g.paidGet(tvaPath, url.Values{"siren": {"542065479"}}, req.PaymentPayload)
+		if status != http.StatusOK || hdr.Get(x402.HeaderPaymentResponse) == "" || hdr.Get(relay.HeaderBox) == "" {
+			t.Fatalf("call %d: %d %s naming box %q", i, status, body, hdr.Get(relay.HeaderBox))
+		}
+		served[hdr.Get(relay.HeaderBox)]++
+	}
+	rep, err := fc.Channels(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.ByBox) != len(served) {
+		t.Fatalf("the channels count %+v by box; the answers named %v", rep.ByBox, served)
+	}
+	for box, n := range served {
+		if got := rep.ByBox[box]; got.Calls != n || got.Charged != n*price {
+			t.Fatalf("the channels count %+v by box; the answers named %v", rep.ByBox, served)
+		}
+	}
+}
+
+// TestLedgerCreditsTheBoxNotTheCache pays twice for the same call through a gateway with a
+// result cache: the ledger records the first payment with the box that served it and the
+// second, answered from the gateway's cache, with no box, so that box is not credited for
+// work it did not do.
+func TestLedgerCreditsTheBoxNotTheCache(t *testing.T) {
+	testenv.NeedsChain(t)
+	ctx := context.Background()
+	c, err := cache.New(cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	g, fc, buyer := startPaidGateway(t, syncCache{c})
+	runs := &counting{runs: map[string]int{}}
+	for _, name := range []string{"a", "b"} {
+		g.startBox(name, boxCatalogBinding(t, "fr.geocode", runs.handler(name), nil))
+	}
+	g.waitServing(relay.RouteName("fr.geocode"), 2)
+	var named []string
+	for range 2 {
+		res, err := buyer.Do(ctx, pay.Request{URL: g.api.BaseURL + "/v1/fr/geocode", Params: map[string]string{"q": "8 bd du port amiens"}})
+		if err != nil || res.Status != http.StatusOK || res.Receipt == nil || !res.Receipt.Success {
+			t.Fatalf("paid call: %v %+v", err, res)
+		}
+		named = append(named, res.Header.Get(relay.HeaderBox))
+	}
+	if named[0] == "" || named[1] != "" || runs.total() != 1 {
+		t.Fatalf("answers name boxes %q, boxes ran %d calls; want the first named, the cache hit not", named, runs.total())
+	}
+	pays, err := fc.Payments(ctx, 5)
+	if err != nil || len(pays) != 2 {
+		t.Fatalf("payments: %v %+v", err, pays)
+	}
+	boxes := map[string]int{}
+	for _, p := range pays {
+		boxes[p.Box]++
+	}
+	if boxes[named[0]] != 1 || boxes[""] != 1 {
+		t.Fatalf("the ledger's boxes %v; want one payment on %s and one on none (the gateway's cache)", boxes, named[0])
 	}
 }

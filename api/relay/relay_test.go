@@ -25,6 +25,7 @@ import (
 	"github.com/peage/appliance/internal/fleet/registry"
 	"github.com/peage/appliance/internal/freeport"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/settle/x402"
 )
 
 const tvaPath = "/v1/fr/tva"
@@ -32,11 +33,18 @@ const tvaPath = "/v1/fr/tva"
 // gateway is an embedded hub with its registry and dispatcher, and the API server of a
 // gateway in front of it: every relayable entry bound to the fleet, the gate given.
 type gateway struct {
-	t    *testing.T
-	hub  *hub.Hub
-	view *registry.View
-	api  *apitest.Harness
-	gate *apitest.RecordingGate
+	t     *testing.T
+	dir   string // the hub's state and JetStream store
+	leaf  string // the hub's leaf listener
+	opt   apitest.Options
+	edits []func(*catalog.Catalog)
+	hub   *hub.Hub
+	kv    jetstream.KeyValue
+	view  *registry.View
+	cat   *catalog.Catalog
+	api   *apitest.Harness
+	gate  *apitest.RecordingGate
+	close func()
 }
 
 func startGateway(t *testing.T) *gateway {
@@ -47,13 +55,24 @@ func startGateway(t *testing.T) *gateway {
 	return g
 }
 
-// startGatewayWith serves the gateway with opt (its gate, its payment settings).
-func startGatewayWith(t *testing.T, opt apitest.Options) *gateway {
+// startGatewayWith serves the gateway with opt (its gate, its payment settings, its result
+// cache), its catalog given edits before the server starts.
+func startGatewayWith(t *testing.T, opt apitest.Options, edits ...func(*catalog.Catalog)) *gateway {
 	t.Helper()
-	dir := t.TempDir()
+	g := &gateway{t: t, dir: t.TempDir(), leaf: freeport.Addr(t), opt: opt, edits: edits}
+	g.start()
+	t.Cleanup(func() { g.close() })
+	return g
+}
+
+// start runs the hub on the gateway's state, store and leaf address, its registry and
+// dispatcher, and a new API server relaying to them.
+func (g *gateway) start() {
+	t := g.t
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	h, err := hub.Start(ctx, hub.Config{StateDir: filepath.Join(dir, "state"), StoreDir: filepath.Join(dir, "store"), LeafAddr: freeport.Addr(t)})
+	h, err := hub.Start(ctx, hub.Config{StateDir: filepath.Join(g.dir, "state"), StoreDir: filepath.Join(g.dir, "store"), LeafAddr: g.leaf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +96,7 @@ func startGatewayWith(t *testing.T, opt apitest.Options) *gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { d.Close(); stop(); h.Close() })
+	g.close = func() { d.Close(); stop(); h.Close() }
 	cat, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +104,10 @@ func startGatewayWith(t *testing.T, opt apitest.Options) *gateway {
 	if err := relay.NewGateway(d, view).Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	return &gateway{t: t, hub: h, view: view, api: apitest.Start(t, cat, opt)}
+	for _, edit := range g.edits {
+		edit(cat)
+	}
+	g.hub, g.kv, g.view, g.cat, g.api = h, kv, view, cat, apitest.Start(t, cat, g.opt)
 }
 
 // boxCatalog is a single box's catalog with the French family bound, as `appliance api` binds it.
@@ -171,7 +193,24 @@ func (g *gateway) waitServing(route string, n int) {
 
 func (g *gateway) get(path string, q url.Values) (int, http.Header, []byte) {
 	g.t.Helper()
-	resp, err := g.api.Client.Get(g.api.BaseURL + path + "?" + q.Encode())
+	return g.paidGet(path, q, nil)
+}
+
+// paidGet is get with payment (nil: none) in its PAYMENT-SIGNATURE header.
+func (g *gateway) paidGet(path string, q url.Values, payment any) (int, http.Header, []byte) {
+	g.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, g.api.BaseURL+path+"?"+q.Encode(), nil)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	if payment != nil {
+		h, err := x402.Encode(payment)
+		if err != nil {
+			g.t.Fatal(err)
+		}
+		req.Header.Set(x402.HeaderPaymentSignature, h)
+	}
+	resp, err := g.api.Client.Do(req)
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -246,9 +285,9 @@ func TestGatewayRefusesBeforeDispatch(t *testing.T) {
 
 func TestNoBoxIsUnavailableAndFree(t *testing.T) {
 	g := startGateway(t)
-	status, _, body := g.get(tvaPath, url.Values{"siren": {"542065479"}})
-	if status != http.StatusServiceUnavailable {
-		t.Fatalf("no box: %d %s; want 503", status, body)
+	status, hdr, body := g.get(tvaPath, url.Values{"siren": {"542065479"}})
+	if status != http.StatusServiceUnavailable || hdr.Get(relay.HeaderBox) != "" {
+		t.Fatalf("no box: %d %s naming box %q; want 503 naming none", status, body, hdr.Get(relay.HeaderBox))
 	}
 	if charged, waived := g.gate.Counts(); charged+waived != 0 {
 		t.Errorf("a route no box serves reached the gate (charged %d, waived %d)", charged, waived)
@@ -303,6 +342,9 @@ func TestBoxKilledMidCall(t *testing.T) {
 			}
 			if charged != 0 || waived != 1 {
 				t.Fatalf("charged %d, waived %d; want nothing charged", charged, waived)
+			}
+			if r.box != victim {
+				t.Fatalf("the 502 names box %q; want %s, which failed the call", r.box, victim)
 			}
 		})
 	}

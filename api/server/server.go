@@ -428,11 +428,28 @@ func (s *Server) run(ctx context.Context, e *catalog.Entry, req *catalog.Request
 		return nil, err
 	}
 	if cacheable && res.Status == http.StatusOK {
-		if b, err := json.Marshal(res); err == nil {
+		if b, err := json.Marshal(cachedCopy(res)); err == nil {
 			s.cache.Set(key, b, e.CacheTTL)
 		}
 	}
 	return res, nil
+}
+
+// cachedCopy is what the cache keeps of a result: a fleet gateway's answer without the box
+// that served it, since a hit is the gateway's own work (the box runs nothing for it), so
+// neither the answer nor the ledger credits that box again.
+func cachedCopy(res *catalog.Raw) *catalog.Raw {
+	if _, relayed := res.Header[catalog.HeaderBox]; !relayed {
+		return res
+	}
+	c := *res
+	c.Header = make(map[string]string, len(res.Header)-1)
+	for k, v := range res.Header {
+		if k != catalog.HeaderBox {
+			c.Header[k] = v
+		}
+	}
+	return &c
 }
 
 // revoker is a handler result with a side effect to undo when its payment fails.
@@ -499,6 +516,9 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entr
 	}
 	if status >= 500 && ae.Code == apierr.CodeInternal {
 		s.log.Error("internal error", slog.String(obs.KeyErr, err.Error()), slog.String(obs.KeyRequestID, string(ctx.Response.Header.Peek("X-Request-Id"))))
+	}
+	for k, v := range ae.Header {
+		ctx.Response.Header.Set(k, v)
 	}
 	if ae.RetryAfter > 0 {
 		ctx.Response.Header.Set("Retry-After", strconv.Itoa(int((ae.RetryAfter+time.Second-1)/time.Second)))

@@ -17,11 +17,12 @@ import (
 // TestDashboardInChromium loads the dashboard in real Chromium, served under a prefix (its
 // links are relative, so it also works behind a path on a reverse proxy), and checks its script
 // drew the seeded snapshot: a bar per day with the day's revenue, heights in proportion, the
-// routes' revenue and calls, the gas by day, the headline figures.
+// routes' revenue and calls, the gas by day, the headline figures, a gateway's boxes with
+// their earnings.
 func TestDashboardInChromium(t *testing.T) {
 	testenv.NeedsBrowser(t)
 	src := Sources{Ledger: localLedger{l: seedLedger(t, seededPayments), ch: seedChannels(t), spends: seededSpends}, Free: seedFree(t, []time.Time{day(21, 1)}),
-		Metrics: seededMetrics(true), Proxy: proxyFigures{stats: &proxyFiguresStats, status: &proxyFiguresStatus},
+		Metrics: seededMetrics(true), Proxy: proxyFigures{stats: &proxyFiguresStats, status: &proxyFiguresStatus}, Boxes: func() []BoxState { return fleetStates },
 		Now: func() time.Time { return now }, Days: 7, Version: "1.2.3", Started: now.Add(-time.Hour),
 		Health: func() Health {
 			return Health{Status: "ok", Components: map[string]string{"state": "ok"}, Routes: 3, Available: 3}
@@ -72,6 +73,7 @@ func TestDashboardInChromium(t *testing.T) {
 		{"chart-calls", "seg asked", []bar{{"fr.tva", "4"}}},
 		{"chart-calls", "seg refused", []bar{{"fr.tva", "1"}, {"chain.gas", "1"}, {"unknown", "2"}}},
 		{"chart-calls", "seg failed", []bar{{"web.screenshot", "5"}, {"chain.gas", "1"}}},
+		{"chart-revenue-box", "seg vouchers", []bar{{"line-1", "150000"}, {"line-9", "10000"}}},
 		{"chart-gas-day", "bar", []bar{{"2026-11-16", "0"}, {"2026-11-17", "0"}, {"2026-11-18", "0"}, {"2026-11-19", "0"},
 			{"2026-11-20", "168000000000000"}, {"2026-11-21", "90000000000000"}, {"2026-11-22", "18446774073709551616"}}},
 	}
@@ -108,12 +110,14 @@ func TestDashboardInChromium(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"2 up of 2", "3 active of 4", "203.0.113.7 · FR · AS3215 · Orange", "1 (0.005000 USDC)", "18.447032073709552616 ETH",
-		"unclaimed0.060000 USDC", "2 (1 withdrawals pending)", "0xpayer11.0000000.2000000.1500000.05000040", "batch 8333 over 42"} {
+		"unclaimed0.060000 USDC", "2 (1 withdrawals pending)",
+		"4 boxes, 1 live · the gateway itself served 5 paid calls for 3.516000 USDC", "line-2okFR AS32151/81s ago200.000000",
+		"line-1goneFR0/83m ago1300.150000", "line-3not connected-0/0never000.000000", "line-9not enrolled-0/0never020.010000", "0xpayer11.0000000.2000000.1500000.05000040", "batch 8333 over 42"} {
 		if !strings.Contains(page.Text, want) {
 			t.Errorf("the cards do not say %q:\n%s", want, page.Text)
 		}
 	}
-	if n := strconv.Itoa(len(page.Charts)); n != "4" {
-		t.Errorf("%s charts, want 4: %v", n, page.Charts)
+	if n := strconv.Itoa(len(page.Charts)); n != "5" {
+		t.Errorf("%s charts, want 5: %v", n, page.Charts)
 	}
 }

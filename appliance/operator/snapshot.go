@@ -56,6 +56,9 @@ type Sources struct {
 	Free     FreeCalls
 	Metrics  *obs.Registry
 	Proxy    Proxy
+	// Boxes lists a fleet gateway's boxes as its registry and hub know them; nil on an
+	// appliance that is no gateway, whose snapshot then has no fleet section.
+	Boxes func() []BoxState
 	// Health reports the box's health as /healthz does.
 	Health  func() Health
 	Version string
@@ -89,6 +92,60 @@ type Snapshot struct {
 	Exit        Exit       `json:"exit"`
 	Settlement  Settlement `json:"settlement"`
 	Channels    Channels   `json:"channels"`
+	Fleet       *Fleet     `json:"fleet,omitempty"` // a gateway's boxes
+}
+
+// BoxState is what a gateway knows of one box of its fleet besides the ledger.
+type BoxState struct {
+	Box string `json:"box"`
+	// Live: its last heartbeat is within the registry's TTL and no call found it gone; a box
+	// enrolled but not connected, or gone, is listed with Live false.
+	Live     bool      `json:"live"`
+	Health   string    `json:"health,omitempty"`
+	Routes   []string  `json:"routes"`
+	Country  string    `json:"country,omitempty"`
+	ASN      uint32    `json:"asn,omitempty"`
+	Load     int       `json:"load"`
+	Slots    int       `json:"slots"`
+	LastSeen time.Time `json:"last_seen,omitzero"` // its last heartbeat stored (zero: none since the gateway started)
+}
+
+// Fleet is a gateway's boxes, each with what the ledger credits it, so the operator can share
+// revenue with the lines' owners.
+type Fleet struct {
+	Error string     `json:"error,omitempty"` // the ledger could not be read: no box's earnings
+	Boxes []FleetBox `json:"boxes"`
+	// Gateway is what the gateway served itself: its result cache's hits and the routes it
+	// keeps (discovery, free, and the paid ones that create something).
+	Gateway Earned `json:"gateway"`
+}
+
+// FleetBox is one box: its state and its earnings. A box the ledger credits that the gateway
+// no longer knows (revoked, renamed) is listed too.
+type FleetBox struct {
+	BoxState
+	// Known: the gateway lists the box (its registry or its enrolments); a box only the
+	// ledger names (revoked since) is not known.
+	Known  bool   `json:"known"`
+	Earned Earned `json:"earned"`
+}
+
+// Earned is the paid calls a box served and their amount (atomic USDC): exact payments
+// settled (the ledger) and batch-settlement vouchers charged (the channels, claimed later).
+type Earned struct {
+	Calls    int    `json:"calls"`
+	Amount   uint64 `json:"amount"`
+	Settled  Count  `json:"settled"`
+	Vouchers Count  `json:"vouchers"`
+}
+
+func (e *Earned) add(settled, vouchers Count) {
+	e.Settled.Payments += settled.Payments
+	e.Settled.Amount += settled.Amount
+	e.Vouchers.Payments += vouchers.Payments
+	e.Vouchers.Amount += vouchers.Amount
+	e.Calls = e.Settled.Payments + e.Vouchers.Payments
+	e.Amount = e.Settled.Amount + e.Vouchers.Amount
 }
 
 // Revenue is the settled revenue (the ledger counts a payment on the UTC day it settled) and
@@ -254,7 +311,8 @@ func Build(ctx context.Context, src Sources) Snapshot {
 			fn(cctx)
 		}()
 	}
-	run(func(ctx context.Context) { s.Revenue = revenue(ctx, src, dayList) })
+	var rows []ledger.RevenueRow
+	run(func(ctx context.Context) { s.Revenue, rows = revenue(ctx, src, dayList) })
 	var report ledger.ChannelsReport
 	run(func(ctx context.Context) { s.Settlement = settlement(ctx, src, dayList) })
 	run(func(ctx context.Context) { s.Channels, report = channels(ctx, src) })
@@ -267,7 +325,54 @@ func Build(ctx context.Context, src Sources) Snapshot {
 	if s.Settlement.Error == "" && s.Channels.Error == "" {
 		s.Settlement.GasPerCall = report.Gas
 	}
+	if src.Boxes != nil {
+		s.Fleet = fleetView(src.Boxes(), s.Revenue.Error, rows, s.Channels.Error, report.ByBox)
+	}
 	return s
+}
+
+// fleetView lists the boxes the gateway knows and those the ledger credits, by name, each
+// with its settled exact payments and its charged vouchers.
+func fleetView(states []BoxState, revenueErr string, rows []ledger.RevenueRow, channelsErr string, vouchers map[string]ledger.Served) *Fleet {
+	f := &Fleet{Boxes: []FleetBox{}, Error: strings.Join(nonEmptyOnly(revenueErr, channelsErr), "; ")}
+	index := map[string]int{}
+	for _, st := range states {
+		if st.Routes == nil {
+			st.Routes = []string{}
+		}
+		index[st.Box] = len(f.Boxes)
+		f.Boxes = append(f.Boxes, FleetBox{BoxState: st, Known: true})
+	}
+	earned := func(box string) *Earned {
+		if box == "" {
+			return &f.Gateway
+		}
+		i, ok := index[box]
+		if !ok {
+			i = len(f.Boxes)
+			index[box] = i
+			f.Boxes = append(f.Boxes, FleetBox{BoxState: BoxState{Box: box, Routes: []string{}}})
+		}
+		return &f.Boxes[i].Earned
+	}
+	for _, r := range rows {
+		earned(r.Box).add(Count{Payments: r.Calls, Amount: r.Amount}, Count{})
+	}
+	for box, v := range vouchers {
+		earned(box).add(Count{}, Count{Payments: int(v.Calls), Amount: v.Charged})
+	}
+	slices.SortFunc(f.Boxes, func(a, b FleetBox) int { return strings.Compare(a.Box, b.Box) })
+	return f
+}
+
+func nonEmptyOnly(vals ...string) []string {
+	var out []string
+	for _, v := range vals {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func channels(ctx context.Context, src Sources) (Channels, ledger.ChannelsReport) {
@@ -304,7 +409,8 @@ func noLedger(src Sources) string {
 	return "no payment ledger on this box"
 }
 
-func revenue(ctx context.Context, src Sources, days []string) Revenue {
+// revenue also returns the ledger's rows, which the fleet view splits by box.
+func revenue(ctx context.Context, src Sources, days []string) (Revenue, []ledger.RevenueRow) {
 	r := Revenue{Currency: "USDC", Decimals: 6, ByDay: make([]DayRevenue, len(days)), ByRoute: []RouteRevenue{}}
 	index := map[string]int{}
 	for i, d := range days {
@@ -320,12 +426,12 @@ func revenue(ctx context.Context, src Sources, days []string) Revenue {
 	}
 	if src.Ledger == nil {
 		r.Error = noLedger(src)
-		return r
+		return r, nil
 	}
 	rows, err := src.Ledger.Revenue(ctx)
 	if err != nil {
 		r.Error = "the settle daemon's ledger cannot be read: " + err.Error()
-		return r
+		return r, nil
 	}
 	byRoute := map[string]*RouteRevenue{}
 	for _, row := range rows {
@@ -348,7 +454,7 @@ func revenue(ctx context.Context, src Sources, days []string) Revenue {
 		r.ByRoute = append(r.ByRoute, *rr)
 	}
 	slices.SortFunc(r.ByRoute, func(a, b RouteRevenue) int { return largestFirst(a.Amount, b.Amount, a.Route, b.Route) })
-	return r
+	return r, rows
 }
 
 func settlement(ctx context.Context, src Sources, days []string) Settlement {

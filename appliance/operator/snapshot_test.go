@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,7 +56,8 @@ func seedChannels(t *testing.T) *ledger.Channels {
 	t.Cleanup(func() { s.Close() })
 	for _, c := range []ledger.Channel{
 		{ID: "0xc1", Config: x402.ChannelConfig{Payer: "0xpayer1", WithdrawDelay: 900}, Charged: 200_000, SignedMax: 200_000, Balance: 1_000_000,
-			TotalClaimed: 150_000, Calls: 40, WithdrawRequestedAt: uint64(day(22, 18).Unix()), SyncedAt: day(22, 18)},
+			TotalClaimed: 150_000, Calls: 40, WithdrawRequestedAt: uint64(day(22, 18).Unix()), SyncedAt: day(22, 18),
+			ByBox: map[string]ledger.Served{"line-1": {Calls: 30, Charged: 150_000}, "line-9": {Calls: 2, Charged: 10_000}}},
 		{ID: "0xc2", Config: x402.ChannelConfig{Payer: "0xpayer2", WithdrawDelay: 900}, Charged: 10_000, SignedMax: 10_000, Balance: 500_000,
 			Calls: 2, SyncedAt: day(22, 17)},
 	} {
@@ -82,6 +84,7 @@ type payment struct {
 	amount uint64
 	status ledger.Status
 	gasWei string
+	box    string // the fleet box that served it
 }
 
 // seedLedger writes the payments through the ledger's own API with its clock at each one's time.
@@ -96,7 +99,7 @@ func seedLedger(t *testing.T, pays []payment) *ledger.Ledger {
 	for i, p := range pays {
 		clock = p.at
 		id := ledger.ID("0xpayer", "0x"+string(rune('a'+i)))
-		if _, err := l.Reserve(ledger.Record{ID: id, Payer: "0xpayer", Nonce: "0x" + string(rune('a'+i)), Route: p.route, Amount: p.amount}, math.MaxUint64); err != nil {
+		if _, err := l.Reserve(ledger.Record{ID: id, Payer: "0xpayer", Nonce: "0x" + string(rune('a'+i)), Route: p.route, Box: p.box, Amount: p.amount}, math.MaxUint64); err != nil {
 			t.Fatal(err)
 		}
 		if p.status == ledger.Reserved {
@@ -170,15 +173,15 @@ func day(d, h int) time.Time { return time.Date(2026, 11, d, h, 0, 0, 0, time.UT
 
 // seededPayments: settled revenue on three days (one before the window), a queue, a failure.
 var seededPayments = []payment{
-	{day(2, 10), "fr.tva", 5000, ledger.Settled, "1000"},                  // outside a 7-day window
-	{day(20, 9), "fr.tva", 5000, ledger.Settled, "84000000000000"},        // 2026-11-20
-	{day(20, 11), "chain.gas", 1000, ledger.Settled, "84000000000000"},    //
-	{day(21, 14), "proxy.1gb", 3500000, ledger.Settled, "90000000000000"}, // 2026-11-21
-	{day(22, 8), "fr.tva", 5000, ledger.Settled, "18446744073709551616"},  // today, past uint64
-	{day(22, 9), "fr.tva", 5000, ledger.Queued, ""},                       // owed
-	{day(22, 10), "chain.gas", 1000, ledger.Broadcast, ""},                // sent
-	{day(22, 11), "chain.gas", 1000, ledger.Failed, "30000000000000"},     // reverted: gas spent, no revenue
-	{day(22, 12), "web.screenshot", 10000, ledger.Reserved, ""},           // work running
+	{day(2, 10), "fr.tva", 5000, ledger.Settled, "1000", ""},                  // outside a 7-day window
+	{day(20, 9), "fr.tva", 5000, ledger.Settled, "84000000000000", ""},        // 2026-11-20
+	{day(20, 11), "chain.gas", 1000, ledger.Settled, "84000000000000", ""},    //
+	{day(21, 14), "proxy.1gb", 3500000, ledger.Settled, "90000000000000", ""}, // 2026-11-21
+	{day(22, 8), "fr.tva", 5000, ledger.Settled, "18446744073709551616", ""},  // today, past uint64
+	{day(22, 9), "fr.tva", 5000, ledger.Queued, "", ""},                       // owed
+	{day(22, 10), "chain.gas", 1000, ledger.Broadcast, "", ""},                // sent
+	{day(22, 11), "chain.gas", 1000, ledger.Failed, "30000000000000", ""},     // reverted: gas spent, no revenue
+	{day(22, 12), "web.screenshot", 10000, ledger.Reserved, "", ""},           // work running
 }
 
 func TestSnapshot(t *testing.T) {
@@ -202,6 +205,10 @@ func TestSnapshot(t *testing.T) {
 				Metrics: seededMetrics(false), Health: func() Health {
 					return Health{Status: "degraded", Components: map[string]string{"browserfarm": "no browser up", "state": "ok"}, Routes: 152, Available: 120}
 				}}
+		}},
+		{"fleet", func(t *testing.T) Sources {
+			return Sources{Ledger: localLedger{l: seedLedger(t, fleetPayments), ch: seedChannels(t), spends: seededSpends}, Metrics: seededMetrics(false),
+				Health: health, Boxes: func() []BoxState { return fleetStates }}
 		}},
 		{"daemons-unreachable", func(t *testing.T) Sources {
 			down := errors.New("dial unix /run/peage/settle.sock: connect: no such file or directory")
@@ -253,6 +260,60 @@ func TestSeededFigures(t *testing.T) {
 		{"calls", s.Routes.Total, RouteCalls{Calls: 19, OK: 5, PaymentAsked: 4, Refused: 4, Failed: 6}},
 		{"busiest route", s.Routes.By[0].Route, "fr.tva"},
 		{"farm busy", s.Farm.Busy, 1},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s: got %+v, want %+v", c.name, c.got, c.want)
+		}
+	}
+}
+
+// fleetPayments: exact payments a gateway's boxes served (and one its cache answered).
+var fleetPayments = []payment{
+	{day(21, 9), "fr.tva", 5000, ledger.Settled, "84000000000000", "line-1"},
+	{day(22, 9), "fr.tva", 5000, ledger.Settled, "84000000000000", "line-1"},
+	{day(22, 10), "web.screenshot", 10000, ledger.Settled, "84000000000000", "line-2"},
+	{day(22, 11), "fr.geocode", 5000, ledger.Settled, "84000000000000", ""},   // a cache hit
+	{day(22, 12), "fr.tva", 5000, ledger.Queued, "", "line-2"},                // owed, not revenue yet
+	{day(22, 13), "fr.tva", 5000, ledger.Settled, "84000000000000", "line-0"}, // a box since revoked
+}
+
+// fleetStates: a live box, a box gone, a box enrolled that never joined; line-9 only earned
+// vouchers (seedChannels) and line-0 only exact payments, and neither is known to the gateway.
+var fleetStates = []BoxState{
+	{Box: "line-2", Live: true, Health: "ok", Routes: []string{"fr_tva", "web_screenshot"}, Country: "FR", ASN: 3215, Load: 1, Slots: 8, LastSeen: now.Add(-time.Second)},
+	{Box: "line-1", Health: "ok", Routes: []string{"fr_tva"}, Country: "FR", Slots: 8, LastSeen: now.Add(-3 * time.Minute)},
+	{Box: "line-3", Routes: []string{}},
+}
+
+// TestFleetFigures states the fleet case's sums per box: exact payments settled by box, the
+// vouchers each box served from the channels, what the gateway served itself.
+func TestFleetFigures(t *testing.T) {
+	s := Build(context.Background(), Sources{Ledger: localLedger{l: seedLedger(t, fleetPayments), ch: seedChannels(t)},
+		Now: func() time.Time { return now }, Days: 7, Boxes: func() []BoxState { return fleetStates }})
+	if s.Fleet == nil || s.Fleet.Error != "" {
+		t.Fatalf("fleet %+v", s.Fleet)
+	}
+	got := map[string]FleetBox{}
+	var names []string
+	for _, b := range s.Fleet.Boxes {
+		got[b.Box] = b
+		names = append(names, b.Box)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"boxes, by name", strings.Join(names, " "), "line-0 line-1 line-2 line-3 line-9"},
+		{"line-1", got["line-1"].Earned, Earned{Calls: 32, Amount: 160_000, Settled: Count{2, 10_000}, Vouchers: Count{30, 150_000}}},
+		{"line-2 (one payment still owed)", got["line-2"].Earned, Earned{Calls: 1, Amount: 10_000, Settled: Count{1, 10_000}}},
+		{"line-2 live", got["line-2"].Live, true},
+		{"line-0, revoked", got["line-0"].Earned, Earned{Calls: 1, Amount: 5000, Settled: Count{1, 5000}}},
+		{"line-0 unknown to the gateway", !got["line-0"].Known && !got["line-0"].Live, true},
+		{"line-3 known", got["line-3"].Known, true},
+		{"line-9, vouchers only", got["line-9"].Earned, Earned{Calls: 2, Amount: 10_000, Vouchers: Count{2, 10_000}}},
+		{"line-3, never joined", got["line-3"].Earned, Earned{}},
+		{"the gateway's own", s.Fleet.Gateway, Earned{Calls: 1, Amount: 5000, Settled: Count{1, 5000}}},
 	}
 	for _, c := range checks {
 		if c.got != c.want {

@@ -133,7 +133,60 @@ func WriteText(out io.Writer, s Snapshot) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	return channelTable(out, s.Channels)
+	if err := channelTable(out, s.Channels); err != nil {
+		return err
+	}
+	return fleetTable(out, s.Fleet, at)
+}
+
+// fleetTable lists a gateway's boxes: state, exit, load, last heartbeat, routes, and the
+// paid calls and USDC each served (exact settled plus vouchers charged).
+func fleetTable(out io.Writer, f *Fleet, at time.Time) error {
+	if f == nil {
+		return nil
+	}
+	live := 0
+	for _, b := range f.Boxes {
+		if b.Live {
+			live++
+		}
+	}
+	fmt.Fprintf(out, "\nfleet: %d boxes, %d live · the gateway itself served %s for %s USDC\n", len(f.Boxes), live,
+		plural(f.Gateway.Calls, "paid call"), usdc(f.Gateway.Amount))
+	if f.Error != "" {
+		fmt.Fprintf(out, "  earnings unknown: %s\n", f.Error)
+	}
+	if len(f.Boxes) == 0 {
+		return nil
+	}
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "box\tstate\tload/slots\texit\tlast seen\troutes\tcalls\tUSDC\tsettled\tvouchers")
+	for _, b := range f.Boxes {
+		state := b.Health
+		switch {
+		case !b.Known:
+			state = "not enrolled"
+		case !b.Live && b.LastSeen.IsZero():
+			state = "not connected"
+		case !b.Live:
+			state = "gone"
+		}
+		exit := b.Country
+		if b.ASN != 0 {
+			exit = strings.TrimSpace(fmt.Sprintf("%s AS%d", exit, b.ASN))
+		}
+		if exit == "" {
+			exit = "-"
+		}
+		seen := "never"
+		if !b.LastSeen.IsZero() {
+			seen = age(at.Sub(b.LastSeen)) + " ago"
+		}
+		e := b.Earned
+		fmt.Fprintf(w, "%s\t%s\t%d/%d\t%s\t%s\t%d\t%d\t%s\t%d %s\t%d %s\n", b.Box, state, b.Load, b.Slots, exit, seen, len(b.Routes),
+			e.Calls, usdc(e.Amount), e.Settled.Payments, usdc(e.Settled.Amount), e.Vouchers.Payments, usdc(e.Vouchers.Amount))
+	}
+	return w.Flush()
 }
 
 // GasPerCallText is the gas per paid call of both schemes on one line.

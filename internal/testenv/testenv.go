@@ -29,6 +29,9 @@ const (
 	// Deadlines are upstreams that never answer, each waited out in real time until the
 	// client's deadline (seconds per call): the 504 rows of the failure tables.
 	Deadlines Need = "an upstream's deadline waited out in real time"
+	// Outages are a fleet box's line cut for a minute, past the registry's TTL and the leaf's
+	// reconnect interval, waited out in real time.
+	Outages Need = "a fleet box's line cut for a minute in real time"
 	// Tree is the whole module compiled for its type information (the log-key rule): make
 	// test and make lint run it.
 	Tree Need = "the whole tree compiled and type-checked"

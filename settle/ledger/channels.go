@@ -33,6 +33,9 @@ type Channel struct {
 	SyncedAt            time.Time          `json:"synced_at"`
 	LastRequest         time.Time          `json:"last_request,omitzero"`
 	Calls               uint64             `json:"calls"` // paid calls served on this channel
+	// ByBox splits the calls and charges that fleet boxes served, by box (a call served by the
+	// appliance itself is in neither), so revenue is shared per box as exact's ledger does.
+	ByBox map[string]Served `json:"by_box,omitempty"`
 	// ClaimTx is the claim transaction in flight for this channel (written before broadcast,
 	// cleared at its receipt), so a restart finds it instead of claiming twice.
 	ClaimTx string `json:"claim_tx,omitempty"`
@@ -65,6 +68,29 @@ type Completion struct {
 func (c *Completion) Answers(max, sig, hold string) bool {
 	return c != nil && sig != "" && c.MaxClaimable == max && strings.EqualFold(c.Signature, sig) &&
 		(hold == "" || c.Hold == "" || c.Hold == hold)
+}
+
+// Served is what a fleet box served: paid calls and what they were charged (atomic units).
+type Served struct {
+	Calls   uint64 `json:"calls"`
+	Charged uint64 `json:"charged"`
+}
+
+// ServedBy counts one call charged charged on box, in a copy of the map (the channel's record
+// is shared until its commit).
+func (c *Channel) ServedBy(box string, charged uint64) {
+	if box == "" {
+		return
+	}
+	by := maps.Clone(c.ByBox)
+	if by == nil {
+		by = map[string]Served{}
+	}
+	s := by[box]
+	s.Calls++
+	s.Charged += charged
+	by[box] = s
+	c.ByBox = by
 }
 
 // Unclaimed is what the payer has been charged and the chain has not yet recorded as claimed.

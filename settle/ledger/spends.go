@@ -219,6 +219,8 @@ type ChannelsReport struct {
 	Totals   ChannelTotals `json:"totals"`
 	Gas      GasPerCall    `json:"gas"`
 	Claimer  ClaimerView   `json:"claimer"`
+	// ByBox sums every channel's calls and charges by the fleet box that served them.
+	ByBox map[string]Served `json:"by_box,omitempty"`
 }
 
 // Report builds the operator's view from the channel store's channels, the payment ledger's
@@ -227,6 +229,15 @@ func Report(enabled bool, chans []Channel, st Stats, batch map[string]GasFigures
 	rep := ChannelsReport{Enabled: enabled, Channels: make([]ChannelView, 0, len(chans)), Claimer: claimer}
 	for _, c := range chans {
 		rep.Channels = append(rep.Channels, c.View())
+		for box, served := range c.ByBox {
+			if rep.ByBox == nil {
+				rep.ByBox = map[string]Served{}
+			}
+			sum := rep.ByBox[box]
+			sum.Calls += served.Calls
+			sum.Charged += served.Charged
+			rep.ByBox[box] = sum
+		}
 	}
 	rep.Totals = Totals(rep.Channels)
 	exact := GasFigures{Wei: st.GasWei, Gas: st.Gas}

@@ -266,6 +266,9 @@ type BatchCompleteRequest struct {
 	Signature          string `json:"signature"`
 	// Hold is BatchReserveResponse.Hold of the request ("" matches on the voucher only).
 	Hold string `json:"hold,omitempty"`
+	// Box is the fleet box that served the call ("" for the appliance itself), counted with
+	// the charge on the channel, as WithBox records it with an exact payment.
+	Box string `json:"box,omitempty"`
 }
 
 // Completion is the BatchCompleteRequest of this request, held as id, charging charged.

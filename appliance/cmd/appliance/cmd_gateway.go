@@ -3,19 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/peage/appliance/api/relay"
 	"github.com/peage/appliance/appliance/config"
+	"github.com/peage/appliance/appliance/operator"
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/dispatch"
 	"github.com/peage/appliance/internal/fleet/hub"
@@ -72,7 +68,26 @@ func startGatewayFleet(ctx context.Context, log *slog.Logger, gw *app, hc hub.Co
 		return nil, err
 	}
 	gw.adminRoutes = append(gw.adminRoutes, g.adminRoutes)
+	gw.operator.Boxes = g.boxStates
 	return g, nil
+}
+
+// boxStates are the boxes the operator's view lists: every box the registry has held since
+// the gateway started, and the enrolled ones that never joined.
+func (g *gatewayFleet) boxStates() []operator.BoxState {
+	var out []operator.BoxState
+	known := map[string]bool{}
+	for _, s := range g.view.Seen() {
+		known[s.Box] = true
+		out = append(out, operator.BoxState{Box: s.Box, Live: s.Live, Health: s.Health, Routes: s.Routes, Country: s.Exit.Country,
+			ASN: s.Exit.ASN, Load: s.Load, Slots: s.Slots, LastSeen: s.At.UTC()})
+	}
+	for _, name := range g.hub.Enrolled() {
+		if !known[name] {
+			out = append(out, operator.BoxState{Box: name, Routes: []string{}})
+		}
+	}
+	return out
 }
 
 func (g *gatewayFleet) close() {
@@ -110,41 +125,6 @@ func (g *gatewayFleet) adminRoutes(mux *http.ServeMux) {
 }
 
 func runGateway(ctx context.Context, args []string) error { return runAPI(ctx, "gateway", args, true) }
-
-// writeFleetBoxes adds to `appliance status` the boxes a gateway's registry lists (its
-// operator port's /fleet/boxes); an appliance that is no gateway has none and prints nothing.
-func writeFleetBoxes(ctx context.Context, out io.Writer, base string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/fleet/boxes", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound {
-		return nil
-	}
-	var list struct{ Boxes []fleet.Record }
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("fleet boxes: %s", resp.Status)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
-		return fmt.Errorf("fleet boxes: %w", err)
-	}
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "\nfleet: %d boxes (calls and revenue per box: appliance ledger)\n", len(list.Boxes))
-	fmt.Fprintln(w, "box\thealth\tload/slots\texit\troutes")
-	for _, b := range list.Boxes {
-		exit := b.Exit.Country
-		if b.Exit.ASN != 0 {
-			exit += " AS" + strconv.FormatUint(uint64(b.Exit.ASN), 10)
-		}
-		fmt.Fprintf(w, "%s\t%s\t%d/%d\t%s\t%d\n", b.Box, b.Health, b.Load, b.Slots, exit, len(b.Routes))
-	}
-	return w.Flush()
-}
 
 // loadDaemonConfig parses a daemon's one flag, --config, and loads the configuration.
 // hubConfig is the embedded hub of cfg: its state under the state directory.

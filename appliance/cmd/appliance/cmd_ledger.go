@@ -76,7 +76,7 @@ func ledgerTo(ctx context.Context, out io.Writer, args []string) error {
 			return err
 		}
 	}
-	if err := printLedger(out, rows, pays); err != nil {
+	if err := printLedger(out, rows, pays, chans.ByBox); err != nil {
 		return err
 	}
 	return printChannels(out, chans)
@@ -123,9 +123,9 @@ func facilitatorAddr(addr, stateDir string) (string, error) {
 	return "", errors.New("no running facilitator found at " + settle.DefaultConfig().Socket + " or " + devSocket + "; name it with -facilitator or -state-dir")
 }
 
-func printLedger(out io.Writer, rows []ledger.RevenueRow, pays []ledger.Summary) error {
+func printLedger(out io.Writer, rows []ledger.RevenueRow, pays []ledger.Summary, vouchers map[string]ledger.Served) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fleet := slices.ContainsFunc(rows, func(r ledger.RevenueRow) bool { return r.Box != "" })
+	fleet := len(vouchers) > 0 || slices.ContainsFunc(rows, func(r ledger.RevenueRow) bool { return r.Box != "" })
 	if fleet {
 		fmt.Fprintln(w, "day\troute\tbox\tcalls\tUSDC")
 	} else {
@@ -144,7 +144,7 @@ func printLedger(out io.Writer, rows []ledger.RevenueRow, pays []ledger.Summary)
 	}
 	if fleet {
 		fmt.Fprintf(w, "total\t\t\t%d\t%s\n", calls, usdc(total))
-		printPerBox(w, rows)
+		printPerBox(w, rows, vouchers)
 	} else {
 		fmt.Fprintf(w, "total\t\t%d\t%s\n", calls, usdc(total))
 	}
@@ -177,24 +177,32 @@ func printLedger(out io.Writer, rows []ledger.RevenueRow, pays []ledger.Summary)
 	return w.Flush()
 }
 
-// printPerBox sums a fleet's settled calls and revenue per box, so the operator can share
-// revenue with the lines' owners.
-func printPerBox(w io.Writer, rows []ledger.RevenueRow) {
+// printPerBox sums a fleet's paid calls and revenue per box, exact payments settled and
+// batch-settlement vouchers charged (the channels'), so the operator can share revenue with
+// the lines' owners.
+func printPerBox(w io.Writer, rows []ledger.RevenueRow, vouchers map[string]ledger.Served) {
 	type sum struct {
 		calls  int
 		amount uint64
 	}
 	per := map[string]*sum{}
-	for _, r := range rows {
-		s := per[r.Box]
-		if s == nil {
-			s = &sum{}
-			per[r.Box] = s
+	at := func(box string) *sum {
+		if per[box] == nil {
+			per[box] = &sum{}
 		}
+		return per[box]
+	}
+	for _, r := range rows {
+		s := at(r.Box)
 		s.calls += r.Calls
 		s.amount += r.Amount
 	}
-	fmt.Fprintln(w, "\nbox\tcalls\tUSDC")
+	for box, v := range vouchers {
+		s := at(box)
+		s.calls += int(v.Calls)
+		s.amount += v.Charged
+	}
+	fmt.Fprintln(w, "\nbox (exact settled and vouchers charged)\tcalls\tUSDC")
 	for _, box := range slices.Sorted(maps.Keys(per)) {
 		fmt.Fprintf(w, "%s\t%d\t%s\n", boxLabel(box), per[box].calls, usdc(per[box].amount))
 	}

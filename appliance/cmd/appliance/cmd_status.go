@@ -59,8 +59,8 @@ func statusTo(ctx context.Context, out io.Writer, args []string) error {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(snap)
-	} else if err = operator.WriteText(out, snap); err == nil {
-		err = writeFleetBoxes(ctx, out, base)
+	} else {
+		err = operator.WriteText(out, snap)
 	}
 	if err != nil {
 		return err

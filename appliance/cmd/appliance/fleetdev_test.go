@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/peage/appliance/api/relay"
+	"github.com/peage/appliance/appliance/operator"
 	"github.com/peage/appliance/settle"
 	settleclient "github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/ledger"
@@ -85,6 +87,35 @@ func TestDevFleet(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// The operator's view, through the dev gateway's operator listener: every box live, with
+	// the calls and USDC the ledger credits it; `appliance status` prints the same.
+	snap, err := operator.Fetch(ctx, http.DefaultClient, "http://"+d.admin)
+	if err != nil || snap.Fleet == nil {
+		t.Fatalf("status.json: %v, fleet %+v", err, snap.Fleet)
+	}
+	if len(snap.Fleet.Boxes) != 3 || snap.Fleet.Gateway.Calls != 0 {
+		t.Fatalf("the dashboard's fleet: %+v", snap.Fleet)
+	}
+	for _, b := range snap.Fleet.Boxes {
+		n := perBox[b.Box]
+		if !b.Live || b.Health != "ok" || len(b.Routes) == 0 || b.LastSeen.IsZero() || b.Earned.Calls != n ||
+			b.Earned.Settled.Payments != n || b.Earned.Amount != uint64(n)*5000 {
+			t.Errorf("the dashboard's %s: %+v; want live, %d calls settled", b.Box, b, n)
+		}
+	}
+	var status strings.Builder
+	if err := statusTo(ctx, &status, []string{"-addr", d.admin}); err != nil {
+		if _, unhealthy := err.(exitCode); !unhealthy {
+			t.Fatal(err)
+		}
+	}
+	for b, n := range perBox {
+		// "box-2  ok  0/8  -  0s ago  41  2  0.010000  2 0.010000  0 0.000000"
+		if !regexp.MustCompile(`(?m)^` + b + ` +ok +[0-9]+/[0-9]+ .* ago +[1-9][0-9]* +` + strconv.Itoa(n) + ` +0\.0[0-9]{5} +` + strconv.Itoa(n) + ` `).MatchString(status.String()) {
+			t.Errorf("appliance status does not show %d calls for %s:\n%s", n, b, status.String())
+		}
+	}
+
 	var out strings.Builder
 	if err := ledgerTo(ctx, &out, []string{"-state-dir", d.state}); err != nil {
 		t.Fatal(err)

@@ -89,7 +89,7 @@ country = "fr"
 	if _, unhealthy := err.(exitCode); err != nil && !unhealthy { // no settle daemon runs here
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^line-1 +ok +0/8 +FR +[1-9][0-9]*$`).MatchString(status.String()) {
+	if !regexp.MustCompile(`(?m)^line-1 +ok +0/8 +FR +[0-9]+s ago +[1-9][0-9]* +0 +0\.000000 `).MatchString(status.String()) {
 		t.Fatalf("appliance status does not list the box:\n%s", status.String())
 	}
 }

@@ -23,7 +23,8 @@ import (
 // TestLedgerShowsChannels: a facilitator on the embedded chain serves 3 paid calls on one
 // channel and 1 on another, claims and sweeps, then one more call; `appliance ledger -dir`
 // on its stopped ledger prints each channel's figures, the totals and the gas per paid call
-// (the deposits', claim's and sweep's gas, from the receipts, over 5 calls).
+// (the deposits', claim's and sweep's gas, from the receipts, over 5 calls), and the calls
+// and charges of the fleet boxes that served them.
 func TestLedgerShowsChannels(t *testing.T) {
 	testenv.NeedsChain(t)
 	ctx := context.Background()
@@ -47,13 +48,16 @@ func TestLedgerShowsChannels(t *testing.T) {
 		PayTo: payTo.Hex(), MaxTimeoutSeconds: 60, Extra: &x402.BatchExtra{ReceiverAuthorizer: crypto.PubkeyToAddress(auth.PublicKey).Hex(),
 			WithdrawDelay: batch.MinWithdrawDelay, Name: devchain.TokenName, Version: devchain.TokenVersion}}
 	var gas uint64
+	served := []string{"box-1", "box-2", "box-1", "box-1", ""} // the last by the gateway itself
 	pay := func(r *x402.BatchRequest) {
 		t.Helper()
 		res, err := f.BatchReserve(ctx, r)
 		if err != nil || !res.IsValid {
 			t.Fatalf("reserve: %+v %v", res, err)
 		}
-		done, err := f.BatchComplete(ctx, r.Completion(res.ID, price))
+		c := r.Completion(res.ID, price)
+		c.Box, served = served[0], served[1:]
+		done, err := f.BatchComplete(ctx, c)
 		if err != nil || !done.Success {
 			t.Fatalf("complete: %+v %v", done, err)
 		}
@@ -97,6 +101,7 @@ func TestLedgerShowsChannels(t *testing.T) {
 		strings.ToLower(a.ID.Hex()) + " " + payer + " 0.500000 0.480000 0.020000 0.015000 0.005000 4 none",
 		strings.ToLower(b.ID.Hex()) + " " + payer + " 0.050000 0.045000 0.005000 0.005000 0.000000 1 none",
 		fmt.Sprintf("batch-settlement %d gas over 5", gas/5),
+		"box (exact settled and vouchers charged) calls USDC box-1 3 0.015000 box-2 1 0.005000 ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("appliance ledger does not say %q:\n%s", want, out.String())

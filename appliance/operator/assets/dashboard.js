@@ -198,15 +198,37 @@
         " over " + g.exact_calls + " · batch " + g.batch_per_call.gas + " over " + g.batch_calls]])]);
     const table = document.getElementById("channel-list");
     table.replaceChildren();
+    const row = (cells, tag) => { const tr = document.createElement("tr"); for (const c of cells) { const td = document.createElement(tag); td.textContent = c; tr.append(td); } return tr; };
     if (!ch.error && ch.channels.length) {
-      const row = (cells, tag) => { const tr = document.createElement("tr"); for (const c of cells) { const td = document.createElement(tag); td.textContent = c; tr.append(td); } return tr; };
       table.append(row(["channel", "payer", "balance", "charged", "claimed", "unclaimed", "calls", "withdrawal finalizes"], "th"));
       for (const c of ch.channels) table.append(row([c.id.slice(0, 10) + "…", c.payer, usdc(c.balance), usdc(c.charged), usdc(c.claimed),
         usdc(c.unclaimed), String(c.calls), c.withdraw_finalize_at || "none"], "td"));
     }
+    drawFleet(s.fleet, s.generated_at, row);
     dl("health", Object.keys(s.health.components || {}).sort().map(k => [k, s.health.components[k], s.health.components[k] === "ok" ? "good" : "problem"]));
     document.getElementById("refreshed").textContent = "Figures of " + s.generated_at + " (UTC), from /status.json; refreshed every " + REFRESH_MS / 1000 + " s.";
     document.body.dataset.loaded = s.generated_at;
+  }
+
+  // A gateway's boxes: their revenue as stacked bars, then one table row each.
+  function drawFleet(fl, at, row) {
+    const card = document.getElementById("fleet");
+    card.hidden = !fl;
+    if (!fl) return;
+    const live = fl.boxes.filter(b => b.live).length, gw = fl.gateway;
+    document.getElementById("fleet-summary").textContent = fl.boxes.length + " boxes, " + live + " live · the gateway itself served " +
+      gw.calls + " paid calls for " + usdc(gw.amount) + " USDC" + (fl.error ? " · earnings unknown: " + fl.error : "");
+    rows(document.getElementById("chart-revenue-box"), fl.boxes.map(b => ({ label: b.box, parts: [
+      { cls: "seg settled", value: b.earned.settled.amount, title: b.box + ": " + usdc(b.earned.settled.amount) + " USDC settled over " + b.earned.settled.payments + " calls" },
+      { cls: "seg vouchers", value: b.earned.vouchers.amount, title: b.box + ": " + usdc(b.earned.vouchers.amount) + " USDC charged over " + b.earned.vouchers.payments + " vouchers" },
+    ] })), usdcShort, "No box has earned yet.");
+    const table = document.getElementById("fleet-list");
+    table.replaceChildren(row(["box", "state", "exit", "load/slots", "last seen", "routes", "calls", "USDC"], "th"));
+    for (const b of fl.boxes) {
+      const state = !b.known ? "not enrolled" : b.live ? b.health : (b.last_seen ? "gone" : "not connected");
+      table.append(row([b.box, state, [b.country, b.asn ? "AS" + b.asn : ""].filter(Boolean).join(" ") || "-", b.load + "/" + b.slots,
+        b.last_seen ? ago(b.last_seen, at) + " ago" : "never", String(b.routes.length), String(b.earned.calls), usdc(b.earned.amount)], "td"));
+    }
   }
 
   async function load() {

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -19,6 +17,7 @@ import (
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
 	"github.com/peage/appliance/internal/fleet/dispatch"
+	"github.com/peage/appliance/internal/fleet/fleettest"
 	"github.com/peage/appliance/internal/fleet/hub"
 	"github.com/peage/appliance/internal/fleet/registry"
 	"github.com/peage/appliance/internal/freeport"
@@ -529,17 +528,17 @@ func TestHubRestartKeepsTheRegistry(t *testing.T) {
 
 func TestLeafLinkDropsAndComesBack(t *testing.T) {
 	f := newFleet(t)
-	link := newRelay(t, f.leafAddr)
+	link := fleettest.NewLine(t, f.leafAddr)
 	creds, err := f.hub.Enrol("a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	creds.LeafURL = "tls://" + link.addr // a's line reaches the hub through the relay
+	creds.LeafURL = "tls://" + link.Addr() // a's line reaches the hub through the relay
 	f.startBoxWith(creds, fleet.Exit{Country: "FR"}, map[string]box.Handler{"lookup": named("a")})
 	f.startBox("b", fleet.Exit{Country: "DE"}, map[string]box.Handler{"lookup": named("b")})
 	f.waitLive("a", "b")
 
-	link.cut()
+	link.Cut()
 	f.waitGone("a")
 	if _, boxName, err := f.do("lookup", registry.Constraints{}, dispatch.Request{}); err != nil || boxName != "b" {
 		t.Fatalf("with a's link down: %s, %v", boxName, err)
@@ -547,68 +546,9 @@ func TestLeafLinkDropsAndComesBack(t *testing.T) {
 	if _, _, err := f.do("lookup", registry.Constraints{Country: "FR"}, dispatch.Request{}); !errors.Is(err, dispatch.ErrNoBox) {
 		t.Fatalf("with a's link down, a French exit: %v, want ErrNoBox", err)
 	}
-	link.restore()
+	link.Restore()
 	f.waitLive("a")
 	if _, boxName, err := f.do("lookup", registry.Constraints{Country: "FR"}, dispatch.Request{}); err != nil || boxName != "a" {
 		t.Fatalf("after a's link came back: %s, %v", boxName, err)
 	}
-}
-
-// relay is a box's line to the hub that the test cuts (every connection closed, new ones
-// refused) and restores on the same address.
-type relay struct {
-	t      *testing.T
-	addr   string
-	target string
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  []net.Conn
-}
-
-func newRelay(t *testing.T, target string) *relay {
-	r := &relay{t: t, addr: freeport.Addr(t), target: target}
-	r.restore()
-	t.Cleanup(r.cut)
-	return r
-}
-
-func (r *relay) restore() {
-	ln, err := net.Listen("tcp", r.addr)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	r.mu.Lock()
-	r.ln = ln
-	r.mu.Unlock()
-	go func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", r.target)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			r.mu.Lock()
-			r.conns = append(r.conns, in, out)
-			r.mu.Unlock()
-			go func() { _, _ = io.Copy(out, in); out.Close() }()
-			go func() { _, _ = io.Copy(in, out); in.Close() }()
-		}
-	}()
-}
-
-func (r *relay) cut() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ln != nil {
-		r.ln.Close()
-		r.ln = nil
-	}
-	for _, c := range r.conns {
-		c.Close()
-	}
-	r.conns = nil
 }

@@ -128,6 +128,7 @@ type View struct {
 	boxes    map[string]entry
 	inflight map[string]int
 	suspect  map[string]time.Time // box -> write time of its entry when a call found it gone
+	last     map[string]entry     // every box's last entry, kept after it leaves (the operator's view)
 	turn     int
 	ready    chan struct{}
 }
@@ -139,7 +140,7 @@ func Watch(ctx context.Context, kv jetstream.KeyValue, ttl time.Duration) (*View
 		return nil, fmt.Errorf("fleet registry: watch: %w", err)
 	}
 	v := &View{ttl: ttl, now: time.Now, boxes: map[string]entry{}, inflight: map[string]int{},
-		suspect: map[string]time.Time{}, ready: make(chan struct{})}
+		suspect: map[string]time.Time{}, last: map[string]entry{}, ready: make(chan struct{})}
 	go func() {
 		defer func() { _ = w.Stop() }()
 		for {
@@ -185,6 +186,10 @@ func (v *View) apply(e jetstream.KeyValueEntry) {
 
 func (v *View) putLocked(rec fleet.Record, written time.Time) {
 	v.boxes[rec.Box] = entry{rec: rec, written: written}
+	if v.last == nil {
+		v.last = map[string]entry{}
+	}
+	v.last[rec.Box] = v.boxes[rec.Box]
 	if at, ok := v.suspect[rec.Box]; ok && written.After(at) {
 		delete(v.suspect, rec.Box) // a heartbeat since: the box is back
 	}
@@ -216,6 +221,29 @@ func (v *View) Boxes() []fleet.Record {
 		}
 	}
 	slices.SortFunc(out, func(a, b fleet.Record) int { return strings.Compare(a.Box, b.Box) })
+	return out
+}
+
+// Seen is a box as the view last saw it: its last record, when that was stored, and whether
+// it is in the rotation now (live, healthy, not found gone).
+type Seen struct {
+	fleet.Record
+	At   time.Time
+	Live bool
+}
+
+// Seen lists every box the view has held since it started, by name; a box that left keeps its
+// last record, not Live.
+func (v *View) Seen() []Seen {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make([]Seen, 0, len(v.last))
+	for name, e := range v.last {
+		cur, in := v.boxes[name]
+		_, gone := v.suspect[name]
+		out = append(out, Seen{Record: e.rec, At: e.written, Live: in && !gone && v.live(cur) && cur.rec.Health == fleet.HealthOK})
+	}
+	slices.SortFunc(out, func(a, b Seen) int { return strings.Compare(a.Box, b.Box) })
 	return out
 }
 

@@ -133,3 +133,36 @@ func TestPickByFitThenLoad(t *testing.T) {
 		t.Fatalf("picked %q with every heartbeat a TTL old", rec.Box)
 	}
 }
+
+// TestSeenKeepsBoxesThatLeft: the operator's list keeps a box after it leaves the rotation
+// (found gone, expired, deleted), with its last record and when it was stored, not live.
+func TestSeenKeepsBoxesThatLeft(t *testing.T) {
+	clock := testclock.At(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
+	v := &View{ttl: time.Second, now: clock.Now, inflight: map[string]int{}, boxes: map[string]entry{}, suspect: map[string]time.Time{}}
+	first := clock.Now()
+	for _, name := range []string{"a", "b", "c"} {
+		v.putLocked(fleet.Record{Box: name, Routes: []string{"lookup"}, Health: fleet.HealthOK}, first)
+	}
+	clock.Add(500 * time.Millisecond)
+	v.putLocked(fleet.Record{Box: "a", Routes: []string{"lookup"}, Health: fleet.HealthOK, Load: 2}, clock.Now())
+	v.Gone("b")
+	delete(v.boxes, "c") // its key deleted (a box closing says leaving)
+	live := func() map[string]bool {
+		out := map[string]bool{}
+		for _, s := range v.Seen() {
+			out[s.Box] = s.Live
+		}
+		return out
+	}
+	if got := live(); !got["a"] || got["b"] || got["c"] || len(got) != 3 {
+		t.Fatalf("live %v; want a live, b (found gone) and c (left) listed, not live", got)
+	}
+	clock.Add(800 * time.Millisecond) // a's heartbeat is now 0.8 s old, b's and c's 1.3 s
+	if s := v.Seen(); !s[0].Live || s[0].Load != 2 || !s[0].At.Equal(first.Add(500*time.Millisecond)) || !s[2].At.Equal(first) {
+		t.Fatalf("seen %+v", s)
+	}
+	clock.Add(time.Second)
+	if got := live(); got["a"] || len(got) != 3 {
+		t.Fatalf("live %v after every heartbeat expired", got)
+	}
+}
