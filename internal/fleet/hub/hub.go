@@ -53,6 +53,12 @@ type Config struct {
 	// the leaf URL of enrolment (the first one); default the host of LeafAddr.
 	LeafHosts []string
 	Logger    *slog.Logger
+	// CertValidity is the life of the hub's certificate (default 90 days); it is renewed from
+	// the same CA once less than RenewBefore is left (default a third of it), checked every
+	// RenewCheck (default an hour) and at start.
+	CertValidity, RenewBefore, RenewCheck time.Duration
+	// Now is the hub's clock for enrolment tokens (default time.Now).
+	Now func() time.Time
 }
 
 // Hub is the gateway's NATS: embedded, or an external deployment it joined.
@@ -67,9 +73,13 @@ type Hub struct {
 	links      map[string]map[uint64]time.Time // box -> its leaf links' connection ids, when authenticated
 	gateway    nkeys.KeyPair
 	gatewayPub string
+	certs      *certs
 	leafTLS    *tls.Config // kept for reloads
 	caPEM      []byte
 	leafURL    string
+	tokens     map[string]pendingToken // by the hash of their secret
+	stopRenew  context.CancelFunc
+	renewing   sync.WaitGroup
 
 	leafHost string
 	leafPort int
@@ -88,6 +98,18 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = obs.Discard()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.CertValidity <= 0 {
+		cfg.CertValidity = 90 * 24 * time.Hour
+	}
+	if cfg.RenewBefore <= 0 || cfg.RenewBefore >= cfg.CertValidity {
+		cfg.RenewBefore = cfg.CertValidity / 3
+	}
+	if cfg.RenewCheck <= 0 {
+		cfg.RenewCheck = time.Hour
 	}
 	host, portText, err := net.SplitHostPort(cfg.LeafAddr)
 	if err != nil {
@@ -116,15 +138,18 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	if err := h.loadBoxes(); err != nil {
 		return nil, err
 	}
+	if err := h.loadTokens(); err != nil {
+		return nil, err
+	}
 	if h.gateway, err = loadOrMakeSeed(filepath.Join(cfg.StateDir, gatewayFile)); err != nil {
 		return nil, err
 	}
 	h.gatewayPub, _ = h.gateway.PublicKey()
-	tlsCfg, caPEM, err := leafTLS(cfg.StateDir, cfg.LeafHosts)
+	h.certs, h.caPEM, err = leafTLS(cfg.StateDir, cfg.LeafHosts, cfg.CertValidity, cfg.RenewBefore, cfg.Now())
 	if err != nil {
 		return nil, fmt.Errorf("fleet hub: %w", err)
 	}
-	h.leafTLS, h.caPEM = tlsCfg, caPEM
+	h.leafTLS = h.certs.serverConfig()
 
 	opts := h.options()
 	srv, err := server.NewServer(opts)
@@ -146,6 +171,10 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		srv.Shutdown()
 		return nil, fmt.Errorf("fleet hub: gateway connection: %w", err)
 	}
+	renewCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	h.stopRenew = stop
+	h.renewing.Add(1)
+	go h.renewLoop(renewCtx)
 	h.log.Info("fleet hub up", obs.KeyAddr, net.JoinHostPort(host, strconv.Itoa(port)), obs.KeyDir, cfg.StoreDir)
 	return h, nil
 }
@@ -181,6 +210,10 @@ func (h *Hub) LeafURL() string { return h.leafURL }
 
 // Close drains the gateway connection and stops the embedded server.
 func (h *Hub) Close() {
+	if h.stopRenew != nil {
+		h.stopRenew()
+		h.renewing.Wait()
+	}
 	if h.conn != nil {
 		h.conn.Close()
 	}

@@ -207,7 +207,7 @@ func TestBoxKeyIsLimitedToItsOwnSubjects(t *testing.T) {
 	if _, err := h.Enrol("box-b"); err != nil {
 		t.Fatal(err)
 	}
-	leaf := rawLeaf(t, credsA)
+	leaf := rawLeaf(t, credsA, nil)
 	nc, err := nats.Connect("", nats.InProcessServer(leaf))
 	if err != nil {
 		t.Fatal(err)
@@ -256,8 +256,8 @@ func TestBoxKeyIsLimitedToItsOwnSubjects(t *testing.T) {
 }
 
 // rawLeaf is a leaf node dialling the hub with creds but running none of the box's code: what
-// a thief holding the key could do.
-func rawLeaf(t *testing.T, creds fleet.Credentials) *server.Server {
+// a thief holding the key could do. verify, when not nil, sees each TLS handshake's state.
+func rawLeaf(t *testing.T, creds fleet.Credentials, verify func(tls.ConnectionState) error) *server.Server {
 	t.Helper()
 	u, _ := url.Parse(creds.LeafURL)
 	roots := x509.NewCertPool()
@@ -266,7 +266,7 @@ func rawLeaf(t *testing.T, creds fleet.Credentials) *server.Server {
 		DontListen: true, NoSigs: true, NoLog: true,
 		LeafNode: server.LeafNodeOpts{Remotes: []*server.RemoteLeafOpts{{
 			URLs: []*url.URL{u}, Nkey: creds.Seed, TLS: true,
-			TLSConfig: &tls.Config{RootCAs: roots, ServerName: u.Hostname(), MinVersion: tls.VersionTLS13},
+			TLSConfig: &tls.Config{RootCAs: roots, ServerName: u.Hostname(), MinVersion: tls.VersionTLS13, VerifyConnection: verify},
 		}}},
 	})
 	if err != nil {
