@@ -17,19 +17,23 @@ import (
 	"github.com/peage/appliance/internal/testenv"
 )
 
-// TestGatewayAndJoin runs the two daemons from their configuration: `appliance gateway` (its
-// hub's leaf listener in [fleet]) lists the French VAT route unavailable while no box serves
-// it; `appliance join --enrol` fetches a box's credentials from the gateway's operator port
-// (written 0600), and `appliance join` with them in fleet.credentials joins: the gateway then
-// challenges the route (402) and lists the box with its exit.
+// TestGatewayAndJoin runs the two daemons as their units do (the built binary, NOTIFY_SOCKET,
+// the watchdog): `appliance gateway` says READY=1 and lists the French VAT route unavailable
+// while no box serves it; `appliance gateway token` makes a one-time token on its operator
+// port; `appliance join`, given the token, the gateway's enrolment URL and its name in its
+// configuration, redeems it over TLS, writes its credentials (0600, its own seed) and says
+// READY=1 once joined: the gateway then challenges the route (402) and lists the box with its
+// exit. The same token in another box's configuration enrols nothing, and the box joins again
+// after a restart from its credentials alone, until `appliance gateway revoke` cuts it. Both
+// stop on SIGTERM with STOPPING=1.
 func TestGatewayAndJoin(t *testing.T) {
+	bin := applianceBinary(t)
 	testenv.Needs(t, testenv.Daemons)
 	t.Setenv("PEAGE_LOG_LEVEL", "warn")
 	dir := t.TempDir()
 	api, admin := freeport.Addr(t), freeport.Addr(t)
 	gwConf := filepath.Join(dir, "gateway.toml")
-	writeConf(t, gwConf, fmt.Sprintf(`state_dir = %q
-[api]
+	writeConf(t, gwConf, fmt.Sprintf(`[api]
 addr = %q
 base_url = "http://%s"
 [admin]
@@ -41,39 +45,39 @@ rpc_url = "http://127.0.0.1:1"
 socket = %q
 [fleet]
 leaf_addr = %q
-`, filepath.Join(dir, "gw"), api, api, admin, filepath.Join(dir, "settle.sock"), freeport.Addr(t)))
-	stopGateway := runInBackground(t, "gateway", "--config", gwConf)
-	defer stopGateway()
-	waitFor(t, "the gateway's operator port", func() bool {
-		resp, err := http.Get("http://" + admin + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil
-	})
+enrol_addr = %q
+`, api, api, admin, filepath.Join(dir, "settle.sock"), freeport.Addr(t), freeport.Addr(t)))
+	gateway := startDaemon(t, bin, "gateway", gwConf, dir, nil)
+	gateway.await(t, "READY=1", 2*time.Minute)
 	tva := "http://" + api + "/v1/fr/tva?siren=542065479"
 	if code, body := get(t, tva); code != http.StatusServiceUnavailable {
 		t.Fatalf("no box yet: %d %s; want 503", code, body)
 	}
 
-	creds := filepath.Join(dir, "box", "fleet-credentials.json")
-	if err := os.MkdirAll(filepath.Dir(creds), 0o700); err != nil {
+	var printed strings.Builder
+	if err := gatewayToken(context.Background(), &printed, []string{"--config", gwConf, "--box", "line-1", "--ttl", "10m"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := runJoin(context.Background(), []string{"--enrol", "http://" + admin, "--box", "line-1", "--out", creds}); err != nil {
-		t.Fatal(err)
+	m := regexp.MustCompile(`appliance join --box line-1 --gateway (https://\S+) --token (\S+)`).FindStringSubmatch(printed.String())
+	if m == nil {
+		t.Fatalf("appliance gateway token printed no join command:\n%s", printed.String())
 	}
+	boxConf := func(name, token string) string {
+		p := filepath.Join(dir, name+".toml")
+		writeConf(t, p, fmt.Sprintf(`[fleet]
+box = "line-1"
+gateway = %q
+token = %q
+country = "fr"
+`, m[1], token))
+		return p
+	}
+	box := startDaemon(t, bin, "join", boxConf("box", m[2]), dir, nil)
+	box.await(t, "READY=1", 2*time.Minute)
+	creds := filepath.Join(dir, "state-join", "fleet-credentials.json")
 	if fi, err := os.Stat(creds); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("credentials file: %v %v", fi, err)
 	}
-	boxConf := filepath.Join(dir, "box.toml")
-	writeConf(t, boxConf, fmt.Sprintf(`state_dir = %q
-[fleet]
-credentials = %q
-country = "fr"
-`, filepath.Join(dir, "box"), creds))
-	stopBox := runInBackground(t, "join", "--config", boxConf)
-	defer stopBox()
 	waitFor(t, "the route available through the box", func() bool {
 		code, _ := get(t, tva)
 		return code == http.StatusPaymentRequired
@@ -92,27 +96,41 @@ country = "fr"
 	if !regexp.MustCompile(`(?m)^line-1 +ok +0/8 +FR +[1-9][0-9]*$`).MatchString(status.String()) {
 		t.Fatalf("appliance status does not list the box:\n%s", status.String())
 	}
+
+	// The spent token enrols no other box, and is refused before the box composes anything.
+	t.Setenv("PEAGE_STATE_DIR", filepath.Join(dir, "copy"))
+	err = runJoin(context.Background(), []string{"--config", boxConf("copy", m[2])})
+	if err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("a second box with the spent token: %v, want the gateway's 403", err)
+	}
+
+	// Restarted, the box joins from its credentials; the token in its configuration is not
+	// used again.
+	box.stop(t)
+	if err := os.Remove(filepath.Join(dir, "notify-join")); err != nil { // the next one's socket
+		t.Fatal(err)
+	}
+	box = startDaemon(t, bin, "join", boxConf("box", m[2]), dir, nil)
+	box.await(t, "READY=1", 2*time.Minute)
+
+	// Revoked, the box (and any copy of its credentials) is cut and refused: the route has no
+	// box again.
+	var revoked strings.Builder
+	if err := gatewayRevoke(context.Background(), &revoked, []string{"--config", gwConf, "--box", "line-1"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the route unavailable once the box is revoked", func() bool {
+		code, _ := get(t, tva)
+		return code == http.StatusServiceUnavailable
+	})
+	box.stop(t)
+	gateway.stop(t)
 }
 
 func writeConf(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// runInBackground runs a sub-command until the returned stop, which checks it ended cleanly.
-func runInBackground(t *testing.T, name string, args ...string) (stop func()) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	run := map[string]func(context.Context, []string) error{"gateway": runGateway, "join": runJoin}[name]
-	go func() { done <- run(ctx, args) }()
-	return func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("appliance %s: %v", name, err)
-		}
 	}
 }
 
