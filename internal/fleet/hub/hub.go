@@ -129,6 +129,11 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	if len(cfg.LeafHosts) == 0 {
 		cfg.LeafHosts = []string{host}
 	}
+	for _, name := range cfg.LeafHosts {
+		if ip := net.ParseIP(name); name == "" || ip != nil && ip.IsUnspecified() {
+			return nil, fmt.Errorf("fleet hub: leaf host %q is no name a box can dial: set fleet.leaf_hosts to the gateway's public names", name)
+		}
+	}
 	for _, dir := range []string{cfg.StateDir, cfg.StoreDir} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("fleet hub: %w", err)

@@ -312,3 +312,22 @@ func TestRevokeCutsTheLiveLinkAfterManyReconnects(t *testing.T) {
 	}
 	waitFor(t, "the revoked link's end", func() bool { return h.Server().NumLeafNodes() == 0 })
 }
+
+// TestLeafHostMustBeDialable: a hub listening on every address needs the names boxes dial it
+// by; it refuses to start with a certificate and leaf URL naming 0.0.0.0 or ::.
+func TestLeafHostMustBeDialable(t *testing.T) {
+	for _, c := range []struct {
+		addr  string
+		hosts []string
+	}{{"0.0.0.0:0", nil}, {"127.0.0.1:0", []string{"::"}}, {"127.0.0.1:0", []string{""}}} {
+		dir := t.TempDir()
+		h, err := hub.Start(t.Context(), hub.Config{StateDir: filepath.Join(dir, "state"), StoreDir: filepath.Join(dir, "store"),
+			LeafAddr: c.addr, LeafHosts: c.hosts})
+		if err == nil {
+			h.Close()
+			t.Errorf("%s with leaf hosts %q: started", c.addr, c.hosts)
+		} else if !strings.Contains(err.Error(), "fleet.leaf_hosts") {
+			t.Errorf("%s with leaf hosts %q: %v, want it to name fleet.leaf_hosts", c.addr, c.hosts, err)
+		}
+	}
+}
