@@ -78,6 +78,8 @@ type Hub struct {
 	caPEM      []byte
 	leafURL    string
 	tokens     map[string]pendingToken // by the hash of their secret
+	caPins     map[string][]string     // box -> the CAs its last heartbeat said it trusts
+	pushing    map[string]bool         // boxes being handed the CA bundle
 	stopRenew  context.CancelFunc
 	renewing   sync.WaitGroup
 
@@ -150,9 +152,13 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		return nil, err
 	}
 	h.gatewayPub, _ = h.gateway.PublicKey()
-	h.certs, h.caPEM, err = leafTLS(cfg.StateDir, cfg.LeafHosts, cfg.CertValidity, cfg.RenewBefore, cfg.Now())
+	var caPEM []byte
+	h.certs, caPEM, err = leafTLS(cfg.StateDir, cfg.LeafHosts, cfg.CertValidity, cfg.RenewBefore, cfg.Now())
 	if err != nil {
 		return nil, fmt.Errorf("fleet hub: %w", err)
+	}
+	if err := h.loadTrust(caPEM); err != nil {
+		return nil, err
 	}
 	h.leafTLS = h.certs.serverConfig()
 
@@ -175,6 +181,11 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	if err != nil {
 		srv.Shutdown()
 		return nil, fmt.Errorf("fleet hub: gateway connection: %w", err)
+	}
+	if err := h.watchHeartbeats(); err != nil {
+		h.conn.Close()
+		srv.Shutdown()
+		return nil, fmt.Errorf("fleet hub: %w", err)
 	}
 	renewCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	h.stopRenew = stop
@@ -246,7 +257,7 @@ func (h *Hub) Enrol(box string) (fleet.Credentials, error) {
 	if err := h.replace(box, &enrolled{Nkey: pub, Enrolled: time.Now().UTC()}); err != nil {
 		return fleet.Credentials{}, err
 	}
-	return fleet.Credentials{Box: box, Seed: string(seed), LeafURL: h.leafURL, CAPEM: string(h.caPEM)}, nil
+	return fleet.Credentials{Box: box, Seed: string(seed), LeafURL: h.leafURL, CAPEM: string(h.trustPEM())}, nil
 }
 
 // Revoke removes box's user: its leaf links are closed and its key refused from now on.
@@ -410,6 +421,7 @@ func (h *Hub) saveLocked() error {
 func (h *Hub) loadBoxes() error {
 	h.boxes = map[string]enrolled{}
 	h.links = map[string]map[uint64]time.Time{}
+	h.caPins, h.pushing = map[string][]string{}, map[string]bool{}
 	data, err := os.ReadFile(filepath.Join(h.cfg.StateDir, boxesFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

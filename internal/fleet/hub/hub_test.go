@@ -55,6 +55,19 @@ func (l *authLog) refusals() int {
 	return n
 }
 
+// tlsFailures counts the handshakes the hub's server saw fail.
+func (l *authLog) tlsFailures() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, line := range l.lines {
+		if strings.Contains(line, "TLS") && strings.Contains(line, "rror") {
+			n++
+		}
+	}
+	return n
+}
+
 func startHub(t *testing.T, state, store string) (*hub.Hub, *authLog) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

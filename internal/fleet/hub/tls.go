@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,24 +39,21 @@ const (
 type certs struct {
 	dir      string
 	hosts    []string
-	ca       *x509.Certificate
-	caKey    *ecdsa.PrivateKey
 	validity time.Duration
 	current  atomic.Pointer[tls.Certificate]
+
+	mu    sync.Mutex // the signing CA, which a CA rotation switches
+	ca    *x509.Certificate
+	caKey *ecdsa.PrivateKey
 }
 
 // leafTLS loads (or makes) the CA and the hub's certificate for hosts, and returns them with
 // the CA's PEM to hand to boxes. A certificate that does not name every host, or that is due
 // for renewal, is reissued from the same CA.
 func leafTLS(dir string, hosts []string, validity, renewBefore time.Duration, now time.Time) (*certs, []byte, error) {
-	caPEM, caKey, err := loadOrMakeCA(dir)
+	caPEM, ca, caKey, err := loadOrMakeCA(dir, caFile, caKeyFile)
 	if err != nil {
 		return nil, nil, err
-	}
-	block, _ := pem.Decode(caPEM)
-	ca, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
-		return nil, nil, fmt.Errorf("fleet CA: %w", err)
 	}
 	c := &certs{dir: dir, hosts: hosts, ca: ca, caKey: caKey, validity: validity}
 	cert, err := c.load()
@@ -75,13 +73,22 @@ func (c *certs) load() (*tls.Certificate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hub certificate: %w", err)
 	}
-	cert.Certificate = append(cert.Certificate, c.ca.Raw)
+	cert.Certificate = append(cert.Certificate, c.signer().Raw)
 	return &cert, nil
 }
 
-// renew issues a certificate from the same CA and serves it from the next handshake on.
+func (c *certs) signer() *x509.Certificate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ca
+}
+
+// renew issues a certificate from the signing CA and serves it from the next handshake on.
 func (c *certs) renew(now time.Time) (*tls.Certificate, error) {
-	if err := issue(c.dir, c.ca, c.caKey, c.hosts, now, c.validity); err != nil {
+	c.mu.Lock()
+	err := issue(c.dir, c.ca, c.caKey, c.hosts, now, c.validity)
+	c.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	cert, err := c.load()
@@ -120,9 +127,26 @@ func namesAll(cert *tls.Certificate, hosts []string, at time.Time) bool {
 	return true
 }
 
-func loadOrMakeCA(dir string) ([]byte, *ecdsa.PrivateKey, error) {
-	caPEM, errCert := os.ReadFile(filepath.Join(dir, caFile))
-	keyPEM, errKey := os.ReadFile(filepath.Join(dir, caKeyFile))
+// loadOrMakeCA reads the CA of certName and keyName in dir, or makes one there.
+func loadOrMakeCA(dir, certName, keyName string) ([]byte, *x509.Certificate, *ecdsa.PrivateKey, error) {
+	caPEM, key, err := loadOrMakeCAFiles(dir, certName, keyName)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	block, _ := pem.Decode(caPEM)
+	if block == nil {
+		return nil, nil, nil, fmt.Errorf("fleet CA %s: not PEM", certName)
+	}
+	ca, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("fleet CA: %w", err)
+	}
+	return caPEM, ca, key, nil
+}
+
+func loadOrMakeCAFiles(dir, certName, keyName string) ([]byte, *ecdsa.PrivateKey, error) {
+	caPEM, errCert := os.ReadFile(filepath.Join(dir, certName))
+	keyPEM, errKey := os.ReadFile(filepath.Join(dir, keyName))
 	if errCert == nil && errKey == nil {
 		block, _ := pem.Decode(keyPEM)
 		if block == nil {
@@ -135,7 +159,7 @@ func loadOrMakeCA(dir string) ([]byte, *ecdsa.PrivateKey, error) {
 		return caPEM, key, nil
 	}
 	if !errors.Is(errCert, os.ErrNotExist) || !errors.Is(errKey, os.ErrNotExist) {
-		return nil, nil, fmt.Errorf("fleet CA: one of %s and %s is missing or unreadable", caFile, caKeyFile)
+		return nil, nil, fmt.Errorf("fleet CA: one of %s and %s is missing or unreadable", certName, keyName)
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -159,10 +183,10 @@ func loadOrMakeCA(dir string) ([]byte, *ecdsa.PrivateKey, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := writeFile(dir, caKeyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})); err != nil {
+	if err := writeFile(dir, keyName, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})); err != nil {
 		return nil, nil, err
 	}
-	if err := writeFile(dir, caFile, caPEM); err != nil {
+	if err := writeFile(dir, certName, caPEM); err != nil {
 		return nil, nil, err
 	}
 	return caPEM, key, nil
@@ -267,6 +291,6 @@ func (h *Hub) Certificate() *x509.Certificate {
 // CA the tokens pin.
 func (h *Hub) EnrolTLS() *tls.Config { return h.certs.serverConfig() }
 
-func (h *Hub) caPin() string { return fleet.CAPin(h.certs.ca) }
+func (h *Hub) caPin() string { return fleet.CAPin(h.certs.signer()) }
 
 func (h *Hub) now() time.Time { return h.cfg.Now() }

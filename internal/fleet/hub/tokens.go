@@ -103,7 +103,7 @@ func (h *Hub) Redeem(secret, box, nkeyPub string) (fleet.Credentials, error) {
 	if err := h.replace(box, &enrolled{Nkey: nkeyPub, Enrolled: h.now().UTC()}); err != nil {
 		return fleet.Credentials{}, err
 	}
-	return fleet.Credentials{Box: box, LeafURL: h.leafURL, CAPEM: string(h.caPEM)}, nil
+	return fleet.Credentials{Box: box, LeafURL: h.leafURL, CAPEM: string(h.trustPEM())}, nil
 }
 
 // dropExpiredLocked forgets the tokens past their expiry and says whether it forgot any.
