@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -162,6 +164,35 @@ func (g *gatewayFleet) adminRoutes(mux *http.ServeMux) {
 			w.WriteHeader(http.StatusNoContent)
 		}
 	})
+	mux.HandleFunc("GET /fleet/ca", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(g.hub.CA())
+	})
+	mux.HandleFunc("POST /fleet/ca", func(w http.ResponseWriter, r *http.Request) {
+		var err error
+		switch r.URL.Query().Get("step") {
+		case "stage":
+			err = g.hub.StageCA()
+		case "switch":
+			err = g.hub.SwitchCA(r.URL.Query().Get("force") == "1")
+		case "retire":
+			err = g.hub.RetireCA()
+		default:
+			http.Error(w, "step: stage, switch or retire", http.StatusBadRequest)
+			return
+		}
+		var behind *hub.BoxesBehindError
+		switch {
+		case errors.As(err, &behind), errors.Is(err, hub.ErrNoStagedCA):
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		case err != nil:
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(g.hub.CA())
+	})
 	mux.HandleFunc("GET /fleet/boxes", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"boxes": g.view.Boxes()})
@@ -183,6 +214,9 @@ func runGateway(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "revoke" {
 		return gatewayRevoke(ctx, os.Stdout, args[1:])
 	}
+	if len(args) > 0 && args[0] == "ca" {
+		return gatewayCA(ctx, os.Stdout, args[1:])
+	}
 	return runAPI(ctx, "gateway", args, true)
 }
 
@@ -195,19 +229,65 @@ func gatewayRevoke(ctx context.Context, out io.Writer, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if _, err := askGateway(ctx, *path, "/fleet/revoke", *name, nil); err != nil {
+	if err := fleet.ValidName(*name); err != nil {
+		return fmt.Errorf("--box: %w", err)
+	}
+	if _, err := askGateway(ctx, *path, http.MethodPost, "/fleet/revoke", url.Values{"box": {*name}}); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "box %s revoked: its link is cut and its key refused\n", *name)
 	return nil
 }
 
-// askGateway POSTs to a fleet route of the gateway's operator port for box, with the
-// operator's credential when the port needs it, and returns the answer of a success.
-func askGateway(ctx context.Context, configPath, route, box string, q url.Values) ([]byte, error) {
-	if err := fleet.ValidName(box); err != nil {
-		return nil, fmt.Errorf("--box: %w", err)
+// gatewayCA shows or moves a CA rotation: stage (boxes come to trust the next CA), switch
+// (the hub's certificate from it, once every box trusts it, or --force), retire (the old CA
+// dropped).
+func gatewayCA(ctx context.Context, out io.Writer, args []string) error {
+	fs := flag.NewFlagSet("gateway ca", flag.ContinueOnError)
+	path := fs.String("config", defaultConfigPath, "the gateway's configuration file (admin.addr, admin.token_file)")
+	force := fs.Bool("force", false, "switch even though some boxes do not trust the next CA yet (they join again with a new token)")
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
+	step := fs.Arg(0)
+	method, q := http.MethodPost, url.Values{"step": {step}}
+	switch step {
+	case "", "status":
+		method, q = http.MethodGet, url.Values{}
+	case "stage", "switch", "retire":
+		if *force {
+			q.Set("force", "1")
+		}
+	default:
+		return fmt.Errorf("gateway ca %q: want status, stage, switch or retire", step)
+	}
+	body, err := askGateway(ctx, *path, method, "/fleet/ca", q)
+	if err != nil {
+		return err
+	}
+	var st hub.CAStatus
+	if err := json.Unmarshal(body, &st); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "signing CA %s\nnext CA    %s\ntrusted    %s\n", st.Signing, orNone(st.Next), strings.Join(st.Trusted, " "))
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "box\ttrusts")
+	for _, b := range slices.Sorted(maps.Keys(st.Boxes)) {
+		fmt.Fprintf(w, "%s\t%s\n", b, orNone(strings.Join(st.Boxes[b], " ")))
+	}
+	return w.Flush()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// askGateway asks a fleet route of the gateway's operator port, with the operator's
+// credential when the port needs it, and returns the answer of a success.
+func askGateway(ctx context.Context, configPath, method, route string, q url.Values) ([]byte, error) {
 	cfg, err := config.Load(configPath, os.Environ())
 	if err != nil {
 		return nil, err
@@ -216,11 +296,7 @@ func askGateway(ctx context.Context, configPath, route, box string, q url.Values
 	if err != nil {
 		return nil, err
 	}
-	if q == nil {
-		q = url.Values{}
-	}
-	q.Set("box", box)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+cfg.Admin.Addr+route+"?"+q.Encode(), nil)
+	req, err := http.NewRequestWithContext(ctx, method, "http://"+cfg.Admin.Addr+route+"?"+q.Encode(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +328,10 @@ func gatewayToken(ctx context.Context, out io.Writer, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	body, err := askGateway(ctx, *path, "/fleet/token", *name, url.Values{"ttl": {ttl.String()}})
+	if err := fleet.ValidName(*name); err != nil {
+		return fmt.Errorf("--box: %w", err)
+	}
+	body, err := askGateway(ctx, *path, http.MethodPost, "/fleet/token", url.Values{"box": {*name}, "ttl": {ttl.String()}})
 	if err != nil {
 		return err
 	}

@@ -119,7 +119,14 @@ func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log
 		return errors.New("this box can serve no route (no upstream configured, no browser)")
 	}
 	b, err := box.Start(ctx, box.Config{Credentials: creds, Routes: routes, Logger: log,
-		Exit: fleet.Exit{Country: strings.ToUpper(cfg.Fleet.Country), ASN: cfg.Fleet.ASN}})
+		Exit: fleet.Exit{Country: strings.ToUpper(cfg.Fleet.Country), ASN: cfg.Fleet.ASN},
+		// A CA rotation's bundle is kept before it is trusted, so a restart trusts it too.
+		OnCA: func(bundle []byte) error {
+			kept := creds
+			kept.CAPEM = string(bundle)
+			out, _ := json.MarshalIndent(kept, "", "  ")
+			return durable.WriteFile(cfg.Fleet.Credentials, out, 0o600, "."+filepath.Base(cfg.Fleet.Credentials)+".*")
+		}})
 	if err != nil {
 		return err
 	}

@@ -23,9 +23,10 @@ import (
 // port; `appliance join`, given the token, the gateway's enrolment URL and its name in its
 // configuration, redeems it over TLS, writes its credentials (0600, its own seed) and says
 // READY=1 once joined: the gateway then challenges the route (402) and lists the box with its
-// exit. The same token in another box's configuration enrols nothing, and the box joins again
-// after a restart from its credentials alone, until `appliance gateway revoke` cuts it. Both
-// stop on SIGTERM with STOPPING=1.
+// exit. The same token in another box's configuration enrols nothing. `appliance gateway ca
+// stage` has the box keep the next CA in its credentials, `switch` finds it ready, and the box
+// restarted joins from its credentials alone (the hub's certificate now from the new CA),
+// until `appliance gateway revoke` cuts it. Both stop on SIGTERM with STOPPING=1.
 func TestGatewayAndJoin(t *testing.T) {
 	bin := applianceBinary(t)
 	testenv.Needs(t, testenv.Daemons)
@@ -104,8 +105,34 @@ country = "fr"
 		t.Fatalf("a second box with the spent token: %v, want the gateway's 403", err)
 	}
 
-	// Restarted, the box joins from its credentials; the token in its configuration is not
-	// used again.
+	// A CA rotation: staged, the box comes to trust both CAs and keeps them in its credentials;
+	// the switch finds every box ready.
+	ca := func(step string) string {
+		var out strings.Builder
+		if err := gatewayCA(context.Background(), &out, []string{"--config", gwConf, step}); err != nil {
+			t.Fatalf("appliance gateway ca %s: %v", step, err)
+		}
+		return out.String()
+	}
+	ca("stage")
+	waitFor(t, "the box's credentials holding both CAs", func() bool {
+		raw, err := os.ReadFile(creds)
+		var kept fleet.Credentials
+		if err != nil || json.Unmarshal(raw, &kept) != nil {
+			return false
+		}
+		cas, err := fleet.CABundle([]byte(kept.CAPEM))
+		return err == nil && len(cas) == 2
+	})
+	waitFor(t, "the box reporting both CAs", func() bool {
+		return regexp.MustCompile(`(?m)^line-1 +\S+ \S+$`).MatchString(ca("status"))
+	})
+	if status := ca("switch"); !strings.Contains(status, "next CA    -") {
+		t.Fatalf("after the switch:\n%s", status)
+	}
+
+	// Restarted, the box joins from its credentials (the hub's certificate now from the new
+	// CA, which it kept); the token in its configuration is not used again.
 	box.stop(t)
 	if err := os.Remove(filepath.Join(dir, "notify-join")); err != nil { // the next one's socket
 		t.Fatal(err)
