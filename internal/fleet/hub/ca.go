@@ -207,9 +207,12 @@ func (h *Hub) watchHeartbeats() error {
 			return
 		}
 		h.caPins[box] = rec.CAPins
-		push := !slices.Equal(rec.CAPins, fleet.CAPins(cas)) && !h.pushing[box]
+		// A box that reports no CA cannot take a bundle (it predates rotation); one that did
+		// not take it is asked again at most every pushEvery, not at every heartbeat.
+		push := len(rec.CAPins) > 0 && !slices.Equal(rec.CAPins, fleet.CAPins(cas)) &&
+			time.Since(h.pushed[box]) >= pushEvery
 		if push {
-			h.pushing[box] = true
+			h.pushed[box] = time.Now()
 		}
 		h.mu.Unlock()
 		if push {
@@ -219,14 +222,12 @@ func (h *Hub) watchHeartbeats() error {
 	return err
 }
 
+// pushEvery spaces the hand-overs of the bundle to one box.
+const pushEvery = 2 * time.Second
+
 // pushCA hands box the bundle; its next heartbeat says whether it took it.
 func (h *Hub) pushCA(box string, bundle []byte) {
-	defer func() {
-		h.mu.Lock()
-		delete(h.pushing, box)
-		h.mu.Unlock()
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), pushEvery)
 	defer cancel()
 	reply, err := h.conn.RequestWithContext(ctx, fleet.CASubject(box), bundle)
 	if err != nil || string(reply.Data) != "ok" {

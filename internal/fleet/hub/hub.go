@@ -79,7 +79,7 @@ type Hub struct {
 	leafURL    string
 	tokens     map[string]pendingToken // by the hash of their secret
 	caPins     map[string][]string     // box -> the CAs its last heartbeat said it trusts
-	pushing    map[string]bool         // boxes being handed the CA bundle
+	pushed     map[string]time.Time    // when each box was last handed the CA bundle
 	stopRenew  context.CancelFunc
 	renewing   sync.WaitGroup
 
@@ -421,7 +421,7 @@ func (h *Hub) saveLocked() error {
 func (h *Hub) loadBoxes() error {
 	h.boxes = map[string]enrolled{}
 	h.links = map[string]map[uint64]time.Time{}
-	h.caPins, h.pushing = map[string][]string{}, map[string]bool{}
+	h.caPins, h.pushed = map[string][]string{}, map[string]time.Time{}
 	data, err := os.ReadFile(filepath.Join(h.cfg.StateDir, boxesFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
