@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -53,6 +54,26 @@ enrol_addr = %q
 	tva := "http://" + api + "/v1/fr/tva?siren=542065479"
 	if code, body := get(t, tva); code != http.StatusServiceUnavailable {
 		t.Fatalf("no box yet: %d %s; want 503", code, body)
+	}
+
+	// The operator routes name what is wrong in a bad request.
+	for _, c := range []struct{ route, want string }{
+		{"/fleet/token?box=Line.1", "box:"},
+		{"/fleet/token?box=line-1&ttl=forever", "ttl:"},
+		{"/fleet/token?box=line-1&ttl=9000h", "ttl:"},
+		{"/fleet/revoke?box=", "box:"},
+		{"/fleet/revoke?box=nobody", "box:"},
+		{"/fleet/ca?step=rotate", "step:"},
+	} {
+		resp, err := http.Post("http://"+admin+c.route, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode/100 != 4 || !strings.HasPrefix(string(body), c.want) {
+			t.Errorf("POST %s: %d %q, want a 4xx naming %s", c.route, resp.StatusCode, body, c.want)
+		}
 	}
 
 	var printed strings.Builder
