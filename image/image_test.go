@@ -13,6 +13,7 @@ import (
 
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/internal/unitfile"
+	"github.com/peage/appliance/internal/update"
 )
 
 func one(t *testing.T, conf map[string]map[string][]string, section, key string) string {
@@ -298,11 +299,56 @@ func TestRoles(t *testing.T) {
 					t.Errorf("%s: %s's socket %s is not in its RuntimeDirectory %v", path, unit, socket, dirs)
 				}
 			}
+			checkUpdater(t, c.role, c.target, wants, postinst)
 			cfg, err = config.Load(path, c.env)
 			if err != nil {
 				t.Fatalf("%s with %v: %v", path, c.env, err)
 			}
 			c.check(t, cfg)
 		})
+	}
+}
+
+// checkUpdater: after a switch the updater restarts the role's target and checks the daemons
+// it wants (its defaults are the single appliance's: a role's drop-ins say otherwise), or, for
+// a box, which has no /healthz to gate on, updates are masked.
+func checkUpdater(t *testing.T, role, target string, wants []string, postinst []byte) {
+	t.Helper()
+	var daemons []string
+	for _, u := range wants {
+		if u != "peage-firstboot.service" {
+			daemons = append(daemons, u)
+		}
+	}
+	switch role {
+	case "single":
+		if target != "peage.target" || !slices.Equal(slices.Sorted(slices.Values(update.DefaultUnits)), slices.Sorted(slices.Values(daemons))) {
+			t.Errorf("the updater's defaults (peage.target, %v) are not the single role's (%s, %v)", update.DefaultUnits, target, daemons)
+		}
+	case "box":
+		if !regexp.MustCompile(`(?m)if \[ "\$role" = box \]; then\n\tsystemctl mask peage-update.timer peage-update.service peage-update-gate.service\n`).Match(postinst) {
+			t.Error("a box's image does not mask the updates its gate could not prove")
+		}
+	default:
+		for _, unit := range []string{"peage-update.service", "peage-update-gate.service"} {
+			dropIn := "roles/" + role + "-units/" + unit + ".d/50-role.conf"
+			raw, err := os.ReadFile(dropIn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !regexp.MustCompile(`(?m)^ExecStart=$`).Match(raw) {
+				t.Errorf("%s does not reset ExecStart before its own", dropIn)
+			}
+			line := " " + strings.Join(unitfile.Read(t, dropIn)["Service"]["ExecStart"], " ") + " "
+			want := []string{" -target " + target + " "}
+			for _, d := range daemons {
+				want = append(want, " -unit "+d+" ")
+			}
+			for _, w := range want {
+				if !strings.Contains(line, w) {
+					t.Errorf("%s: %q lacks%s", dropIn, line, w)
+				}
+			}
+		}
 	}
 }
