@@ -57,18 +57,22 @@ func runJoin(ctx context.Context, args []string) error {
 }
 
 // boxCredentials reads the box's credentials, or, when it has none yet, redeems its token and
-// writes them (0600): the nkey seed in them was made here and is the box's identity. Once
-// they exist the token is not used again (it could not be: it is spent).
+// writes them (0600): the nkey seed in them is made here and is the box's identity. The seed
+// is written before the token is redeemed, so a box whose answer was lost (or that could not
+// write it) asks again with the same key, which the gateway answers again. Once the
+// credentials are complete the token is not used again (it could not be: it is spent).
 func boxCredentials(ctx context.Context, fc fleet.Config, log *slog.Logger) (fleet.Credentials, error) {
 	var creds fleet.Credentials
 	raw, err := os.ReadFile(fc.Credentials)
-	if err == nil {
+	switch {
+	case err == nil:
 		if err := json.Unmarshal(raw, &creds); err != nil {
 			return creds, fmt.Errorf("%s: %w", fc.Credentials, err)
 		}
-		return creds, creds.Validate()
-	}
-	if !errors.Is(err, os.ErrNotExist) {
+		if creds.LeafURL != "" {
+			return creds, creds.Validate()
+		}
+	case !errors.Is(err, os.ErrNotExist):
 		return creds, err
 	}
 	if fc.Gateway == "" || fc.Token == "" {
@@ -82,18 +86,33 @@ func boxCredentials(ctx context.Context, fc fleet.Config, log *slog.Logger) (fle
 	if err := fleet.ValidName(fc.Box); err != nil {
 		return creds, fmt.Errorf("--box: %w", err)
 	}
-	if creds, err = enrol.Join(ctx, fc.Gateway, tok, fc.Box); err != nil {
+	if creds.Seed == "" || creds.Box != fc.Box {
+		seed, err := enrol.NewSeed()
+		if err != nil {
+			return creds, err
+		}
+		creds = fleet.Credentials{Box: fc.Box, Seed: string(seed)}
+		if err := writeCredentials(fc.Credentials, creds); err != nil {
+			return creds, err
+		}
+	}
+	if creds, err = enrol.Join(ctx, fc.Gateway, tok, fc.Box, []byte(creds.Seed)); err != nil {
 		return creds, err
 	}
-	out, _ := json.MarshalIndent(creds, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(fc.Credentials), 0o700); err != nil {
-		return creds, err
-	}
-	if err := durable.WriteFile(fc.Credentials, out, 0o600, "."+filepath.Base(fc.Credentials)+".*"); err != nil {
+	if err := writeCredentials(fc.Credentials, creds); err != nil {
 		return creds, err
 	}
 	log.Info("box enrolled", slog.String(obs.KeyComponent, "fleet"), slog.String(obs.KeyFile, fc.Credentials), slog.String(obs.KeyHost, creds.LeafURL))
 	return creds, nil
+}
+
+// writeCredentials replaces the box's credentials file, readable by its owner only.
+func writeCredentials(path string, creds fleet.Credentials) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	out, _ := json.MarshalIndent(creds, "", "  ")
+	return durable.WriteFile(path, out, 0o600, "."+filepath.Base(path)+".*")
 }
 
 // runBox composes the appliance as `appliance api` does, without its public listener, and
@@ -124,8 +143,7 @@ func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log
 		OnCA: func(bundle []byte) error {
 			kept := creds
 			kept.CAPEM = string(bundle)
-			out, _ := json.MarshalIndent(kept, "", "  ")
-			return durable.WriteFile(cfg.Fleet.Credentials, out, 0o600, "."+filepath.Base(cfg.Fleet.Credentials)+".*")
+			return writeCredentials(cfg.Fleet.Credentials, kept)
 		}})
 	if err != nil {
 		return err

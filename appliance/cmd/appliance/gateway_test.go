@@ -15,6 +15,7 @@ import (
 
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/freeport"
+	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/internal/testenv"
 )
 
@@ -24,7 +25,8 @@ import (
 // port; `appliance join`, given the token, the gateway's enrolment URL and its name in its
 // configuration, redeems it over TLS, writes its credentials (0600, its own seed) and says
 // READY=1 once joined: the gateway then challenges the route (402) and lists the box with its
-// exit. The same token in another box's configuration enrols nothing. `appliance gateway ca
+// exit. The same token in another box's configuration enrols nothing, but the same box asking
+// again with its key (its answer lost) is answered. `appliance gateway ca
 // stage` has the box keep the next CA in its credentials, `switch` finds it ready, and the box
 // restarted joins from its credentials alone (the hub's certificate now from the new CA),
 // until `appliance gateway revoke` cuts it. Both stop on SIGTERM with STOPPING=1.
@@ -124,6 +126,22 @@ country = "fr"
 	err = runJoin(context.Background(), []string{"--config", boxConf("copy", m[2])})
 	if err == nil || !strings.Contains(err.Error(), "403") {
 		t.Fatalf("a second box with the spent token: %v, want the gateway's 403", err)
+	}
+
+	// The same box, had it lost the gateway's answer (its credentials file holding only the
+	// seed it wrote before asking), asks again with the same key and token and is answered.
+	raw, err := os.ReadFile(creds)
+	var enrolled fleet.Credentials
+	if err != nil || json.Unmarshal(raw, &enrolled) != nil {
+		t.Fatalf("credentials: %v", err)
+	}
+	pending := filepath.Join(dir, "retry", "fleet-credentials.json")
+	if err := writeCredentials(pending, fleet.Credentials{Box: "line-1", Seed: enrolled.Seed}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := boxCredentials(context.Background(), fleet.Config{Credentials: pending, Box: "line-1", Gateway: m[1], Token: m[2]}, obs.Discard())
+	if err != nil || again != enrolled {
+		t.Fatalf("asking again with the same key: %+v, %v; want %+v", again, err, enrolled)
 	}
 
 	// A CA rotation: staged, the box comes to trust both CAs and keeps them in its credentials;

@@ -159,10 +159,11 @@ func Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Config, h http.H
 	return err
 }
 
-// Join redeems token at the gateway's enrolment URL (https://host:port) for box: it makes the
-// box's nkey here, sends its public half, and returns the complete credentials. The gateway
-// is trusted only if its certificate chains to the CA the token pins.
-func Join(ctx context.Context, gateway string, token fleet.EnrolToken, box string) (fleet.Credentials, error) {
+// Join redeems token at the gateway's enrolment URL (https://host:port) for box with the nkey
+// of seed, made on the box (NewSeed) and kept before this call, so that a box whose answer was
+// lost asks again with the same key; only the public half is sent. It returns the complete
+// credentials. The gateway is trusted only if its certificate chains to the CA the token pins.
+func Join(ctx context.Context, gateway string, token fleet.EnrolToken, box string, seed []byte) (fleet.Credentials, error) {
 	if err := fleet.ValidName(box); err != nil {
 		return fleet.Credentials{}, fmt.Errorf("box: %w", err)
 	}
@@ -170,12 +171,14 @@ func Join(ctx context.Context, gateway string, token fleet.EnrolToken, box strin
 	if err != nil || u.Scheme != "https" || u.Host == "" {
 		return fleet.Credentials{}, fmt.Errorf("gateway %q: want https://host:port of its enrolment listener", gateway)
 	}
-	kp, err := nkeys.CreateUser()
+	kp, err := nkeys.FromSeed(seed)
 	if err != nil {
-		return fleet.Credentials{}, err
+		return fleet.Credentials{}, fmt.Errorf("box seed: %w", err)
 	}
-	seed, _ := kp.Seed()
-	pub, _ := kp.PublicKey()
+	pub, err := kp.PublicKey()
+	if err != nil || !nkeys.IsValidPublicUserKey(pub) {
+		return fleet.Credentials{}, errors.New("box seed: not a user nkey")
+	}
 	body, _ := json.Marshal(fleet.EnrolRequest{Token: token.Secret, Box: box, Nkey: pub})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.JoinPath(fleet.EnrolPath).String(), bytes.NewReader(body))
 	if err != nil {
@@ -208,6 +211,15 @@ func Join(ctx context.Context, gateway string, token fleet.EnrolToken, box strin
 		return fleet.Credentials{}, fmt.Errorf("enrol: %w", err)
 	}
 	return creds, nil
+}
+
+// NewSeed makes a box's nkey (a user key), its identity on the fleet.
+func NewSeed() ([]byte, error) {
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		return nil, err
+	}
+	return kp.Seed()
 }
 
 // RefusedError is the gateway's refusal of an enrolment.

@@ -78,6 +78,16 @@ func token(t *testing.T, h *hub.Hub, name string) fleet.EnrolToken {
 	return parsed
 }
 
+// join redeems tok for box with a key made for the call.
+func join(t *testing.T, url string, tok fleet.EnrolToken, box string) (fleet.Credentials, error) {
+	t.Helper()
+	seed, err := enrol.NewSeed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enrol.Join(t.Context(), url, tok, box, seed)
+}
+
 func echo(_ context.Context, req []byte) ([]byte, error) { return req, nil }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -92,13 +102,25 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // TestBoxJoinsWithItsToken: the box redeems its token over TLS (trusting the gateway by the
-// token's pin alone), joins with the key it made, and the token does not work twice.
+// token's pin alone), joins with the key it made, and the token does not work for another key.
 func TestBoxJoinsWithItsToken(t *testing.T) {
 	gw := startGateway(t, enrol.Limits{})
 	tok := token(t, gw.hub.Hub, "line-1")
-	creds, err := enrol.Join(t.Context(), gw.url, tok, "line-1")
+	seed, err := enrol.NewSeed()
 	if err != nil {
 		t.Fatal(err)
+	}
+	creds, err := enrol.Join(t.Context(), gw.url, tok, "line-1", seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if creds.Seed != string(seed) {
+		t.Fatal("the credentials do not carry the box's own seed")
+	}
+	// Its answer lost, the box asks again with the same key and gets the same credentials.
+	again, err := enrol.Join(t.Context(), gw.url, tok, "line-1", seed)
+	if err != nil || again != creds {
+		t.Fatalf("asking again with the same key: %+v, %v", again, err)
 	}
 	b, err := box.Start(t.Context(), box.Config{Credentials: creds, Routes: map[string]box.Handler{"echo": echo},
 		Heartbeat: 50 * time.Millisecond, Reconnect: 20 * time.Millisecond})
@@ -108,7 +130,7 @@ func TestBoxJoinsWithItsToken(t *testing.T) {
 	t.Cleanup(b.Close)
 	waitFor(t, "the enrolled box's leaf link", b.Connected)
 
-	_, err = enrol.Join(t.Context(), gw.url, tok, "line-1")
+	_, err = join(t, gw.url, tok, "line-1")
 	var refused *enrol.RefusedError
 	if !errors.As(err, &refused) || refused.Status != http.StatusForbidden {
 		t.Fatalf("second redemption: %v, want 403", err)
@@ -123,14 +145,14 @@ func TestBoxJoinsWithItsToken(t *testing.T) {
 func TestGatewayOutsideThePinIsRefused(t *testing.T) {
 	real, impostor := startGateway(t, enrol.Limits{}), startGateway(t, enrol.Limits{})
 	tok := token(t, real.hub.Hub, "line-1")
-	_, err := enrol.Join(t.Context(), impostor.url, tok, "line-1")
+	_, err := join(t, impostor.url, tok, "line-1")
 	if err == nil || !strings.Contains(err.Error(), "not from the fleet CA the token pins") {
 		t.Fatalf("joined a gateway outside the pin: %v", err)
 	}
 	if n := impostor.hub.calls.Load(); n != 0 {
 		t.Fatalf("the impostor received %d redemptions", n)
 	}
-	if _, err := enrol.Join(t.Context(), real.url, tok, "line-1"); err != nil {
+	if _, err := join(t, real.url, tok, "line-1"); err != nil {
 		t.Fatalf("the real gateway: %v", err)
 	}
 }
@@ -145,7 +167,7 @@ func TestRedemptionsAreRateLimited(t *testing.T) {
 	forged.Secret = strings.Repeat("A", len(good.Secret))
 	var statuses []int
 	for _, tok := range []fleet.EnrolToken{forged, forged, forged, good} {
-		_, err := enrol.Join(t.Context(), gw.url, tok, "line-1")
+		_, err := join(t, gw.url, tok, "line-1")
 		var refused *enrol.RefusedError
 		if !errors.As(err, &refused) {
 			t.Fatalf("attempt %d: %v, want a refusal", len(statuses)+1, err)
@@ -162,7 +184,7 @@ func TestRedemptionsAreRateLimited(t *testing.T) {
 		t.Fatalf("the hub was asked %d times, want the 2 within the burst", n)
 	}
 	clock.Add(time.Minute)
-	if _, err := enrol.Join(t.Context(), gw.url, good, "line-1"); err != nil {
+	if _, err := join(t, gw.url, good, "line-1"); err != nil {
 		t.Fatalf("a minute later, the good token: %v", err)
 	}
 }

@@ -30,10 +30,12 @@ const MaxTokenTTL = 7 * 24 * time.Hour
 
 const tokensFile = "fleet-tokens.json"
 
-// pendingToken is a token not redeemed yet, kept under the hash of its secret.
+// pendingToken is a token kept under the hash of its secret until it expires.
 type pendingToken struct {
 	Box     string    `json:"box"`
 	Expires time.Time `json:"expires"`
+	// SpentBy is the public key it enrolled, or burned; empty while it waits for its box.
+	SpentBy string `json:"spent_by,omitempty"`
 }
 
 // NewToken makes a one-time enrolment token for box, valid for ttl. The hub keeps only the
@@ -67,8 +69,10 @@ func (h *Hub) NewToken(box string, ttl time.Duration) (fleet.EnrolToken, time.Ti
 
 // Redeem spends a token's secret to enrol box with the public nkey the box made for itself,
 // and returns the box's credentials without a seed (the box holds it). A token is spent by
-// any redemption that finds it, even one naming another box: whoever presents it for the
-// wrong name holds a token that leaked.
+// the first redemption that finds it, even one naming another box or a key in use: whoever
+// presents it so holds a token that leaked. Until it expires, the same box presenting it with
+// the same key is answered again (its first answer may have been lost on the way), as long as
+// that key is still the box's.
 func (h *Hub) Redeem(secret, box, nkeyPub string) (fleet.Credentials, error) {
 	if h.srv == nil {
 		return fleet.Credentials{}, ErrExternal
@@ -76,35 +80,59 @@ func (h *Hub) Redeem(secret, box, nkeyPub string) (fleet.Credentials, error) {
 	if !nkeys.IsValidPublicUserKey(nkeyPub) {
 		return fleet.Credentials{}, errors.New("fleet hub: nkey: not a public user key")
 	}
+	creds := fleet.Credentials{Box: box, LeafURL: h.leafURL}
 	h.mu.Lock()
 	key := tokenHash(secret)
-	pending, found := h.tokens[key]
-	if found {
-		delete(h.tokens, key)
-	}
-	expired := h.dropExpiredLocked()
-	var err error
-	if found || expired {
-		err = h.saveTokensLocked()
+	t, found := h.tokens[key]
+	live := found && h.now().Before(t.Expires)
+	changed := h.dropExpiredLocked()
+	if live && t.SpentBy != "" {
+		again := t.SpentBy == nkeyPub && t.Box == box && h.boxes[box].Nkey == nkeyPub
+		h.mu.Unlock()
+		if !again {
+			return fleet.Credentials{}, ErrTokenRefused
+		}
+		creds.CAPEM = string(h.trustPEM())
+		return creds, nil
 	}
 	inUse := nkeyPub == h.gatewayPub
 	for name, e := range h.boxes {
 		inUse = inUse || (e.Nkey == nkeyPub && name != box)
 	}
+	var refusal error
+	switch {
+	case !live || t.Box != box:
+		refusal = ErrTokenRefused
+	case inUse:
+		refusal = ErrKeyInUse
+	}
+	if live {
+		t.SpentBy = nkeyPub
+		if refusal != nil {
+			t.SpentBy = burned
+		}
+		h.tokens[key], changed = t, true
+	}
+	var err error
+	if changed {
+		err = h.saveTokensLocked()
+	}
 	h.mu.Unlock()
 	switch {
 	case err != nil:
 		return fleet.Credentials{}, err
-	case !found || pending.Box != box || !h.now().Before(pending.Expires):
-		return fleet.Credentials{}, ErrTokenRefused
-	case inUse:
-		return fleet.Credentials{}, ErrKeyInUse
+	case refusal != nil:
+		return fleet.Credentials{}, refusal
 	}
 	if err := h.replace(box, &enrolled{Nkey: nkeyPub, Enrolled: h.now().UTC()}); err != nil {
 		return fleet.Credentials{}, err
 	}
-	return fleet.Credentials{Box: box, LeafURL: h.leafURL, CAPEM: string(h.trustPEM())}, nil
+	creds.CAPEM = string(h.trustPEM())
+	return creds, nil
 }
+
+// burned marks a token spent by a redemption that enrolled nothing.
+const burned = "-"
 
 // dropExpiredLocked forgets the tokens past their expiry and says whether it forgot any.
 func (h *Hub) dropExpiredLocked() bool {

@@ -81,6 +81,18 @@ func TestTokenEnrolsOnce(t *testing.T) {
 	if !b.Connected() {
 		t.Fatal("a refused second redemption replaced the box's key")
 	}
+	// The box asking again with its own key (its first answer lost) is answered again; once
+	// it is revoked, not any more.
+	again, err := h.Redeem(tok.Secret, "box-a", pub)
+	if want := (fleet.Credentials{Box: creds.Box, LeafURL: creds.LeafURL, CAPEM: creds.CAPEM}); err != nil || again != want {
+		t.Fatalf("the same key again: %+v, %v; want %+v", again, err, want)
+	}
+	if err := h.Revoke("box-a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Redeem(tok.Secret, "box-a", pub); !errors.Is(err, hub.ErrTokenRefused) {
+		t.Fatalf("the same key after revocation: %v, want refused", err)
+	}
 }
 
 // TestTokenRefusals: every token that should not enrol is refused and enrols nothing.
