@@ -60,8 +60,10 @@ image-tools: ## make the image tools tree (trixie: mkosi, systemd-repart, QEMU, 
 # UPDATE_KEYS: the release public key(s) the box trusts for signed updates; empty makes a
 # development image with a throwaway key (image/update-keys.sh).
 UPDATE_KEYS ?=
-image: ## build the bootable GPT disk image with mkosi (ARCH=x86-64 or arm64, UPDATE_KEYS=release.pub) into image/out/ARCH
-	UPDATE_KEYS="$(UPDATE_KEYS)" image/build.sh $(ARCH)
+# ROLE: single (one appliance), gateway or box of a fleet (image/README.md, "Roles").
+ROLE ?= single
+image: ## build the bootable GPT disk image with mkosi (ARCH=x86-64 or arm64, UPDATE_KEYS=release.pub, ROLE=single|gateway|box) into image/out/ARCH
+	UPDATE_KEYS="$(UPDATE_KEYS)" ROLE="$(ROLE)" image/build.sh $(ARCH)
 
 image-test: ## boot the built image under QEMU TCG and pass on the box's smoke marker (ARCH=...)
 	image/test.sh $(ARCH)

@@ -7,6 +7,8 @@
 # Usage: image/build.sh [x86-64|arm64]      (make image, make image ARCH=arm64)
 # Env:   UPDATE_KEYS  the release public key(s) the box trusts for updates: .pub files or
 #                     directories of them (make image UPDATE_KEYS=...); see update-keys.sh
+#        ROLE         single (default: one appliance), gateway (a fleet's gateway) or box (a
+#                     fleet's box): the default config (roles/ROLE.toml) and the target enabled
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
@@ -16,23 +18,29 @@ x86-64 | amd64) arch=x86-64 goarch=amd64 ;;
 arm64 | aarch64) arch=arm64 goarch=arm64 ;;
 *) echo "build.sh: ARCH must be x86-64 or arm64, not $arch" >&2; exit 2 ;;
 esac
+role="${ROLE:-single}"
+case "$role" in
+single | gateway | box) ;;
+*) echo "build.sh: ROLE must be single, gateway or box, not $role" >&2; exit 2 ;;
+esac
 [ "$(id -u)" -eq 0 ] || { echo "build.sh: run as root (chroot into the tools tree, loop-free repart)" >&2; exit 1; }
 export PATH="$PATH:/usr/local/go/bin"
 start=$(date +%s)
 "$here/tools.sh" >/dev/null
 [ "$arch" = x86-64 ] || "$here/binfmt.sh" "$arch"
 
-out="$here/out/$arch"
+# A fleet role's image goes beside the single appliance's, not over it (image-test boots single).
+out="$here/out/$arch" && [ "$role" = single ] || out="$here/out/$arch-$role"
 stage="$here/out/stage-$arch"
 sandbox="$here/out/sandbox"
 mkdir -p "$out"
-rm -rf "$stage" && mkdir -p "$stage/usr/bin" "$stage/usr/lib/peage" "$stage/usr/lib/systemd/system" "$stage/usr/share/doc/peage"
+rm -rf "$stage" && mkdir -p "$stage/usr/bin" "$stage/usr/lib/peage" "$stage/usr/lib/systemd/system" "$stage/usr/share/doc/peage" "$stage/etc/peage"
 
 # Reproducibility: the commit's time is the image's SOURCE_DATE_EPOCH (file times, the UKI);
 # the version is the commit's description, as for bin/appliance.
 epoch="$(git -C "$repo" log -1 --format=%ct 2>/dev/null || date +%s)"
 version="$(git -C "$repo" describe --tags --always --dirty 2>/dev/null || echo dev)"
-echo "build.sh: $arch image of $version (SOURCE_DATE_EPOCH=$epoch)" >&2
+echo "build.sh: $arch image of $version, role $role (SOURCE_DATE_EPOCH=$epoch)" >&2
 
 (cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH="$goarch" go build -trimpath -buildvcs=false \
 	-ldflags "-X github.com/peage/appliance/internal/version.Version=$version" \
@@ -55,6 +63,11 @@ install -D -m 0644 "$repo/ops/nftables/peage.nft" "$stage/etc/nftables.conf"
 install -m 0644 "$repo/ARCHITECTURE.md" "$stage/usr/share/doc/peage/ARCHITECTURE.md"
 install -D -m 0644 -t "$stage/usr/share/doc/peage/docs" "$repo"/docs/*.md
 install -m 0644 "$here/README.md" "$stage/usr/share/doc/peage/image.md"
+# The role: its default config, and the name mkosi.postinst.chroot reads to enable its target.
+install -m 0644 "$here/roles/$role.toml" "$stage/etc/peage/appliance.toml"
+echo "$role" >"$stage/usr/lib/peage/role"
+# The role's drop-ins (the updater's target and units for the gateway).
+[ ! -d "$here/roles/$role-units" ] || cp -a "$here/roles/$role-units/." "$stage/usr/lib/systemd/system/"
 find "$stage" -exec touch -h -d "@$epoch" {} +
 
 # The package sources: this machine's Debian archive (mkosi 25 would otherwise add the debug

@@ -157,6 +157,29 @@ func TestUnitsMatchTheCode(t *testing.T) {
 			"RuntimeDirectory": strings.TrimPrefix(filepath.Dir(proxydSock), "/run/"), "RuntimeDirectoryMode": "0750",
 			"EnvironmentFile": "-/etc/peage/setup.env",
 		}},
+		// The fleet's two daemons run as the API's user (which the firewall confines) in its
+		// state directory, one role per machine.
+		{"peage-gateway.service", map[string]string{
+			"Type": "notify", "NotifyAccess": "main", "WatchdogSec": "30s", "Slice": "peage.slice",
+			"ExecStart": "/usr/bin/appliance gateway --config /etc/peage/appliance.toml",
+			"User":      "peage-api", "Group": "peage", "StateDirectory": "peage-api", "Environment": "PEAGE_STATE_DIR=/var/lib/peage-api",
+			"LoadCredential": cfg.Admin.TokenFile + ":" + credential.Dir + "/" + credential.OperatorToken + " " +
+				cfg.Payment.ReceiptKeys + ":" + credential.Dir + "/" + receipt.CredentialName,
+			"Conflicts": "peage-api.service peage-join.service", "WantedBy": "peage-gateway.target",
+		}},
+		{"peage-join.service", map[string]string{
+			"Type": "notify", "NotifyAccess": "main", "WatchdogSec": "30s", "Slice": "peage-browsers.slice",
+			"ExecStart": "/usr/bin/appliance join --config /etc/peage/appliance.toml",
+			"User":      "peage-api", "Group": "peage", "StateDirectory": "peage-api", "Environment": "PEAGE_STATE_DIR=/var/lib/peage-api",
+			"LoadCredential": "", "Conflicts": "peage-api.service peage-gateway.service", "WantedBy": "peage-box.target",
+		}},
+		{"peage-gateway.target", map[string]string{
+			"Wants":     "peage-firstboot.service peage-gateway.service peage-settle.service peage-proxyd.service",
+			"Conflicts": "peage.target peage-box.target",
+		}},
+		{"peage-box.target", map[string]string{
+			"Wants": "peage-firstboot.service peage-join.service peage-proxyd.service", "Conflicts": "peage.target peage-gateway.target",
+		}},
 		{"peage-firstboot.service", map[string]string{
 			"Type": "oneshot", "RemainAfterExit": "yes", "ExecStart": "/usr/bin/appliance firstboot",
 			"Before": "peage-api.service peage-settle.service peage-proxyd.service", "PrivateNetwork": "yes",

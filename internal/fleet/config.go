@@ -5,10 +5,15 @@ package fleet
 type Config struct {
 	LeafAddr    string   `toml:"leaf_addr" doc:"gateway: host:port of the TLS leaf listener that boxes dial out to"`
 	LeafHosts   []string `toml:"leaf_hosts" doc:"gateway: the names boxes reach the leaf listener by (its certificate and the enrolment URL); default the host of leaf_addr"`
-	Credentials string   `toml:"credentials" doc:"box: the credentials file written by appliance join --enrol (per-box nkey, hub URL and CA)"`
+	EnrolAddr   string   `toml:"enrol_addr" doc:"gateway: host:port of the public HTTPS listener where boxes redeem their one-time enrolment tokens"`
+	Credentials string   `toml:"credentials" doc:"box: the credentials file appliance join writes at enrolment and joins with (per-box nkey made on the box, hub URL and CA); default fleet-credentials.json in state_dir"`
+	Box         string   `toml:"box" doc:"box: this box's name, the one its enrolment token was made for (a-z, 0-9, '-', '_')"`
+	Gateway     string   `toml:"gateway" doc:"box: the gateway's enrolment URL (https://host:7423), used only while the box has no credentials"`
+	Token       string   `toml:"token" doc:"box: the one-time enrolment token from appliance gateway token, used only while the box has no credentials"`
 	Country     string   `toml:"country" doc:"box: ISO 3166-1 alpha-2 country of the box's exit"`
 	ASN         uint32   `toml:"asn" doc:"box: autonomous system number of the box's exit"`
 }
 
-// DefaultConfig listens for boxes on every address, on NATS's leaf node port.
-func DefaultConfig() Config { return Config{LeafAddr: "0.0.0.0:7422"} }
+// DefaultConfig listens for boxes on every address, on NATS's leaf node port and the port
+// after it for enrolment.
+func DefaultConfig() Config { return Config{LeafAddr: "0.0.0.0:7422", EnrolAddr: "0.0.0.0:7423"} }

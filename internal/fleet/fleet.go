@@ -93,6 +93,9 @@ type Record struct {
 	// ProgressEveryMS is how often the box signs of life on a call it holds, so the
 	// dispatcher knows how long a silence means the box is gone.
 	ProgressEveryMS int64 `json:"progress_every_ms"`
+	// CAPins are the fleet CAs the box trusts (CAPins of its bundle), so that the hub knows
+	// when every box trusts a CA it is about to switch to.
+	CAPins []string `json:"ca_pins,omitempty"`
 }
 
 // ProgressEvery is the record's progress interval as a duration.

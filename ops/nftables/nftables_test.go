@@ -317,7 +317,7 @@ func TestConfinedUsersReachOnlyTheInternet(t *testing.T) {
 // ports are open to both, the operator port to the LAN only, anything else to neither.
 func TestInputPolicy(t *testing.T) {
 	l := newLab(t)
-	l.listen(l.inBox(l.probe, "[::]:8402", "[::]:8118", "[::]:8403", "[::]:9090"))
+	l.listen(l.inBox(l.probe, "[::]:8402", "[::]:8118", "[::]:8403", "[::]:9090", "[::]:7422", "[::]:7423"))
 	if out, err := l.inBox("nft", "-f", "peage.nft").CombinedOutput(); err != nil {
 		t.Fatalf("nft -f: %v\n%s", err, out)
 	}
@@ -333,6 +333,9 @@ func TestInputPolicy(t *testing.T) {
 		{"operator port from the IPv6 internet", "2001:db8:ff::10", "[fd00:1::50]:8403", "timeout"},
 		{"proxy from the IPv6 internet", "2001:db8:ff::10", "[fd00:1::50]:8118", "ok"},
 		{"another port from the IPv6 internet", "2001:db8:ff::10", "[fd00:1::50]:9090", "timeout"},
+		// A fleet gateway's leaf and enrolment listeners: boxes dial them from anywhere.
+		{"fleet leaf port from the internet", "203.0.113.10", "192.168.1.50:7422", "ok"},
+		{"fleet enrolment port from the IPv6 internet", "2001:db8:ff::10", "[fd00:1::50]:7423", "ok"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

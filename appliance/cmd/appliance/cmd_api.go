@@ -57,7 +57,7 @@ func runAPI(ctx context.Context, name string, args []string, gateway bool) error
 		return err
 	}
 	if gateway {
-		g, err := startGatewayFleet(ctx, log, a, hubConfig(cfg))
+		g, err := startGatewayFleet(ctx, log, a, hubConfig(cfg), cfg.Fleet.EnrolAddr)
 		if err != nil {
 			return err
 		}

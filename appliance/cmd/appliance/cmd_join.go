@@ -6,10 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,92 +17,107 @@ import (
 	"github.com/peage/appliance/internal/durable"
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
+	"github.com/peage/appliance/internal/fleet/enrol"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/sdnotify"
 	proxyclient "github.com/peage/appliance/proxyd/client"
 )
 
 func init() {
-	register("join", "run this appliance as a box of a fleet (dialling out to its gateway's hub, fleet.credentials); with --enrol, fetch the box's credentials from the gateway first", runJoin)
+	register("join", "run this appliance as a box of a fleet, dialling out to its gateway's hub; without credentials yet, first redeem the one-time token of appliance gateway token (--gateway, --token, --box or fleet.*)", runJoin)
 }
 
 func runJoin(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("join", flag.ContinueOnError)
 	path := fs.String("config", defaultConfigPath, "configuration file")
-	enrol := fs.String("enrol", "", "the gateway's operator `URL` to enrol at (e.g. http://gateway.lan:8403); writes --out and exits")
-	name := fs.String("box", "", "enrol: this box's name (a-z, 0-9, '-', '_')")
-	tokenFile := fs.String("token-file", "", "enrol: file holding the gateway's operator credential")
-	out := fs.String("out", "", "enrol: where to write the credentials (mode 0600), to name in fleet.credentials")
+	gateway := fs.String("gateway", "", "the gateway's enrolment `URL` (https://host:7423) [fleet.gateway]")
+	token := fs.String("token", "", "the one-time enrolment token printed by appliance gateway token [fleet.token]")
+	name := fs.String("box", "", "this box's name, the one the token was made for [fleet.box]")
 	if err := fs.Parse(args); err != nil {
 		return err
-	}
-	if *enrol != "" {
-		return enrolBox(ctx, *enrol, *name, *tokenFile, *out)
 	}
 	cfg, err := config.Load(*path, os.Environ())
 	if err != nil {
 		return err
 	}
-	return runBox(ctx, cfg)
-}
-
-// enrolBox asks the gateway for the box's credentials and writes them, readable by the owner
-// only: the nkey seed in them is the box's identity, shown once.
-func enrolBox(ctx context.Context, gateway, name, tokenFile, out string) error {
-	if err := fleet.ValidName(name); err != nil {
-		return fmt.Errorf("--box: %w", err)
+	for flagValue, key := range map[*string]*string{gateway: &cfg.Fleet.Gateway, token: &cfg.Fleet.Token, name: &cfg.Fleet.Box} {
+		if *flagValue != "" {
+			*key = *flagValue
+		}
 	}
-	if out == "" {
-		return errors.New("--out is required with --enrol")
+	if cfg.Fleet.Credentials == "" {
+		cfg.Fleet.Credentials = filepath.Join(cfg.StateDir, "fleet-credentials.json")
 	}
-	u := strings.TrimRight(gateway, "/") + "/fleet/enrol?box=" + url.QueryEscape(name)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
+	log := newLogger(cfg.Log)
+	creds, err := boxCredentials(ctx, cfg.Fleet, log)
 	if err != nil {
 		return err
 	}
-	if tokenFile != "" {
-		tok, err := os.ReadFile(tokenFile)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
-	}
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
-	if err != nil {
-		return fmt.Errorf("enrol: %w", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return fmt.Errorf("enrol: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("enrol: the gateway answered %s: %s", resp.Status, strings.TrimSpace(string(body)))
-	}
+	return runBox(ctx, cfg, creds, log)
+}
+
+// boxCredentials reads the box's credentials, or, when it has none yet, redeems its token and
+// writes them (0600): the nkey seed in them is made here and is the box's identity. The seed
+// is written before the token is redeemed, so a box whose answer was lost (or that could not
+// write it) asks again with the same key, which the gateway answers again. Once the
+// credentials are complete the token is not used again (it could not be: it is spent).
+func boxCredentials(ctx context.Context, fc fleet.Config, log *slog.Logger) (fleet.Credentials, error) {
 	var creds fleet.Credentials
-	if err := json.Unmarshal(body, &creds); err != nil {
-		return fmt.Errorf("enrol: %w", err)
+	raw, err := os.ReadFile(fc.Credentials)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(raw, &creds); err != nil {
+			return creds, fmt.Errorf("%s: %w", fc.Credentials, err)
+		}
+		if creds.LeafURL != "" {
+			return creds, creds.Validate()
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return creds, err
 	}
-	if err := creds.Validate(); err != nil {
-		return fmt.Errorf("enrol: %w", err)
+	if fc.Gateway == "" || fc.Token == "" {
+		return creds, fmt.Errorf("no credentials at %s: enrol with appliance join --box NAME --gateway URL --token TOKEN "+
+			"(the gateway's operator runs appliance gateway token --box NAME)", fc.Credentials)
 	}
-	return durable.WriteFile(out, body, 0o600, "."+filepath.Base(out)+".*")
+	tok, err := fleet.ParseEnrolToken(fc.Token)
+	if err != nil {
+		return creds, fmt.Errorf("--token: %w", err)
+	}
+	if err := fleet.ValidName(fc.Box); err != nil {
+		return creds, fmt.Errorf("--box: %w", err)
+	}
+	if creds.Seed == "" || creds.Box != fc.Box {
+		seed, err := enrol.NewSeed()
+		if err != nil {
+			return creds, err
+		}
+		creds = fleet.Credentials{Box: fc.Box, Seed: string(seed)}
+		if err := writeCredentials(fc.Credentials, creds); err != nil {
+			return creds, err
+		}
+	}
+	if creds, err = enrol.Join(ctx, fc.Gateway, tok, fc.Box, []byte(creds.Seed)); err != nil {
+		return creds, err
+	}
+	if err := writeCredentials(fc.Credentials, creds); err != nil {
+		return creds, err
+	}
+	log.Info("box enrolled", slog.String(obs.KeyComponent, "fleet"), slog.String(obs.KeyFile, fc.Credentials), slog.String(obs.KeyHost, creds.LeafURL))
+	return creds, nil
+}
+
+// writeCredentials replaces the box's credentials file, readable by its owner only.
+func writeCredentials(path string, creds fleet.Credentials) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	out, _ := json.MarshalIndent(creds, "", "  ")
+	return durable.WriteFile(path, out, 0o600, "."+filepath.Base(path)+".*")
 }
 
 // runBox composes the appliance as `appliance api` does, without its public listener, and
 // serves its relayable routes to the fleet through a leaf link it dials out.
-func runBox(ctx context.Context, cfg config.Config) error {
-	if cfg.Fleet.Credentials == "" {
-		return errors.New("fleet.credentials is not set: enrol with appliance join --enrol first")
-	}
-	raw, err := os.ReadFile(cfg.Fleet.Credentials)
-	if err != nil {
-		return err
-	}
-	var creds fleet.Credentials
-	if err := json.Unmarshal(raw, &creds); err != nil {
-		return fmt.Errorf("%s: %w", cfg.Fleet.Credentials, err)
-	}
-	log := newLogger(cfg.Log)
+func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log *slog.Logger) error {
 	d, closeDeps, err := openCommon(cfg, log)
 	if err != nil {
 		return err
@@ -126,12 +138,39 @@ func runBox(ctx context.Context, cfg config.Config) error {
 		return errors.New("this box can serve no route (no upstream configured, no browser)")
 	}
 	b, err := box.Start(ctx, box.Config{Credentials: creds, Routes: routes, Logger: log,
-		Exit: fleet.Exit{Country: strings.ToUpper(cfg.Fleet.Country), ASN: cfg.Fleet.ASN}})
+		Exit: fleet.Exit{Country: strings.ToUpper(cfg.Fleet.Country), ASN: cfg.Fleet.ASN},
+		// A CA rotation's bundle is kept before it is trusted, so a restart trusts it too.
+		OnCA: func(bundle []byte) error {
+			kept := creds
+			kept.CAPEM = string(bundle)
+			return writeCredentials(cfg.Fleet.Credentials, kept)
+		}})
 	if err != nil {
 		return err
 	}
 	defer b.Close()
 	log.Info("box started", slog.String(obs.KeyComponent, "fleet"), slog.String(obs.KeyHost, creds.LeafURL), slog.Int(obs.KeyCount, len(routes)))
+	// READY=1 once joined: the unit is active when the box serves the fleet. Its liveness is
+	// its own server running, not the link: a line that drops is the box's to wait out.
+	n := newNotifier(ctx, log, func(context.Context) error {
+		if !b.Server().Running() {
+			return errors.New("the box's nats-server stopped")
+		}
+		return nil
+	})
+	defer n.stop()
+	sdnotify.Status(log, "waiting for the gateway's hub at "+creds.LeafURL)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for !b.Connected() {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+	sdnotify.Status(log, "joined "+creds.LeafURL+" as "+creds.Box)
+	n.ready()
 	<-ctx.Done()
 	return nil
 }

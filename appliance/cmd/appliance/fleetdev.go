@@ -28,7 +28,7 @@ const fleetTTL = 3 * time.Second
 // appliance binds). It returns once every box is in the registry; stop closes them all.
 func startDevFleet(ctx context.Context, cfg config.Config, log *slog.Logger, d deps, gw *app, n int) (stop func(), err error) {
 	dir := filepath.Join(cfg.StateDir, "fleet")
-	g, err := startGatewayFleet(ctx, log, gw, hub.Config{StateDir: dir, StoreDir: filepath.Join(dir, "jetstream"), LeafAddr: "127.0.0.1:0"})
+	g, err := startGatewayFleet(ctx, log, gw, hub.Config{StateDir: dir, StoreDir: filepath.Join(dir, "jetstream"), LeafAddr: "127.0.0.1:0"}, "")
 	if err != nil {
 		return nil, err
 	}

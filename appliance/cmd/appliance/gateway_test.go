@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,22 +15,29 @@ import (
 
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/freeport"
+	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/internal/testenv"
 )
 
-// TestGatewayAndJoin runs the two daemons from their configuration: `appliance gateway` (its
-// hub's leaf listener in [fleet]) lists the French VAT route unavailable while no box serves
-// it; `appliance join --enrol` fetches a box's credentials from the gateway's operator port
-// (written 0600), and `appliance join` with them in fleet.credentials joins: the gateway then
-// challenges the route (402) and lists the box with its exit.
+// TestGatewayAndJoin runs the two daemons as their units do (the built binary, NOTIFY_SOCKET,
+// the watchdog): `appliance gateway` says READY=1 and lists the French VAT route unavailable
+// while no box serves it; `appliance gateway token` makes a one-time token on its operator
+// port; `appliance join`, given the token, the gateway's enrolment URL and its name in its
+// configuration, redeems it over TLS, writes its credentials (0600, its own seed) and says
+// READY=1 once joined: the gateway then challenges the route (402) and lists the box with its
+// exit. The same token in another box's configuration enrols nothing, but the same box asking
+// again with its key (its answer lost) is answered. `appliance gateway ca
+// stage` has the box keep the next CA in its credentials, `switch` finds it ready, and the box
+// restarted joins from its credentials alone (the hub's certificate now from the new CA),
+// until `appliance gateway revoke` cuts it. Both stop on SIGTERM with STOPPING=1.
 func TestGatewayAndJoin(t *testing.T) {
+	bin := applianceBinary(t)
 	testenv.Needs(t, testenv.Daemons)
 	t.Setenv("PEAGE_LOG_LEVEL", "warn")
 	dir := t.TempDir()
 	api, admin := freeport.Addr(t), freeport.Addr(t)
 	gwConf := filepath.Join(dir, "gateway.toml")
-	writeConf(t, gwConf, fmt.Sprintf(`state_dir = %q
-[api]
+	writeConf(t, gwConf, fmt.Sprintf(`[api]
 addr = %q
 base_url = "http://%s"
 [admin]
@@ -41,39 +49,59 @@ rpc_url = "http://127.0.0.1:1"
 socket = %q
 [fleet]
 leaf_addr = %q
-`, filepath.Join(dir, "gw"), api, api, admin, filepath.Join(dir, "settle.sock"), freeport.Addr(t)))
-	stopGateway := runInBackground(t, "gateway", "--config", gwConf)
-	defer stopGateway()
-	waitFor(t, "the gateway's operator port", func() bool {
-		resp, err := http.Get("http://" + admin + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil
-	})
+enrol_addr = %q
+`, api, api, admin, filepath.Join(dir, "settle.sock"), freeport.Addr(t), freeport.Addr(t)))
+	gateway := startDaemon(t, bin, "gateway", gwConf, dir, nil)
+	gateway.await(t, "READY=1", 2*time.Minute)
 	tva := "http://" + api + "/v1/fr/tva?siren=542065479"
 	if code, body := get(t, tva); code != http.StatusServiceUnavailable {
 		t.Fatalf("no box yet: %d %s; want 503", code, body)
 	}
 
-	creds := filepath.Join(dir, "box", "fleet-credentials.json")
-	if err := os.MkdirAll(filepath.Dir(creds), 0o700); err != nil {
+	// The operator routes name what is wrong in a bad request.
+	for _, c := range []struct{ route, want string }{
+		{"/fleet/token?box=Line.1", "box:"},
+		{"/fleet/token?box=line-1&ttl=forever", "ttl:"},
+		{"/fleet/token?box=line-1&ttl=9000h", "ttl:"},
+		{"/fleet/revoke?box=", "box:"},
+		{"/fleet/revoke?box=nobody", "box:"},
+		{"/fleet/ca?step=rotate", "step:"},
+	} {
+		resp, err := http.Post("http://"+admin+c.route, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode/100 != 4 || !strings.HasPrefix(string(body), c.want) {
+			t.Errorf("POST %s: %d %q, want a 4xx naming %s", c.route, resp.StatusCode, body, c.want)
+		}
+	}
+
+	var printed strings.Builder
+	if err := gatewayToken(context.Background(), &printed, []string{"--config", gwConf, "--box", "line-1", "--ttl", "10m"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := runJoin(context.Background(), []string{"--enrol", "http://" + admin, "--box", "line-1", "--out", creds}); err != nil {
-		t.Fatal(err)
+	m := regexp.MustCompile(`appliance join --box line-1 --gateway (https://\S+) --token (\S+)`).FindStringSubmatch(printed.String())
+	if m == nil {
+		t.Fatalf("appliance gateway token printed no join command:\n%s", printed.String())
 	}
+	boxConf := func(name, token string) string {
+		p := filepath.Join(dir, name+".toml")
+		writeConf(t, p, fmt.Sprintf(`[fleet]
+box = "line-1"
+gateway = %q
+token = %q
+country = "fr"
+`, m[1], token))
+		return p
+	}
+	box := startDaemon(t, bin, "join", boxConf("box", m[2]), dir, nil)
+	box.await(t, "READY=1", 2*time.Minute)
+	creds := filepath.Join(dir, "state-join", "fleet-credentials.json")
 	if fi, err := os.Stat(creds); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("credentials file: %v %v", fi, err)
 	}
-	boxConf := filepath.Join(dir, "box.toml")
-	writeConf(t, boxConf, fmt.Sprintf(`state_dir = %q
-[fleet]
-credentials = %q
-country = "fr"
-`, filepath.Join(dir, "box"), creds))
-	stopBox := runInBackground(t, "join", "--config", boxConf)
-	defer stopBox()
 	waitFor(t, "the route available through the box", func() bool {
 		code, _ := get(t, tva)
 		return code == http.StatusPaymentRequired
@@ -92,27 +120,83 @@ country = "fr"
 	if !regexp.MustCompile(`(?m)^line-1 +ok +0/8 +FR +[0-9]+s ago +[1-9][0-9]* +0 +0\.000000 `).MatchString(status.String()) {
 		t.Fatalf("appliance status does not list the box:\n%s", status.String())
 	}
+
+	// The spent token enrols no other box, and is refused before the box composes anything.
+	t.Setenv("PEAGE_STATE_DIR", filepath.Join(dir, "copy"))
+	err = runJoin(context.Background(), []string{"--config", boxConf("copy", m[2])})
+	if err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("a second box with the spent token: %v, want the gateway's 403", err)
+	}
+
+	// The same box, had it lost the gateway's answer (its credentials file holding only the
+	// seed it wrote before asking), asks again with the same key and token and is answered.
+	raw, err := os.ReadFile(creds)
+	var enrolled fleet.Credentials
+	if err != nil || json.Unmarshal(raw, &enrolled) != nil {
+		t.Fatalf("credentials: %v", err)
+	}
+	pending := filepath.Join(dir, "retry", "fleet-credentials.json")
+	if err := writeCredentials(pending, fleet.Credentials{Box: "line-1", Seed: enrolled.Seed}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := boxCredentials(context.Background(), fleet.Config{Credentials: pending, Box: "line-1", Gateway: m[1], Token: m[2]}, obs.Discard())
+	if err != nil || again != enrolled {
+		t.Fatalf("asking again with the same key: %+v, %v; want %+v", again, err, enrolled)
+	}
+
+	// A CA rotation: staged, the box comes to trust both CAs and keeps them in its credentials;
+	// the switch finds every box ready.
+	ca := func(step string) string {
+		var out strings.Builder
+		if err := gatewayCA(context.Background(), &out, []string{"--config", gwConf, step}); err != nil {
+			t.Fatalf("appliance gateway ca %s: %v", step, err)
+		}
+		return out.String()
+	}
+	ca("stage")
+	waitFor(t, "the box's credentials holding both CAs", func() bool {
+		raw, err := os.ReadFile(creds)
+		var kept fleet.Credentials
+		if err != nil || json.Unmarshal(raw, &kept) != nil {
+			return false
+		}
+		cas, err := fleet.CABundle([]byte(kept.CAPEM))
+		return err == nil && len(cas) == 2
+	})
+	waitFor(t, "the box reporting both CAs", func() bool {
+		return regexp.MustCompile(`(?m)^line-1 +\S+ \S+$`).MatchString(ca("status"))
+	})
+	if status := ca("switch"); !strings.Contains(status, "next CA    -") {
+		t.Fatalf("after the switch:\n%s", status)
+	}
+
+	// Restarted, the box joins from its credentials (the hub's certificate now from the new
+	// CA, which it kept); the token in its configuration is not used again.
+	box.stop(t)
+	if err := os.Remove(filepath.Join(dir, "notify-join")); err != nil { // the next one's socket
+		t.Fatal(err)
+	}
+	box = startDaemon(t, bin, "join", boxConf("box", m[2]), dir, nil)
+	box.await(t, "READY=1", 2*time.Minute)
+
+	// Revoked, the box (and any copy of its credentials) is cut and refused: the route has no
+	// box again.
+	var revoked strings.Builder
+	if err := gatewayRevoke(context.Background(), &revoked, []string{"--config", gwConf, "--box", "line-1"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the route unavailable once the box is revoked", func() bool {
+		code, _ := get(t, tva)
+		return code == http.StatusServiceUnavailable
+	})
+	box.stop(t)
+	gateway.stop(t)
 }
 
 func writeConf(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// runInBackground runs a sub-command until the returned stop, which checks it ended cleanly.
-func runInBackground(t *testing.T, name string, args ...string) (stop func()) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	run := map[string]func(context.Context, []string) error{"gateway": runGateway, "join": runJoin}[name]
-	go func() { done <- run(ctx, args) }()
-	return func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("appliance %s: %v", name, err)
-		}
 	}
 }
 

@@ -48,6 +48,9 @@ type Config struct {
 	// Reconnect is how long the leaf waits between dials to the hub (default 1 s).
 	Reconnect time.Duration
 	Logger    *slog.Logger
+	// OnCA keeps a CA bundle the hub hands the box during a CA rotation (the credentials
+	// file); the box trusts the bundle only once OnCA returned without error.
+	OnCA func(bundlePEM []byte) error
 }
 
 // Box is a running box.
@@ -63,6 +66,10 @@ type Box struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	closed sync.Once
+
+	roots  atomic.Pointer[x509.CertPool] // the fleet CAs the leaf link verifies the hub with
+	caMu   sync.Mutex
+	caPins []string
 }
 
 // Start runs the box. It does not wait for the hub: a box started while its line is down
@@ -101,10 +108,12 @@ func Start(ctx context.Context, cfg Config) (*Box, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fleet box: leaf URL: %w", err)
 	}
-	roots := x509.NewCertPool()
-	if !roots.AppendCertsFromPEM([]byte(cfg.Credentials.CAPEM)) {
-		return nil, errors.New("fleet box: credentials carry no CA certificate")
+	cas, err := fleet.CABundle([]byte(cfg.Credentials.CAPEM))
+	if err != nil {
+		return nil, fmt.Errorf("fleet box: credentials: %w", err)
 	}
+	b := &Box{cfg: cfg, slots: make(chan struct{}, cfg.Slots), log: cfg.Logger.With(obs.KeyComponent, "fleet-box")}
+	b.trust(cas)
 	opts := &server.Options{
 		ServerName: "peage-box-" + cfg.Credentials.Box,
 		DontListen: true, // no client port: the box is reached only through its own leaf link
@@ -117,9 +126,13 @@ func Start(ctx context.Context, cfg Config) (*Box, error) {
 				Nkey: cfg.Credentials.Seed,
 				TLS:  true,
 				TLSConfig: &tls.Config{
-					RootCAs:    roots,
 					ServerName: hubURL.Hostname(),
 					MinVersion: tls.VersionTLS13,
+					// The standard verification is replaced, not skipped: verifyHub does it
+					// against the fleet CAs trusted now, which a CA rotation replaces while
+					// nats-server keeps this config.
+					InsecureSkipVerify: true,
+					VerifyConnection:   b.verifyHub(hubURL.Hostname()),
 				},
 				TLSTimeout: 5,
 				// Only the address of the credentials: a hub advertises its other URLs,
@@ -142,12 +155,15 @@ func Start(ctx context.Context, cfg Config) (*Box, error) {
 		srv.Shutdown()
 		return nil, fmt.Errorf("fleet box: %w", err)
 	}
-	b := &Box{cfg: cfg, srv: srv, conn: conn, slots: make(chan struct{}, cfg.Slots),
-		log: cfg.Logger.With(obs.KeyComponent, "fleet-box")}
+	b.srv, b.conn = srv, conn
 	b.ctx, b.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if err := b.serve(); err != nil {
 		b.Close()
 		return nil, err
+	}
+	if _, err := conn.Subscribe(fleet.CASubject(b.Name()), b.takeCA); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("fleet box: %w", err)
 	}
 	b.wg.Add(1)
 	go b.heartbeats()
@@ -322,7 +338,57 @@ func (b *Box) Record(health string) fleet.Record {
 	return fleet.Record{
 		Box: b.Name(), Routes: routes, Exit: b.cfg.Exit, Health: health,
 		Load: int(b.load.Load()), Slots: b.cfg.Slots, ProgressEveryMS: b.cfg.ProgressEvery.Milliseconds(),
+		CAPins: b.trusted(),
 	}
+}
+
+func (b *Box) trust(cas []*x509.Certificate) {
+	pool := x509.NewCertPool()
+	for _, c := range cas {
+		pool.AddCert(c)
+	}
+	b.caMu.Lock()
+	b.caPins = fleet.CAPins(cas)
+	b.caMu.Unlock()
+	b.roots.Store(pool)
+}
+
+func (b *Box) trusted() []string {
+	b.caMu.Lock()
+	defer b.caMu.Unlock()
+	return b.caPins
+}
+
+func (b *Box) verifyHub(host string) func(tls.ConnectionState) error {
+	return func(cs tls.ConnectionState) error {
+		if len(cs.PeerCertificates) == 0 {
+			return errors.New("fleet box: the hub sent no certificate")
+		}
+		inter := x509.NewCertPool()
+		for _, c := range cs.PeerCertificates[1:] {
+			inter.AddCert(c)
+		}
+		_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: b.roots.Load(), Intermediates: inter,
+			DNSName: host, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
+		return err
+	}
+}
+
+// takeCA answers the hub's CA bundle: kept (OnCA), then trusted from the next handshake.
+func (b *Box) takeCA(m *nats.Msg) {
+	cas, err := fleet.CABundle(m.Data)
+	if err == nil && b.cfg.OnCA != nil {
+		err = b.cfg.OnCA(m.Data)
+	}
+	if err != nil {
+		b.log.Error("fleet CA bundle refused", slog.String(obs.KeyErr, err.Error()))
+		_ = m.Respond([]byte("error: " + err.Error()))
+		return
+	}
+	b.trust(cas)
+	b.log.Info("fleet CA bundle trusted", slog.Int(obs.KeyCount, len(cas)))
+	_ = m.Respond([]byte("ok"))
+	b.announce(fleet.HealthOK)
 }
 
 func (b *Box) announce(health string) {

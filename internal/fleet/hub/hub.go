@@ -53,6 +53,12 @@ type Config struct {
 	// the leaf URL of enrolment (the first one); default the host of LeafAddr.
 	LeafHosts []string
 	Logger    *slog.Logger
+	// CertValidity is the life of the hub's certificate (default 90 days); it is renewed from
+	// the same CA once less than RenewBefore is left (default a third of it), checked every
+	// RenewCheck (default an hour) and at start.
+	CertValidity, RenewBefore, RenewCheck time.Duration
+	// Now is the hub's clock for enrolment tokens (default time.Now).
+	Now func() time.Time
 }
 
 // Hub is the gateway's NATS: embedded, or an external deployment it joined.
@@ -67,9 +73,15 @@ type Hub struct {
 	links      map[string]map[uint64]time.Time // box -> its leaf links' connection ids, when authenticated
 	gateway    nkeys.KeyPair
 	gatewayPub string
+	certs      *certs
 	leafTLS    *tls.Config // kept for reloads
 	caPEM      []byte
 	leafURL    string
+	tokens     map[string]pendingToken // by the hash of their secret
+	caPins     map[string][]string     // box -> the CAs its last heartbeat said it trusts
+	pushed     map[string]time.Time    // when each box was last handed the CA bundle
+	stopRenew  context.CancelFunc
+	renewing   sync.WaitGroup
 
 	leafHost string
 	leafPort int
@@ -89,6 +101,18 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = obs.Discard()
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.CertValidity <= 0 {
+		cfg.CertValidity = 90 * 24 * time.Hour
+	}
+	if cfg.RenewBefore <= 0 || cfg.RenewBefore >= cfg.CertValidity {
+		cfg.RenewBefore = cfg.CertValidity / 3
+	}
+	if cfg.RenewCheck <= 0 {
+		cfg.RenewCheck = time.Hour
+	}
 	host, portText, err := net.SplitHostPort(cfg.LeafAddr)
 	if err != nil {
 		return nil, fmt.Errorf("fleet hub: leaf address %q: %w", cfg.LeafAddr, err)
@@ -107,6 +131,11 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	if len(cfg.LeafHosts) == 0 {
 		cfg.LeafHosts = []string{host}
 	}
+	for _, name := range cfg.LeafHosts {
+		if ip := net.ParseIP(name); name == "" || ip != nil && ip.IsUnspecified() {
+			return nil, fmt.Errorf("fleet hub: leaf host %q is no name a box can dial: set fleet.leaf_hosts to the gateway's public names", name)
+		}
+	}
 	for _, dir := range []string{cfg.StateDir, cfg.StoreDir} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("fleet hub: %w", err)
@@ -116,15 +145,22 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	if err := h.loadBoxes(); err != nil {
 		return nil, err
 	}
+	if err := h.loadTokens(); err != nil {
+		return nil, err
+	}
 	if h.gateway, err = loadOrMakeSeed(filepath.Join(cfg.StateDir, gatewayFile)); err != nil {
 		return nil, err
 	}
 	h.gatewayPub, _ = h.gateway.PublicKey()
-	tlsCfg, caPEM, err := leafTLS(cfg.StateDir, cfg.LeafHosts)
+	var caPEM []byte
+	h.certs, caPEM, err = leafTLS(cfg.StateDir, cfg.LeafHosts, cfg.CertValidity, cfg.RenewBefore, cfg.Now())
 	if err != nil {
 		return nil, fmt.Errorf("fleet hub: %w", err)
 	}
-	h.leafTLS, h.caPEM = tlsCfg, caPEM
+	if err := h.loadTrust(caPEM); err != nil {
+		return nil, err
+	}
+	h.leafTLS = h.certs.serverConfig()
 
 	opts := h.options()
 	srv, err := server.NewServer(opts)
@@ -146,6 +182,15 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		srv.Shutdown()
 		return nil, fmt.Errorf("fleet hub: gateway connection: %w", err)
 	}
+	if err := h.watchHeartbeats(); err != nil {
+		h.conn.Close()
+		srv.Shutdown()
+		return nil, fmt.Errorf("fleet hub: %w", err)
+	}
+	renewCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	h.stopRenew = stop
+	h.renewing.Add(1)
+	go h.renewLoop(renewCtx)
 	h.log.Info("fleet hub up", obs.KeyAddr, net.JoinHostPort(host, strconv.Itoa(port)), obs.KeyDir, cfg.StoreDir)
 	return h, nil
 }
@@ -181,6 +226,10 @@ func (h *Hub) LeafURL() string { return h.leafURL }
 
 // Close drains the gateway connection and stops the embedded server.
 func (h *Hub) Close() {
+	if h.stopRenew != nil {
+		h.stopRenew()
+		h.renewing.Wait()
+	}
 	if h.conn != nil {
 		h.conn.Close()
 	}
@@ -208,7 +257,7 @@ func (h *Hub) Enrol(box string) (fleet.Credentials, error) {
 	if err := h.replace(box, &enrolled{Nkey: pub, Enrolled: time.Now().UTC()}); err != nil {
 		return fleet.Credentials{}, err
 	}
-	return fleet.Credentials{Box: box, Seed: string(seed), LeafURL: h.leafURL, CAPEM: string(h.caPEM)}, nil
+	return fleet.Credentials{Box: box, Seed: string(seed), LeafURL: h.leafURL, CAPEM: string(h.trustPEM())}, nil
 }
 
 // Revoke removes box's user: its leaf links are closed and its key refused from now on.
@@ -372,6 +421,7 @@ func (h *Hub) saveLocked() error {
 func (h *Hub) loadBoxes() error {
 	h.boxes = map[string]enrolled{}
 	h.links = map[string]map[uint64]time.Time{}
+	h.caPins, h.pushed = map[string][]string{}, map[string]time.Time{}
 	data, err := os.ReadFile(filepath.Join(h.cfg.StateDir, boxesFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

@@ -55,6 +55,19 @@ func (l *authLog) refusals() int {
 	return n
 }
 
+// tlsFailures counts the handshakes the hub's server saw fail.
+func (l *authLog) tlsFailures() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, line := range l.lines {
+		if strings.Contains(line, "TLS") && strings.Contains(line, "rror") {
+			n++
+		}
+	}
+	return n
+}
+
 func startHub(t *testing.T, state, store string) (*hub.Hub, *authLog) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -207,7 +220,7 @@ func TestBoxKeyIsLimitedToItsOwnSubjects(t *testing.T) {
 	if _, err := h.Enrol("box-b"); err != nil {
 		t.Fatal(err)
 	}
-	leaf := rawLeaf(t, credsA)
+	leaf := rawLeaf(t, credsA, nil)
 	nc, err := nats.Connect("", nats.InProcessServer(leaf))
 	if err != nil {
 		t.Fatal(err)
@@ -256,8 +269,8 @@ func TestBoxKeyIsLimitedToItsOwnSubjects(t *testing.T) {
 }
 
 // rawLeaf is a leaf node dialling the hub with creds but running none of the box's code: what
-// a thief holding the key could do.
-func rawLeaf(t *testing.T, creds fleet.Credentials) *server.Server {
+// a thief holding the key could do. verify, when not nil, sees each TLS handshake's state.
+func rawLeaf(t *testing.T, creds fleet.Credentials, verify func(tls.ConnectionState) error) *server.Server {
 	t.Helper()
 	u, _ := url.Parse(creds.LeafURL)
 	roots := x509.NewCertPool()
@@ -266,7 +279,7 @@ func rawLeaf(t *testing.T, creds fleet.Credentials) *server.Server {
 		DontListen: true, NoSigs: true, NoLog: true,
 		LeafNode: server.LeafNodeOpts{Remotes: []*server.RemoteLeafOpts{{
 			URLs: []*url.URL{u}, Nkey: creds.Seed, TLS: true,
-			TLSConfig: &tls.Config{RootCAs: roots, ServerName: u.Hostname(), MinVersion: tls.VersionTLS13},
+			TLSConfig: &tls.Config{RootCAs: roots, ServerName: u.Hostname(), MinVersion: tls.VersionTLS13, VerifyConnection: verify},
 		}}},
 	})
 	if err != nil {
@@ -311,4 +324,23 @@ func TestRevokeCutsTheLiveLinkAfterManyReconnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the revoked link's end", func() bool { return h.Server().NumLeafNodes() == 0 })
+}
+
+// TestLeafHostMustBeDialable: a hub listening on every address needs the names boxes dial it
+// by; it refuses to start with a certificate and leaf URL naming 0.0.0.0 or ::.
+func TestLeafHostMustBeDialable(t *testing.T) {
+	for _, c := range []struct {
+		addr  string
+		hosts []string
+	}{{"0.0.0.0:0", nil}, {"127.0.0.1:0", []string{"::"}}, {"127.0.0.1:0", []string{""}}} {
+		dir := t.TempDir()
+		h, err := hub.Start(t.Context(), hub.Config{StateDir: filepath.Join(dir, "state"), StoreDir: filepath.Join(dir, "store"),
+			LeafAddr: c.addr, LeafHosts: c.hosts})
+		if err == nil {
+			h.Close()
+			t.Errorf("%s with leaf hosts %q: started", c.addr, c.hosts)
+		} else if !strings.Contains(err.Error(), "fleet.leaf_hosts") {
+			t.Errorf("%s with leaf hosts %q: %v, want it to name fleet.leaf_hosts", c.addr, c.hosts, err)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -10,12 +11,18 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/peage/appliance/internal/fleet"
+	"github.com/peage/appliance/internal/obs"
 )
 
 // The leaf listener's certificate authority is made at first start and kept in the state
@@ -27,34 +34,89 @@ const (
 	certKeyFile = "fleet-hub-key.pem"
 )
 
-// leafTLS loads (or makes) the CA and the hub's certificate for hosts, and returns the
-// server TLS config with the CA's PEM to hand to boxes. A certificate that does not name every
-// host is reissued from the same CA.
-func leafTLS(dir string, hosts []string) (*tls.Config, []byte, error) {
-	caPEM, caKey, err := loadOrMakeCA(dir)
+// certs holds the hub's certificate: read at every handshake (GetCertificate), so a renewed
+// one serves the next link while the links up keep the session they made.
+type certs struct {
+	dir      string
+	hosts    []string
+	validity time.Duration
+	current  atomic.Pointer[tls.Certificate]
+
+	mu    sync.Mutex // the signing CA, which a CA rotation switches
+	ca    *x509.Certificate
+	caKey *ecdsa.PrivateKey
+}
+
+// leafTLS loads (or makes) the CA and the hub's certificate for hosts, and returns them with
+// the CA's PEM to hand to boxes. A certificate that does not name every host, or that is due
+// for renewal, is reissued from the same CA.
+func leafTLS(dir string, hosts []string, validity, renewBefore time.Duration, now time.Time) (*certs, []byte, error) {
+	caPEM, ca, caKey, err := loadOrMakeCA(dir, caFile, caKeyFile)
 	if err != nil {
 		return nil, nil, err
 	}
-	block, _ := pem.Decode(caPEM)
-	ca, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
-		return nil, nil, fmt.Errorf("fleet CA: %w", err)
-	}
-	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, certFile), filepath.Join(dir, certKeyFile))
-	if err != nil || !namesAll(cert, hosts) {
-		if err := issue(dir, ca, caKey, hosts); err != nil {
+	c := &certs{dir: dir, hosts: hosts, ca: ca, caKey: caKey, validity: validity}
+	cert, err := c.load()
+	if err != nil || !namesAll(cert, hosts, now.Add(renewBefore)) {
+		if cert, err = c.renew(now); err != nil {
 			return nil, nil, err
 		}
-		if cert, err = tls.LoadX509KeyPair(filepath.Join(dir, certFile), filepath.Join(dir, certKeyFile)); err != nil {
-			return nil, nil, fmt.Errorf("hub certificate: %w", err)
-		}
 	}
-	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13}, caPEM, nil
+	c.current.Store(cert)
+	return c, caPEM, nil
 }
 
-func namesAll(cert tls.Certificate, hosts []string) bool {
+// load reads the certificate and key in the state dir, the CA appended to the chain sent: a
+// box enrolling finds in it the CA its token pins.
+func (c *certs) load() (*tls.Certificate, error) {
+	cert, err := tls.LoadX509KeyPair(filepath.Join(c.dir, certFile), filepath.Join(c.dir, certKeyFile))
+	if err != nil {
+		return nil, fmt.Errorf("hub certificate: %w", err)
+	}
+	cert.Certificate = append(cert.Certificate, c.signer().Raw)
+	return &cert, nil
+}
+
+func (c *certs) signer() *x509.Certificate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ca
+}
+
+// renew issues a certificate from the signing CA and serves it from the next handshake on.
+func (c *certs) renew(now time.Time) (*tls.Certificate, error) {
+	c.mu.Lock()
+	err := issue(c.dir, c.ca, c.caKey, c.hosts, now, c.validity)
+	c.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	cert, err := c.load()
+	if err != nil {
+		return nil, err
+	}
+	c.current.Store(cert)
+	return cert, nil
+}
+
+// due says whether the certificate served ends before at.
+func (c *certs) due(at time.Time) bool { return !namesAll(c.current.Load(), c.hosts, at) }
+
+// serverConfig is the TLS of the leaf and enrolment listeners.
+func (c *certs) serverConfig() *tls.Config {
+	return &tls.Config{
+		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return c.current.Load(), nil },
+		MinVersion:     tls.VersionTLS13,
+	}
+}
+
+// namesAll says whether cert names every host and is still valid at.
+func namesAll(cert *tls.Certificate, hosts []string, at time.Time) bool {
+	if cert == nil {
+		return false
+	}
 	leaf, err := x509.ParseCertificate(cert.Certificate[0])
-	if err != nil || time.Now().After(leaf.NotAfter) {
+	if err != nil || !at.Before(leaf.NotAfter) {
 		return false
 	}
 	for _, h := range hosts {
@@ -65,9 +127,26 @@ func namesAll(cert tls.Certificate, hosts []string) bool {
 	return true
 }
 
-func loadOrMakeCA(dir string) ([]byte, *ecdsa.PrivateKey, error) {
-	caPEM, errCert := os.ReadFile(filepath.Join(dir, caFile))
-	keyPEM, errKey := os.ReadFile(filepath.Join(dir, caKeyFile))
+// loadOrMakeCA reads the CA of certName and keyName in dir, or makes one there.
+func loadOrMakeCA(dir, certName, keyName string) ([]byte, *x509.Certificate, *ecdsa.PrivateKey, error) {
+	caPEM, key, err := loadOrMakeCAFiles(dir, certName, keyName)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	block, _ := pem.Decode(caPEM)
+	if block == nil {
+		return nil, nil, nil, fmt.Errorf("fleet CA %s: not PEM", certName)
+	}
+	ca, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("fleet CA: %w", err)
+	}
+	return caPEM, ca, key, nil
+}
+
+func loadOrMakeCAFiles(dir, certName, keyName string) ([]byte, *ecdsa.PrivateKey, error) {
+	caPEM, errCert := os.ReadFile(filepath.Join(dir, certName))
+	keyPEM, errKey := os.ReadFile(filepath.Join(dir, keyName))
 	if errCert == nil && errKey == nil {
 		block, _ := pem.Decode(keyPEM)
 		if block == nil {
@@ -80,7 +159,7 @@ func loadOrMakeCA(dir string) ([]byte, *ecdsa.PrivateKey, error) {
 		return caPEM, key, nil
 	}
 	if !errors.Is(errCert, os.ErrNotExist) || !errors.Is(errKey, os.ErrNotExist) {
-		return nil, nil, fmt.Errorf("fleet CA: one of %s and %s is missing or unreadable", caFile, caKeyFile)
+		return nil, nil, fmt.Errorf("fleet CA: one of %s and %s is missing or unreadable", certName, keyName)
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -104,16 +183,16 @@ func loadOrMakeCA(dir string) ([]byte, *ecdsa.PrivateKey, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := writeFile(dir, caKeyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})); err != nil {
+	if err := writeFile(dir, keyName, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})); err != nil {
 		return nil, nil, err
 	}
-	if err := writeFile(dir, caFile, caPEM); err != nil {
+	if err := writeFile(dir, certName, caPEM); err != nil {
 		return nil, nil, err
 	}
 	return caPEM, key, nil
 }
 
-func issue(dir string, ca *x509.Certificate, caKey *ecdsa.PrivateKey, hosts []string) error {
+func issue(dir string, ca *x509.Certificate, caKey *ecdsa.PrivateKey, hosts []string, now time.Time, validity time.Duration) error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return err
@@ -121,8 +200,8 @@ func issue(dir string, ca *x509.Certificate, caKey *ecdsa.PrivateKey, hosts []st
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(),
 		Subject:      pkix.Name{CommonName: "péage fleet hub"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().AddDate(5, 0, 0),
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(validity),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
@@ -176,3 +255,42 @@ func writeFile(dir, name string, data []byte) error {
 	}
 	return os.Rename(tmp.Name(), filepath.Join(dir, name))
 }
+
+// renewLoop renews the hub's certificate before it ends. The listeners read it at each
+// handshake, so the boxes linked keep their links and the next ones get the new certificate;
+// the CA is the same, so nothing changes for a box.
+func (h *Hub) renewLoop(ctx context.Context) {
+	defer h.renewing.Done()
+	t := time.NewTicker(h.cfg.RenewCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := h.cfg.Now()
+		if !h.certs.due(now.Add(h.cfg.RenewBefore)) {
+			continue
+		}
+		if _, err := h.certs.renew(now); err != nil {
+			h.log.Error("fleet hub certificate not renewed", slog.String(obs.KeyErr, err.Error()))
+			continue
+		}
+		h.log.Info("fleet hub certificate renewed", slog.String(obs.KeyDir, h.cfg.StateDir))
+	}
+}
+
+// Certificate is the hub's certificate served now.
+func (h *Hub) Certificate() *x509.Certificate {
+	leaf, _ := x509.ParseCertificate(h.certs.current.Load().Certificate[0])
+	return leaf
+}
+
+// EnrolTLS is the TLS of the gateway's enrolment listener: the hub's own certificate, whose
+// CA the tokens pin.
+func (h *Hub) EnrolTLS() *tls.Config { return h.certs.serverConfig() }
+
+func (h *Hub) caPin() string { return fleet.CAPin(h.certs.signer()) }
+
+func (h *Hub) now() time.Time { return h.cfg.Now() }
