@@ -35,7 +35,10 @@ type Handler func(ctx context.Context, request []byte) ([]byte, error)
 type Config struct {
 	Credentials fleet.Credentials
 	Routes      map[string]Handler
-	Exit        fleet.Exit
+	// Withheld are routes the box could serve but does not, said in its record (an exit that
+	// does not fit them).
+	Withheld []string
+	Exit     fleet.Exit
 	// Slots is how many calls run at once; more wait for a slot (default 8).
 	Slots int
 	// Heartbeat is how often the box announces itself (default 1 s); the registry's TTL
@@ -162,6 +165,18 @@ func (b *Box) Connected() bool { return b.srv.NumLeafNodes() > 0 }
 
 // Server is the box's embedded nats-server.
 func (b *Box) Server() *server.Server { return b.srv }
+
+// Calls counts the calls of route the box has received, on its own subject and the route's
+// queue: its micro service's per-endpoint statistics, which $SRV.STATS serves too.
+func (b *Box) Calls(route string) int {
+	n := 0
+	for _, e := range b.svc.Stats().Endpoints {
+		if e.Name == route || e.Name == route+"-any" {
+			n += e.NumRequests
+		}
+	}
+	return n
+}
 
 // Close tells the registry the box is leaving, then stops serving and shuts the server down.
 func (b *Box) Close() {
@@ -320,7 +335,7 @@ func (b *Box) Record(health string) fleet.Record {
 	}
 	slices.Sort(routes)
 	return fleet.Record{
-		Box: b.Name(), Routes: routes, Exit: b.cfg.Exit, Health: health,
+		Box: b.Name(), Routes: routes, Withheld: b.cfg.Withheld, Exit: b.cfg.Exit, Health: health,
 		Load: int(b.load.Load()), Slots: b.cfg.Slots, ProgressEveryMS: b.cfg.ProgressEvery.Milliseconds(),
 	}
 }
