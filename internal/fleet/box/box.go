@@ -146,7 +146,7 @@ func Start(ctx context.Context, cfg Config) (*Box, error) {
 		return nil, fmt.Errorf("fleet box: %w", err)
 	}
 	b := &Box{cfg: cfg, srv: srv, conn: conn, slots: make(chan struct{}, cfg.Slots),
-		log: cfg.Logger.With(obs.KeyComponent, "fleet-box")}
+		log: cfg.Logger.With(obs.KeyComponent, "fleet-box", obs.KeyBox, cfg.Credentials.Box)}
 	b.ctx, b.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if err := b.serve(); err != nil {
 		b.Close()
@@ -245,27 +245,34 @@ func (b *Box) run(route string, handler Handler, req micro.Request) {
 	defer close(done)
 	go b.progress(reply, done)
 
+	start := time.Now()
 	select {
 	case b.slots <- struct{}{}:
 	case <-ctx.Done():
-		return // the caller has gone; it counts the call as failed
+		// The caller has gone; it counts the call as failed.
+		b.log.Info("call", obs.KeyRoute, route, obs.KeyStatus, "abandoned", obs.KeyDuration, time.Since(start).Milliseconds())
+		return
 	}
 	answer, err := handler(ctx, req.Data())
 	<-b.slots
 	if err != nil {
-		b.log.Warn("route failed", obs.KeyRoute, route, obs.KeyErr, err)
+		b.log.Warn("call", obs.KeyRoute, route, obs.KeyStatus, fleet.StatusError, obs.KeyDuration, time.Since(start).Milliseconds(), obs.KeyErr, err)
 		msg := b.message(reply, fleet.StatusError, nil)
 		msg.Header.Set(fleet.HeaderError, err.Error())
 		_ = b.conn.PublishMsg(msg)
 		return
 	}
-	b.answer(reply, answer)
+	status := fleet.StatusOK
+	if !b.answer(reply, answer) {
+		status = fleet.StatusError
+	}
+	b.log.Info("call", obs.KeyRoute, route, obs.KeyStatus, status, obs.KeyBytes, len(answer), obs.KeyDuration, time.Since(start).Milliseconds())
 }
 
 // answer sends the bytes in one message, or in chunks when they exceed ChunkSize: the chunks
 // follow the first message on the same reply subject, in order (NATS keeps one publisher's
-// order to one subscriber).
-func (b *Box) answer(reply string, data []byte) {
+// order to one subscriber). It reports whether every part left.
+func (b *Box) answer(reply string, data []byte) bool {
 	chunks := max(1, (len(data)+b.cfg.ChunkSize-1)/b.cfg.ChunkSize)
 	first := b.message(reply, fleet.StatusOK, data[:min(len(data), b.cfg.ChunkSize)])
 	first.Header.Set(fleet.HeaderChunks, strconv.Itoa(chunks))
@@ -276,7 +283,7 @@ func (b *Box) answer(reply string, data []byte) {
 		msg := b.message(reply, fleet.StatusError, nil)
 		msg.Header.Set(fleet.HeaderError, "reply refused: "+err.Error())
 		_ = b.conn.PublishMsg(msg)
-		return
+		return false
 	}
 	for i := 1; i < chunks; i++ {
 		part := data[i*b.cfg.ChunkSize : min(len(data), (i+1)*b.cfg.ChunkSize)]
@@ -284,9 +291,10 @@ func (b *Box) answer(reply string, data []byte) {
 		msg.Header.Set(fleet.HeaderChunk, strconv.Itoa(i))
 		if err := b.conn.PublishMsg(msg); err != nil {
 			b.log.Warn("reply failed", obs.KeyErr, err)
-			return
+			return false
 		}
 	}
+	return true
 }
 
 func (b *Box) message(reply, status string, data []byte) *nats.Msg {
