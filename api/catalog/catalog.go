@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -73,6 +74,8 @@ func IDOf(path string) string {
 	return strings.Join(parts, ".")
 }
 
+var exitCountry = regexp.MustCompile(`^[A-Za-z]{2}$`)
+
 func validate(e *Entry) error {
 	if e.Method != "GET" && e.Method != "POST" {
 		return fmt.Errorf("method %q", e.Method)
@@ -103,6 +106,15 @@ func validate(e *Entry) error {
 				return fmt.Errorf("param %s: unknown format %s", p.Name, p.Format)
 			}
 		}
+	}
+	if e.ExitCountry != "" && e.ExitParam != "" {
+		return fmt.Errorf("an exit country both fixed and asked for")
+	}
+	if e.ExitCountry != "" && !exitCountry.MatchString(e.ExitCountry) {
+		return fmt.Errorf("exit country %q: two letters", e.ExitCountry)
+	}
+	if e.ExitParam != "" && !slices.ContainsFunc(e.Params, func(p Param) bool { return p.Name == e.ExitParam && p.Type == String }) {
+		return fmt.Errorf("exit country parameter %s: no such string parameter", e.ExitParam)
 	}
 	if e.Example != nil {
 		if _, err := e.Decode(e.Example); err != nil {

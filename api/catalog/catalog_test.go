@@ -210,3 +210,49 @@ func TestOverrideOnlyABoundEntry(t *testing.T) {
 		t.Fatalf("override of a bound entry: %v", err)
 	}
 }
+
+// TestExitDependentRoutes: the routes whose answer depends on the box's exit are unblock (its
+// country parameter) and the French listings read through the box's residential line, which
+// need an exit in France; a fleet derives the box a call needs from these.
+func TestExitDependentRoutes(t *testing.T) {
+	c, err := Default(DefaultNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{ // entry → the exit its example call needs
+		"unblock": "FR", "fr.petites-annonces": "FR", "fr.annonces-immo": "FR", "fr.immo": "FR", "fr.biens-sous-cotes": "FR",
+	}
+	for _, e := range c.Entries() {
+		need, dependent := want[e.ID]
+		if e.ExitDependent() != dependent {
+			t.Errorf("%s: exit dependent %v, want %v", e.ID, e.ExitDependent(), dependent)
+			continue
+		}
+		if !dependent {
+			continue
+		}
+		args, err := e.Decode(e.Example)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.ExitFor(args); got != need {
+			t.Errorf("%s: its example call needs an exit in %q, want %q", e.ID, got, need)
+		}
+	}
+
+	for _, tc := range []struct {
+		name string
+		e    Entry
+	}{
+		{"fixed and asked for", route("web", "GET", "/v1/x", 1000, "x", S("country", "c")).exit("fr").exitFrom("country")},
+		{"not a country", route("web", "GET", "/v1/x", 1000, "x").exit("france")},
+		{"no such parameter", route("web", "GET", "/v1/x", 1000, "x").exitFrom("country")},
+		{"not a string parameter", route("web", "GET", "/v1/x", 1000, "x", I("country", "c")).exitFrom("country")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := New([]Entry{tc.e}); err == nil {
+				t.Fatal("the catalog accepts it")
+			}
+		})
+	}
+}

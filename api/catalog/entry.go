@@ -107,7 +107,14 @@ type Entry struct {
 	// Offline marks a route answered from the box's own rules and state alone (a checksum, a
 	// computed calendar), without reaching any outside service or page.
 	Offline bool
-	Example map[string]any
+	// ExitCountry marks a route whose answer depends on where the box's traffic leaves for the
+	// Internet: it reads sites that serve (or block) by the visitor's country, through the
+	// box's own residential exit, which must be in this country (ISO 3166-1 alpha-2). ExitParam
+	// instead names the parameter in which the caller asks for the exit's country. A fleet
+	// sends such a call only to a box whose exit is known to be there.
+	ExitCountry string
+	ExitParam   string
+	Example     map[string]any
 	// Returns is the spec's description of the answer (its Response cell), from which the
 	// output schema and example are derived; Default fills it in.
 	Returns string
@@ -140,6 +147,18 @@ func (e *Entry) Available() bool {
 		return false
 	}
 	return e.Ready == nil || e.Ready() == nil
+}
+
+// ExitDependent reports whether the route's answer depends on the box's exit country.
+func (e *Entry) ExitDependent() bool { return e.ExitCountry != "" || e.ExitParam != "" }
+
+// ExitFor is the exit country (upper case) a call with args needs, "" when any exit serves it.
+func (e *Entry) ExitFor(args Args) string {
+	c := e.ExitCountry
+	if e.ExitParam != "" {
+		c = args.Str(e.ExitParam)
+	}
+	return strings.ToUpper(c)
 }
 
 // MediaType is the response content type.

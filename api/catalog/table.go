@@ -75,7 +75,7 @@ func Table(n Names) []Entry {
 			S("country", "exit country (only fr is served)").Of("fr").Def("fr"),
 			B("render", "execute JavaScript").Def(true),
 			S("format", "output format").Of("html", "text", "markdown").Def("markdown")).
-			timeout(browserTimeout).ex("url", "https://example.com/"),
+			timeout(browserTimeout).exitFrom("country").ex("url", "https://example.com/"),
 		route("web", "POST", "/v1/understand", 20_000, "Answer a question from one page, with quoted evidence and verification.",
 			S("source", "URL of the page to read").Req().Fmt("public_url"),
 			S("objective", "the question to answer").Req().Range(3, 2000)).
@@ -204,17 +204,17 @@ func Table(n Names) []Entry {
 			S("city", "city, with name").Range(2, 100)).timeout(composite).ex("siren", "542065479"),
 		route("fr", "GET", "/v1/fr/"+n.ClassifiedsA, 20_000, "Classified ads search: title, price, city, date, URL, images, attributes.",
 			S("text", "search text").Req().Range(2, 200), S("category", "the classifieds site's category id (e.g. 9 property sales, 10 rentals, 55 bicycles)").Fmt("category_id"), S("city", "city").Range(2, 100),
-			S("zipcode", "postal code").Fmt("cp"), pLimit(20, 100)).timeout(browserTimeout).ex("text", "velo"),
+			S("zipcode", "postal code").Fmt("cp"), pLimit(20, 100)).timeout(browserTimeout).exit("fr").ex("text", "velo"),
 		route("fr", "GET", "/v1/fr/"+n.ListingsB, 30_000, "Real-estate listings with rooms, surface, price per m² and the median asking price.",
 			S("city", "city").Group("place").Range(2, 100), S("cp", "postal code").Group("place").Fmt("cp"),
 			S("type", "achat or location").Of("achat", "location").Def("achat"), I("max", "listings").Range(1, 100).Def(int64(20))).
-			timeout(browserTimeout).ex("cp", "80000"),
+			timeout(browserTimeout).exit("fr").ex("cp", "80000"),
 		route("fr", "GET", "/v1/fr/immo", 30_000, "Real-estate listings with postal code, price per m² and the median asking price.",
 			S("city", "city").Group("place").Range(2, 100), S("cp", "postal code").Group("place").Fmt("cp"),
-			S("type", "achat or location").Of("achat", "location").Def("achat")).timeout(browserTimeout).ex("cp", "80000"),
+			S("type", "achat or location").Of("achat", "location").Def("achat")).timeout(browserTimeout).exit("fr").ex("cp", "80000"),
 		route("fr", "GET", "/v1/fr/biens-sous-cotes", 50_000, "Listings priced below the recorded sale median, sorted by discount.",
 			S("city", "city").Group("place").Range(2, 100), S("cp", "postal code").Group("place").Fmt("cp"),
-			N("minGap", "minimum discount in percent").Range(0, 90).Def(float64(20))).timeout(composite).ex("cp", "80000", "minGap", 20),
+			N("minGap", "minimum discount in percent").Range(0, 90).Def(float64(20))).timeout(composite).exit("fr").ex("cp", "80000", "minGap", 20),
 		route("fr", "GET", "/v1/fr/marches-publics", 20_000, "Public tenders with buyer, object, deadlines and days left.",
 			S("q", "keywords").Range(2, 200), S("departement", "département code").Fmt("departement_fr"), B("actif", "open tenders only").Def(true),
 			S("order", "sort order").Of("deadline", "recent").Def("recent"), I("max", "results").Range(1, 100).Def(int64(20))).

@@ -6,31 +6,66 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/internal/caller"
+	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
 )
 
-// BoxRoutes returns, by fleet route name, a box handler for every relayable entry of cat
-// whose family is bound and ready now: what this box can serve, and so announces.
+// BoxRoutes is BoxOffer's routes for a box that does not know where its traffic exits: the
+// routes whose answer depends on the exit are left out.
 func BoxRoutes(cat *catalog.Catalog) map[string]box.Handler {
-	out := map[string]box.Handler{}
+	return BoxOffer(cat, fleet.Exit{}).Routes
+}
+
+// Offer is what a box serves the fleet, by fleet route name, and what it withholds.
+type Offer struct {
+	Routes map[string]box.Handler
+	// Withheld are the routes the box has the means for but does not serve: their answers
+	// depend on the exit, and the box's is not known or not in their country.
+	Withheld []string
+}
+
+// BoxOffer returns a box handler for every relayable entry of cat whose family is bound and
+// ready now (what this box can serve, and so announces), except the exit-dependent ones that
+// exit does not fit: a route of a fixed country only when the exit is there, a route whose
+// caller names the country only when the exit's country is known.
+func BoxOffer(cat *catalog.Catalog, exit fleet.Exit) Offer {
+	out := Offer{Routes: map[string]box.Handler{}}
 	for _, e := range cat.Entries() {
-		if Relayable(e) && e.Available() {
-			out[RouteName(e.ID)] = serve(e)
+		if !Relayable(e) || !e.Available() {
+			continue
 		}
+		if !exitFits(e, exit) {
+			out.Withheld = append(out.Withheld, RouteName(e.ID))
+			continue
+		}
+		out.Routes[RouteName(e.ID)] = serve(e, exit)
 	}
+	slices.Sort(out.Withheld)
 	return out
+}
+
+func exitFits(e *catalog.Entry, exit fleet.Exit) bool {
+	switch {
+	case e.ExitCountry != "":
+		return strings.EqualFold(e.ExitCountry, exit.Country)
+	case e.ExitParam != "":
+		return exit.Country != ""
+	}
+	return true
 }
 
 // serve runs one relayed call of e: the args validated again against the box's own catalog,
 // then the family's handler under the call's deadline. A route's own failure travels back as
 // an error answer with its code; a box that cannot serve the call now (not ready, a garbled
 // call) fails it, so the gateway may try another box.
-func serve(e *catalog.Entry) box.Handler {
+func serve(e *catalog.Entry, exit fleet.Exit) box.Handler {
 	return func(ctx context.Context, data []byte) (frame []byte, err error) {
 		c, raw, err := decodeCall(data)
 		if err != nil {
@@ -47,6 +82,11 @@ func serve(e *catalog.Entry) box.Handler {
 		args, err := e.Decode(raw)
 		if err != nil {
 			return errorFrame(err)
+		}
+		if need := e.ExitFor(args); need != "" && !strings.EqualFold(need, exit.Country) {
+			// The gateway picks by exit; a call that reaches another box is failed unrun, so it
+			// may go to one that fits.
+			return nil, fmt.Errorf("relay: %s needs an exit in %s, this box's is in %q", e.ID, need, exit.Country)
 		}
 		req := &catalog.Request{Route: e, Args: args, Method: c.Method, Path: c.Path, PathID: c.PathID,
 			Query: c.Query, Header: c.Header, Body: c.Body, ClientIP: c.ClientIP, Free: c.Free,

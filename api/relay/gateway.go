@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
@@ -46,7 +48,7 @@ func (g *Gateway) Bind(cat *catalog.Catalog) error {
 		if e.Handler != nil {
 			bind = cat.Override
 		}
-		if err := bind(e.ID, g.handler(e, route), g.ready(route)); err != nil {
+		if err := bind(e.ID, g.handler(e, route), g.ready(route, exitsOf(e))); err != nil {
 			return err
 		}
 	}
@@ -55,13 +57,46 @@ func (g *Gateway) Bind(cat *catalog.Catalog) error {
 
 var errNoBox = errors.New("no box of the fleet serves it")
 
-func (g *Gateway) ready(route string) func() error {
+// ready: some box serves the route, and for a route whose calls need an exit in one of a few
+// countries, some box exiting in one of them; else the route is a 503 before any 402.
+func (g *Gateway) ready(route string, countries []string) func() error {
 	return func() error {
-		if g.view.Serving(route) {
-			return nil
+		if len(countries) == 0 {
+			if g.view.Serving(route) {
+				return nil
+			}
+			return errNoBox
 		}
-		return errNoBox
+		for _, c := range countries {
+			if g.view.ServingWithin(route, registry.Constraints{Country: c}) {
+				return nil
+			}
+		}
+		return fmt.Errorf("no box of the fleet whose exit is in %s serves it", strings.Join(countries, " or "))
 	}
+}
+
+// exitsOf lists the countries a call of e may need the box's exit in, upper case: its fixed
+// exit country, or the values its exit parameter admits; none for a route any exit serves, or
+// whose parameter admits any country (a box announces such a route only when its exit is known).
+func exitsOf(e *catalog.Entry) []string {
+	if e.ExitCountry != "" {
+		return []string{strings.ToUpper(e.ExitCountry)}
+	}
+	if e.ExitParam == "" {
+		return nil
+	}
+	var out []string
+	for _, p := range e.Params {
+		if p.Name == e.ExitParam {
+			for _, v := range p.Enum {
+				if c := strings.ToUpper(v); !slices.Contains(out, c) {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
 }
 
 func (g *Gateway) handler(e *catalog.Entry, route string) catalog.Handler {
@@ -71,13 +106,15 @@ func (g *Gateway) handler(e *catalog.Entry, route string) catalog.Handler {
 		if err != nil {
 			return nil, fmt.Errorf("relay: encode %s: %w", e.ID, err)
 		}
-		frame, box, err := g.d.Do(ctx, route, registry.Constraints{}, dispatch.Request{Body: body, NoSideEffects: !sideEffects})
+		// A call whose answer depends on the exit goes only to a box exiting in its country.
+		fit := registry.Constraints{Country: e.ExitFor(req.Args)}
+		frame, box, err := g.d.Do(ctx, route, fit, dispatch.Request{Body: body, NoSideEffects: !sideEffects})
 		if err != nil {
 			var de *dispatch.Error
 			if errors.As(err, &de) {
 				box = de.Box
 			}
-			return nil, namingBox(edgeError(e, err), box)
+			return nil, namingBox(edgeError(e, fit, err), box)
 		}
 		meta, answer, err := decodeAnswer(frame)
 		if err != nil {
@@ -107,8 +144,11 @@ func namingBox(e *apierr.Error, box string) *apierr.Error {
 
 // edgeError maps the dispatcher's typed errors to the answer: no box 503, a box that failed
 // or went away 502, the deadline 504. None is charged: the gate settles only a result.
-func edgeError(e *catalog.Entry, err error) *apierr.Error {
+func edgeError(e *catalog.Entry, fit registry.Constraints, err error) *apierr.Error {
 	switch {
+	case errors.Is(err, dispatch.ErrNoBox) && fit.Country != "":
+		return &apierr.Error{Code: apierr.CodeUnavailable, Cause: err,
+			Message: e.Path + " is not available right now: no box of the fleet whose exit is in " + fit.Country + " serves it; nothing was charged"}
 	case errors.Is(err, dispatch.ErrNoBox):
 		return &apierr.Error{Code: apierr.CodeUnavailable, Message: e.Path + " is not available right now: " + errNoBox.Error(), Cause: err}
 	case errors.Is(err, dispatch.ErrBoxFailed):

@@ -276,8 +276,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		status = s.serve(ctx, e, pathID, err)
 	}
 	s.metrics.observe(routeID, status, time.Since(start))
-	s.log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String(obs.KeyRequestID, reqID), slog.String(obs.KeyRoute, routeID),
-		slog.Int(obs.KeyStatus, status), slog.Int64(obs.KeyDuration, time.Since(start).Milliseconds()))
+	attrs := []slog.Attr{slog.String(obs.KeyRequestID, reqID), slog.String(obs.KeyRoute, routeID),
+		slog.Int(obs.KeyStatus, status), slog.Int64(obs.KeyDuration, time.Since(start).Milliseconds())}
+	if box := h.Peek(catalog.HeaderBox); len(box) > 0 {
+		// A fleet gateway's relayed call: the box that served it, or whose failure it reports.
+		attrs = append(attrs, slog.String(obs.KeyBox, string(box)))
+	}
+	s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 }
 
 // serve runs one HTTP request through the paid-call sequence and returns the status written.

@@ -84,8 +84,11 @@ const (
 type Record struct {
 	Box    string   `json:"box"`
 	Routes []string `json:"routes"`
-	Exit   Exit     `json:"exit"`
-	Health string   `json:"health"`
+	// Withheld are routes the box has the means for but does not serve: their answers depend
+	// on the exit, and its exit is not known or not in their country.
+	Withheld []string `json:"withheld,omitempty"`
+	Exit     Exit     `json:"exit"`
+	Health   string   `json:"health"`
 	// Load is the calls the box holds (running or waiting for a slot); Slots how many it runs
 	// at once.
 	Load  int `json:"load"`

@@ -35,6 +35,7 @@ const (
 	KeyAdminSocket          = "admin_socket"
 	KeyAttempt              = "attempt"
 	KeyBodiesMovedToDisk    = "bodies_moved_to_disk"
+	KeyBox                  = "box" // a fleet box's name: the one that served, or failed, a call
 	KeyBudgetBytes          = "budget_bytes"
 	KeyBytes                = "bytes"
 	KeyBytesDown            = "bytes_down"

@@ -133,12 +133,12 @@ func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log
 	if err != nil {
 		return err
 	}
-	routes := relay.BoxRoutes(a.cat)
-	if len(routes) == 0 {
+	exit := fleet.Exit{Country: strings.ToUpper(cfg.Fleet.Country), ASN: cfg.Fleet.ASN}
+	offer := relay.BoxOffer(a.cat, exit)
+	if len(offer.Routes) == 0 {
 		return errors.New("this box can serve no route (no upstream configured, no browser)")
 	}
-	b, err := box.Start(ctx, box.Config{Credentials: creds, Routes: routes, Logger: log,
-		Exit: fleet.Exit{Country: strings.ToUpper(cfg.Fleet.Country), ASN: cfg.Fleet.ASN},
+	b, err := box.Start(ctx, box.Config{Credentials: creds, Routes: offer.Routes, Withheld: offer.Withheld, Exit: exit, Logger: log,
 		// A CA rotation's bundle is kept before it is trusted, so a restart trusts it too.
 		OnCA: func(bundle []byte) error {
 			kept := creds
@@ -149,7 +149,7 @@ func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log
 		return err
 	}
 	defer b.Close()
-	log.Info("box started", slog.String(obs.KeyComponent, "fleet"), slog.String(obs.KeyHost, creds.LeafURL), slog.Int(obs.KeyCount, len(routes)))
+	log.Info("box started", slog.String(obs.KeyComponent, "fleet"), slog.String(obs.KeyHost, creds.LeafURL), slog.Int(obs.KeyCount, len(offer.Routes)))
 	// READY=1 once joined: the unit is active when the box serves the fleet. Its liveness is
 	// its own server running, not the link: a line that drops is the box's to wait out.
 	n := newNotifier(ctx, log, func(context.Context) error {

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/peage/appliance/api/relay"
 	"github.com/peage/appliance/appliance/config"
+	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
 	"github.com/peage/appliance/internal/fleet/hub"
 	"github.com/peage/appliance/internal/fleet/registry"
@@ -56,7 +58,10 @@ func startDevFleet(ctx context.Context, cfg config.Config, log *slog.Logger, d d
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		b, err := box.Start(ctx, box.Config{Credentials: creds, Routes: relay.BoxRoutes(a.cat), Logger: log})
+		// Their exit is the one fleet.country/fleet.asn name, as a joined box's is.
+		exit := fleet.Exit{Country: strings.ToUpper(cfg.Fleet.Country), ASN: cfg.Fleet.ASN}
+		offer := relay.BoxOffer(a.cat, exit)
+		b, err := box.Start(ctx, box.Config{Credentials: creds, Routes: offer.Routes, Withheld: offer.Withheld, Exit: exit, Logger: log})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}

@@ -35,7 +35,10 @@ type Handler func(ctx context.Context, request []byte) ([]byte, error)
 type Config struct {
 	Credentials fleet.Credentials
 	Routes      map[string]Handler
-	Exit        fleet.Exit
+	// Withheld are routes the box could serve but does not, said in its record (an exit that
+	// does not fit them).
+	Withheld []string
+	Exit     fleet.Exit
 	// Slots is how many calls run at once; more wait for a slot (default 8).
 	Slots int
 	// Heartbeat is how often the box announces itself (default 1 s); the registry's TTL
@@ -112,7 +115,7 @@ func Start(ctx context.Context, cfg Config) (*Box, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fleet box: credentials: %w", err)
 	}
-	b := &Box{cfg: cfg, slots: make(chan struct{}, cfg.Slots), log: cfg.Logger.With(obs.KeyComponent, "fleet-box")}
+	b := &Box{cfg: cfg, slots: make(chan struct{}, cfg.Slots), log: cfg.Logger.With(obs.KeyComponent, "fleet-box", obs.KeyBox, cfg.Credentials.Box)}
 	b.trust(cas)
 	opts := &server.Options{
 		ServerName: "peage-box-" + cfg.Credentials.Box,
@@ -178,6 +181,18 @@ func (b *Box) Connected() bool { return b.srv.NumLeafNodes() > 0 }
 
 // Server is the box's embedded nats-server.
 func (b *Box) Server() *server.Server { return b.srv }
+
+// Calls counts the calls of route the box has received, on its own subject and the route's
+// queue: its micro service's per-endpoint statistics, which $SRV.STATS serves too.
+func (b *Box) Calls(route string) int {
+	n := 0
+	for _, e := range b.svc.Stats().Endpoints {
+		if e.Name == route || e.Name == route+"-any" {
+			n += e.NumRequests
+		}
+	}
+	return n
+}
 
 // Close tells the registry the box is leaving, then stops serving and shuts the server down.
 func (b *Box) Close() {
@@ -246,27 +261,34 @@ func (b *Box) run(route string, handler Handler, req micro.Request) {
 	defer close(done)
 	go b.progress(reply, done)
 
+	start := time.Now()
 	select {
 	case b.slots <- struct{}{}:
 	case <-ctx.Done():
-		return // the caller has gone; it counts the call as failed
+		// The caller has gone; it counts the call as failed.
+		b.log.Info("call", obs.KeyRoute, route, obs.KeyStatus, "abandoned", obs.KeyDuration, time.Since(start).Milliseconds())
+		return
 	}
 	answer, err := handler(ctx, req.Data())
 	<-b.slots
 	if err != nil {
-		b.log.Warn("route failed", obs.KeyRoute, route, obs.KeyErr, err)
+		b.log.Warn("call", obs.KeyRoute, route, obs.KeyStatus, fleet.StatusError, obs.KeyDuration, time.Since(start).Milliseconds(), obs.KeyErr, err)
 		msg := b.message(reply, fleet.StatusError, nil)
 		msg.Header.Set(fleet.HeaderError, err.Error())
 		_ = b.conn.PublishMsg(msg)
 		return
 	}
-	b.answer(reply, answer)
+	status := fleet.StatusOK
+	if !b.answer(reply, answer) {
+		status = fleet.StatusError
+	}
+	b.log.Info("call", obs.KeyRoute, route, obs.KeyStatus, status, obs.KeyBytes, len(answer), obs.KeyDuration, time.Since(start).Milliseconds())
 }
 
 // answer sends the bytes in one message, or in chunks when they exceed ChunkSize: the chunks
 // follow the first message on the same reply subject, in order (NATS keeps one publisher's
-// order to one subscriber).
-func (b *Box) answer(reply string, data []byte) {
+// order to one subscriber). It reports whether every part left.
+func (b *Box) answer(reply string, data []byte) bool {
 	chunks := max(1, (len(data)+b.cfg.ChunkSize-1)/b.cfg.ChunkSize)
 	first := b.message(reply, fleet.StatusOK, data[:min(len(data), b.cfg.ChunkSize)])
 	first.Header.Set(fleet.HeaderChunks, strconv.Itoa(chunks))
@@ -277,7 +299,7 @@ func (b *Box) answer(reply string, data []byte) {
 		msg := b.message(reply, fleet.StatusError, nil)
 		msg.Header.Set(fleet.HeaderError, "reply refused: "+err.Error())
 		_ = b.conn.PublishMsg(msg)
-		return
+		return false
 	}
 	for i := 1; i < chunks; i++ {
 		part := data[i*b.cfg.ChunkSize : min(len(data), (i+1)*b.cfg.ChunkSize)]
@@ -285,9 +307,10 @@ func (b *Box) answer(reply string, data []byte) {
 		msg.Header.Set(fleet.HeaderChunk, strconv.Itoa(i))
 		if err := b.conn.PublishMsg(msg); err != nil {
 			b.log.Warn("reply failed", obs.KeyErr, err)
-			return
+			return false
 		}
 	}
+	return true
 }
 
 func (b *Box) message(reply, status string, data []byte) *nats.Msg {
@@ -336,7 +359,7 @@ func (b *Box) Record(health string) fleet.Record {
 	}
 	slices.Sort(routes)
 	return fleet.Record{
-		Box: b.Name(), Routes: routes, Exit: b.cfg.Exit, Health: health,
+		Box: b.Name(), Routes: routes, Withheld: b.cfg.Withheld, Exit: b.cfg.Exit, Health: health,
 		Load: int(b.load.Load()), Slots: b.cfg.Slots, ProgressEveryMS: b.cfg.ProgressEvery.Milliseconds(),
 		CAPins: b.trusted(),
 	}

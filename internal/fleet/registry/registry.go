@@ -111,7 +111,7 @@ type Constraints struct {
 }
 
 func (c Constraints) fit(e fleet.Exit) bool {
-	return (c.Country == "" || c.Country == e.Country) && (c.ASN == 0 || c.ASN == e.ASN)
+	return (c.Country == "" || strings.EqualFold(c.Country, e.Country)) && (c.ASN == 0 || c.ASN == e.ASN)
 }
 
 type entry struct {
@@ -249,11 +249,15 @@ func (v *View) Seen() []Seen {
 
 // Serving reports whether some live, healthy box serves route (and is not found gone): the
 // gateway lists such a route available. Unlike Pick it counts nothing in flight.
-func (v *View) Serving(route string) bool {
+func (v *View) Serving(route string) bool { return v.ServingWithin(route, Constraints{}) }
+
+// ServingWithin is Serving for the boxes that fit c: a route every call of which needs an
+// exit in one country is available only while a box there serves it.
+func (v *View) ServingWithin(route string, c Constraints) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for name, e := range v.boxes {
-		if _, gone := v.suspect[name]; !gone && v.live(e) && e.rec.Health == fleet.HealthOK && e.rec.Serves(route) {
+		if _, gone := v.suspect[name]; !gone && v.live(e) && e.rec.Health == fleet.HealthOK && e.rec.Serves(route) && c.fit(e.rec.Exit) {
 			return true
 		}
 	}

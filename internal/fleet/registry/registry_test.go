@@ -48,6 +48,7 @@ func TestPickByFitThenLoad(t *testing.T) {
 		{Box: "de-idle", Routes: []string{"web", "lookup"}, Exit: fleet.Exit{Country: "DE", ASN: 3320}, Health: fleet.HealthOK},
 		{Box: "fr", Routes: []string{"lookup"}, Exit: fleet.Exit{Country: "FR", ASN: 3215}, Health: fleet.HealthOK, Load: 1},
 		{Box: "leaving", Routes: []string{"web", "lookup"}, Health: fleet.HealthLeaving},
+		{Box: "exit-unknown", Routes: []string{"unblock"}, Health: fleet.HealthOK},
 	} {
 		v.boxes[rec.Box] = entry{rec: rec, written: written}
 	}
@@ -64,6 +65,9 @@ func TestPickByFitThenLoad(t *testing.T) {
 		{"ASN", "web", Constraints{ASN: 3320}, nil, "de-idle"},
 		{"no box of that country serves it", "web", Constraints{Country: "FR"}, nil, ""},
 		{"no box serves it", "pdf", Constraints{}, nil, ""},
+		{"an exit not known is in no country", "unblock", Constraints{Country: "FR"}, nil, ""},
+		{"an exit not known, no country asked", "unblock", Constraints{}, nil, "exit-unknown"},
+		{"country in lower case", "lookup", Constraints{Country: "fr"}, nil, "fr"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec, done, err := v.Pick(tc.route, tc.c, tc.exclude...)
@@ -77,6 +81,11 @@ func TestPickByFitThenLoad(t *testing.T) {
 				t.Fatalf("picked %q, %v; want %s", rec.Box, err, tc.want)
 			}
 			done()
+		})
+		t.Run(tc.name+"/serving", func(t *testing.T) {
+			if got := v.ServingWithin(tc.route, tc.c); got != (tc.want != "" || tc.exclude != nil) {
+				t.Fatalf("ServingWithin(%s, %+v) = %v", tc.route, tc.c, got)
+			}
 		})
 	}
 
