@@ -702,7 +702,7 @@ func (s *Server) ChallengeObject(e *catalog.Entry, payErr error) (map[string]any
 // it (its Bazaar declaration describes the HTTP call), for transports that carry it as JSON
 // and whose call is the route's own (A2A).
 func (s *Server) PaymentRequiredObject(e *catalog.Entry, payErr error) (map[string]any, error) {
-	ch, err := s.challenges.ForError(e, payErr)
+	ch, err := s.challenges.ForObjectError(e, payErr)
 	if err != nil {
 		return nil, err
 	}
