@@ -244,6 +244,37 @@ func TestDeclarationConstrainsWhatItSends(t *testing.T) {
 	}
 }
 
+// TestPaymentIdentifierDeclarationValidates: the 402's payment-identifier declaration is
+// valid by @x402/extensions 2.27's validatePaymentIdentifier as sent (its info carries no id
+// yet), echoed by a client that adds no id, and with the id the official client appends.
+func TestPaymentIdentifierDeclarationValidates(t *testing.T) {
+	cat := boundCatalog(t)
+	h := apitest.Start(t, cat, apitest.Options{})
+	resp, body := call(t, h, "GET", "/v1/fr/tva", map[string]any{"siren": "542065479"})
+	if resp.StatusCode != 402 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	const check = `
+import { validatePaymentIdentifier, appendPaymentIdentifierToExtensions } from "@x402/extensions/payment-identifier";
+const pr = JSON.parse(Buffer.from(process.argv[2], "base64").toString());
+const ext = pr.extensions["payment-identifier"];
+const problems = [];
+const sent = validatePaymentIdentifier(structuredClone(ext));
+if (!sent.valid) problems.push("as sent: " + sent.errors.join("; "));
+const echoed = appendPaymentIdentifierToExtensions(structuredClone(pr.extensions))["payment-identifier"];
+const withId = validatePaymentIdentifier(echoed);
+if (!withId.valid || !echoed.info.id) problems.push("with the client's id: " + (withId.errors ?? []).join("; "));
+console.log(JSON.stringify(problems));
+`
+	out, stderr, err := apitest.Node(t, time.Minute, check, resp.Header.Get("Payment-Required"))
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr)
+	}
+	if strings.TrimSpace(out) != "[]" {
+		t.Fatalf("payment-identifier declaration refused: %s", out)
+	}
+}
+
 // TestIconIsServed: the icon every declaration names is served by the box.
 func TestIconIsServed(t *testing.T) {
 	cat, err := catalog.Default(catalog.DefaultNames())
