@@ -698,9 +698,9 @@ func (s *Server) ChallengeObject(e *catalog.Entry, payErr error) (map[string]any
 	return obj, json.Unmarshal(raw, &obj)
 }
 
-// PaymentRequiredObject is the decoded v2 PaymentRequired of e exactly as the HTTP 402 carries
-// it (its Bazaar declaration describes the HTTP call), for transports that carry it as JSON
-// and whose call is the route's own (A2A).
+// PaymentRequiredObject is the decoded v2 PaymentRequired of e as the HTTP 402 carries it (its
+// Bazaar declaration describes the HTTP call), with the alternatives that HTTP sends in the
+// legacy body, for transports that carry it as JSON and whose call is the route's own (A2A).
 func (s *Server) PaymentRequiredObject(e *catalog.Entry, payErr error) (map[string]any, error) {
 	ch, err := s.challenges.ForObjectError(e, payErr)
 	if err != nil {
