@@ -1,6 +1,8 @@
 package paywall
 
 import (
+	"net/netip"
+	"net/url"
 	"strings"
 
 	"github.com/peage/appliance/api/catalog"
@@ -22,6 +24,24 @@ const ServiceName = "peage"
 
 // IconPath is where the box serves the icon the Bazaar shows beside its routes.
 const IconPath = "/icon.svg"
+
+// publicHost reports whether baseURL's host is one the Bazaar keeps an iconUrl on
+// (specs/extensions/bazaar.md, "Service Metadata"): not an IP literal, a loopback name, an
+// all-digit or a hex host. Elsewhere the icon's URL would only be bytes that every
+// facilitator drops.
+func publicHost(baseURL string) bool {
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil {
+		return false
+	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	_, ipErr := netip.ParseAddr(host)
+	allDigits := strings.Trim(host, "0123456789") == ""
+	hex := strings.HasPrefix(host, "0x") && strings.Trim(host[2:], "0123456789abcdef") == ""
+	return ipErr != nil && !loopbackNames[host] && !allDigits && !hex
+}
+
+var loopbackNames = map[string]bool{"localhost": true, "localhost.localdomain": true, "ip6-localhost": true, "ip6-loopback": true}
 
 // maxTags is the Bazaar's limit on a resource's tags.
 const maxTags = 5
@@ -193,26 +213,33 @@ func withoutDescription(s map[string]any) map[string]any {
 	return out
 }
 
-// withoutEmptyProperties is an object schema without what constrains nothing: properties of
-// schema {} (the spec's untyped answer fields; the example answer beside it names them) and
-// additionalProperties true. Every byte of the 402 is sent on each unpaid call.
+// withoutEmptyProperties is an object schema without what constrains nothing, at every depth:
+// properties of schema {} (the spec's untyped answer fields; the example answer beside it
+// names them) and additionalProperties true. Every byte of the 402 is sent on each unpaid call.
 func withoutEmptyProperties(s map[string]any) map[string]any {
-	props, ok := s["properties"].(map[string]any)
-	if !ok {
-		return s
-	}
-	kept := make(map[string]any, len(props))
-	for name, p := range props {
-		if m, ok := p.(map[string]any); !ok || len(m) > 0 {
-			kept[name] = p
-		}
-	}
 	out := make(map[string]any, len(s))
 	for k, v := range s {
 		out[k] = v
 	}
 	if out["additionalProperties"] == true {
 		delete(out, "additionalProperties") // JSON Schema's default
+	}
+	if items, ok := out["items"].(map[string]any); ok {
+		out["items"] = withoutEmptyProperties(items)
+	}
+	props, ok := out["properties"].(map[string]any)
+	if !ok {
+		return out
+	}
+	kept := make(map[string]any, len(props))
+	for name, p := range props {
+		m, ok := p.(map[string]any)
+		switch {
+		case !ok:
+			kept[name] = p
+		case len(m) > 0:
+			kept[name] = withoutEmptyProperties(m)
+		}
 	}
 	if len(kept) == 0 {
 		delete(out, "properties")

@@ -127,6 +127,7 @@ type Challenges struct {
 	cfg     Config
 	cat     *catalog.Catalog
 	baseURL string
+	iconURL string   // "" where the Bazaar would drop it (see publicHost)
 	memo    sync.Map // entry ID → memoised (reason-free form)
 
 	offers *offerSigner // nil: the 402 carries no signed offers
@@ -138,7 +139,11 @@ type memoised struct {
 }
 
 func NewChallenges(cfg Config, cat *catalog.Catalog, baseURL string) *Challenges {
-	return &Challenges{cfg: cfg, cat: cat, baseURL: baseURL}
+	c := &Challenges{cfg: cfg, cat: cat, baseURL: baseURL}
+	if publicHost(baseURL) {
+		c.iconURL = baseURL + IconPath
+	}
+	return c
 }
 
 // For returns the challenge for e. The common case (no specific reason) and the fixed reasons
@@ -153,6 +158,9 @@ type transport uint8
 const (
 	httpTransport transport = iota
 	mcpTransport
+	// objectTransport is the HTTP call's challenge carried as a JSON object (A2A): no legacy
+	// body beside it carries the alternatives, so the object does.
+	objectTransport
 )
 
 // ReasonFreeCallLimited is the 402's reason when a route's free first call cannot be served
@@ -166,8 +174,11 @@ func memoisedReason(reason string) bool { return reason == "" || reason == Reaso
 func (c *Challenges) forTransport(e *catalog.Entry, reason string, t transport, f OfferFormat) (*Challenge, error) {
 	alts := c.availableAlternatives(e)
 	key := e.ID
-	if t == mcpTransport {
+	switch t {
+	case mcpTransport:
 		key = "mcp:" + e.ID
+	case objectTransport:
+		key = "object:" + e.ID
 	}
 	if f != FormatDefault {
 		key += "\x00" + string(f)
@@ -200,6 +211,12 @@ func (c *Challenges) ForError(e *catalog.Entry, err error) (*Challenge, error) {
 // X-Offer-Receipt-Format header).
 func (c *Challenges) ForErrorIn(e *catalog.Entry, err error, f OfferFormat) (*Challenge, error) {
 	return c.forError(e, err, httpTransport, f)
+}
+
+// ForObjectError is ForError for a transport that carries the challenge as a JSON object, not
+// as a header beside the legacy body (A2A): the object also lists the alternatives.
+func (c *Challenges) ForObjectError(e *catalog.Entry, err error) (*Challenge, error) {
+	return c.forError(e, err, objectTransport, FormatDefault)
 }
 
 // ForMCPError is ForError for a tools/call: its Bazaar declaration names the MCP tool.
@@ -263,8 +280,8 @@ func (c *Challenges) availableAlternatives(e *catalog.Entry) uint8 {
 // crawlers and some proxies drop larger ones (x402 maintainers: about 3 KB).
 const MaxChallengeHeader = 3 << 10
 
-// IconURL is the absolute URL of the icon the box serves.
-func (c *Challenges) IconURL() string { return c.baseURL + IconPath }
+// IconURL is the absolute URL of the icon the box serves, "" on a host the Bazaar refuses.
+func (c *Challenges) IconURL() string { return c.iconURL }
 
 func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.BatchExtra, t transport, f OfferFormat) (*Challenge, error) {
 	timeout := time.Duration(c.cfg.Requirements(e).MaxTimeoutSeconds) * time.Second
@@ -290,9 +307,6 @@ func (c *Challenges) render(e *catalog.Entry, reason string, corrective *x402.Ba
 }
 
 func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x402.BatchExtra, t transport, d bazaarDetail, offers map[string]any) (*Challenge, error) {
-	if reason == "" {
-		reason = "PAYMENT-SIGNATURE header is required"
-	}
 	req := c.cfg.Requirements(e)
 	alts := c.alternatives(e)
 	accepts := []any{req}
@@ -308,12 +322,19 @@ func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x
 		bazaar = BazaarMCP(e)
 	}
 	resource := x402.ResourceInfo{URL: c.ResourceURL(e), Description: e.Summary, MimeType: e.MediaType(),
-		ServiceName: ServiceName, Tags: Tags(e), IconURL: c.IconURL()}
+		ServiceName: ServiceName, Tags: Tags(e), IconURL: c.iconURL}
 	extensions := map[string]any{x402.ExtPaymentIdentifier: x402.PaymentIdentifierDeclaration(), ExtBazaar: bazaar}
 	if offers != nil {
 		extensions[receipt.Extension] = offers
 	}
-	// The shape of x402.PaymentRequired, with requirements of more than one scheme.
+	// The shape of x402.PaymentRequired, with requirements of more than one scheme. Every byte
+	// of the header is sent on each unpaid call and parsed by its client (docs/bazaar.md): a
+	// call without payment gets no error text (optional in v2: the 402 says it), and the
+	// alternatives are in the legacy body that comes with the header.
+	v2Alts := alts
+	if t == httpTransport {
+		v2Alts = nil
+	}
 	v2 := struct {
 		X402Version  int               `json:"x402Version"`
 		Error        string            `json:"error,omitempty"`
@@ -327,7 +348,7 @@ func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x
 		Resource:     resource,
 		Accepts:      accepts,
 		Extensions:   extensions,
-		Alternatives: alts,
+		Alternatives: v2Alts,
 	}
 	header, err := x402.Encode(v2)
 	if err != nil {
@@ -348,6 +369,9 @@ func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x
 	outputSchema := map[string]any{"input": v1Input}
 	if out, ok := info["output"].(map[string]any)["example"]; ok {
 		outputSchema["output"] = out
+	}
+	if reason == "" {
+		reason = PaymentRequired("").Message // v1 requires the error
 	}
 	v1 := map[string]any{
 		"x402Version": 1,

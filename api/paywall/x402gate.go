@@ -595,16 +595,17 @@ func (g *X402) replayed(ctx context.Context, call *Call, req *x402.FacilitatorRe
 	return out, hdr, nil
 }
 
-// receiptHeader is the payment response header of a receipt (exact or batch-settlement).
+// receiptHeader is the payment response header of a receipt (exact or batch-settlement). The
+// server lists it in Access-Control-Expose-Headers when the request names an Origin.
 func receiptHeader(s any, v1 bool) (map[string]string, error) {
 	enc, err := x402.Encode(s)
 	if err != nil {
 		return nil, err
 	}
 	if v1 {
-		return map[string]string{x402.HeaderXPaymentResponse: enc, "Access-Control-Expose-Headers": x402.ExposeHeadersValue}, nil
+		return map[string]string{x402.HeaderXPaymentResponse: enc}, nil
 	}
-	return map[string]string{x402.HeaderPaymentResponse: enc, "Access-Control-Expose-Headers": x402.ExposeHeadersValue}, nil
+	return map[string]string{x402.HeaderPaymentResponse: enc}, nil
 }
 
 // succeeded reports whether a work result is a 2xx answer (a *catalog.Raw may carry another status).

@@ -19,6 +19,7 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
 	"github.com/peage/appliance/api/server"
+	"github.com/peage/appliance/settle/x402"
 )
 
 // boundCatalog is the default catalog with every route bound, so every paid route reaches
@@ -161,6 +162,116 @@ func TestBazaarDeclarationOnEveryPaidRoute(t *testing.T) {
 	}
 	if paid < 120 || len(cases) != 2*paid {
 		t.Fatalf("checked %d declarations of %d paid routes", len(cases), paid)
+	}
+}
+
+// TestIconOnlyOnAPublicHost: the declaration names the box's icon where the Bazaar keeps it;
+// on an address every facilitator drops it from (an IP literal, a loopback name), the 402
+// does not carry its bytes.
+func TestIconOnlyOnAPublicHost(t *testing.T) {
+	for _, c := range []struct{ base, icon string }{
+		{publicBase, publicBase + paywall.IconPath},
+		{"http://peage.example:8402", "http://peage.example:8402" + paywall.IconPath},
+		{"", ""}, // the harness's own, http://127.0.0.1:port
+		{"http://localhost:8402", ""},
+		{"http://[::1]:8402", ""},
+		{"http://2130706433", ""},
+		{"http://0x7f000001", ""},
+	} {
+		t.Run(c.base, func(t *testing.T) {
+			cat := boundCatalog(t)
+			h := apitest.Start(t, cat, apitest.Options{Configure: func(cfg *server.Config) {
+				if c.base != "" {
+					cfg.BaseURL = c.base
+				}
+			}})
+			resp, body := call(t, h, "GET", "/v1/fr/tva", map[string]any{"siren": "542065479"})
+			pr, err := x402.DecodeRequired(resp.Header.Get("Payment-Required"))
+			if resp.StatusCode != 402 || err != nil {
+				t.Fatalf("%d %s (%v)", resp.StatusCode, body, err)
+			}
+			if pr.Resource.IconURL != c.icon {
+				t.Fatalf("iconUrl %q, want %q", pr.Resource.IconURL, c.icon)
+			}
+		})
+	}
+}
+
+// TestDeclarationConstrainsWhatItSends: no part of a declaration's output schema, at any
+// depth, is a schema that constrains nothing ({} for an untyped answer field, which the
+// example answer names; additionalProperties true, JSON Schema's default): each would be
+// bytes on every unpaid call.
+func TestDeclarationConstrainsWhatItSends(t *testing.T) {
+	cat := boundCatalog(t)
+	h := apitest.Start(t, cat, apitest.Options{})
+	var walk func(path string, v any) []string
+	walk = func(path string, v any) []string {
+		var found []string
+		switch x := v.(type) {
+		case map[string]any:
+			if x["additionalProperties"] == true {
+				found = append(found, path+".additionalProperties")
+			}
+			if props, ok := x["properties"].(map[string]any); ok {
+				for name, p := range props {
+					if m, ok := p.(map[string]any); ok && len(m) == 0 {
+						found = append(found, path+".properties."+name)
+					}
+				}
+			}
+			for k, sub := range x {
+				found = append(found, walk(path+"."+k, sub)...)
+			}
+		case []any:
+			for _, sub := range x {
+				found = append(found, walk(path, sub)...)
+			}
+		}
+		return found
+	}
+	for _, e := range cat.Entries() {
+		if e.Kind != catalog.Paid {
+			continue
+		}
+		resp, body := call(t, h, e.Method, e.Path, e.Example)
+		var pr map[string]any
+		if resp.StatusCode != 402 || json.Unmarshal([]byte(decoded(t, resp.Header.Get("Payment-Required"))), &pr) != nil {
+			t.Fatalf("%s: %d %s", e.ID, resp.StatusCode, body)
+		}
+		if found := walk("output", apitest.At(pr, "extensions", "bazaar", "schema", "properties", "output")); len(found) > 0 {
+			t.Errorf("%s: schemas that constrain nothing at %v", e.ID, found)
+		}
+	}
+}
+
+// TestPaymentIdentifierDeclarationValidates: the 402's payment-identifier declaration is
+// valid by @x402/extensions 2.27's validatePaymentIdentifier as sent (its info carries no id
+// yet), echoed by a client that adds no id, and with the id the official client appends.
+func TestPaymentIdentifierDeclarationValidates(t *testing.T) {
+	cat := boundCatalog(t)
+	h := apitest.Start(t, cat, apitest.Options{})
+	resp, body := call(t, h, "GET", "/v1/fr/tva", map[string]any{"siren": "542065479"})
+	if resp.StatusCode != 402 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	const check = `
+import { validatePaymentIdentifier, appendPaymentIdentifierToExtensions } from "@x402/extensions/payment-identifier";
+const pr = JSON.parse(Buffer.from(process.argv[2], "base64").toString());
+const ext = pr.extensions["payment-identifier"];
+const problems = [];
+const sent = validatePaymentIdentifier(structuredClone(ext));
+if (!sent.valid) problems.push("as sent: " + sent.errors.join("; "));
+const echoed = appendPaymentIdentifierToExtensions(structuredClone(pr.extensions))["payment-identifier"];
+const withId = validatePaymentIdentifier(echoed);
+if (!withId.valid || !echoed.info.id) problems.push("with the client's id: " + (withId.errors ?? []).join("; "));
+console.log(JSON.stringify(problems));
+`
+	out, stderr, err := apitest.Node(t, time.Minute, check, resp.Header.Get("Payment-Required"))
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr)
+	}
+	if strings.TrimSpace(out) != "[]" {
+		t.Fatalf("payment-identifier declaration refused: %s", out)
 	}
 }
 

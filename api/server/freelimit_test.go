@@ -256,7 +256,9 @@ func TestTheGateAloneDecidesAFreeFirstCall(t *testing.T) {
 		}
 		resp.Body.Close()
 		pr, err := x402.DecodeRequired(resp.Header.Get("Payment-Required"))
-		if resp.StatusCode != http.StatusPaymentRequired || err != nil || pr.Error != paywall.PaymentRequired("").Message {
+		// The gate's own 402 to a call without payment names no reason (ReasonFreeCallLimited
+		// would be the server's).
+		if resp.StatusCode != http.StatusPaymentRequired || err != nil || pr.Error != "" {
 			t.Errorf("client %s: %d, reason %+v (%v), want the gate's own 402", client, resp.StatusCode, pr, err)
 		}
 	}

@@ -91,7 +91,10 @@ var (
 	hdrAllowOrigin     = []byte("Access-Control-Allow-Origin")
 	hdrExposeHeaders   = []byte("Access-Control-Expose-Headers")
 	hdrPaymentRequired = []byte("Payment-Required")
+	hdrOrigin          = []byte("Origin")
+	hdrVary            = []byte("Vary")
 	valAnyOrigin       = []byte("*")
+	valOrigin          = []byte("Origin")
 	valExposeHeaders   = []byte(x402.ExposeHeadersValue + ", X-Request-Id, Retry-After")
 )
 
@@ -244,8 +247,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	reqID := requestID(ctx)
 	h := &ctx.Response.Header
 	h.SetCanonical(hdrRequestID, []byte(reqID))
-	h.SetCanonical(hdrAllowOrigin, valAnyOrigin)
-	h.SetCanonical(hdrExposeHeaders, valExposeHeaders)
+	cors(ctx)
 
 	method, path := string(ctx.Method()), string(ctx.Path())
 	e, pathID, err := s.cat.Lookup(method, path)
@@ -260,7 +262,9 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		if v := recover(); v != nil {
 			ctx.Response.Reset()
 			ctx.Response.Header.SetCanonical(hdrRequestID, []byte(reqID))
+			cors(ctx)
 			status = s.writeError(ctx, s.panicked(routeID, v), nil)
+			varyOrigin(ctx, status)
 			s.metrics.observe(routeID, status, time.Since(start))
 		}
 	}()
@@ -275,6 +279,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	} else {
 		status = s.serve(ctx, e, pathID, err)
 	}
+	varyOrigin(ctx, status)
 	s.metrics.observe(routeID, status, time.Since(start))
 	attrs := []slog.Attr{slog.String(obs.KeyRequestID, reqID), slog.String(obs.KeyRoute, routeID),
 		slog.Int(obs.KeyStatus, status), slog.Int64(obs.KeyDuration, time.Since(start).Milliseconds())}
@@ -285,6 +290,35 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 }
 
+// cors lets browser scripts of any origin read the answer and its payment headers. Only a
+// request that names its Origin gets them: a browser always sends Origin on a cross-origin
+// request, and an agent's client has no use for about 150 bytes on every answer (docs/bazaar.md).
+func cors(ctx *fasthttp.RequestCtx) {
+	if len(ctx.Request.Header.PeekBytes(hdrOrigin)) == 0 {
+		return
+	}
+	h := &ctx.Response.Header
+	h.SetCanonical(hdrAllowOrigin, valAnyOrigin)
+	h.SetCanonical(hdrExposeHeaders, valExposeHeaders)
+}
+
+// varyOrigin tells caches that the answer depends on Origin (the CORS headers come only with
+// it), on every answer a cache may store: a status cacheable by default (RFC 9111 4.2.2) or one
+// whose freshness is explicit. A 402, 400 or 503 without either is never stored, and is the
+// answer sent most often without Origin.
+func varyOrigin(ctx *fasthttp.RequestCtx, status int) {
+	h := &ctx.Response.Header
+	if !cacheableByDefault[status] && len(h.Peek("Cache-Control")) == 0 && len(h.Peek("Expires")) == 0 {
+		return
+	}
+	h.AddBytesKV(hdrVary, valOrigin)
+}
+
+// cacheableByDefault are the statuses a cache may store without explicit freshness (RFC 9111
+// 4.2.2, heuristically cacheable).
+var cacheableByDefault = map[int]bool{200: true, 203: true, 204: true, 206: true, 300: true, 301: true, 308: true,
+	404: true, 405: true, 410: true, 414: true, 501: true}
+
 // serve runs one HTTP request through the paid-call sequence and returns the status written.
 func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string, lookupErr error) int {
 	if lookupErr != nil {
@@ -292,7 +326,7 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 	}
 	if ctx.IsOptions() {
 		ctx.Response.Header.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-		ctx.Response.Header.Set("Access-Control-Allow-Headers", "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Proxy-Key, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, A2A-Version, A2A-Extensions")
+		ctx.Response.Header.Set("Access-Control-Allow-Headers", "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Offer-Receipt-Format, X-Proxy-Key, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, A2A-Version, A2A-Extensions")
 		ctx.Response.Header.Set("Access-Control-Max-Age", "86400")
 		ctx.SetStatusCode(http.StatusNoContent)
 		return http.StatusNoContent
@@ -689,11 +723,11 @@ func (s *Server) ChallengeObject(e *catalog.Entry, payErr error) (map[string]any
 	return obj, json.Unmarshal(raw, &obj)
 }
 
-// PaymentRequiredObject is the decoded v2 PaymentRequired of e exactly as the HTTP 402 carries
-// it (its Bazaar declaration describes the HTTP call), for transports that carry it as JSON
-// and whose call is the route's own (A2A).
+// PaymentRequiredObject is the decoded v2 PaymentRequired of e as the HTTP 402 carries it (its
+// Bazaar declaration describes the HTTP call), with the alternatives that HTTP sends in the
+// legacy body, for transports that carry it as JSON and whose call is the route's own (A2A).
 func (s *Server) PaymentRequiredObject(e *catalog.Entry, payErr error) (map[string]any, error) {
-	ch, err := s.challenges.ForError(e, payErr)
+	ch, err := s.challenges.ForObjectError(e, payErr)
 	if err != nil {
 		return nil, err
 	}

@@ -184,9 +184,6 @@ func TestEveryEntryThroughTheServer(t *testing.T) {
 			if err := json.Unmarshal(body, &v1); err != nil || v1.X402Version != 1 || v1.Accepts[0].MaxAmountRequired != a.Amount {
 				t.Fatalf("legacy body %s", body)
 			}
-			if !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "PAYMENT-REQUIRED") {
-				t.Fatal("challenge header not exposed to browser clients")
-			}
 		})
 	}
 }
@@ -218,6 +215,30 @@ func TestAlternativesInChallenge(t *testing.T) {
 	if alts := alternatives(); len(alts) != 2 || alts[0].Path != "/v1/fr/kyb/partial" || alts[0].Amount != "30000" || alts[1].Amount != "0" {
 		t.Fatalf("alternatives %+v", alts)
 	}
+	// Over HTTP they are in the legacy body only, which comes with every 402: the header
+	// every client parses does not carry them twice. MCP and A2A, which carry the challenge as
+	// an object with no body beside it, list them there.
+	resp, _ := call(t, h, "GET", e.Path, e.Example)
+	pr, err := x402.DecodeRequired(resp.Header.Get("Payment-Required"))
+	if err != nil || strings.Contains(decoded(t, resp.Header.Get("Payment-Required")), "alternatives") {
+		t.Fatalf("PAYMENT-REQUIRED %+v (%v) lists the alternatives of the body", pr, err)
+	}
+	for name, object := range map[string]func(*catalog.Entry, error) (map[string]any, error){
+		"mcp": h.Server.ChallengeObject, "a2a": h.Server.PaymentRequiredObject} {
+		obj, err := object(e, paywall.PaymentRequired(""))
+		if alts, _ := obj["alternatives"].([]any); err != nil || len(alts) != 2 {
+			t.Fatalf("%s challenge object without its alternatives: %v (%v)", name, obj["alternatives"], err)
+		}
+	}
+}
+
+func decoded(t *testing.T, header string) string {
+	t.Helper()
+	raw, err := base64.StdEncoding.DecodeString(header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }
 
 func TestErrorsAndLimits(t *testing.T) {

@@ -27,7 +27,9 @@ const ReasonIdentifierConflict = "payment_identifier_conflict"
 const ReasonInProgress = "payment_in_progress"
 
 // PaymentIdentifierDeclaration is what a 402 challenge advertises under
-// extensions["payment-identifier"]: an empty info the client fills with its id, and the schema.
+// extensions["payment-identifier"]: an info the client adds its id to, and the schema of that
+// info. The id is optional (the 402's own info has none, and a client may echo it without one),
+// as in the specification's declaration.
 func PaymentIdentifierDeclaration() map[string]any {
 	return map[string]any{
 		"info": map[string]any{"required": false},
@@ -38,7 +40,6 @@ func PaymentIdentifierDeclaration() map[string]any {
 				"id": map[string]any{"type": "string", "minLength": PaymentIDMinLength, "maxLength": PaymentIDMaxLength,
 					"pattern": "^[a-zA-Z0-9_-]+$"},
 			},
-			"required": []string{"id"},
 		},
 	}
 }

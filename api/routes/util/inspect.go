@@ -21,6 +21,11 @@ var canonicalUSDC = map[string]string{
 	"eip155:84532": "0x036cbd53842c5426634e7929541ec2318f3dcf7e",
 }
 
+// probeOrigin is the Origin the inspector's probe names, as a browser script's request does: a
+// server may send its CORS headers only to such a request, and cors_expose judges what a
+// browser client reads.
+const probeOrigin = "https://example.com"
+
 var testnets = map[string]bool{"eip155:84532": true, "eip155:11155111": true, "eip155:80002": true, "eip155:43113": true}
 
 var (
@@ -64,9 +69,9 @@ func (r *Routes) inspect(ctx context.Context, req *catalog.Request) (any, error)
 			payload = strings.NewReader("{}")
 		}
 		if payload != nil {
-			resp, body, err = r.fetch(ctx, method, current, payload)
+			resp, body, err = r.fetch(ctx, method, current, probeOrigin, payload)
 		} else {
-			resp, body, err = r.fetch(ctx, method, current, nil)
+			resp, body, err = r.fetch(ctx, method, current, probeOrigin, nil)
 		}
 		if err != nil {
 			return nil, targetError("url", err)

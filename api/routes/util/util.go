@@ -62,8 +62,9 @@ type Hop struct {
 }
 
 // fetch performs one request through the egress guard and returns the response with at most
-// maxBodyPeek bytes of body read.
-func (r *Routes) fetch(ctx context.Context, method, target string, body io.Reader) (*http.Response, []byte, error) {
+// maxBodyPeek bytes of body read. A non-empty origin is sent as the request's Origin, as a
+// browser script's request carries it (servers may answer CORS headers only then).
+func (r *Routes) fetch(ctx context.Context, method, target, origin string, body io.Reader) (*http.Response, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, hopTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, target, body)
@@ -72,6 +73,9 @@ func (r *Routes) fetch(ctx context.Context, method, target string, body io.Reade
 	}
 	req.Header.Set("User-Agent", userAgent+" "+version.Version)
 	req.Header.Set("Accept", "application/json, text/html;q=0.9, */*;q=0.5")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
 	resp, err := r.client.Do(req)
 	if err != nil {
 		return nil, nil, err
@@ -122,9 +126,9 @@ func (r *Routes) unwrap(ctx context.Context, req *catalog.Request) (any, error) 
 			break
 		}
 		seen[current] = true
-		resp, peek, err := r.fetch(ctx, http.MethodHead, current, nil)
+		resp, peek, err := r.fetch(ctx, http.MethodHead, current, "", nil)
 		if err == nil && (resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented || resp.StatusCode == http.StatusForbidden) {
-			resp, peek, err = r.fetch(ctx, http.MethodGet, current, nil)
+			resp, peek, err = r.fetch(ctx, http.MethodGet, current, "", nil)
 		}
 		if err != nil {
 			if len(chain) == 0 {
@@ -148,7 +152,7 @@ func (r *Routes) unwrap(ctx context.Context, req *catalog.Request) (any, error) 
 			next, hop.Via = loc, "header"
 		} else if resp.StatusCode == http.StatusOK && strings.Contains(resp.Header.Get("Content-Type"), "html") {
 			if len(peek) == 0 { // a HEAD has no body: look at the page itself
-				if _, body, err := r.fetch(ctx, http.MethodGet, current, nil); err == nil {
+				if _, body, err := r.fetch(ctx, http.MethodGet, current, "", nil); err == nil {
 					peek = body
 				}
 			}
