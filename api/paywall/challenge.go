@@ -371,7 +371,7 @@ func (c *Challenges) renderDetail(e *catalog.Entry, reason string, corrective *x
 		outputSchema["output"] = out
 	}
 	if reason == "" {
-		reason = PaymentRequired("").Message // v1 requires the error
+		reason = "X-PAYMENT header is required" // v1 requires the error, and its clients send X-PAYMENT
 	}
 	v1 := map[string]any{
 		"x402Version": 1,
