@@ -134,6 +134,8 @@ const (
 	CodeBadRequest  Code = "bad_request"
 	CodeInternal    Code = "internal"
 	CodeUnavailable Code = "unavailable"
+	// CodeNoExit: no exit where the buyer asked (a fleet with no box in that country or ASN).
+	CodeNoExit Code = "no_exit"
 )
 
 // Error is a typed admin API failure.

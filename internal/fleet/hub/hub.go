@@ -53,6 +53,10 @@ type Config struct {
 	// the leaf URL of enrolment (the first one); default the host of LeafAddr.
 	LeafHosts []string
 	Logger    *slog.Logger
+	// Tunnels, when set, is the gateway's WireGuard device: each enrolled box is also given a
+	// tunnel peer, to reach it at TunnelEndpoint (the device's public UDP host:port).
+	Tunnels        Tunnels
+	TunnelEndpoint string
 }
 
 // Hub is the gateway's NATS: embedded, or an external deployment it joined.
@@ -62,6 +66,7 @@ type Hub struct {
 	cfg  Config
 	log  *slog.Logger
 
+	enrolMu    sync.Mutex // one enrolment at a time: two must not take one tunnel address
 	mu         sync.Mutex
 	boxes      map[string]enrolled
 	links      map[string]map[uint64]time.Time // box -> its leaf links' connection ids, when authenticated
@@ -76,8 +81,9 @@ type Hub struct {
 }
 
 type enrolled struct {
-	Nkey     string    `json:"nkey"`
-	Enrolled time.Time `json:"enrolled"`
+	Nkey      string    `json:"nkey"`
+	Enrolled  time.Time `json:"enrolled"`
+	WireGuard *wgPeer   `json:"wireguard,omitempty"`
 }
 
 // Start runs the embedded hub and connects the gateway to it in-process: the hub has no client
@@ -115,6 +121,11 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	h := &Hub{cfg: cfg, leafHost: host, leafPort: port, log: cfg.Logger.With(obs.KeyComponent, "fleet-hub")}
 	if err := h.loadBoxes(); err != nil {
 		return nil, err
+	}
+	for _, e := range h.boxes {
+		if err := h.syncPeer(nil, e.WireGuard); err != nil {
+			return nil, err
+		}
 	}
 	if h.gateway, err = loadOrMakeSeed(filepath.Join(cfg.StateDir, gatewayFile)); err != nil {
 		return nil, err
@@ -205,10 +216,18 @@ func (h *Hub) Enrol(box string) (fleet.Credentials, error) {
 	}
 	seed, _ := kp.Seed()
 	pub, _ := kp.PublicKey()
-	if err := h.replace(box, &enrolled{Nkey: pub, Enrolled: time.Now().UTC()}); err != nil {
+	h.enrolMu.Lock()
+	defer h.enrolMu.Unlock()
+	h.mu.Lock()
+	peer, wg, err := h.tunnelFor(box)
+	h.mu.Unlock()
+	if err != nil {
 		return fleet.Credentials{}, err
 	}
-	return fleet.Credentials{Box: box, Seed: string(seed), LeafURL: h.leafURL, CAPEM: string(h.caPEM)}, nil
+	if err := h.replace(box, &enrolled{Nkey: pub, Enrolled: time.Now().UTC(), WireGuard: peer}); err != nil {
+		return fleet.Credentials{}, err
+	}
+	return fleet.Credentials{Box: box, Seed: string(seed), LeafURL: h.leafURL, CAPEM: string(h.caPEM), WireGuard: wg}, nil
 }
 
 // Revoke removes box's user: its leaf links are closed and its key refused from now on.
@@ -245,7 +264,21 @@ func (h *Hub) replace(box string, e *enrolled) error {
 	}
 	links := h.links[box]
 	delete(h.links, box)
+	var next *wgPeer
+	if e != nil {
+		next = e.WireGuard
+	}
+	var prevPeer *wgPeer
+	if had {
+		prevPeer = prev.WireGuard
+	}
+	// The tunnel peer goes with the nkey, under the lock, so an enrolment and a revocation of
+	// one box cannot cross on the device.
+	err := h.syncPeer(prevPeer, next)
 	h.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	for cid, at := range links {
 		if h.srv.DisconnectClientByID(cid) != nil && time.Since(at) < handshakeWithin {
 			// Not listed: gone, or authenticated and still in its handshake, when it would

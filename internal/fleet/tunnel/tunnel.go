@@ -29,6 +29,7 @@ import (
 	"golang.zx2c4.com/wireguard/device"
 	"golang.zx2c4.com/wireguard/tun/netstack"
 
+	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/obs"
 )
 
@@ -341,4 +342,28 @@ func pipe(dst, src net.Conn) {
 		return
 	}
 	_ = dst.Close()
+}
+
+// BoxConfigOf reads the peer enrolment handed a box.
+func BoxConfigOf(w *fleet.WireGuard, log *slog.Logger) (BoxConfig, error) {
+	if w == nil {
+		return BoxConfig{}, errors.New("tunnel: the box's credentials carry no WireGuard peer (enrolled by a gateway without proxy tunnels)")
+	}
+	priv, err := ParseKey(w.PrivateKey)
+	if err != nil {
+		return BoxConfig{}, err
+	}
+	gw, err := ParseKey(w.GatewayKey)
+	if err != nil {
+		return BoxConfig{}, err
+	}
+	addr, err := netip.ParseAddr(w.Address)
+	if err != nil {
+		return BoxConfig{}, fmt.Errorf("tunnel: address: %w", err)
+	}
+	gwAddr, err := netip.ParseAddr(w.GatewayAddress)
+	if err != nil {
+		return BoxConfig{}, fmt.Errorf("tunnel: gateway address: %w", err)
+	}
+	return BoxConfig{PrivateKey: priv, Address: addr, Gateway: gw, GatewayAddress: gwAddr, Endpoint: w.Endpoint, Logger: log}, nil
 }
