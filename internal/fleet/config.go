@@ -8,7 +8,12 @@ type Config struct {
 	Credentials string   `toml:"credentials" doc:"box: the credentials file written by appliance join --enrol (per-box nkey, hub URL and CA)"`
 	Country     string   `toml:"country" doc:"box: ISO 3166-1 alpha-2 country of the box's exit"`
 	ASN         uint32   `toml:"asn" doc:"box: autonomous system number of the box's exit"`
+	// Proxy packages across the fleet (gateway side; a box needs only its credentials).
+	ProxyListen    string `toml:"proxy_listen" doc:"gateway: host:port where buyers of proxy packages sold on the boxes connect (empty: no proxy sales on the fleet)"`
+	ProxyHost      string `toml:"proxy_host" doc:"gateway: the public name a sold package's proxy URL names; default the first of leaf_hosts"`
+	TunnelPort     int    `toml:"tunnel_port" doc:"gateway: UDP port of the WireGuard tunnel boxes dial out to for proxy tunnels"`
+	TunnelEndpoint string `toml:"tunnel_endpoint" doc:"gateway: host:port boxes send WireGuard to, given at enrolment; default the first of leaf_hosts and tunnel_port"`
 }
 
 // DefaultConfig listens for boxes on every address, on NATS's leaf node port.
-func DefaultConfig() Config { return Config{LeafAddr: "0.0.0.0:7422"} }
+func DefaultConfig() Config { return Config{LeafAddr: "0.0.0.0:7422", TunnelPort: 51820} }

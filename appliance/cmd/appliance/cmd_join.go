@@ -122,6 +122,11 @@ func runBox(ctx context.Context, cfg config.Config) error {
 		return err
 	}
 	routes := relay.BoxRoutes(a.cat)
+	stopTunnel, err := startBoxTunnel(ctx, cfg, creds, px, routes, log)
+	if err != nil {
+		return err
+	}
+	defer stopTunnel()
 	if len(routes) == 0 {
 		return errors.New("this box can serve no route (no upstream configured, no browser)")
 	}
