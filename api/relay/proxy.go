@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
@@ -91,6 +92,9 @@ func BoxProxyRoutes(svc client.Service) map[string]box.Handler {
 type ProxyService struct {
 	d        *dispatch.Dispatcher
 	packages *registry.Packages
+	// boxOf caches the packages' boxes (a package never moves), so that a tunnel's set-up
+	// after the first of its key costs no round trip to JetStream.
+	boxOf    sync.Map
 	tunnelOf func(box string) (netip.Addr, bool)
 	host     string
 	port     int
@@ -229,12 +233,19 @@ func (p *ProxyService) Status(ctx context.Context) (*client.Status, error) {
 // Locate finds where the gateway's proxy port carries a tunnel of the package of keyHash: its
 // box's proxy, inside the tunnel network.
 func (p *ProxyService) Locate(ctx context.Context, keyHash string) (netip.AddrPort, error) {
-	boxName, err := p.packages.Box(ctx, keyHash)
-	if errors.Is(err, registry.ErrNoPackage) {
-		return netip.AddrPort{}, proxyhop.ErrUnknownKey
-	}
-	if err != nil {
-		return netip.AddrPort{}, err
+	var boxName string
+	if v, ok := p.boxOf.Load(keyHash); ok {
+		boxName = v.(string)
+	} else {
+		var err error
+		boxName, err = p.packages.Box(ctx, keyHash)
+		if errors.Is(err, registry.ErrNoPackage) {
+			return netip.AddrPort{}, proxyhop.ErrUnknownKey
+		}
+		if err != nil {
+			return netip.AddrPort{}, err
+		}
+		p.boxOf.Store(keyHash, boxName)
 	}
 	a, ok := p.tunnelOf(boxName)
 	if !ok {
