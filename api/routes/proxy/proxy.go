@@ -45,8 +45,13 @@ type health struct {
 	at  time.Time
 }
 
-// healthTTL is how long a status answer decides readiness before it is refreshed.
-const healthTTL = 30 * time.Second
+// healthTTL is how long a status answer decides readiness before it is refreshed; a failed
+// one only failTTL, so that sales resume soon after the exit (or, on a fleet's gateway, the
+// first box with a proxy) comes back.
+const (
+	healthTTL = 30 * time.Second
+	failTTL   = 5 * time.Second
+)
 
 // With builds the routes on a proxyd service.
 func With(svc client.Service, log *slog.Logger) *Routes {
@@ -135,7 +140,7 @@ func wanted(country string, asn uint32) string {
 // before the exit has shown its country, ASN and reachability once.
 func (r *Routes) ready() error {
 	h := r.health.Load()
-	if h == nil || time.Since(h.at) > healthTTL {
+	if h == nil || time.Since(h.at) > healthTTL || h.err != nil && time.Since(h.at) > failTTL {
 		if r.refreshing.TryLock() {
 			go func() {
 				defer r.refreshing.Unlock()

@@ -35,6 +35,7 @@ func runJoin(ctx context.Context, args []string) error {
 	name := fs.String("box", "", "enrol: this box's name (a-z, 0-9, '-', '_')")
 	tokenFile := fs.String("token-file", "", "enrol: file holding the gateway's operator credential")
 	out := fs.String("out", "", "enrol: where to write the credentials (mode 0600), to name in fleet.credentials")
+	networkd := fs.String("networkd", "", "write the box's WireGuard peer as systemd-networkd files into `DIR` (e.g. /etc/systemd/network; an image with kernel WireGuard, fleet.kernel_tunnel) and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -44,6 +45,9 @@ func runJoin(ctx context.Context, args []string) error {
 	cfg, err := config.Load(*path, os.Environ())
 	if err != nil {
 		return err
+	}
+	if *networkd != "" {
+		return writeNetworkd(cfg, *networkd)
 	}
 	return runBox(ctx, cfg)
 }

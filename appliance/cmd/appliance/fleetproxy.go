@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 
@@ -129,6 +131,13 @@ func startBoxTunnel(ctx context.Context, cfg config.Config, creds fleet.Credenti
 	if creds.WireGuard == nil {
 		return func() {}, nil
 	}
+	if cfg.Fleet.KernelTunnel {
+		// networkd brought the interface up; proxyd listens on the tunnel address itself.
+		for route, h := range relay.BoxProxyRoutes(px) {
+			routes[route] = h
+		}
+		return func() {}, nil
+	}
 	bc, err := wgtunnel.BoxConfigOf(creds.WireGuard, log)
 	if err != nil {
 		return nil, err
@@ -169,4 +178,39 @@ func loopbackOf(listen string) string {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// writeNetworkd writes the box's WireGuard peer (from its credentials) as systemd-networkd
+// files into dir, for an image whose kernel has WireGuard (fleet.kernel_tunnel); the key file
+// is readable by networkd's group only.
+func writeNetworkd(cfg config.Config, dir string) error {
+	raw, err := os.ReadFile(cfg.Fleet.Credentials)
+	if err != nil {
+		return err
+	}
+	var creds fleet.Credentials
+	if err := json.Unmarshal(raw, &creds); err != nil {
+		return fmt.Errorf("%s: %w", cfg.Fleet.Credentials, err)
+	}
+	keyFile := filepath.Join(dir, wgtunnel.Interface+".key")
+	nd, err := wgtunnel.RenderNetworkd(creds.Box, creds.WireGuard, keyFile)
+	if err != nil {
+		return err
+	}
+	if err := durable.WriteFile(keyFile, []byte(nd.Key), 0o640, "."+wgtunnel.Interface+".key.*"); err != nil {
+		return err
+	}
+	if g, err := user.LookupGroup("systemd-network"); err == nil {
+		if gid, err := strconv.Atoi(g.Gid); err == nil {
+			if err := os.Chown(keyFile, 0, gid); err != nil {
+				return err
+			}
+		}
+	}
+	for name, text := range map[string]string{"90-" + wgtunnel.Interface + ".netdev": nd.NetDev, "90-" + wgtunnel.Interface + ".network": nd.Network} {
+		if err := durable.WriteFile(filepath.Join(dir, name), []byte(text), 0o644, "."+name+".*"); err != nil {
+			return err
+		}
+	}
+	return nil
 }

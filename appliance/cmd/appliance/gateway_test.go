@@ -106,7 +106,7 @@ func runInBackground(t *testing.T, name string, args ...string) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	run := map[string]func(context.Context, []string) error{"gateway": runGateway, "join": runJoin}[name]
+	run := map[string]func(context.Context, []string) error{"gateway": runGateway, "join": runJoin, "proxyd": runProxyd}[name]
 	go func() { done <- run(ctx, args) }()
 	return func() {
 		cancel()
