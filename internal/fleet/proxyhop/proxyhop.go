@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -115,8 +116,10 @@ func (p *Port) Serve(ctx context.Context, ln net.Listener) error {
 		slot, why := p.lim.Acquire(addr, c)
 		if why != netlimit.Admitted {
 			if why == netlimit.TooManyFromClient {
+				// Written on the accept loop: a fresh socket's send buffer takes it at once,
+				// and nothing is lingered over.
 				_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-				refuse(c, http.StatusTooManyRequests, "connection_limit_reached", "too many connections from this address have not sent a CONNECT yet")
+				_, _ = c.Write(tooManyPending)
 			}
 			_ = c.Close()
 			continue
@@ -160,6 +163,10 @@ func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, s
 		return
 	}
 	key, ok := keyOf(auth)
+	if ok && !slot.Busy(true) {
+		_ = c.Close() // closed meanwhile to make room for a newer connection
+		return
+	}
 	var box netip.AddrPort
 	if ok {
 		box, err = p.cfg.Locate(ctx, KeyHash(key))
@@ -222,6 +229,9 @@ func (p *Port) failed(client netip.Prefix) {
 }
 
 var errTooLarge = errors.New("head too large")
+
+var tooManyPending = []byte("HTTP/1.1 429 Too Many Requests\r\nProxy-Status: peage-gateway; error=connection_limit_reached; " +
+	"details=\"too many connections from this address have not sent a CONNECT yet\"\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
 
 // readHead reads up to the end of the request head, and returns every byte read (the head and
 // what the buyer sent after it without waiting for the 200).
@@ -291,5 +301,14 @@ func refuse(c net.Conn, status int, errName, msg string) {
 	}
 	fmt.Fprintf(&b, "Connection: close\r\nContent-Length: %d\r\n\r\n%s\n", len(msg)+1, msg)
 	_ = c.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	_, _ = c.Write(b.Bytes())
+	if _, err := c.Write(b.Bytes()); err != nil {
+		return
+	}
+	// As proxyd does: what the buyer still sends is read a moment, so that closing with
+	// unread input does not reset the connection before the answer is read.
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.CloseWrite()
+		_ = c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		_, _ = io.Copy(io.Discard, io.LimitReader(c, 256<<10))
+	}
 }
