@@ -141,7 +141,7 @@ func (p *ProxyService) SellWhere(ctx context.Context, gb int, country string, as
 		_ = p.revokeOn(context.WithoutCancel(ctx), boxName, s.Key)
 		return nil, &client.Error{Code: client.CodeUnavailable, Message: "the fleet could not record the package: " + err.Error()}
 	}
-	s.ProxyHost, s.ProxyPort = p.host, p.port
+	s.ProxyHost, s.ProxyPort, s.Box = p.host, p.port, boxName
 	return s, nil
 }
 

@@ -225,6 +225,11 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 
 // buy sells a package through the gateway's API; status and the decoded sale.
 func (f *proxyFleet) buy(q url.Values) (int, proxyroutes.Sale, []byte) {
+	status, sale, body, _ := f.buyHeader(q)
+	return status, sale, body
+}
+
+func (f *proxyFleet) buyHeader(q url.Values) (int, proxyroutes.Sale, []byte, http.Header) {
 	f.t.Helper()
 	resp, err := f.api.Client.Get(f.api.BaseURL + "/v1/proxy/1gb?" + q.Encode())
 	if err != nil {
@@ -241,7 +246,7 @@ func (f *proxyFleet) buy(q url.Values) (int, proxyroutes.Sale, []byte) {
 			f.t.Fatal(err)
 		}
 	}
-	return resp.StatusCode, s, body
+	return resp.StatusCode, s, body, resp.Header
 }
 
 // echoTarget is the site a buyer tunnels to: it sends back every byte it reads.
@@ -335,9 +340,9 @@ func TestProxyPackageSoldOnABoxWithoutInboundPort(t *testing.T) {
 	target, read := echoTarget(t)
 	b := f.startBox("home-1", fleet.Exit{Country: "FR"}, target)
 
-	status, sale, body := f.buy(url.Values{"country": {"fr"}})
-	if status != http.StatusOK {
-		t.Fatalf("sale through the gateway: %d %s", status, body)
+	status, sale, body, hdr := f.buyHeader(url.Values{"country": {"fr"}})
+	if status != http.StatusOK || hdr.Get(relay.HeaderBox) != "home-1" || hdr.Get("Content-Type") != "application/json" {
+		t.Fatalf("sale through the gateway: %d %v %s; want the package naming home-1", status, hdr, body)
 	}
 	if !strings.HasSuffix(sale.Proxy, "@"+f.hop) || sale.Exit.Country != "FR" {
 		t.Fatalf("sold %s exiting in %s; want the gateway's proxy port %s and an exit in FR", sale.Proxy, sale.Exit.Country, f.hop)

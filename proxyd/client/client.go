@@ -64,6 +64,8 @@ type Sale struct {
 	ProxyPort int    `json:"proxy_port"`
 	Exit      Exit   `json:"exit"`
 	Speed     Speed  `json:"speed"`
+	// Box is the fleet box that holds the package, when a fleet's gateway sold it.
+	Box string `json:"box,omitempty"`
 }
 
 // Usage is a package's meter as proxyd holds it.

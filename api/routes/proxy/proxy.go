@@ -11,6 +11,7 @@ package proxyroutes
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -239,7 +240,7 @@ func (r *Routes) sell(gb int) catalog.Handler {
 		proxyURL := fmt.Sprintf("http://buyer:%s@%s", s.Key, addr)
 		base := req.BaseURL
 		r.log.LogAttrs(ctx, slog.LevelInfo, "proxy package sold", slog.Int(obs.KeyGB, gb), slog.String(obs.KeyExitASN, s.Exit.ASN))
-		return &Sale{
+		out := &Sale{
 			Key: s.Key, GB: s.GB, ValidDays: s.ValidDays, Tier: "residential", Proxy: proxyURL,
 			Usage:      fmt.Sprintf("curl --proxy '%s' https://ipinfo.io/json", proxyURL),
 			Exit:       Exit{Carrier: s.Exit.Carrier, ASN: s.Exit.ASN, Mobile: s.Exit.Mobile, Country: s.Exit.Country},
@@ -249,7 +250,18 @@ func (r *Routes) sell(gb int) catalog.Handler {
 			UsageCheck: fmt.Sprintf("curl -H '%s: %s' %s/free/proxy/usage", KeyHeader, s.Key, base),
 			Metering:   Metering,
 			svc:        r.svc,
-		}, nil
+		}
+		if s.Box == "" {
+			return out, nil
+		}
+		// Sold on a fleet's box: the answer names it, and so does the ledger.
+		body, err := json.Marshal(out)
+		if err != nil {
+			_ = out.Revoke(context.WithoutCancel(ctx))
+			return nil, err
+		}
+		return &catalog.Raw{ContentType: "application/json", Header: map[string]string{catalog.HeaderBox: s.Box},
+			Body: body, OnRevoke: out.Revoke}, nil
 	}
 }
 
