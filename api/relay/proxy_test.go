@@ -57,6 +57,15 @@ type proxyFleet struct {
 
 func startProxyFleet(t *testing.T) *proxyFleet {
 	t.Helper()
+	gate := &apitest.RecordingGate{}
+	f := startProxyFleetWith(t, apitest.Options{Gate: gate})
+	f.gate = gate
+	return f
+}
+
+// startProxyFleetWith serves the gateway with opt (its gate, its payment settings).
+func startProxyFleetWith(t *testing.T, opt apitest.Options) *proxyFleet {
+	t.Helper()
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
@@ -120,10 +129,8 @@ func startProxyFleet(t *testing.T) *proxyFleet {
 	if err := routes.Rebind(cat); err != nil {
 		t.Fatal(err)
 	}
-	gate := &apitest.RecordingGate{}
-	f := &proxyFleet{t: t, hub: h, wg: wg, view: view, svc: svc, routes: routes, gate: gate, hop: hopAddr.String(),
-		api: apitest.Start(t, cat, apitest.Options{Gate: gate})}
-	return f
+	return &proxyFleet{t: t, hub: h, wg: wg, view: view, svc: svc, routes: routes, hop: hopAddr.String(),
+		api: apitest.Start(t, cat, opt)}
 }
 
 // proxyBox is a box with a real proxyd listening on loopback only, reached by the gateway
