@@ -303,12 +303,15 @@ func connect(t *testing.T, proxyAddr, key, target string) (int, net.Conn) {
 	}
 	auth := base64.StdEncoding.EncodeToString([]byte("buyer:" + key))
 	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\nProxy-Authorization: Basic %s\r\n\r\n", target, target, auth)
+	// A deadline so that a tunnel that never answers fails the test instead of hanging it.
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
 	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
 	if err != nil {
 		_ = c.Close()
 		t.Fatalf("CONNECT through %s: %v", proxyAddr, err)
 	}
+	_ = c.SetReadDeadline(time.Time{})
 	if resp.StatusCode != http.StatusOK {
 		_ = c.Close()
 		return resp.StatusCode, nil
@@ -324,6 +327,7 @@ func exchange(t *testing.T, c net.Conn, n int) (sent, got []byte) {
 	t.Helper()
 	sent = make([]byte, n)
 	_, _ = rand.Read(sent)
+	_ = c.SetDeadline(time.Now().Add(time.Minute)) // a stuck tunnel fails, never hangs
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {

@@ -96,7 +96,11 @@ func New(cfg Config) (*Port, error) {
 
 // Serve accepts buyers on ln until ctx ends.
 func (p *Port) Serve(ctx context.Context, ln net.Listener) error {
-	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
+	var live tunnel.Conns
+	stop := context.AfterFunc(ctx, func() {
+		_ = ln.Close()
+		live.CloseAll()
+	})
 	defer stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -127,12 +131,17 @@ func (p *Port) Serve(ctx context.Context, ln net.Listener) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.serveConn(ctx, c, netlimit.ClientOf(addr), slot)
+			if !live.Add(c) {
+				slot.Release()
+				return
+			}
+			defer live.Remove(c)
+			p.serveConn(ctx, c, netlimit.ClientOf(addr), slot, &live)
 		}()
 	}
 }
 
-func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, slot *netlimit.Slot) {
+func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, slot *netlimit.Slot, live *tunnel.Conns) {
 	released := false
 	release := func() {
 		if !released {
@@ -196,6 +205,11 @@ func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, s
 		_ = c.Close()
 		return
 	}
+	if !live.Add(t) {
+		_ = c.Close()
+		return
+	}
+	defer live.Remove(t)
 	// The box's proxyd reads the buyer's own head (and what followed it) and answers it.
 	if _, err := t.Write(head); err != nil {
 		_ = t.Close()

@@ -288,7 +288,11 @@ func Forward(ctx context.Context, ln net.Listener, target string, log *slog.Logg
 	if log == nil {
 		log = obs.Discard()
 	}
-	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
+	var live Conns
+	stop := context.AfterFunc(ctx, func() {
+		_ = ln.Close()
+		live.CloseAll()
+	})
 	defer stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -303,6 +307,10 @@ func Forward(ctx context.Context, ln net.Listener, target string, log *slog.Logg
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if !live.Add(c) {
+				return
+			}
+			defer live.Remove(c)
 			var d net.Dialer
 			t, err := d.DialContext(ctx, "tcp", target)
 			if err != nil {
@@ -310,8 +318,53 @@ func Forward(ctx context.Context, ln net.Listener, target string, log *slog.Logg
 				_ = c.Close()
 				return
 			}
+			if !live.Add(t) {
+				_ = c.Close()
+				return
+			}
+			defer live.Remove(t)
 			Join(c, t)
 		}()
+	}
+}
+
+// Conns are the connections a server carries, so that its shutdown closes them (a tunnel
+// whose ends stay open would otherwise hold the shutdown for ever).
+type Conns struct {
+	mu     sync.Mutex
+	m      map[net.Conn]struct{}
+	closed bool
+}
+
+// Add counts c in; after CloseAll it closes c and reports false.
+func (cs *Conns) Add(c net.Conn) bool {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.closed {
+		_ = c.Close()
+		return false
+	}
+	if cs.m == nil {
+		cs.m = map[net.Conn]struct{}{}
+	}
+	cs.m[c] = struct{}{}
+	return true
+}
+
+// Remove counts c out.
+func (cs *Conns) Remove(c net.Conn) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	delete(cs.m, c)
+}
+
+// CloseAll closes every connection counted in, and every one added later.
+func (cs *Conns) CloseAll() {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.closed = true
+	for c := range cs.m {
+		_ = c.Close()
 	}
 }
 
