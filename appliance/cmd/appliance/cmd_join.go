@@ -126,7 +126,7 @@ func runBox(ctx context.Context, cfg config.Config) error {
 		return err
 	}
 	routes := relay.BoxRoutes(a.cat)
-	stopTunnel, err := startBoxTunnel(ctx, cfg, creds, px, routes, log)
+	stopTunnel, followLink, err := startBoxTunnel(ctx, cfg, creds, px, routes, log)
 	if err != nil {
 		return err
 	}
@@ -140,6 +140,7 @@ func runBox(ctx context.Context, cfg config.Config) error {
 		return err
 	}
 	defer b.Close()
+	followLink(b.Connected)
 	log.Info("box started", slog.String(obs.KeyComponent, "fleet"), slog.String(obs.KeyHost, creds.LeafURL), slog.Int(obs.KeyCount, len(routes)))
 	<-ctx.Done()
 	return nil

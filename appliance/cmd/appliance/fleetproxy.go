@@ -11,6 +11,8 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -127,32 +129,35 @@ func (g *gatewayFleet) serveFleetProxies(ctx context.Context, cfg config.Config,
 // startBoxTunnel dials the gateway's WireGuard tunnel out, forwards the box's tunnel port to
 // its proxyd, and adds the proxy routes to what the box serves; nil when the box was enrolled
 // without a peer.
-func startBoxTunnel(ctx context.Context, cfg config.Config, creds fleet.Credentials, px proxyclient.Service, routes map[string]box.Handler, log *slog.Logger) (func(), error) {
+// The returned follow, given the box's link state, makes the tunnel handshake again whenever
+// the link to the hub comes back (the gateway may have restarted).
+func startBoxTunnel(ctx context.Context, cfg config.Config, creds fleet.Credentials, px proxyclient.Service, routes map[string]box.Handler, log *slog.Logger) (stop func(), follow func(connected func() bool), err error) {
+	none := func(func() bool) {}
 	if creds.WireGuard == nil {
-		return func() {}, nil
+		return func() {}, none, nil
 	}
 	if cfg.Fleet.KernelTunnel {
 		// networkd brought the interface up; proxyd listens on the tunnel address itself.
 		for route, h := range relay.BoxProxyRoutes(px) {
 			routes[route] = h
 		}
-		return func() {}, nil
+		return func() {}, none, nil
 	}
 	bc, err := wgtunnel.BoxConfigOf(creds.WireGuard, log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tb, err := wgtunnel.StartBox(ctx, bc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ln, err := tb.Listen(fleet.ProxyPort)
 	if err != nil {
 		tb.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	target := loopbackOf(cfg.Proxyd.Listen)
-	run, stop := context.WithCancel(ctx)
+	run, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -164,7 +169,15 @@ func startBoxTunnel(ctx context.Context, cfg config.Config, creds fleet.Credenti
 		routes[route] = h
 	}
 	log.LogAttrs(ctx, slog.LevelInfo, "fleet tunnel", slog.String(obs.KeyAddr, bc.Address.String()), slog.String(obs.KeyHost, bc.Endpoint))
-	return func() { stop(); <-done; tb.Close() }, nil
+	var following sync.WaitGroup
+	follow = func(connected func() bool) {
+		following.Add(1)
+		go func() {
+			defer following.Done()
+			tb.FollowLink(run, connected, time.Second)
+		}()
+	}
+	return func() { cancel(); <-done; following.Wait(); tb.Close() }, follow, nil
 }
 
 // loopbackOf is where the box reaches its own proxyd: its listen address, or loopback when it

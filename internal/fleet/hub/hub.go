@@ -92,6 +92,9 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	if cfg.StateDir == "" || cfg.StoreDir == "" {
 		return nil, errors.New("fleet hub: state and store dirs are required")
 	}
+	if cfg.Tunnels != nil && cfg.TunnelEndpoint == "" {
+		return nil, errors.New("fleet hub: a tunnel device needs the endpoint boxes reach it at")
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = obs.Discard()
 	}

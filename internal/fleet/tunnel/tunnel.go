@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.zx2c4.com/wireguard/conn"
 	"golang.zx2c4.com/wireguard/device"
@@ -220,7 +221,11 @@ type BoxConfig struct {
 }
 
 // Box is a box's WireGuard device: one peer, the gateway, dialled out to.
-type Box struct{ *endpoint }
+type Box struct {
+	*endpoint
+	peer string // the gateway peer's configuration, set again by Rehandshake
+	gw   Key
+}
 
 // StartBox brings the box's device up; it sends its first handshake at once and a keepalive
 // every Keepalive seconds from then on.
@@ -235,13 +240,47 @@ func StartBox(ctx context.Context, cfg BoxConfig) (*Box, error) {
 	if err != nil {
 		return nil, err
 	}
-	uapi := fmt.Sprintf("private_key=%s\nlisten_port=0\npublic_key=%s\nendpoint=%s\nallowed_ip=%s\npersistent_keepalive_interval=%d\n",
-		cfg.PrivateKey.hex(), cfg.Gateway.hex(), ep, netip.PrefixFrom(cfg.GatewayAddress, cfg.GatewayAddress.BitLen()), Keepalive)
-	e, err := start(cfg.Address, uapi, cfg.Logger)
+	peer := fmt.Sprintf("public_key=%s\nendpoint=%s\nallowed_ip=%s\npersistent_keepalive_interval=%d\n",
+		cfg.Gateway.hex(), ep, netip.PrefixFrom(cfg.GatewayAddress, cfg.GatewayAddress.BitLen()), Keepalive)
+	e, err := start(cfg.Address, fmt.Sprintf("private_key=%s\nlisten_port=0\n", cfg.PrivateKey.hex())+peer, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
-	return &Box{endpoint: e}, nil
+	return &Box{endpoint: e, peer: peer, gw: cfg.Gateway}, nil
+}
+
+// Rehandshake drops the session with the gateway and starts a new handshake at once. A
+// gateway that restarted has lost the session and does not know where the box is: it drops
+// the box's keepalives, and without this the box would handshake again only when its session
+// ages out (two minutes or more), its tunnel port unreachable meanwhile.
+func (b *Box) Rehandshake() error {
+	if err := b.dev.IpcSet(fmt.Sprintf("public_key=%s\nremove=true\n", b.gw.hex())); err != nil {
+		return err
+	}
+	// Set on a running device, the keepalive goes out at once, and with no session it is a
+	// handshake initiation.
+	return b.dev.IpcSet(b.peer)
+}
+
+// FollowLink calls Rehandshake each time connected turns true after being false (the box's
+// NATS link to the hub came back: the gateway may have restarted), checking every interval
+// until ctx ends.
+func (b *Box) FollowLink(ctx context.Context, connected func() bool, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	was := connected()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := connected()
+		if now && !was {
+			_ = b.Rehandshake()
+		}
+		was = now
+	}
 }
 
 func resolveEndpoint(ctx context.Context, hostport string) (netip.AddrPort, error) {

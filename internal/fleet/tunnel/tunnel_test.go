@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -203,4 +204,66 @@ func TestKeysAreWireGuardKeys(t *testing.T) {
 	if back, err := ParseKey(k.String()); err != nil || back != k {
 		t.Fatalf("round trip: %v", err)
 	}
+}
+
+// TestBoxComesBackAfterTheGatewayRestarts: a restarted gateway (same key and port, the box
+// set again as a peer) neither has the session nor knows where the box is; when the box's link
+// to the hub comes back, the box handshakes again at once and its port is reachable.
+func TestBoxComesBackAfterTheGatewayRestarts(t *testing.T) {
+	gk := key(t)
+	g1, err := StartGateway(GatewayConfig{PrivateKey: gk, Address: gwAddr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bk := key(t)
+	if err := g1.SetPeer(bk.PublicKey(), boxAddr); err != nil {
+		t.Fatal(err)
+	}
+	b := startBox(t, g1, bk)
+	ln, err := b.Listen(3128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = Forward(ctx, ln, echoServer(t), nil) }()
+	var linked atomic.Bool
+	linked.Store(true)
+	seenDown := make(chan struct{}, 1)
+	go b.FollowLink(ctx, func() bool {
+		up := linked.Load()
+		if !up {
+			select {
+			case seenDown <- struct{}{}:
+			default:
+			}
+		}
+		return up
+	}, 20*time.Millisecond)
+	waitFor(t, "the first handshake", func() bool { return g1.Handshaked(bk.PublicKey()) })
+
+	port := g1.Port()
+	g1.Close()
+	linked.Store(false) // the hub went down with the gateway
+	<-seenDown
+	g2, err := StartGateway(GatewayConfig{PrivateKey: gk, Address: gwAddr, Listen: port})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2.Close()
+	if err := g2.SetPeer(bk.PublicKey(), boxAddr); err != nil {
+		t.Fatal(err)
+	}
+	if g2.Handshaked(bk.PublicKey()) {
+		t.Fatal("a fresh device reports a handshake")
+	}
+	linked.Store(true) // the box's leaf link is back
+	waitFor(t, "the box's new handshake", func() bool { return g2.Handshaked(bk.PublicKey()) })
+	dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer dcancel()
+	c, err := g2.Dial(dctx, netip.AddrPortFrom(boxAddr, 3128))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Close()
 }
