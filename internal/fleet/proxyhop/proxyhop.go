@@ -210,8 +210,9 @@ func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, s
 		return
 	}
 	defer live.Remove(t)
-	// The box's proxyd reads the buyer's own head (and what followed it) and answers it.
-	if _, err := t.Write(head); err != nil {
+	// The box's forwarder reads the buyer's address (a PROXY line), then its proxyd reads the
+	// buyer's own head (and what followed it) and answers it.
+	if _, err := t.Write(append(tunnel.ProxyLine(c.RemoteAddr(), c.LocalAddr()), head...)); err != nil {
 		_ = t.Close()
 		_ = c.Close()
 		return

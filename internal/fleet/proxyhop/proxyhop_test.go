@@ -147,8 +147,10 @@ func TestTheBuyersHeadReachesTheBox(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("%d", resp.StatusCode)
 	}
-	if got := <-heads; got != head+"early" {
-		t.Fatalf("the box read %q, want the buyer's head and early bytes", got)
+	_, port, _ := net.SplitHostPort(addr)
+	want := "PROXY TCP4 127.0.0.1 127.0.0.1 " + strings.Split(c.LocalAddr().String(), ":")[1] + " " + port + "\r\n" + head + "early"
+	if got := <-heads; got != want {
+		t.Fatalf("the box read %q, want %q: the buyer's address, head and early bytes", got, want)
 	}
 	if _, err := io.WriteString(c, "ping"); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@
 package tunnel
 
 import (
+	"bufio"
 	"context"
 	"crypto/ecdh"
 	"crypto/rand"
@@ -350,7 +351,21 @@ func Forward(ctx context.Context, ln net.Listener, target string, log *slog.Logg
 				return
 			}
 			defer live.Remove(c)
+			// The gateway's PROXY line names the buyer; proxyd sees each buyer come from a
+			// loopback address of its own.
+			_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			br := bufio.NewReaderSize(c, 4096)
+			buyer, err := readProxyLine(br)
+			_ = c.SetReadDeadline(time.Time{})
+			if err != nil {
+				log.LogAttrs(ctx, slog.LevelWarn, "fleet tunnel: refused", slog.String(obs.KeyErr, err.Error()))
+				_ = c.Close()
+				return
+			}
 			var d net.Dialer
+			if src := loopbackFor(buyer); src.IsValid() && loopbackTarget(target) {
+				d.LocalAddr = &net.TCPAddr{IP: src.AsSlice()}
+			}
 			t, err := d.DialContext(ctx, "tcp", target)
 			if err != nil {
 				log.LogAttrs(ctx, slog.LevelWarn, "fleet tunnel: the proxy does not answer", slog.String(obs.KeyAddr, target), slog.String(obs.KeyErr, err.Error()))
@@ -362,9 +377,20 @@ func Forward(ctx context.Context, ln net.Listener, target string, log *slog.Logg
 				return
 			}
 			defer live.Remove(t)
-			Join(c, t)
+			Join(bufferedConn{Conn: c, r: br}, t)
 		}()
 	}
+}
+
+// loopbackTarget reports whether target is an IPv4 loopback address, which the forwarder can
+// reach from any 127/8 source.
+func loopbackTarget(target string) bool {
+	host, _, err := net.SplitHostPort(target)
+	if err != nil {
+		return false
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Unmap().Is4() && a.IsLoopback()
 }
 
 // Conns are the connections a server carries, so that its shutdown closes them (a tunnel

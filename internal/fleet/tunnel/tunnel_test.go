@@ -112,6 +112,7 @@ func TestBoxDialsOutAndServesThroughTheTunnel(t *testing.T) {
 	payload := make([]byte, 3<<20)
 	_, _ = rand.Read(payload)
 	go func() {
+		_, _ = c.Write(ProxyLine(&net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 40000}, &net.TCPAddr{IP: net.IPv4(198, 51, 100, 1), Port: 3128}))
 		_, _ = c.Write(payload)
 		_ = c.(interface{ CloseWrite() error }).CloseWrite()
 	}()
