@@ -9,9 +9,9 @@ type Config struct {
 	Country     string   `toml:"country" doc:"box: ISO 3166-1 alpha-2 country of the box's exit"`
 	ASN         uint32   `toml:"asn" doc:"box: autonomous system number of the box's exit"`
 	// KernelTunnel: the box's tunnel is the image's kernel WireGuard, configured by
-	// systemd-networkd from appliance join --networkd, and its proxyd listens on the tunnel
-	// address; otherwise appliance join runs the tunnel in user space.
-	KernelTunnel bool `toml:"kernel_tunnel" doc:"box: the tunnel is kernel WireGuard set up by systemd-networkd (appliance join --networkd) and proxyd listens on the tunnel address; default: join runs it in user space"`
+	// systemd-networkd from appliance join --networkd, and join listens on the tunnel address;
+	// otherwise appliance join runs the tunnel in user space.
+	KernelTunnel bool `toml:"kernel_tunnel" doc:"box: the tunnel is kernel WireGuard set up by systemd-networkd (appliance join --networkd), join listening on its address; default: join runs the tunnel in user space"`
 	// Proxy packages across the fleet (gateway side; a box needs only its credentials).
 	ProxyListen    string `toml:"proxy_listen" doc:"gateway: host:port where buyers of proxy packages sold on the boxes connect (empty: no proxy sales on the fleet)"`
 	ProxyHost      string `toml:"proxy_host" doc:"gateway: the public name a sold package's proxy URL names; default the first of leaf_hosts"`

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -136,25 +137,28 @@ func startBoxTunnel(ctx context.Context, cfg config.Config, creds fleet.Credenti
 	if creds.WireGuard == nil {
 		return func() {}, none, nil
 	}
-	if cfg.Fleet.KernelTunnel {
-		// networkd brought the interface up; proxyd listens on the tunnel address itself.
-		for route, h := range relay.BoxProxyRoutes(px) {
-			routes[route] = h
-		}
-		return func() {}, none, nil
-	}
 	bc, err := wgtunnel.BoxConfigOf(creds.WireGuard, log)
 	if err != nil {
 		return nil, nil, err
 	}
-	tb, err := wgtunnel.StartBox(ctx, bc)
-	if err != nil {
-		return nil, nil, err
-	}
-	ln, err := tb.Listen(fleet.ProxyPort)
-	if err != nil {
-		tb.Close()
-		return nil, nil, err
+	var (
+		ln net.Listener
+		tb *wgtunnel.Box
+	)
+	if cfg.Fleet.KernelTunnel {
+		// networkd brought the interface up: the tunnel port is a socket on its address,
+		// forwarded as in user space (the gateway's PROXY line is read here, not by proxyd).
+		if ln, err = net.Listen("tcp", netip.AddrPortFrom(bc.Address, fleet.ProxyPort).String()); err != nil {
+			return nil, nil, fmt.Errorf("fleet.kernel_tunnel: %w", err)
+		}
+	} else {
+		if tb, err = wgtunnel.StartBox(ctx, bc); err != nil {
+			return nil, nil, err
+		}
+		if ln, err = tb.Listen(fleet.ProxyPort); err != nil {
+			tb.Close()
+			return nil, nil, err
+		}
 	}
 	target := loopbackOf(cfg.Proxyd.Listen)
 	run, cancel := context.WithCancel(ctx)
@@ -171,13 +175,23 @@ func startBoxTunnel(ctx context.Context, cfg config.Config, creds fleet.Credenti
 	log.LogAttrs(ctx, slog.LevelInfo, "fleet tunnel", slog.String(obs.KeyAddr, bc.Address.String()), slog.String(obs.KeyHost, bc.Endpoint))
 	var following sync.WaitGroup
 	follow = func(connected func() bool) {
+		if tb == nil {
+			return // the kernel's tunnel handshakes again by itself (networkd)
+		}
 		following.Add(1)
 		go func() {
 			defer following.Done()
 			tb.FollowLink(run, connected, time.Second)
 		}()
 	}
-	return func() { cancel(); <-done; following.Wait(); tb.Close() }, follow, nil
+	return func() {
+		cancel()
+		<-done
+		following.Wait()
+		if tb != nil {
+			tb.Close()
+		}
+	}, follow, nil
 }
 
 // loopbackOf is where the box reaches its own proxyd: its listen address, or loopback when it
