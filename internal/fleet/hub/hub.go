@@ -277,11 +277,8 @@ func (h *Hub) replace(box string, e *enrolled) error {
 	}
 	// The tunnel peer goes with the nkey, under the lock, so an enrolment and a revocation of
 	// one box cannot cross on the device.
-	err := h.syncPeer(prevPeer, next)
+	peerErr := h.syncPeer(prevPeer, next)
 	h.mu.Unlock()
-	if err != nil {
-		return err
-	}
 	for cid, at := range links {
 		if h.srv.DisconnectClientByID(cid) != nil && time.Since(at) < handshakeWithin {
 			// Not listed: gone, or authenticated and still in its handshake, when it would
@@ -289,7 +286,7 @@ func (h *Hub) replace(box string, e *enrolled) error {
 			go h.cutWhenListed(cid, at.Add(handshakeWithin))
 		}
 	}
-	return nil
+	return peerErr // the links are cut whatever the device said
 }
 
 // Enrolled lists the enrolled boxes.
