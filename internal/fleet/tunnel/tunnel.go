@@ -485,3 +485,6 @@ func BoxConfigOf(w *fleet.WireGuard, log *slog.Logger) (BoxConfig, error) {
 	}
 	return BoxConfig{PrivateKey: priv, Address: addr, Gateway: gw, GatewayAddress: gwAddr, Endpoint: w.Endpoint, Logger: log}, nil
 }
+
+// HasPeer reports whether the device admits pub (an enrolled, not revoked, box's key).
+func (g *Gateway) HasPeer(pub Key) bool { return g.get(&pub, "allowed_ip") != "" }
