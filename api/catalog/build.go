@@ -59,7 +59,11 @@ var (
 	pTicker = S("ticker", "stock ticker (e.g. AAPL, BRK-B)").Group("company").Fmt("ticker")
 	pCIK    = S("cik", "SEC central index key (up to 10 digits)").Group("company").Fmt("cik")
 	pAddr   = S("address", "0x EVM address").Req().Fmt("evm_address")
-	pLimit  = func(def, max float64) Param { return I("limit", "how many results").Range(1, max).Def(int64(def)) }
+	// A proxy package's exit: a fleet sells it on a box exiting there; one box only when its
+	// own exit is there.
+	pExitCountry = S("country", "exit country, ISO 3166-1 alpha-2 (e.g. FR); default any").Fmt("country")
+	pExitASN     = I("asn", "exit autonomous system number (e.g. 3215); default any").Range(1, 4294967295)
+	pLimit       = func(def, max float64) Param { return I("limit", "how many results").Range(1, max).Def(int64(def)) }
 )
 
 // coingeckoVS are the quote currencies CoinGecko answers in: its GET /simple/supported_vs_currencies

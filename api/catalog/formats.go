@@ -44,6 +44,7 @@ var formats = formatSet{
 	"vin":         {check: re(`^[A-HJ-NPR-Z0-9]{17}$`, "must be 17 characters, letters and digits without I, O or Q"), pattern: `^[A-HJ-NPR-Za-hj-npr-z0-9]{17}$`},
 	"ens":         {check: re(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.eth$`, "must be an ENS name ending in .eth")},
 	"sha256":      {check: re(`^[0-9a-f]{64}$`, "must be 64 lowercase hex characters"), pattern: `^[0-9a-f]{64}$`},
+	"country":     {check: re(`^[A-Za-z]{2}$`, "must be a 2-letter ISO 3166-1 country code (e.g. FR)"), pattern: `^[A-Za-z]{2}$`},
 	"lang":        {check: re(`^[a-z]{2}$`, "must be a 2-letter lowercase code"), pattern: `^[a-z]{2}$`},
 	"school_year": {check: re(`^20[0-9]{2}-20[0-9]{2}$`, "must be a school year like 2025-2026"), pattern: `^[0-9]{4}-[0-9]{4}$`},
 	"id_hex":      {check: re(`^[0-9a-f]{16,64}$`, "must be a hex identifier")},

@@ -384,11 +384,11 @@ func Table(n Names) []Entry {
 			I("ttl_days", "days online").Range(1, 30).Def(int64(7))).ex("html", "<h1>Hello</h1>", "title", "Hello", "ttl_days", 1).creates(),
 		route("infra", "POST", "/v1/callbacks", 5_000, "Temporary webhook inbox: a public callback URL and a long-polled events URL.",
 			I("ttl_hours", "hours of life").Range(1, 24).Def(int64(24)), S("label", "your label").AtMost(100)).ex("ttl_hours", 1, "label", "test").creates(),
-		route("infra", "GET", "/v1/proxy/1gb", 3_500_000, "1 GB residential proxy package, valid 30 days, HTTP(S) through CONNECT.").
+		route("infra", "GET", "/v1/proxy/1gb", 3_500_000, "1 GB residential proxy package, valid 30 days, HTTP(S) through CONNECT.", pExitCountry, pExitASN).
 			metered().timeout(30 * time.Second).creates(),
-		route("infra", "GET", "/v1/proxy/5gb", 15_000_000, "5 GB residential proxy package, valid 30 days, HTTP(S) through CONNECT.").
+		route("infra", "GET", "/v1/proxy/5gb", 15_000_000, "5 GB residential proxy package, valid 30 days, HTTP(S) through CONNECT.", pExitCountry, pExitASN).
 			metered().timeout(30 * time.Second).creates(),
-		route("infra", "GET", "/v1/proxy/20gb", 52_000_000, "20 GB residential proxy package, valid 30 days, HTTP(S) through CONNECT.").
+		route("infra", "GET", "/v1/proxy/20gb", 52_000_000, "20 GB residential proxy package, valid 30 days, HTTP(S) through CONNECT.", pExitCountry, pExitASN).
 			metered().timeout(30 * time.Second).creates(),
 		route("infra", "GET", "/v1/sms/number", 50_000, "Rent a phone number that receives SMS; returns the number and a session.").
 			up("sms", 0).timeout(30 * time.Second).creates(),

@@ -3,6 +3,7 @@ package relay_test
 import (
 	"context"
 	"crypto/ecdsa"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/peage/appliance/api/relay"
 	"github.com/peage/appliance/api/server"
 	"github.com/peage/appliance/internal/cache"
+	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
@@ -212,4 +214,56 @@ func TestLedgerCreditsTheBoxNotTheCache(t *testing.T) {
 	if boxes[named[0]] != 1 || boxes[""] != 1 {
 		t.Fatalf("the ledger's boxes %v; want one payment on %s and one on none (the gateway's cache)", boxes, named[0])
 	}
+}
+
+// TestPaidProxySaleOnABox pays for a proxy package with real USDC on the embedded chain
+// through the gateway's real gate and settle daemon: the package is sold on the box exiting in
+// the country asked, the ledger credits that box, and the key opens a tunnel through the
+// gateway's proxy port to the box's proxyd.
+func TestPaidProxySaleOnABox(t *testing.T) {
+	testenv.NeedsChain(t)
+	ctx := context.Background()
+	dev, err := settle.StartDev(ctx, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := dev.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	fc, err := client.New(dev.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName,
+		TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 120}
+	f := startProxyFleetWith(t, apitest.Options{Gate: paywall.New(cfg, paywall.DefaultPolicy(), fc, paywall.GateOptions{}), Pay: cfg})
+	target, _ := echoTarget(t)
+	f.startBox("de-1", fleet.Exit{Country: "DE"}, target)
+	f.startBox("fr-1", fleet.Exit{Country: "FR"}, target)
+	key, err := settle.LoadKey(dev.PayerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := (&pay.Client{Key: key}).Do(ctx, pay.Request{URL: f.api.BaseURL + "/v1/proxy/1gb", Params: map[string]string{"country": "FR"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != http.StatusOK || res.Header.Get(relay.HeaderBox) != "fr-1" {
+		t.Fatalf("paid sale: %d %s from %q; want a package from fr-1", res.Status, res.Body, res.Header.Get(relay.HeaderBox))
+	}
+	pays, err := fc.Payments(ctx, 5)
+	if err != nil || len(pays) != 1 || pays[0].Box != "fr-1" || pays[0].Status == ledger.Released || pays[0].Status == ledger.Failed {
+		t.Fatalf("payments: %v %+v; want one, owed or settled, on fr-1", err, pays)
+	}
+	var sale struct{ Key string }
+	if err := json.Unmarshal(res.Body, &sale); err != nil {
+		t.Fatal(err)
+	}
+	code, c := connect(t, f.hop, sale.Key, target)
+	if code != http.StatusOK {
+		t.Fatalf("CONNECT with the paid key: %d", code)
+	}
+	_ = c.Close()
 }

@@ -20,6 +20,9 @@ var rules = []struct {
 	{lib: "github.com/go-rod/rod", allowed: []string{"browserfarm"}},
 	{lib: "github.com/valyala/fasthttp", allowed: []string{"api/server", "ops/bench"}},
 	{lib: "github.com/coreos/go-systemd", allowed: []string{"internal/sdnotify"}},
+	// The fleet's userspace WireGuard (and the gVisor netstack under it) stays behind one package.
+	{lib: "golang.zx2c4.com/wireguard", allowed: []string{"internal/fleet/tunnel"}},
+	{lib: "gvisor.dev/gvisor", allowed: []string{"internal/fleet/tunnel"}},
 }
 
 // pure packages may depend (even transitively) on nothing outside the standard library and

@@ -149,7 +149,38 @@ type Credentials struct {
 	Seed    string `json:"seed"`
 	LeafURL string `json:"leaf_url"`
 	CAPEM   string `json:"ca_pem"`
+	// WireGuard is the box's end of the fleet's proxy tunnel, when the gateway carries proxy
+	// packages. Its private key, like the seed, is the box's own: a token's answer carries
+	// none (the box adds the key it made), Hub.Enrol's (dev, tests) the one it made.
+	WireGuard *WireGuard `json:"wireguard,omitempty"`
 }
+
+// WireGuard is the peer enrolment hands a box: its own key and tunnel address, and the gateway
+// it dials out to (keys in base64, as wg(8) and systemd-networkd write them).
+type WireGuard struct {
+	// PrivateKey is absent from a token's answer: the box made it and adds it.
+	PrivateKey string `json:"private_key,omitempty"`
+	// Address is the box's address in the tunnel network, GatewayAddress the gateway's.
+	Address        string `json:"address"`
+	GatewayAddress string `json:"gateway_address"`
+	GatewayKey     string `json:"gateway_public_key"`
+	// Endpoint is the gateway's UDP host:port.
+	Endpoint string `json:"endpoint"`
+	// KeepaliveSeconds keeps a carrier-grade NAT's mapping open (25).
+	KeepaliveSeconds int `json:"keepalive_seconds"`
+}
+
+// ProxyPort is where a box's proxy answers inside the tunnel network (its tunnel address only).
+const ProxyPort = 3128
+
+// The routes a box with a proxy serves to the gateway's proxy sales: the sale (with its live
+// exit check), and a package's revocation and usage, asked of the box that holds it.
+const (
+	RouteProxySell   = "proxy_sell"
+	RouteProxyRevoke = "proxy_revoke"
+	RouteProxyUsage  = "proxy_usage"
+	RouteProxyStatus = "proxy_status"
+)
 
 // Validate checks that the credentials are complete.
 func (c Credentials) Validate() error {

@@ -40,11 +40,15 @@ func CAPin(ca *x509.Certificate) string {
 }
 
 // EnrolRequest is what a box sends to redeem its token: the token's secret, the name the token
-// was made for, and the public half of the nkey it made itself (the seed never leaves the box).
+// was made for, and the public halves of the nkey and the WireGuard key it made itself (the
+// seed and the private key never leave the box).
 type EnrolRequest struct {
 	Token string `json:"token"`
 	Box   string `json:"box"`
 	Nkey  string `json:"nkey"`
+	// WireGuard is the box's tunnel key (base64), its peer on a gateway that carries proxy
+	// tunnels; a gateway without them ignores it.
+	WireGuard string `json:"wireguard,omitempty"`
 }
 
 // EnrolPath is the gateway's public route a box redeems its token on.

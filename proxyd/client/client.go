@@ -64,6 +64,8 @@ type Sale struct {
 	ProxyPort int    `json:"proxy_port"`
 	Exit      Exit   `json:"exit"`
 	Speed     Speed  `json:"speed"`
+	// Box is the fleet box that holds the package, when a fleet's gateway sold it.
+	Box string `json:"box,omitempty"`
 }
 
 // Usage is a package's meter as proxyd holds it.
@@ -134,6 +136,8 @@ const (
 	CodeBadRequest  Code = "bad_request"
 	CodeInternal    Code = "internal"
 	CodeUnavailable Code = "unavailable"
+	// CodeNoExit: no exit where the buyer asked (a fleet with no box in that country or ASN).
+	CodeNoExit Code = "no_exit"
 )
 
 // Error is a typed admin API failure.

@@ -11,10 +11,13 @@ package proxyroutes
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,8 +46,13 @@ type health struct {
 	at  time.Time
 }
 
-// healthTTL is how long a status answer decides readiness before it is refreshed.
-const healthTTL = 30 * time.Second
+// healthTTL is how long a status answer decides readiness before it is refreshed; a failed
+// one only failTTL, so that sales resume soon after the exit (or, on a fleet's gateway, the
+// first box with a proxy) comes back.
+const (
+	healthTTL = 30 * time.Second
+	failTTL   = 5 * time.Second
+)
 
 // With builds the routes on a proxyd service.
 func With(svc client.Service, log *slog.Logger) *Routes {
@@ -55,17 +63,76 @@ func With(svc client.Service, log *slog.Logger) *Routes {
 }
 
 // Bind attaches the handlers to their catalog entries by ID.
-func (r *Routes) Bind(c *catalog.Catalog) error {
+func (r *Routes) Bind(c *catalog.Catalog) error { return r.bind(c.Bind) }
+
+// Rebind attaches them in place of the ones bound (a fleet gateway, whose packages live on its
+// boxes, over the proxyd of its own host); an entry not bound yet is bound.
+func (r *Routes) Rebind(c *catalog.Catalog) error {
+	return r.bind(func(id string, h catalog.Handler, ready func() error) error {
+		if e := c.Entry(id); e != nil && e.Handler != nil {
+			return c.Override(id, h, ready)
+		}
+		return c.Bind(id, h, ready)
+	})
+}
+
+func (r *Routes) bind(bind func(string, catalog.Handler, func() error) error) error {
 	for id, gb := range map[string]int{"proxy.1gb": 1, "proxy.5gb": 5, "proxy.20gb": 20} {
-		if err := c.Bind(id, r.sell(gb), r.ready); err != nil {
+		if err := bind(id, r.sell(gb), r.ready); err != nil {
 			return err
 		}
 	}
 	r.ready() // the first exit check starts with the daemon, not with the first buyer
-	if err := c.Bind("free.proxy.status", r.Status, nil); err != nil {
+	if err := bind("free.proxy.status", r.Status, nil); err != nil {
 		return err
 	}
-	return c.Bind("free.proxy.usage", r.Usage, nil)
+	return bind("free.proxy.usage", r.Usage, nil)
+}
+
+// Placer is a proxyd that sells where the buyer asks: a fleet's gateway, whose boxes exit in
+// several countries and networks.
+type Placer interface {
+	SellWhere(ctx context.Context, gb int, country string, asn uint32) (*client.Sale, error)
+}
+
+// sellWhere sells within the buyer's country and ASN (zero: any). One proxyd has one exit:
+// it sells only when its last checked exit is there, and the sale's own live check must agree.
+func (r *Routes) sellWhere(ctx context.Context, gb int, country string, asn uint32) (*client.Sale, error) {
+	if p, ok := r.svc.(Placer); ok {
+		return p.SellWhere(ctx, gb, country, asn)
+	}
+	if country == "" && asn == 0 {
+		return r.svc.Sell(ctx, gb)
+	}
+	st, err := r.svc.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if st.Exit == nil || !exitFits(*st.Exit, country, asn) {
+		return nil, &client.Error{Code: client.CodeNoExit, Message: "this proxy's exit is not in " + wanted(country, asn)}
+	}
+	s, err := r.svc.Sell(ctx, gb)
+	if err != nil {
+		return nil, err
+	}
+	if !exitFits(s.Exit, country, asn) {
+		_ = r.svc.Revoke(context.WithoutCancel(ctx), s.Key)
+		return nil, &client.Error{Code: client.CodeNoExit, Message: "the exit's live check found it outside " + wanted(country, asn)}
+	}
+	return s, nil
+}
+
+func exitFits(e client.Exit, country string, asn uint32) bool {
+	return (country == "" || strings.EqualFold(e.Country, country)) &&
+		(asn == 0 || strings.TrimPrefix(strings.ToUpper(e.ASN), "AS") == strconv.FormatUint(uint64(asn), 10))
+}
+
+func wanted(country string, asn uint32) string {
+	w := strings.ToUpper(country)
+	if asn != 0 {
+		w = strings.TrimSpace(w + " AS" + strconv.FormatUint(uint64(asn), 10))
+	}
+	return w
 }
 
 // ready answers from the last known exit status and refreshes it in the background when it
@@ -74,7 +141,7 @@ func (r *Routes) Bind(c *catalog.Catalog) error {
 // before the exit has shown its country, ASN and reachability once.
 func (r *Routes) ready() error {
 	h := r.health.Load()
-	if h == nil || time.Since(h.at) > healthTTL {
+	if h == nil || time.Since(h.at) > healthTTL || h.err != nil && time.Since(h.at) > failTTL {
 		if r.refreshing.TryLock() {
 			go func() {
 				defer r.refreshing.Unlock()
@@ -155,9 +222,12 @@ const Metering = "Both directions of every tunnel count, byte for byte, as they 
 
 func (r *Routes) sell(gb int) catalog.Handler {
 	return func(ctx context.Context, req *catalog.Request) (any, error) {
-		s, err := r.svc.Sell(ctx, gb)
+		s, err := r.sellWhere(ctx, gb, req.Args.Str("country"), uint32(req.Args.Int("asn")))
 		if err != nil {
 			switch {
+			case client.IsCode(err, client.CodeNoExit):
+				return nil, &apierr.Error{Code: apierr.CodeUnavailable, Cause: err,
+					Message: "no proxy exit matches the country and asn asked, so no package was sold and nothing was charged: " + noExitDetail(err)}
 			case client.IsCode(err, client.CodeExitDown):
 				return nil, &apierr.Error{Code: apierr.CodeUnavailable, Cause: err,
 					Message: "the proxy exit could not be verified live, so no package was sold and nothing was charged; retry later"}
@@ -170,7 +240,7 @@ func (r *Routes) sell(gb int) catalog.Handler {
 		proxyURL := fmt.Sprintf("http://buyer:%s@%s", s.Key, addr)
 		base := req.BaseURL
 		r.log.LogAttrs(ctx, slog.LevelInfo, "proxy package sold", slog.Int(obs.KeyGB, gb), slog.String(obs.KeyExitASN, s.Exit.ASN))
-		return &Sale{
+		out := &Sale{
 			Key: s.Key, GB: s.GB, ValidDays: s.ValidDays, Tier: "residential", Proxy: proxyURL,
 			Usage:      fmt.Sprintf("curl --proxy '%s' https://ipinfo.io/json", proxyURL),
 			Exit:       Exit{Carrier: s.Exit.Carrier, ASN: s.Exit.ASN, Mobile: s.Exit.Mobile, Country: s.Exit.Country},
@@ -180,8 +250,27 @@ func (r *Routes) sell(gb int) catalog.Handler {
 			UsageCheck: fmt.Sprintf("curl -H '%s: %s' %s/free/proxy/usage", KeyHeader, s.Key, base),
 			Metering:   Metering,
 			svc:        r.svc,
-		}, nil
+		}
+		if s.Box == "" {
+			return out, nil
+		}
+		// Sold on a fleet's box: the answer names it, and so does the ledger.
+		body, err := json.Marshal(out)
+		if err != nil {
+			_ = out.Revoke(context.WithoutCancel(ctx))
+			return nil, err
+		}
+		return &catalog.Raw{ContentType: "application/json", Header: map[string]string{catalog.HeaderBox: s.Box},
+			Body: body, OnRevoke: out.Revoke}, nil
 	}
+}
+
+func noExitDetail(err error) string {
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		return ce.Message
+	}
+	return err.Error()
 }
 
 // UsageResult is the free usage check's answer.

@@ -282,3 +282,39 @@ func TestNotSoldBeforeTheExitIsChecked(t *testing.T) {
 		})
 	}
 }
+
+// TestOneExitSellsOnlyWhereAsked: a single proxyd has one exit; a buyer asking another country
+// or ASN gets a 503 and no key is issued, one asking its own gets the package.
+func TestOneExitSellsOnlyWhereAsked(t *testing.T) {
+	for _, tc := range []struct {
+		country string
+		asn     int64
+		sold    bool
+	}{
+		{"DE", 0, false},
+		{"fr", 0, true},
+		{"FR", 3215, true},
+		{"FR", 12322, false},
+		{"", 0, true},
+	} {
+		f := &fakeProxyd{status: &client.Status{Live: true, Reachable: client.Reachable,
+			Exit: &client.Exit{Country: "FR", ASN: "AS3215"}}}
+		c := bound(t, f)
+		e := c.Entry("proxy.1gb")
+		args := catalog.Args{}
+		if tc.country != "" {
+			args["country"] = tc.country
+		}
+		if tc.asn != 0 {
+			args["asn"] = tc.asn
+		}
+		_, err := e.Handler(context.Background(), &catalog.Request{Route: e, Args: args, BaseURL: "https://api.example"})
+		if tc.sold != (err == nil) || tc.sold != (len(f.issued) == 1) {
+			t.Fatalf("%s AS%d on an exit in FR AS3215: err %v, issued %d", tc.country, tc.asn, err, len(f.issued))
+		}
+		var ae *apierr.Error
+		if !tc.sold && (!errors.As(err, &ae) || ae.Code != apierr.CodeUnavailable) {
+			t.Fatalf("%s AS%d: %v, want unavailable (nothing charged)", tc.country, tc.asn, err)
+		}
+	}
+}

@@ -57,11 +57,24 @@ func runAPI(ctx context.Context, name string, args []string, gateway bool) error
 		return err
 	}
 	if gateway {
-		g, err := startGatewayFleet(ctx, log, a, hubConfig(cfg), cfg.Fleet.EnrolAddr)
+		hc := hubConfig(cfg)
+		wg, err := startFleetTunnel(cfg, &hc, log)
+		if err != nil {
+			return err
+		}
+		if wg != nil {
+			defer wg.Close()
+		}
+		g, err := startGatewayFleet(ctx, log, a, hc, cfg.Fleet.EnrolAddr)
 		if err != nil {
 			return err
 		}
 		defer g.close()
+		if wg != nil {
+			if err := g.serveFleetProxies(ctx, cfg, wg, a, log); err != nil {
+				return err
+			}
+		}
 	}
 	a.gateSetup(missing)
 	return a.serve(ctx)

@@ -33,6 +33,7 @@ func runJoin(ctx context.Context, args []string) error {
 	gateway := fs.String("gateway", "", "the gateway's enrolment `URL` (https://host:7423) [fleet.gateway]")
 	token := fs.String("token", "", "the one-time enrolment token printed by appliance gateway token [fleet.token]")
 	name := fs.String("box", "", "this box's name, the one the token was made for [fleet.box]")
+	networkd := fs.String("networkd", "", "write the box's WireGuard peer as systemd-networkd files into `DIR` (e.g. /etc/systemd/network; an image with kernel WireGuard, fleet.kernel_tunnel) and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,6 +49,9 @@ func runJoin(ctx context.Context, args []string) error {
 	if cfg.Fleet.Credentials == "" {
 		cfg.Fleet.Credentials = filepath.Join(cfg.StateDir, "fleet-credentials.json")
 	}
+	if *networkd != "" {
+		return writeNetworkd(cfg, *networkd)
+	}
 	log := newLogger(cfg.Log)
 	creds, err := boxCredentials(ctx, cfg.Fleet, log)
 	if err != nil {
@@ -57,9 +61,10 @@ func runJoin(ctx context.Context, args []string) error {
 }
 
 // boxCredentials reads the box's credentials, or, when it has none yet, redeems its token and
-// writes them (0600): the nkey seed in them is made here and is the box's identity. The seed
-// is written before the token is redeemed, so a box whose answer was lost (or that could not
-// write it) asks again with the same key, which the gateway answers again. Once the
+// writes them (0600): the nkey seed in them is made here and is the box's identity, and so is
+// the WireGuard private key of its proxy tunnel. Both are written before the token is
+// redeemed, so a box whose answer was lost (or that could not write it) asks again with the
+// same keys, which the gateway answers again. Once the
 // credentials are complete the token is not used again (it could not be: it is spent).
 func boxCredentials(ctx context.Context, fc fleet.Config, log *slog.Logger) (fleet.Credentials, error) {
 	var creds fleet.Credentials
@@ -92,11 +97,18 @@ func boxCredentials(ctx context.Context, fc fleet.Config, log *slog.Logger) (fle
 			return creds, err
 		}
 		creds = fleet.Credentials{Box: fc.Box, Seed: string(seed)}
-		if err := writeCredentials(fc.Credentials, creds); err != nil {
+	}
+	if creds.WireGuard == nil || creds.WireGuard.PrivateKey == "" {
+		key, err := enrol.NewTunnelKey()
+		if err != nil {
 			return creds, err
 		}
+		creds.WireGuard = &fleet.WireGuard{PrivateKey: key}
 	}
-	if creds, err = enrol.Join(ctx, fc.Gateway, tok, fc.Box, []byte(creds.Seed)); err != nil {
+	if err := writeCredentials(fc.Credentials, creds); err != nil {
+		return creds, err
+	}
+	if creds, err = enrol.Join(ctx, fc.Gateway, tok, fc.Box, []byte(creds.Seed), creds.WireGuard.PrivateKey); err != nil {
 		return creds, err
 	}
 	if err := writeCredentials(fc.Credentials, creds); err != nil {
@@ -135,6 +147,11 @@ func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log
 	}
 	exit := fleet.Exit{Country: strings.ToUpper(cfg.Fleet.Country), ASN: cfg.Fleet.ASN}
 	offer := relay.BoxOffer(a.cat, exit)
+	stopTunnel, followLink, err := startBoxTunnel(ctx, cfg, creds, px, offer.Routes, log)
+	if err != nil {
+		return err
+	}
+	defer stopTunnel()
 	if len(offer.Routes) == 0 {
 		return errors.New("this box can serve no route (no upstream configured, no browser)")
 	}
@@ -149,6 +166,7 @@ func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log
 		return err
 	}
 	defer b.Close()
+	followLink(b.Connected)
 	log.Info("box started", slog.String(obs.KeyComponent, "fleet"), slog.String(obs.KeyHost, creds.LeafURL), slog.Int(obs.KeyCount, len(offer.Routes)))
 	// READY=1 once joined: the unit is active when the box serves the fleet. Its liveness is
 	// its own server running, not the link: a line that drops is the box's to wait out.

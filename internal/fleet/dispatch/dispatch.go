@@ -251,3 +251,17 @@ func (d *Dispatcher) call(ctx context.Context, rec fleet.Record, route string, b
 		}
 	}
 }
+
+// DoOn runs route's call on the named box only (a proxy package lives on the box that sold
+// it): ErrNoBox when that box is not live or does not serve route, never another box.
+func (d *Dispatcher) DoOn(ctx context.Context, box, route string, req Request) ([]byte, error) {
+	rec, ok := d.view.Box(box)
+	if !ok || !rec.Serves(route) {
+		return nil, &Error{Route: route, Box: box, Kind: ErrNoBox}
+	}
+	answer, gone, err := d.call(ctx, rec, route, req.Body)
+	if gone {
+		d.view.Gone(box)
+	}
+	return answer, err
+}

@@ -27,13 +27,14 @@ import (
 
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/hub"
+	"github.com/peage/appliance/internal/fleet/tunnel"
 	"github.com/peage/appliance/internal/netlimit"
 	"github.com/peage/appliance/internal/obs"
 )
 
 // Redeemer spends a token (the hub).
 type Redeemer interface {
-	Redeem(secret, box, nkeyPub string) (fleet.Credentials, error)
+	Redeem(secret, box, nkeyPub, wgPub string) (fleet.Credentials, error)
 }
 
 // Limits bound the redemptions one client (an IPv4 address, an IPv6 /64) may attempt: a
@@ -117,7 +118,13 @@ func (h *handler) redeem(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "nkey: not a public user nkey", http.StatusBadRequest)
 		return
 	}
-	creds, err := h.r.Redeem(req.Token, req.Box, req.Nkey)
+	if req.WireGuard != "" {
+		if _, err := tunnel.ParseKey(req.WireGuard); err != nil {
+			http.Error(w, "wireguard: not a WireGuard public key (32 bytes in base64)", http.StatusBadRequest)
+			return
+		}
+	}
+	creds, err := h.r.Redeem(req.Token, req.Box, req.Nkey, req.WireGuard)
 	switch {
 	case errors.Is(err, hub.ErrTokenRefused):
 		h.log.Warn("enrolment token refused", slog.String(obs.KeyAddr, r.RemoteAddr), slog.String(obs.KeyDetail, req.Box))
@@ -125,6 +132,9 @@ func (h *handler) redeem(w http.ResponseWriter, r *http.Request) {
 		return
 	case errors.Is(err, hub.ErrKeyInUse):
 		http.Error(w, "nkey: "+err.Error(), http.StatusConflict)
+		return
+	case errors.Is(err, hub.ErrTunnelKeyInUse):
+		http.Error(w, "wireguard: "+err.Error(), http.StatusConflict)
 		return
 	case errors.Is(err, hub.ErrExternal):
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -160,10 +170,12 @@ func Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Config, h http.H
 }
 
 // Join redeems token at the gateway's enrolment URL (https://host:port) for box with the nkey
-// of seed, made on the box (NewSeed) and kept before this call, so that a box whose answer was
-// lost asks again with the same key; only the public half is sent. It returns the complete
-// credentials. The gateway is trusted only if its certificate chains to the CA the token pins.
-func Join(ctx context.Context, gateway string, token fleet.EnrolToken, box string, seed []byte) (fleet.Credentials, error) {
+// of seed and the WireGuard private key wgKey (base64, "" for none), both made on the box
+// (NewSeed, NewTunnelKey) and kept before this call, so that a box whose answer was lost asks
+// again with the same keys; only the public halves are sent. It returns the complete
+// credentials, the private key in the tunnel peer the gateway answered, if any. The gateway
+// is trusted only if its certificate chains to the CA the token pins.
+func Join(ctx context.Context, gateway string, token fleet.EnrolToken, box string, seed []byte, wgKey string) (fleet.Credentials, error) {
 	if err := fleet.ValidName(box); err != nil {
 		return fleet.Credentials{}, fmt.Errorf("box: %w", err)
 	}
@@ -179,15 +191,23 @@ func Join(ctx context.Context, gateway string, token fleet.EnrolToken, box strin
 	if err != nil || !nkeys.IsValidPublicUserKey(pub) {
 		return fleet.Credentials{}, errors.New("box seed: not a user nkey")
 	}
-	body, _ := json.Marshal(fleet.EnrolRequest{Token: token.Secret, Box: box, Nkey: pub})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.JoinPath(fleet.EnrolPath).String(), bytes.NewReader(body))
+	req := fleet.EnrolRequest{Token: token.Secret, Box: box, Nkey: pub}
+	if wgKey != "" {
+		k, err := tunnel.ParseKey(wgKey)
+		if err != nil {
+			return fleet.Credentials{}, fmt.Errorf("box WireGuard key: %w", err)
+		}
+		req.WireGuard = k.PublicKey().String()
+	}
+	body, _ := json.Marshal(req)
+	post, err := http.NewRequestWithContext(ctx, http.MethodPost, u.JoinPath(fleet.EnrolPath).String(), bytes.NewReader(body))
 	if err != nil {
 		return fleet.Credentials{}, err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	post.Header.Set("Content-Type", "application/json")
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: pinned(token.CAPin, u.Hostname()), ForceAttemptHTTP2: true}}
-	resp, err := client.Do(req)
+	resp, err := client.Do(post)
 	if err != nil {
 		return fleet.Credentials{}, fmt.Errorf("enrol: %w", err)
 	}
@@ -207,6 +227,12 @@ func Join(ctx context.Context, gateway string, token fleet.EnrolToken, box strin
 		return fleet.Credentials{}, fmt.Errorf("enrol: the gateway enrolled %q, not %q", creds.Box, box)
 	}
 	creds.Seed = string(seed)
+	if creds.WireGuard != nil {
+		if wgKey == "" {
+			return fleet.Credentials{}, errors.New("enrol: the gateway answered a tunnel peer for no WireGuard key")
+		}
+		creds.WireGuard.PrivateKey = wgKey
+	}
 	if err := creds.Validate(); err != nil {
 		return fleet.Credentials{}, fmt.Errorf("enrol: %w", err)
 	}
@@ -220,6 +246,16 @@ func NewSeed() ([]byte, error) {
 		return nil, err
 	}
 	return kp.Seed()
+}
+
+// NewTunnelKey makes a box's WireGuard private key (base64), its end of the fleet's proxy
+// tunnel.
+func NewTunnelKey() (string, error) {
+	k, err := tunnel.GenerateKey()
+	if err != nil {
+		return "", err
+	}
+	return k.String(), nil
 }
 
 // RefusedError is the gateway's refusal of an enrolment.

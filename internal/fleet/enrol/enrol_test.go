@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nkeys"
+
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
 	"github.com/peage/appliance/internal/fleet/enrol"
@@ -26,9 +28,9 @@ type counting struct {
 	calls atomic.Int64
 }
 
-func (c *counting) Redeem(secret, box, pub string) (fleet.Credentials, error) {
+func (c *counting) Redeem(secret, box, pub, wgPub string) (fleet.Credentials, error) {
 	c.calls.Add(1)
-	return c.Hub.Redeem(secret, box, pub)
+	return c.Hub.Redeem(secret, box, pub, wgPub)
 }
 
 type gateway struct {
@@ -85,7 +87,7 @@ func join(t *testing.T, url string, tok fleet.EnrolToken, box string) (fleet.Cre
 	if err != nil {
 		t.Fatal(err)
 	}
-	return enrol.Join(t.Context(), url, tok, box, seed)
+	return enrol.Join(t.Context(), url, tok, box, seed, "")
 }
 
 func echo(_ context.Context, req []byte) ([]byte, error) { return req, nil }
@@ -110,7 +112,7 @@ func TestBoxJoinsWithItsToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	creds, err := enrol.Join(t.Context(), gw.url, tok, "line-1", seed)
+	creds, err := enrol.Join(t.Context(), gw.url, tok, "line-1", seed, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func TestBoxJoinsWithItsToken(t *testing.T) {
 		t.Fatal("the credentials do not carry the box's own seed")
 	}
 	// Its answer lost, the box asks again with the same key and gets the same credentials.
-	again, err := enrol.Join(t.Context(), gw.url, tok, "line-1", seed)
+	again, err := enrol.Join(t.Context(), gw.url, tok, "line-1", seed, "")
 	if err != nil || again != creds {
 		t.Fatalf("asking again with the same key: %+v, %v", again, err)
 	}
@@ -194,9 +196,15 @@ func TestRedemptionsAreRateLimited(t *testing.T) {
 func TestBadRequestNamesTheParameter(t *testing.T) {
 	gw := startGateway(t, enrol.Limits{})
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, _ := kp.PublicKey()
 	cases := []struct{ body, want string }{
 		{`{"token":"x","box":"Line.1","nkey":"UA"}`, "box:"},
 		{`{"token":"x","box":"line-1","nkey":"SUAFORGED"}`, "nkey:"},
+		{`{"token":"x","box":"line-1","nkey":"` + pub + `","wireguard":"c2hvcnQ="}`, "wireguard:"},
 		{`not json`, "body:"},
 	}
 	for _, c := range cases {

@@ -27,6 +27,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/peage/appliance/internal/fleet"
+	"github.com/peage/appliance/internal/fleet/tunnel"
 	"github.com/peage/appliance/internal/obs"
 )
 
@@ -59,6 +60,10 @@ type Config struct {
 	CertValidity, RenewBefore, RenewCheck time.Duration
 	// Now is the hub's clock for enrolment tokens (default time.Now).
 	Now func() time.Time
+	// Tunnels, when set, is the gateway's WireGuard device: each enrolled box is also given a
+	// tunnel peer, to reach it at TunnelEndpoint (the device's public UDP host:port).
+	Tunnels        Tunnels
+	TunnelEndpoint string
 }
 
 // Hub is the gateway's NATS: embedded, or an external deployment it joined.
@@ -68,6 +73,7 @@ type Hub struct {
 	cfg  Config
 	log  *slog.Logger
 
+	enrolMu    sync.Mutex // one enrolment at a time: two must not take one tunnel address
 	mu         sync.Mutex
 	boxes      map[string]enrolled
 	links      map[string]map[uint64]time.Time // box -> its leaf links' connection ids, when authenticated
@@ -88,8 +94,9 @@ type Hub struct {
 }
 
 type enrolled struct {
-	Nkey     string    `json:"nkey"`
-	Enrolled time.Time `json:"enrolled"`
+	Nkey      string    `json:"nkey"`
+	Enrolled  time.Time `json:"enrolled"`
+	WireGuard *wgPeer   `json:"wireguard,omitempty"`
 }
 
 // Start runs the embedded hub and connects the gateway to it in-process: the hub has no client
@@ -97,6 +104,9 @@ type enrolled struct {
 func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	if cfg.StateDir == "" || cfg.StoreDir == "" {
 		return nil, errors.New("fleet hub: state and store dirs are required")
+	}
+	if cfg.Tunnels != nil && cfg.TunnelEndpoint == "" {
+		return nil, errors.New("fleet hub: a tunnel device needs the endpoint boxes reach it at")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = obs.Discard()
@@ -147,6 +157,11 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	}
 	if err := h.loadTokens(); err != nil {
 		return nil, err
+	}
+	for _, e := range h.boxes {
+		if err := h.syncPeer(nil, e.WireGuard); err != nil {
+			return nil, err
+		}
 	}
 	if h.gateway, err = loadOrMakeSeed(filepath.Join(cfg.StateDir, gatewayFile)); err != nil {
 		return nil, err
@@ -254,10 +269,31 @@ func (h *Hub) Enrol(box string) (fleet.Credentials, error) {
 	}
 	seed, _ := kp.Seed()
 	pub, _ := kp.PublicKey()
-	if err := h.replace(box, &enrolled{Nkey: pub, Enrolled: time.Now().UTC()}); err != nil {
+	// With a tunnel device the box is given a WireGuard key too, made here as its seed is
+	// (Redeem's boxes make both themselves).
+	var wgKey, wgPub tunnel.Key
+	if h.cfg.Tunnels != nil {
+		if wgKey, err = tunnel.GenerateKey(); err != nil {
+			return fleet.Credentials{}, err
+		}
+		wgPub = wgKey.PublicKey()
+	}
+	h.enrolMu.Lock()
+	defer h.enrolMu.Unlock()
+	h.mu.Lock()
+	peer, err := h.peerLocked(box, wgPub)
+	h.mu.Unlock()
+	if err != nil {
 		return fleet.Credentials{}, err
 	}
-	return fleet.Credentials{Box: box, Seed: string(seed), LeafURL: h.leafURL, CAPEM: string(h.trustPEM())}, nil
+	if err := h.replace(box, &enrolled{Nkey: pub, Enrolled: h.now().UTC(), WireGuard: peer}); err != nil {
+		return fleet.Credentials{}, err
+	}
+	wg := h.wireGuardOf(peer)
+	if wg != nil {
+		wg.PrivateKey = wgKey.String()
+	}
+	return fleet.Credentials{Box: box, Seed: string(seed), LeafURL: h.leafURL, CAPEM: string(h.trustPEM()), WireGuard: wg}, nil
 }
 
 // Revoke removes box's user: its leaf links are closed and its key refused from now on.
@@ -294,6 +330,17 @@ func (h *Hub) replace(box string, e *enrolled) error {
 	}
 	links := h.links[box]
 	delete(h.links, box)
+	var next *wgPeer
+	if e != nil {
+		next = e.WireGuard
+	}
+	var prevPeer *wgPeer
+	if had {
+		prevPeer = prev.WireGuard
+	}
+	// The tunnel peer goes with the nkey, under the lock, so an enrolment and a revocation of
+	// one box cannot cross on the device.
+	peerErr := h.syncPeer(prevPeer, next)
 	h.mu.Unlock()
 	for cid, at := range links {
 		if h.srv.DisconnectClientByID(cid) != nil && time.Since(at) < handshakeWithin {
@@ -302,7 +349,7 @@ func (h *Hub) replace(box string, e *enrolled) error {
 			go h.cutWhenListed(cid, at.Add(handshakeWithin))
 		}
 	}
-	return nil
+	return peerErr // the links are cut whatever the device said
 }
 
 // Enrolled lists the enrolled boxes.

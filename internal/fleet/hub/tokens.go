@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/peage/appliance/internal/fleet"
+	"github.com/peage/appliance/internal/fleet/tunnel"
 )
 
 // ErrTokenRefused answers every token that does not enrol: unknown, used, expired, made for
@@ -68,31 +69,53 @@ func (h *Hub) NewToken(box string, ttl time.Duration) (fleet.EnrolToken, time.Ti
 }
 
 // Redeem spends a token's secret to enrol box with the public nkey the box made for itself,
-// and returns the box's credentials without a seed (the box holds it). A token is spent by
+// and returns the box's credentials without a seed (the box holds it). With a tunnel device,
+// the box's WireGuard public key wgPub (made on the box too; "" for none) becomes its tunnel
+// peer, answered without a private key. Like the nkey, it may not be one already enrolled. A token is spent by
 // the first redemption that finds it, even one naming another box or a key in use: whoever
 // presents it so holds a token that leaked. Until it expires, the same box presenting it with
 // the same key is answered again (its first answer may have been lost on the way), as long as
 // that key is still the box's.
-func (h *Hub) Redeem(secret, box, nkeyPub string) (fleet.Credentials, error) {
+func (h *Hub) Redeem(secret, box, nkeyPub, wgPub string) (fleet.Credentials, error) {
 	if h.srv == nil {
 		return fleet.Credentials{}, ErrExternal
 	}
 	if !nkeys.IsValidPublicUserKey(nkeyPub) {
 		return fleet.Credentials{}, errors.New("fleet hub: nkey: not a public user key")
 	}
+	var tunnelKey *tunnel.Key // the peer's key: nil without a device or a key from the box
+	if wgPub != "" {
+		k, err := tunnel.ParseKey(wgPub)
+		if err != nil {
+			return fleet.Credentials{}, fmt.Errorf("fleet hub: wireguard: %w", err)
+		}
+		if h.cfg.Tunnels != nil {
+			tunnelKey = &k
+		}
+	}
 	creds := fleet.Credentials{Box: box, LeafURL: h.leafURL}
+	// One enrolment at a time, from the address's choice to its peer on the device: two must
+	// not take one tunnel address.
+	h.enrolMu.Lock()
+	defer h.enrolMu.Unlock()
 	h.mu.Lock()
 	key := tokenHash(secret)
 	t, found := h.tokens[key]
 	live := found && h.now().Before(t.Expires)
 	changed := h.dropExpiredLocked()
 	if live && t.SpentBy != "" {
-		again := t.SpentBy == nkeyPub && t.Box == box && h.boxes[box].Nkey == nkeyPub
+		e := h.boxes[box]
+		want := ""
+		if tunnelKey != nil {
+			want = tunnelKey.String()
+		}
+		again := t.SpentBy == nkeyPub && t.Box == box && e.Nkey == nkeyPub && peerKey(e.WireGuard) == want
 		h.mu.Unlock()
 		if !again {
 			return fleet.Credentials{}, ErrTokenRefused
 		}
 		creds.CAPEM = string(h.trustPEM())
+		creds.WireGuard = h.wireGuardOf(e.WireGuard)
 		return creds, nil
 	}
 	inUse := nkeyPub == h.gatewayPub
@@ -100,11 +123,14 @@ func (h *Hub) Redeem(secret, box, nkeyPub string) (fleet.Credentials, error) {
 		inUse = inUse || (e.Nkey == nkeyPub && name != box)
 	}
 	var refusal error
+	var peer *wgPeer
 	switch {
 	case !live || t.Box != box:
 		refusal = ErrTokenRefused
 	case inUse:
 		refusal = ErrKeyInUse
+	case tunnelKey != nil:
+		peer, refusal = h.peerLocked(box, *tunnelKey)
 	}
 	if live {
 		t.SpentBy = nkeyPub
@@ -124,10 +150,11 @@ func (h *Hub) Redeem(secret, box, nkeyPub string) (fleet.Credentials, error) {
 	case refusal != nil:
 		return fleet.Credentials{}, refusal
 	}
-	if err := h.replace(box, &enrolled{Nkey: nkeyPub, Enrolled: h.now().UTC()}); err != nil {
+	if err := h.replace(box, &enrolled{Nkey: nkeyPub, Enrolled: h.now().UTC(), WireGuard: peer}); err != nil {
 		return fleet.Credentials{}, err
 	}
 	creds.CAPEM = string(h.trustPEM())
+	creds.WireGuard = h.wireGuardOf(peer)
 	return creds, nil
 }
 

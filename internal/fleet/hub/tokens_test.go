@@ -61,7 +61,7 @@ func TestTokenEnrolsOnce(t *testing.T) {
 	h = startHubAt(t, dir, clock)
 
 	seed, pub := boxKey(t)
-	creds, err := h.Redeem(tok.Secret, "box-a", pub)
+	creds, err := h.Redeem(tok.Secret, "box-a", pub, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestTokenEnrolsOnce(t *testing.T) {
 		t.Fatalf("answer %q", got)
 	}
 	_, pub2 := boxKey(t)
-	if _, err := h.Redeem(tok.Secret, "box-a", pub2); !errors.Is(err, hub.ErrTokenRefused) {
+	if _, err := h.Redeem(tok.Secret, "box-a", pub2, ""); !errors.Is(err, hub.ErrTokenRefused) {
 		t.Fatalf("second redemption: %v, want refused", err)
 	}
 	if !b.Connected() {
@@ -83,14 +83,14 @@ func TestTokenEnrolsOnce(t *testing.T) {
 	}
 	// The box asking again with its own key (its first answer lost) is answered again; once
 	// it is revoked, not any more.
-	again, err := h.Redeem(tok.Secret, "box-a", pub)
+	again, err := h.Redeem(tok.Secret, "box-a", pub, "")
 	if want := (fleet.Credentials{Box: creds.Box, LeafURL: creds.LeafURL, CAPEM: creds.CAPEM}); err != nil || again != want {
 		t.Fatalf("the same key again: %+v, %v; want %+v", again, err, want)
 	}
 	if err := h.Revoke("box-a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Redeem(tok.Secret, "box-a", pub); !errors.Is(err, hub.ErrTokenRefused) {
+	if _, err := h.Redeem(tok.Secret, "box-a", pub, ""); !errors.Is(err, hub.ErrTokenRefused) {
 		t.Fatalf("the same key after revocation: %v, want refused", err)
 	}
 }
@@ -104,7 +104,7 @@ func TestTokenRefusals(t *testing.T) {
 	}{
 		{"expired", func(h *hub.Hub, clock *testclock.Clock, tok fleet.EnrolToken, pub string) error {
 			clock.Add(time.Hour)
-			_, err := h.Redeem(tok.Secret, "box-a", pub)
+			_, err := h.Redeem(tok.Secret, "box-a", pub, "")
 			return err
 		}, hub.ErrTokenRefused},
 		{"forged", func(h *hub.Hub, _ *testclock.Clock, _ fleet.EnrolToken, pub string) error {
@@ -113,14 +113,14 @@ func TestTokenRefusals(t *testing.T) {
 				return err
 			}
 			forged.Secret = strings.Repeat("A", len(forged.Secret))
-			_, err = h.Redeem(forged.Secret, "box-a", pub)
+			_, err = h.Redeem(forged.Secret, "box-a", pub, "")
 			return err
 		}, hub.ErrTokenRefused},
 		{"made for another box, then for its own", func(h *hub.Hub, _ *testclock.Clock, tok fleet.EnrolToken, pub string) error {
-			if _, err := h.Redeem(tok.Secret, "box-b", pub); !errors.Is(err, hub.ErrTokenRefused) {
+			if _, err := h.Redeem(tok.Secret, "box-b", pub, ""); !errors.Is(err, hub.ErrTokenRefused) {
 				return errors.New("box-b enrolled with box-a's token")
 			}
-			_, err := h.Redeem(tok.Secret, "box-a", pub) // spent by the wrong name's attempt
+			_, err := h.Redeem(tok.Secret, "box-a", pub, "") // spent by the wrong name's attempt
 			return err
 		}, hub.ErrTokenRefused},
 		{"another box's key", func(h *hub.Hub, _ *testclock.Clock, tok fleet.EnrolToken, _ string) error {
@@ -129,10 +129,10 @@ func TestTokenRefusals(t *testing.T) {
 				return err
 			}
 			_, pubB := boxKey(t)
-			if _, err := h.Redeem(other.Secret, "box-b", pubB); err != nil {
+			if _, err := h.Redeem(other.Secret, "box-b", pubB, ""); err != nil {
 				return err
 			}
-			_, err = h.Redeem(tok.Secret, "box-a", pubB)
+			_, err = h.Redeem(tok.Secret, "box-a", pubB, "")
 			return err
 		}, hub.ErrKeyInUse},
 	}

@@ -303,3 +303,14 @@ func (v *View) Pick(route string, c Constraints, exclude ...string) (rec fleet.R
 		})
 	}, nil
 }
+
+// Box is the record of a live box by name: a call for a package it holds goes to it alone.
+func (v *View) Box(name string) (fleet.Record, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e, ok := v.boxes[name]
+	if !ok || !v.live(e) {
+		return fleet.Record{}, false
+	}
+	return e.rec, true
+}
