@@ -166,6 +166,12 @@ const erc6492Magic = "6492649264926492649264926492649264926492649264926492649264
 // the nonce unused in the book and on chain, and the balance. A failure to read the chain is
 // returned as an error (the payment is neither valid nor invalid).
 func (v *Verifier) Verify(ctx context.Context, p *x402.PaymentPayload, r *x402.FacilitatorRequirements) (*Payment, *Invalid, error) {
+	return v.VerifyOn(ctx, v.Reader, p, r)
+}
+
+// VerifyOn is Verify with the chain's facts asked of rd instead of v.Reader (a facilitator's
+// reservation reads through its payer view).
+func (v *Verifier) VerifyOn(ctx context.Context, rd Reader, p *x402.PaymentPayload, r *x402.FacilitatorRequirements) (*Payment, *Invalid, error) {
 	pay, bad := v.Check(p, r)
 	if bad != nil {
 		return nil, bad, nil
@@ -180,7 +186,7 @@ func (v *Verifier) Verify(ctx context.Context, p *x402.PaymentPayload, r *x402.F
 		if looksLikeWalletSig(pay.Signature) {
 			return fail(x402.ReasonSignature, "counterfactual (ERC-6492) wallets are not supported; deploy the wallet first")
 		}
-		ok, err := v.Reader.IsValidSignature(ctx, a.From, pay.Digest, pay.Signature)
+		ok, err := rd.IsValidSignature(ctx, a.From, pay.Digest, pay.Signature)
 		if err != nil {
 			return nil, nil, fmt.Errorf("ask wallet %s: %w", a.From.Hex(), err)
 		}
@@ -197,9 +203,9 @@ func (v *Verifier) Verify(ctx context.Context, p *x402.PaymentPayload, r *x402.F
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		bal, balErr = v.Reader.BalanceOf(ctx, pay.Domain.Contract, a.From)
+		bal, balErr = rd.BalanceOf(ctx, pay.Domain.Contract, a.From)
 	}()
-	used, err := v.Reader.AuthorizationState(ctx, pay.Domain.Contract, a.From, a.Nonce)
+	used, err := rd.AuthorizationState(ctx, pay.Domain.Contract, a.From, a.Nonce)
 	<-read
 	if err != nil {
 		return nil, nil, fmt.Errorf("read authorization state: %w", err)
