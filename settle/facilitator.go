@@ -683,7 +683,8 @@ func (f *Facilitator) drive(ctx context.Context, rec ledger.Record) (ledger.Reco
 	if f.o.Remote != nil {
 		return f.driveRemote(ctx, rec)
 	}
-	pay, bad := f.verifier.Check(&rec.Request.PaymentPayload, &rec.Request.PaymentRequirements)
+	// Verified when reserved: its signer is not recovered again (rec.Wallet says which kind).
+	pay, bad := f.verifier.Recheck(&rec.Request.PaymentPayload, &rec.Request.PaymentRequirements, !rec.Wallet)
 	if bad != nil && bad.Reason != x402.ReasonValidBefore {
 		return f.fail(rec.ID, bad.Reason)
 	}

@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -83,8 +84,22 @@ var maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewI
 // secp256k1 half order: signatures with a higher s are malleable copies and the token refuses them.
 var halfN = new(big.Int).Rsh(crypto.S256().Params().N, 1)
 
+// halfNBytes is halfN as a signature carries s: 32 bytes, big-endian.
+var halfNBytes = func() (w [32]byte) { halfN.FillBytes(w[:]); return }()
+
 // Check runs every verification that needs no chain access, in the reference order.
 func (v *Verifier) Check(p *x402.PaymentPayload, r *x402.FacilitatorRequirements) (*Payment, *Invalid) {
+	return v.check(p, r, nil)
+}
+
+// Recheck is Check of a payment verified before, whose signer's kind is known (recovered: a
+// plain ECDSA signature by its payer): the signature is not recovered again. The settlement
+// queue uses it; the chain checks the signature anyway when it settles.
+func (v *Verifier) Recheck(p *x402.PaymentPayload, r *x402.FacilitatorRequirements, recovered bool) (*Payment, *Invalid) {
+	return v.check(p, r, &recovered)
+}
+
+func (v *Verifier) check(p *x402.PaymentPayload, r *x402.FacilitatorRequirements, recovered *bool) (*Payment, *Invalid) {
 	if p.X402Version != 1 && p.X402Version != 2 {
 		return nil, invalid(x402.ReasonInvalidVersion, "x402Version %d is not supported", p.X402Version)
 	}
@@ -151,7 +166,11 @@ func (v *Verifier) Check(p *x402.PaymentPayload, r *x402.FacilitatorRequirements
 	pay.Digest = Digest(pay.Domain, a)
 	// A signature that does not recover to from may still be a smart wallet's: Verify asks
 	// the wallet (ERC-1271) then.
-	pay.Recovered = recovers(pay.Digest, sig, a.From)
+	if recovered != nil {
+		pay.Recovered = *recovered
+	} else {
+		pay.Recovered = recovers(pay.Digest, sig, a.From)
+	}
 	return pay, nil
 }
 
@@ -242,18 +261,20 @@ func Signer(digest common.Hash, sig []byte) (common.Address, bool) {
 	if v > 1 {
 		return common.Address{}, false
 	}
-	s := new(big.Int).SetBytes(sig[32:64])
-	if s.Cmp(halfN) > 0 {
+	if bytes.Compare(sig[32:64], halfNBytes[:]) > 0 {
 		return common.Address{}, false
 	}
 	var norm [65]byte
 	copy(norm[:], sig)
 	norm[64] = v
-	pub, err := crypto.SigToPub(digest[:], norm[:])
-	if err != nil {
+	// The uncompressed key's hash makes the address, as the ecrecover precompile does:
+	// SigToPub would also parse the key into big integers and check it is on the curve,
+	// which the recovery already guarantees (a third of a recovery's time).
+	pub, err := crypto.Ecrecover(digest[:], norm[:])
+	if err != nil || len(pub) != 65 {
 		return common.Address{}, false
 	}
-	return crypto.PubkeyToAddress(*pub), true
+	return common.BytesToAddress(crypto.Keccak256(pub[1:])[12:]), true
 }
 
 // parse reads the all-text authorization strictly: addresses must be 20-byte hex, numbers
