@@ -105,6 +105,7 @@ type Facilitator struct {
 	claimer  claimerState
 	view     *channelView
 	payers   *payerView // the exact scheme's (payerview.go)
+	assetHex string     // o.Asset checksummed, as the ledger records it
 
 	locks sync.Map // payment id → *sync.Mutex: one settlement per payment at a time
 	kick  chan struct{}
@@ -152,7 +153,7 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 	}
 	f := &Facilitator{o: o, log: o.Logger, reader: chain.Reader{B: o.Backend}, sender: sender,
 		kick: make(chan struct{}, 1), done: make(chan struct{}), sem: make(chan struct{}, o.SettleConcurrency), view: newChannelView(),
-		payers: newPayerView()}
+		payers: newPayerView(), assetHex: o.Asset.Hex()}
 	if err := f.checkDomain(ctx); err != nil {
 		return nil, err
 	}
@@ -352,8 +353,9 @@ func (f *Facilitator) Reserve(ctx context.Context, req *x402.ReserveRequest) (x4
 	if bad != nil {
 		return x402.ReserveResponse{VerifyResponse: invalidResponse(bad)}, nil
 	}
+	payer := pay.Payer() // a checksummed address costs a hash: made once
 	refuse := func(reason string) (x402.ReserveResponse, error) {
-		return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: reason, Payer: pay.Payer()}}, nil
+		return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: reason, Payer: payer}}, nil
 	}
 	if !pay.Auth.Value.IsUint64() || !pay.Auth.ValidBefore.IsInt64() {
 		return refuse(x402.ReasonInvalidPayload)
@@ -380,9 +382,9 @@ func (f *Facilitator) Reserve(ctx context.Context, req *x402.ReserveRequest) (x4
 	// against the payer's balance once their lease has run out.
 	f.expireLeases()
 	rec := ledger.Record{
-		ID: ledger.ID(pay.Payer(), pay.Auth.Nonce.Hex()), Payer: pay.Payer(), Nonce: pay.Auth.Nonce.Hex(),
+		ID: ledger.ID(payer, pay.Auth.Nonce.Hex()), Payer: payer, Nonce: pay.Auth.Nonce.Hex(),
 		Route: req.Route, RequestHash: req.Key, Amount: pay.Auth.Value.Uint64(), Network: f.o.Network,
-		Asset: f.o.Asset.Hex(), ValidBefore: pay.Auth.ValidBefore.Int64(), Request: req.FacilitatorRequest,
+		Asset: f.assetHex, ValidBefore: pay.Auth.ValidBefore.Int64(), Request: req.FacilitatorRequest,
 		IdentifierHash: req.IdentifierHash, PayloadHash: req.PayloadHash, Wallet: !pay.Recovered,
 		LeaseUntil: f.o.Now().Add(time.Duration(max(req.WorkSeconds, 0))*time.Second + f.o.SettleMargin).UTC(),
 	}
@@ -407,7 +409,7 @@ func (f *Facilitator) Reserve(ctx context.Context, req *x402.ReserveRequest) (x4
 		return x402.ReserveResponse{}, err
 	}
 	reserved = true
-	return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{IsValid: true, Payer: pay.Payer()}, ID: got.ID}, nil
+	return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{IsValid: true, Payer: payer}, ID: got.ID}, nil
 }
 
 // identified answers a reservation whose payment identifier the ledger already holds: the
