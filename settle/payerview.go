@@ -107,9 +107,10 @@ type headRounds struct {
 }
 
 type headRound struct {
-	done chan struct{}
-	head uint64 // the chain's head the view was brought up to
-	err  error
+	done    chan struct{}
+	waiting int    // completions that joined it
+	head    uint64 // the chain's head the view was brought up to
+	err     error
 }
 
 // headRoundTimeout bounds one round's reads (it serves many calls, none of whose contexts
@@ -402,6 +403,7 @@ func (f *Facilitator) payersAtHead(ctx context.Context) (uint64, error) {
 		h.next = &headRound{done: make(chan struct{})}
 	}
 	mine := h.next
+	mine.waiting++
 	if !h.running {
 		h.running = true
 		go f.headRounds()

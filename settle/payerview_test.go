@@ -22,14 +22,33 @@ import (
 	"github.com/peage/appliance/settle/x402"
 )
 
-// tokenBackend counts the facilitator's reads of the token (eth_call) and holds its
-// transactions (the settlement queue's) until released, so that no settlement moves the
-// payer's balance while a test counts.
+// tokenBackend counts the facilitator's reads of the token (eth_call) and of the chain's head,
+// holds the settlement queue's transactions at their estimation until released (so that no
+// settlement moves the payer's balance or reads the head while a test counts), and holds one
+// read of the head when asked.
 type tokenBackend struct {
 	chain.Backend
-	token   common.Address
-	reads   atomic.Int64
-	release chan struct{}
+	token    common.Address
+	reads    atomic.Int64
+	heads    atomic.Int64
+	release  chan struct{}
+	holdHead atomic.Pointer[chan struct{}] // the next read of the head waits for it to close
+	heldHead chan struct{}                 // told when a read of the head is held
+}
+
+func (b *tokenBackend) HeaderByNumber(ctx context.Context, n *big.Int) (*types.Header, error) {
+	if n == nil {
+		b.heads.Add(1)
+		if hold := b.holdHead.Swap(nil); hold != nil {
+			b.heldHead <- struct{}{}
+			select {
+			case <-*hold:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+	}
+	return b.Backend.HeaderByNumber(ctx, n)
 }
 
 func (b *tokenBackend) CallContract(ctx context.Context, call ethereum.CallMsg, block *big.Int) ([]byte, error) {
@@ -39,13 +58,13 @@ func (b *tokenBackend) CallContract(ctx context.Context, call ethereum.CallMsg, 
 	return b.Backend.CallContract(ctx, call, block)
 }
 
-func (b *tokenBackend) SendTransaction(ctx context.Context, tx *types.Transaction) error {
+func (b *tokenBackend) EstimateGas(ctx context.Context, call ethereum.CallMsg) (uint64, error) {
 	select {
 	case <-b.release:
 	case <-ctx.Done():
-		return ctx.Err()
+		return 0, ctx.Err()
 	}
-	return b.Backend.SendTransaction(ctx, tx)
+	return b.Backend.EstimateGas(ctx, call)
 }
 
 // payerViewWorld is a heldWorld whose payer view is polled only when the test says so, whose
@@ -59,7 +78,7 @@ func newPayerViewWorld(t *testing.T) *payerViewWorld {
 	pw := &payerViewWorld{}
 	release := make(chan struct{})
 	pw.heldWorld = newHeldWorldWith(t, func(b chain.Backend) chain.Backend {
-		pw.b = &tokenBackend{Backend: b, release: release}
+		pw.b = &tokenBackend{Backend: b, release: release, heldHead: make(chan struct{}, 1)}
 		return pw.b
 	}, func(o *settle.Options) {
 		o.ViewPoll = -1
@@ -154,7 +173,7 @@ func TestExactCallFromThePayerView(t *testing.T) {
 			t.Errorf("call %d, %s: %d %s, %d reads of the token, want 200 and %d", i+1, s.name, a.status, a.body, reads, s.reads)
 		}
 	}
-	if owed := pw.f.Ledger().List(ledger.Queued, ledger.Broadcast); len(owed) != len(steps) {
+	if owed := pw.f.Ledger().List(ledger.Queued); len(owed) != len(steps) {
 		t.Fatalf("%d payments owed after %d calls served", len(owed), len(steps))
 	}
 }
@@ -184,5 +203,48 @@ func TestPayerViewShortBalanceIsReadAgain(t *testing.T) {
 	}
 	if owed := pw.f.Ledger().Exposure(crypto.PubkeyToAddress(payer.PublicKey).Hex()); owed != 2*price {
 		t.Fatalf("payer owes %d, want %d", owed, 2*price)
+	}
+}
+
+// TestCompletionsShareAHeadRound (issue 33, items 3 and 4): completions that arrive while a
+// read of the chain's head is under way wait for the next one together, which starts after they
+// arrived: four concurrent exact calls read the head twice, not four times, and are served.
+func TestCompletionsShareAHeadRound(t *testing.T) {
+	pw := newPayerViewWorld(t)
+	pw.sync(t)
+	if a, _ := pw.pay(t, pw.ch.Payer); a.status != 200 {
+		t.Fatalf("first call: %d %s", a.status, a.body)
+	}
+	hdrs := make([]string, 4)
+	for i := range hdrs {
+		hdrs[i] = pw.header(t, pw.ch.Payer, "/v1/test/echo", price, nil, nil)
+	}
+	var answered atomic.Int32
+	call := func(h string) func() answer {
+		return func() answer {
+			defer answered.Add(1)
+			return pw.get(t, "/v1/test/echo", map[string]string{"q": "x"}, map[string]string{x402.HeaderPaymentSignature: h})
+		}
+	}
+	hold := make(chan struct{})
+	pw.b.holdHead.Store(&hold)
+	before := pw.b.heads.Load()
+	answers := []<-chan answer{inBackground(call(hdrs[0]))}
+	<-pw.b.heldHead // the first completion's round reads the head
+	for _, h := range hdrs[1:] {
+		answers = append(answers, inBackground(call(h)))
+	}
+	// Until the three wait for the next round (or one is answered without it: the test fails).
+	for pw.f.NextHeadRoundWaiting() < len(hdrs)-1 && answered.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	close(hold)
+	for i, c := range answers {
+		if a := <-c; a.status != 200 {
+			t.Errorf("call %d: %d %s", i+1, a.status, a.body)
+		}
+	}
+	if n := pw.b.heads.Load() - before; n != 2 {
+		t.Fatalf("%d reads of the head for %d completions, want 2", n, len(hdrs))
 	}
 }
