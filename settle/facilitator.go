@@ -104,6 +104,8 @@ type Facilitator struct {
 	spends   *ledger.Spends // batch-settlement transactions' gas
 	claimer  claimerState
 	view     *channelView
+	payers   *payerView // the exact scheme's (payerview.go)
+	assetHex string     // o.Asset checksummed, as the ledger records it
 
 	locks sync.Map // payment id → *sync.Mutex: one settlement per payment at a time
 	kick  chan struct{}
@@ -150,7 +152,8 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 		return nil, fmt.Errorf("settle: RPC is on chain %s but the network is %s", sender.ChainID(), o.Network)
 	}
 	f := &Facilitator{o: o, log: o.Logger, reader: chain.Reader{B: o.Backend}, sender: sender,
-		kick: make(chan struct{}, 1), done: make(chan struct{}), sem: make(chan struct{}, o.SettleConcurrency), view: newChannelView()}
+		kick: make(chan struct{}, 1), done: make(chan struct{}), sem: make(chan struct{}, o.SettleConcurrency), view: newChannelView(),
+		payers: newPayerView(), assetHex: o.Asset.Hex()}
 	if err := f.checkDomain(ctx); err != nil {
 		return nil, err
 	}
@@ -189,6 +192,13 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 		go func() {
 			defer f.wg.Done()
 			f.claimLoop(qctx, o.Claim)
+		}()
+	}
+	if o.ViewPoll > 0 {
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			f.payerLoop(qctx, o.ViewPoll)
 		}()
 	}
 	if o.ViewPoll > 0 && f.BatchEnabled() {
@@ -278,11 +288,11 @@ func (f *Facilitator) ours(r *x402.FacilitatorRequirements) *exact.Invalid {
 	return nil
 }
 
-func (f *Facilitator) verify(ctx context.Context, req *x402.FacilitatorRequest) (*exact.Payment, *exact.Invalid, error) {
+func (f *Facilitator) verify(ctx context.Context, rd exact.Reader, req *x402.FacilitatorRequest) (*exact.Payment, *exact.Invalid, error) {
 	if bad := f.ours(&req.PaymentRequirements); bad != nil {
 		return nil, bad, nil
 	}
-	return f.verifier.Verify(ctx, &req.PaymentPayload, &req.PaymentRequirements)
+	return f.verifier.VerifyOn(ctx, rd, &req.PaymentPayload, &req.PaymentRequirements)
 }
 
 func invalidResponse(bad *exact.Invalid) x402.VerifyResponse {
@@ -292,7 +302,7 @@ func invalidResponse(bad *exact.Invalid) x402.VerifyResponse {
 // Verify answers POST /verify. A chain read failure is an error (the caller answers 5xx/503),
 // never a verdict.
 func (f *Facilitator) Verify(ctx context.Context, req *x402.FacilitatorRequest) (x402.VerifyResponse, error) {
-	pay, bad, err := f.verify(ctx, req)
+	pay, bad, err := f.verify(ctx, f.reader, req)
 	if err != nil {
 		return x402.VerifyResponse{}, err
 	}
@@ -320,15 +330,32 @@ func (f *Facilitator) Reserve(ctx context.Context, req *x402.ReserveRequest) (x4
 			return f.identified(rec, req), nil
 		}
 	}
-	pay, bad, err := f.verify(ctx, &req.FacilitatorRequest)
+	// The reads go through the payer view, which follows the nonce from its read until the
+	// call is over; a reservation that is not made forgets it.
+	reserved := false
+	if id := paymentID(&req.PaymentPayload); id != "" {
+		defer func() {
+			if !reserved {
+				f.payers.unwatch(watchKeyOf(id))
+			}
+		}()
+	}
+	rd := &payerReads{f: f}
+	pay, bad, err := f.verify(ctx, rd, &req.FacilitatorRequest)
+	if err == nil && bad != nil && bad.Reason == x402.ReasonInsufficientFunds && rd.viewBalance {
+		// The view does not follow Transfers to the payer: a balance it finds short is read
+		// at the latest block before the payment is refused.
+		pay, bad, err = f.verify(ctx, f.reader, &req.FacilitatorRequest)
+	}
 	if err != nil {
 		return x402.ReserveResponse{}, err
 	}
 	if bad != nil {
 		return x402.ReserveResponse{VerifyResponse: invalidResponse(bad)}, nil
 	}
+	payer := pay.Payer() // a checksummed address costs a hash: made once
 	refuse := func(reason string) (x402.ReserveResponse, error) {
-		return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: reason, Payer: pay.Payer()}}, nil
+		return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{InvalidReason: reason, Payer: payer}}, nil
 	}
 	if !pay.Auth.Value.IsUint64() || !pay.Auth.ValidBefore.IsInt64() {
 		return refuse(x402.ReasonInvalidPayload)
@@ -355,13 +382,22 @@ func (f *Facilitator) Reserve(ctx context.Context, req *x402.ReserveRequest) (x4
 	// against the payer's balance once their lease has run out.
 	f.expireLeases()
 	rec := ledger.Record{
-		ID: ledger.ID(pay.Payer(), pay.Auth.Nonce.Hex()), Payer: pay.Payer(), Nonce: pay.Auth.Nonce.Hex(),
+		ID: ledger.ID(payer, pay.Auth.Nonce.Hex()), Payer: payer, Nonce: pay.Auth.Nonce.Hex(),
 		Route: req.Route, RequestHash: req.Key, Amount: pay.Auth.Value.Uint64(), Network: f.o.Network,
-		Asset: f.o.Asset.Hex(), ValidBefore: pay.Auth.ValidBefore.Int64(), Request: req.FacilitatorRequest,
+		Asset: f.assetHex, ValidBefore: pay.Auth.ValidBefore.Int64(), Request: req.FacilitatorRequest,
 		IdentifierHash: req.IdentifierHash, PayloadHash: req.PayloadHash, Wallet: !pay.Recovered,
 		LeaseUntil: f.o.Now().Add(time.Duration(max(req.WorkSeconds, 0))*time.Second + f.o.SettleMargin).UTC(),
 	}
 	got, err := f.ledger.Reserve(rec, balance)
+	if errors.Is(err, ledger.ErrInsufficient) && rd.viewBalance {
+		if bal, rerr := f.reader.BalanceOf(ctx, f.o.Asset, pay.Auth.From); rerr == nil && bal.Cmp(pay.Balance) > 0 {
+			balance = uint64(math.MaxUint64)
+			if bal.IsUint64() {
+				balance = bal.Uint64()
+			}
+			got, err = f.ledger.Reserve(rec, balance)
+		}
+	}
 	switch {
 	case errors.Is(err, ledger.ErrExists):
 		return refuse(x402.ReasonNonceUsed)
@@ -372,7 +408,8 @@ func (f *Facilitator) Reserve(ctx context.Context, req *x402.ReserveRequest) (x4
 	case err != nil:
 		return x402.ReserveResponse{}, err
 	}
-	return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{IsValid: true, Payer: pay.Payer()}, ID: got.ID}, nil
+	reserved = true
+	return x402.ReserveResponse{VerifyResponse: x402.VerifyResponse{IsValid: true, Payer: payer}, ID: got.ID}, nil
 }
 
 // identified answers a reservation whose payment identifier the ledger already holds: the
@@ -404,6 +441,7 @@ func paymentID(p *x402.PaymentPayload) string {
 
 // Release gives a reservation back: the work failed and nothing is charged.
 func (f *Facilitator) Release(_ context.Context, id string) error {
+	defer f.payers.unwatch(watchKeyOf(id))
 	_, err := f.ledger.Update(id, func(r *ledger.Record) error {
 		if r.Status != ledger.Reserved {
 			return fmt.Errorf("%w: payment %s is %s, not reserved", ErrState, id, r.Status)
@@ -428,6 +466,7 @@ func (f *Facilitator) Complete(ctx context.Context, id, mode string) (x402.Settl
 	if !ok {
 		return x402.SettlementResponse{}, ledger.ErrUnknown
 	}
+	defer f.payers.unwatch(watchKeyOf(id))
 	switch rec.Status {
 	case ledger.Reserved:
 		// From here the reservation's lease no longer runs: its completion is under way.
@@ -490,6 +529,9 @@ func (f *Facilitator) collectable(ctx context.Context, rec ledger.Record) bool {
 	if rec.Wallet || time.Unix(rec.ValidBefore, 0).Before(f.o.Now().Add(f.o.SettleMargin)) {
 		return false
 	}
+	if ok, decided := f.collectableFromView(ctx, &rec); decided {
+		return ok
+	}
 	payer, nonce := common.HexToAddress(rec.Payer), common.HexToHash(rec.Nonce)
 	// Two reads in parallel: on a remote RPC each is a round trip on the optimistic path.
 	var bal *big.Int
@@ -538,6 +580,7 @@ const ReasonNotSent = x402.ReasonSettlementNotSent
 // undelivered, for the operator to refund. It answers the payment's receipt as it stands, so
 // a caller that finds it settled after all may deliver.
 func (f *Facilitator) Abort(_ context.Context, id string) (x402.SettlementResponse, error) {
+	defer f.payers.unwatch(watchKeyOf(id))
 	unlock := f.lock(id)
 	defer unlock()
 	rec, err := f.ledger.Update(id, func(r *ledger.Record) error {
@@ -642,7 +685,8 @@ func (f *Facilitator) drive(ctx context.Context, rec ledger.Record) (ledger.Reco
 	if f.o.Remote != nil {
 		return f.driveRemote(ctx, rec)
 	}
-	pay, bad := f.verifier.Check(&rec.Request.PaymentPayload, &rec.Request.PaymentRequirements)
+	// Verified when reserved: its signer is not recovered again (rec.Wallet says which kind).
+	pay, bad := f.verifier.Recheck(&rec.Request.PaymentPayload, &rec.Request.PaymentRequirements, !rec.Wallet)
 	if bad != nil && bad.Reason != x402.ReasonValidBefore {
 		return f.fail(rec.ID, bad.Reason)
 	}
@@ -844,6 +888,7 @@ func (f *Facilitator) queue(ctx context.Context) {
 func (f *Facilitator) expireLeases() {
 	expired, err := f.ledger.Expire()
 	for _, r := range expired {
+		f.payers.unwatch(watchKeyOf(r.ID))
 		f.log.Warn("reservation expired: the call was neither completed nor released; nothing charged", keyPayment, r.ID, keyPayer, r.Payer)
 	}
 	if err != nil {

@@ -40,11 +40,15 @@ var erc1271Magic = [4]byte{0x16, 0x26, 0xba, 0x7e}
 // Reader answers verification's chain questions with eth_call.
 type Reader struct {
 	B Backend
+	// Block, when set, is the block the reads are answered at (the latest otherwise): a view
+	// that has processed the chain's events up to a block reads there, so that what it reads
+	// and the events it processes after it meet without a gap.
+	Block *big.Int
 }
 
 // AuthorizationState reads the token's EIP-3009 nonce state.
 func (r Reader) AuthorizationState(ctx context.Context, tok, authorizer common.Address, nonce common.Hash) (bool, error) {
-	out, err := r.B.CallContract(ctx, ethereum.CallMsg{To: &tok, Data: token.PackAuthorizationState(authorizer, nonce)}, nil)
+	out, err := r.B.CallContract(ctx, ethereum.CallMsg{To: &tok, Data: token.PackAuthorizationState(authorizer, nonce)}, r.Block)
 	if err != nil {
 		return false, err
 	}
@@ -53,7 +57,7 @@ func (r Reader) AuthorizationState(ctx context.Context, tok, authorizer common.A
 
 // BalanceOf reads an ERC-20 balance.
 func (r Reader) BalanceOf(ctx context.Context, tok, owner common.Address) (*big.Int, error) {
-	out, err := r.B.CallContract(ctx, ethereum.CallMsg{To: &tok, Data: token.PackBalanceOf(owner)}, nil)
+	out, err := r.B.CallContract(ctx, ethereum.CallMsg{To: &tok, Data: token.PackBalanceOf(owner)}, r.Block)
 	if err != nil {
 		return nil, err
 	}

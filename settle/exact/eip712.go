@@ -80,24 +80,32 @@ func ReceiveDigest(d Domain, a *Authorization) common.Hash {
 // TypedDigest is the EIP-712 digest of any struct hash under domain d (the separator is
 // cached); the batch-settlement scheme's vouchers, refunds and claim batches use it too.
 func TypedDigest(d Domain, structHash common.Hash) common.Hash {
-	buf := make([]byte, 0, 2+32+32)
-	buf = append(buf, 0x19, 0x01)
+	var buf [2 + 32 + 32]byte
+	buf[0], buf[1] = 0x19, 0x01
 	sep := separatorOf(d)
-	buf = append(buf, sep[:]...)
-	buf = append(buf, structHash[:]...)
-	return crypto.Keccak256Hash(buf)
+	copy(buf[2:34], sep[:])
+	copy(buf[34:], structHash[:])
+	return crypto.Keccak256Hash(buf[:])
 }
 
+// structHash encodes the six fields in one array on the stack (every field is one word).
 func structHash(typeHash common.Hash, a *Authorization) common.Hash {
-	buf := make([]byte, 0, 7*32)
-	buf = append(buf, typeHash[:]...)
-	buf = append(buf, common.LeftPadBytes(a.From[:], 32)...)
-	buf = append(buf, common.LeftPadBytes(a.To[:], 32)...)
-	buf = append(buf, Word(a.Value)...)
-	buf = append(buf, Word(a.ValidAfter)...)
-	buf = append(buf, Word(a.ValidBefore)...)
-	buf = append(buf, a.Nonce[:]...)
-	return crypto.Keccak256Hash(buf)
+	var buf [7 * 32]byte
+	copy(buf[0:32], typeHash[:])
+	copy(buf[32+12:64], a.From[:])
+	copy(buf[64+12:96], a.To[:])
+	fillWord(buf[96:128], a.Value)
+	fillWord(buf[128:160], a.ValidAfter)
+	fillWord(buf[160:192], a.ValidBefore)
+	copy(buf[192:224], a.Nonce[:])
+	return crypto.Keccak256Hash(buf[:])
+}
+
+// fillWord writes v into the 32-byte word w (nil is zero).
+func fillWord(w []byte, v *big.Int) {
+	if v != nil {
+		v.FillBytes(w)
+	}
 }
 
 // Word is v as one 32-byte ABI word (EIP-712 encodes every uint so); nil is zero.

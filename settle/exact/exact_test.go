@@ -180,3 +180,31 @@ func TestVerifyReadsTheChainAtOnce(t *testing.T) {
 		t.Fatalf("verify with both reads asked at once: %v %v", err, bad)
 	}
 }
+
+// TestRecheckTakesTheSignerAsRecorded: the settlement queue's Recheck applies Check's rules
+// but takes the signer's kind from the ledger instead of recovering it again.
+func TestRecheckTakesTheSignerAsRecorded(t *testing.T) {
+	key, _ := crypto.GenerateKey()
+	now := time.Now()
+	r := x402.PaymentRequirements{Scheme: "exact", Network: "eip155:8453", Amount: "10000", Asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+		PayTo: common.Address{9}.Hex(), MaxTimeoutSeconds: 60, Extra: &x402.Extra{Name: "USD Coin", Version: "2"}}
+	fr := &x402.FacilitatorRequirements{PaymentRequirements: r}
+	v := &Verifier{Now: func() time.Time { return now }, ValidBeforeMargin: 6 * time.Second}
+	p, err := NewPayload(key, 2, &r, nil, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		recovered bool
+	}{{"an ECDSA signer", true}, {"a wallet's signature", false}} {
+		pay, bad := v.Recheck(p, fr, c.recovered)
+		if bad != nil || pay.Recovered != c.recovered {
+			t.Errorf("%s: %v, recovered %v", c.name, bad, pay != nil && pay.Recovered)
+		}
+	}
+	late := &Verifier{Now: func() time.Time { return now.Add(time.Minute) }, ValidBeforeMargin: 6 * time.Second}
+	if _, bad := late.Recheck(p, fr, true); bad == nil || bad.Reason != x402.ReasonValidBefore {
+		t.Errorf("expired authorization rechecked: %v", bad)
+	}
+}

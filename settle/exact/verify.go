@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -83,8 +84,22 @@ var maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewI
 // secp256k1 half order: signatures with a higher s are malleable copies and the token refuses them.
 var halfN = new(big.Int).Rsh(crypto.S256().Params().N, 1)
 
+// halfNBytes is halfN as a signature carries s: 32 bytes, big-endian.
+var halfNBytes = func() (w [32]byte) { halfN.FillBytes(w[:]); return }()
+
 // Check runs every verification that needs no chain access, in the reference order.
 func (v *Verifier) Check(p *x402.PaymentPayload, r *x402.FacilitatorRequirements) (*Payment, *Invalid) {
+	return v.check(p, r, nil)
+}
+
+// Recheck is Check of a payment verified before, whose signer's kind is known (recovered: a
+// plain ECDSA signature by its payer): the signature is not recovered again. The settlement
+// queue uses it; the chain checks the signature anyway when it settles.
+func (v *Verifier) Recheck(p *x402.PaymentPayload, r *x402.FacilitatorRequirements, recovered bool) (*Payment, *Invalid) {
+	return v.check(p, r, &recovered)
+}
+
+func (v *Verifier) check(p *x402.PaymentPayload, r *x402.FacilitatorRequirements, recovered *bool) (*Payment, *Invalid) {
 	if p.X402Version != 1 && p.X402Version != 2 {
 		return nil, invalid(x402.ReasonInvalidVersion, "x402Version %d is not supported", p.X402Version)
 	}
@@ -151,7 +166,11 @@ func (v *Verifier) Check(p *x402.PaymentPayload, r *x402.FacilitatorRequirements
 	pay.Digest = Digest(pay.Domain, a)
 	// A signature that does not recover to from may still be a smart wallet's: Verify asks
 	// the wallet (ERC-1271) then.
-	pay.Recovered = recovers(pay.Digest, sig, a.From)
+	if recovered != nil {
+		pay.Recovered = *recovered
+	} else {
+		pay.Recovered = recovers(pay.Digest, sig, a.From)
+	}
 	return pay, nil
 }
 
@@ -166,6 +185,12 @@ const erc6492Magic = "6492649264926492649264926492649264926492649264926492649264
 // the nonce unused in the book and on chain, and the balance. A failure to read the chain is
 // returned as an error (the payment is neither valid nor invalid).
 func (v *Verifier) Verify(ctx context.Context, p *x402.PaymentPayload, r *x402.FacilitatorRequirements) (*Payment, *Invalid, error) {
+	return v.VerifyOn(ctx, v.Reader, p, r)
+}
+
+// VerifyOn is Verify with the chain's facts asked of rd instead of v.Reader (a facilitator's
+// reservation reads through its payer view).
+func (v *Verifier) VerifyOn(ctx context.Context, rd Reader, p *x402.PaymentPayload, r *x402.FacilitatorRequirements) (*Payment, *Invalid, error) {
 	pay, bad := v.Check(p, r)
 	if bad != nil {
 		return nil, bad, nil
@@ -180,7 +205,7 @@ func (v *Verifier) Verify(ctx context.Context, p *x402.PaymentPayload, r *x402.F
 		if looksLikeWalletSig(pay.Signature) {
 			return fail(x402.ReasonSignature, "counterfactual (ERC-6492) wallets are not supported; deploy the wallet first")
 		}
-		ok, err := v.Reader.IsValidSignature(ctx, a.From, pay.Digest, pay.Signature)
+		ok, err := rd.IsValidSignature(ctx, a.From, pay.Digest, pay.Signature)
 		if err != nil {
 			return nil, nil, fmt.Errorf("ask wallet %s: %w", a.From.Hex(), err)
 		}
@@ -197,9 +222,9 @@ func (v *Verifier) Verify(ctx context.Context, p *x402.PaymentPayload, r *x402.F
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		bal, balErr = v.Reader.BalanceOf(ctx, pay.Domain.Contract, a.From)
+		bal, balErr = rd.BalanceOf(ctx, pay.Domain.Contract, a.From)
 	}()
-	used, err := v.Reader.AuthorizationState(ctx, pay.Domain.Contract, a.From, a.Nonce)
+	used, err := rd.AuthorizationState(ctx, pay.Domain.Contract, a.From, a.Nonce)
 	<-read
 	if err != nil {
 		return nil, nil, fmt.Errorf("read authorization state: %w", err)
@@ -236,18 +261,20 @@ func Signer(digest common.Hash, sig []byte) (common.Address, bool) {
 	if v > 1 {
 		return common.Address{}, false
 	}
-	s := new(big.Int).SetBytes(sig[32:64])
-	if s.Cmp(halfN) > 0 {
+	if bytes.Compare(sig[32:64], halfNBytes[:]) > 0 {
 		return common.Address{}, false
 	}
 	var norm [65]byte
 	copy(norm[:], sig)
 	norm[64] = v
-	pub, err := crypto.SigToPub(digest[:], norm[:])
-	if err != nil {
+	// The uncompressed key's hash makes the address, as the ecrecover precompile does:
+	// SigToPub would also parse the key into big integers and check it is on the curve,
+	// which the recovery already guarantees (a third of a recovery's time).
+	pub, err := crypto.Ecrecover(digest[:], norm[:])
+	if err != nil || len(pub) != 65 {
 		return common.Address{}, false
 	}
-	return crypto.PubkeyToAddress(*pub), true
+	return common.BytesToAddress(crypto.Keccak256(pub[1:])[12:]), true
 }
 
 // parse reads the all-text authorization strictly: addresses must be 20-byte hex, numbers
