@@ -47,24 +47,24 @@ func (t *unixTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// A call given up (its context ended) unblocks its connection, which is then closed.
 	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(longAgo) })
-	if err := req.Write(c.bw); err != nil {
-		stop()
-		_ = c.nc.Close()
-		return nil, err
-	}
-	if err := c.bw.Flush(); err != nil {
-		stop()
-		_ = c.nc.Close()
-		return nil, err
-	}
-	resp, err := http.ReadResponse(c.br, req)
-	if err != nil {
+	fail := func(err error) (*http.Response, error) {
 		stop()
 		_ = c.nc.Close()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, err
+	}
+	err = req.Write(c.bw)
+	if err == nil {
+		err = c.bw.Flush()
+	}
+	if err != nil {
+		return fail(err)
+	}
+	resp, err := http.ReadResponse(c.br, req)
+	if err != nil {
+		return fail(err)
 	}
 	resp.Body = &unixBody{rc: resp.Body, t: t, c: c, stop: stop, keep: !resp.Close}
 	return resp, nil
