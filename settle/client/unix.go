@@ -16,10 +16,10 @@ import (
 // calling goroutine writes each request and reads its answer on a connection of its own, taken
 // from a pool of idle ones: net/http's Transport hands every request to two goroutines of its
 // connection and back, which cost a paid call's two round trips to the daemon more CPU than
-// the daemon's own handling of a voucher (docs/gas.md). What a request may be sent on is the
-// Transport's rule: an idle connection the daemon closed (it restarted) is found closed before
-// the request is written, and a request whose answer is lost after it was written is an error,
-// never sent again, since the daemon may have acted on it.
+// the daemon's own handling of a voucher (docs/gas.md). As with the Transport, an idle
+// connection the daemon closed (it restarted) is found closed before a request is written on
+// it, and a request whose answer is lost after it was written is an error, never sent again,
+// since the daemon may have acted on it.
 type unixTransport struct {
 	path string
 
@@ -43,6 +43,9 @@ func (t *unixTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	c, err := t.take(ctx)
 	if err != nil {
+		if req.Body != nil {
+			_ = req.Body.Close() // a RoundTripper closes the body, written or not
+		}
 		return nil, err
 	}
 	// A call given up (its context ended) unblocks its connection, which is then closed.
