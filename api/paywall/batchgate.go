@@ -52,15 +52,11 @@ func batchRefused(reason string) *apierr.Error {
 const busyWait = 5 * time.Second
 
 // chargeBatch is Charge for a batch-settlement payment.
-func (g *X402) chargeBatch(ctx context.Context, call *Call, h string, work func(context.Context) (any, error)) (any, map[string]string, error) {
+func (g *X402) chargeBatch(ctx context.Context, call *Call, p *x402.BatchPaymentPayload, work func(context.Context) (any, error)) (any, map[string]string, error) {
 	e := call.Entry
 	bf, ok := g.f.(BatchFacilitator)
 	if !g.cfg.BatchOffered() || !ok {
 		return nil, nil, batchRefused(x402.ReasonBatchScheme)
-	}
-	p, err := x402.DecodeBatchPayment(h)
-	if err != nil {
-		return nil, nil, malformedPayment(err)
 	}
 	offered := g.cfg.BatchRequirements(e)
 	if reason := x402.MatchBatch(p.Accepted, &offered); reason != "" {

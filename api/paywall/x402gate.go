@@ -169,12 +169,12 @@ func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context
 	v1 := name == x402.HeaderXPayment
 	// The header fixes the version, and the decoder the shape of that version: a v2 payload
 	// read from PAYMENT-SIGNATURE always carries accepted.
-	p, err := x402.DecodePaymentHeader(name, h)
+	p, batch, err := x402.DecodePaymentHeaderOrBatch(name, h)
 	if err != nil {
 		return nil, nil, malformedPayment(err)
 	}
-	if !v1 && p.Accepted.Scheme == x402.SchemeBatchSettlement {
-		return g.chargeBatch(ctx, call, h, work)
+	if batch != nil {
+		return g.chargeBatch(ctx, call, batch, work)
 	}
 	pid, err := x402.PaymentIdentifier(p)
 	if err != nil {

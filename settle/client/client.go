@@ -9,12 +9,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/x402"
@@ -39,15 +37,7 @@ func New(addr string) (*Client, error) {
 	}
 	if isUnix {
 		path = strings.TrimPrefix(path, "//")
-		tr := &http.Transport{
-			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-				var d net.Dialer
-				return d.DialContext(ctx, "unix", path)
-			},
-			MaxIdleConnsPerHost: 64,
-			IdleConnTimeout:     90 * time.Second,
-		}
-		return &Client{base: "http://settle", hc: &http.Client{Transport: tr}}, nil
+		return &Client{base: "http://settle", hc: &http.Client{Transport: &unixTransport{path: path}}}, nil
 	}
 	if !strings.HasPrefix(addr, "http://") && !strings.HasPrefix(addr, "https://") {
 		return nil, fmt.Errorf("settle client: address %q is neither unix:PATH nor an http(s) URL", addr)

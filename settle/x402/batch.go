@@ -289,6 +289,10 @@ func DecodeBatchPayment(h string) (*BatchPaymentPayload, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeBatchPayment(raw)
+}
+
+func decodeBatchPayment(raw []byte) (*BatchPaymentPayload, error) {
 	var p BatchPaymentPayload
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, malformed(ReasonInvalidPayload, "not JSON of a batch-settlement payment payload")

@@ -3,6 +3,7 @@
 package x402
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -161,6 +162,10 @@ func DecodePayment(h string) (*PaymentPayload, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodePayment(raw)
+}
+
+func decodePayment(raw []byte) (*PaymentPayload, error) {
 	var p PaymentPayload
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, malformed(ReasonInvalidPayload, "not JSON of a payment payload")
@@ -175,6 +180,38 @@ func DecodePayment(h string) (*PaymentPayload, error) {
 		return nil, malformed(ReasonInvalidPayload, "a version 1 payment must carry scheme and network")
 	}
 	return &p, nil
+}
+
+// DecodePaymentHeaderOrBatch is DecodePaymentHeader for a server that takes batch-settlement
+// payments too: a version 2 payment whose accepted names that scheme comes back decoded in its
+// own shape (batch set, p nil), as DecodeBatchPayment has it. The value is decoded once in the
+// usual cases: a payload that names the scheme nowhere is not tried as batch-settlement.
+func DecodePaymentHeaderOrBatch(header, h string) (p *PaymentPayload, batch *BatchPaymentPayload, err error) {
+	if strings.EqualFold(header, HeaderXPayment) {
+		p, err = DecodePaymentHeader(header, h)
+		return p, nil, err
+	}
+	raw, err := decodeBase64(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	if bytes.Contains(raw, []byte(SchemeBatchSettlement)) {
+		if b, err := decodeBatchPayment(raw); err == nil {
+			return nil, b, nil
+		}
+	}
+	if p, err = decodePayment(raw); err != nil {
+		return nil, nil, err
+	}
+	if p.X402Version != 2 {
+		return nil, nil, malformed(ReasonInvalidVersion, "a version %d payload in %s, which carries version 2", p.X402Version, header)
+	}
+	if p.Accepted.Scheme == SchemeBatchSettlement {
+		// The scheme's name written with escapes, or a payload in neither shape.
+		b, err := decodeBatchPayment(raw)
+		return nil, b, err
+	}
+	return p, nil, nil
 }
 
 // DecodePaymentHeader decodes the value of the payment header named header: PAYMENT-SIGNATURE

@@ -96,6 +96,7 @@ func FuzzDecodePayment(f *testing.F) {
 		}
 		_, _ = PaymentIdentifier(p)
 		_ = HashPayload(p)
+		checkOrBatch(t, header, h)
 		if v2 {
 			if bp, err := DecodeBatchPayment(h); err == nil {
 				_ = MatchBatch(bp.Accepted, &BatchRequirements{Extra: &BatchExtra{}})
@@ -103,6 +104,71 @@ func FuzzDecodePayment(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkOrBatch holds DecodePaymentHeaderOrBatch to the shapes the gate relies on: a batch
+// payment is version 2 and names its scheme; any other payment is what DecodePaymentHeader
+// returns; a refusal is a DecodeError.
+func checkOrBatch(t *testing.T, header, h string) {
+	t.Helper()
+	p, b, err := DecodePaymentHeaderOrBatch(header, h)
+	var de *DecodeError
+	switch {
+	case err != nil:
+		if !errors.As(err, &de) || de.Reason == "" || p != nil || b != nil {
+			t.Fatalf("%s %q: refused with %v (p %v, batch %v)", header, h, err, p, b)
+		}
+	case b != nil:
+		if p != nil || header != HeaderPaymentSignature || b.X402Version != 2 || b.Accepted == nil || b.Accepted.Scheme != SchemeBatchSettlement {
+			t.Fatalf("%s %q: a batch payment of version %d, accepted %+v", header, h, b.X402Version, b.Accepted)
+		}
+	case p == nil:
+		t.Fatalf("%s %q: neither a payment nor an error", header, h)
+	default:
+		want, werr := DecodePaymentHeader(header, h)
+		if werr != nil || p.X402Version != want.X402Version || (p.Accepted == nil) != (want.Accepted == nil) ||
+			(p.Accepted != nil && p.Accepted.Scheme == SchemeBatchSettlement) {
+			t.Fatalf("%s %q: %+v, DecodePaymentHeader %+v %v", header, h, p, want, werr)
+		}
+	}
+}
+
+func TestDecodePaymentHeaderOrBatch(t *testing.T) {
+	enc := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	exact := `{"x402Version":2,"accepted":{"scheme":"exact"},"payload":{"signature":"0x00"}}`
+	voucher := `{"x402Version":2,"accepted":{"scheme":"batch-settlement","network":"eip155:8453"},"payload":{"type":"voucher","voucher":{"channelId":"0x01","maxClaimableAmount":"2","signature":"0x00"}}}`
+	cases := []struct {
+		name, header, value string
+		batch               bool
+		reason              string
+	}{
+		{"exact", HeaderPaymentSignature, enc(exact), false, ""},
+		{"exact naming the other scheme", HeaderPaymentSignature, enc(`{"x402Version":2,"accepted":{"scheme":"exact"},"payload":{},"extensions":{"note":"batch-settlement"}}`), false, ""},
+		{"voucher", HeaderPaymentSignature, enc(voucher), true, ""},
+		{"voucher, scheme escaped", HeaderPaymentSignature, enc(strings.Replace(voucher, `"batch-settlement"`, `"batch-settlement"`, 1)), true, ""},
+		{"voucher in X-PAYMENT", HeaderXPayment, enc(voucher), false, ReasonInvalidVersion},
+		{"v1 in PAYMENT-SIGNATURE", HeaderPaymentSignature, enc(`{"x402Version":1,"scheme":"batch-settlement","network":"base"}`), false, ReasonInvalidVersion},
+		{"v1", HeaderXPayment, enc(`{"x402Version":1,"scheme":"exact","network":"base"}`), false, ""},
+		{"voucher whose payload is no voucher", HeaderPaymentSignature, enc(`{"x402Version":2,"accepted":{"scheme":"batch-settlement"},"payload":{"voucher":7}}`), false, ReasonInvalidPayload},
+		{"not base64", HeaderPaymentSignature, "%%%", false, ReasonInvalidPayload},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checkOrBatch(t, c.header, c.value)
+			p, b, err := DecodePaymentHeaderOrBatch(c.header, c.value)
+			var de *DecodeError
+			switch {
+			case c.reason != "":
+				if !errors.As(err, &de) || de.Reason != c.reason {
+					t.Fatalf("%v, want %s", err, c.reason)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case (b != nil) != c.batch || (p != nil) == c.batch:
+				t.Fatalf("batch %v, payment %v; want batch: %v", b, p, c.batch)
+			}
+		})
+	}
 }
 
 func TestMatch(t *testing.T) {

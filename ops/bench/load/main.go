@@ -2,11 +2,16 @@
 // (optimistic settlement) and paid with batch-settlement vouchers over many channels — through
 // the real server and gate, with the facilitator behind its Unix socket on the embedded chain
 // (the split deployment's path), its ledgers fsynced as in production. Payments are signed
-// before the clock starts, so the figures are the appliance's, not the client's.
+// before the clock starts, so the figures are the appliance's, not the client's. The modes
+// take turns in rounds, and exact's optimistic settlements (mined by the embedded chain, which
+// on a real network is the node's work) finish between rounds, untimed, so that neither a
+// change of the machine's load nor one mode's leftovers weigh on another mode's figures.
 //
 // It prints calls per second against the free calls' (the targets: vouchers at least
-// half, exact at least a fifth), p50 and p99 under that load, and the facilitator journals'
-// fsyncs per call. Run from the repository root: go run ./ops/bench/load
+// half, exact at least a fifth), p50 and p99 under that load, the facilitator journals' fsyncs
+// per call, and the process's CPU time per call (callers included): on a machine shared with
+// other work the rates move from run to run, the CPU a call costs much less. Run from the
+// repository root: go run ./ops/bench/load
 package main
 
 import (
@@ -23,7 +28,9 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -43,29 +50,29 @@ func main() {
 	workers := flag.Int("workers", 16, "concurrent callers (each voucher caller has its own channel)")
 	calls := flag.Int("calls", 150, "timed calls per caller")
 	blockProfile := flag.String("blockprofile", "", "write where goroutines waited (runtime block profile, all modes) to this file, for go tool pprof")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (all modes) to this file")
+	rounds := flag.Int("rounds", 5, "rounds of timed calls; the modes take turns in each")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed calls (all modes: -modes picks them) to this file")
+	mutexProfile := flag.String("mutexprofile", "", "write where goroutines waited for locks (runtime mutex profile, all modes) to this file")
+	only := flag.String("modes", "", "comma-separated modes to run after the free baseline (exact, voucher); empty: both")
 	flag.Parse()
+	if *mutexProfile != "" {
+		runtime.SetMutexProfileFraction(1)
+	}
 	if *blockProfile != "" {
 		runtime.SetBlockProfileRate(1)
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench load:", err)
-			os.Exit(1)
-		}
-		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+	modes, err := pickModes(*only)
+	if err == nil {
+		err = run(modes, *workers, *calls, *rounds, *cpuProfile)
 	}
-	err := run(*workers, *calls)
 	if err == nil && *blockProfile != "" {
 		err = writeProfile("block", *blockProfile)
 	}
+	if err == nil && *mutexProfile != "" {
+		err = writeProfile("mutex", *mutexProfile)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench load:", err)
-		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
@@ -79,15 +86,35 @@ const (
 	modeVchr = "batch voucher"
 )
 
-type result struct {
-	mode     string
-	calls    int
-	elapsed  time.Duration
-	p50, p99 time.Duration
-	fsyncs   uint64
+// pickModes reads -modes: the free baseline always comes first.
+func pickModes(list string) ([]string, error) {
+	if list == "" {
+		return []string{modeFree, modeExct, modeVchr}, nil
+	}
+	out := []string{modeFree}
+	for m := range strings.SplitSeq(list, ",") {
+		switch strings.TrimSpace(m) {
+		case "exact":
+			out = append(out, modeExct)
+		case "voucher":
+			out = append(out, modeVchr)
+		default:
+			return nil, fmt.Errorf("-modes: unknown mode %q (exact, voucher)", m)
+		}
+	}
+	return out, nil
 }
 
-func run(workers, calls int) error {
+// cpuTime is the process's CPU time so far, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func run(modes []string, workers, calls, rounds int, cpuProfile string) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "peage-bench-load-")
 	if err != nil {
@@ -109,33 +136,97 @@ func run(workers, calls int) error {
 	}
 	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName, TokenVersion: dev.TokenVersion,
 		MaxTimeoutSeconds: 300, ReceiverAuthorizer: dev.ReceiverAuthorizer, WithdrawDelaySeconds: 86_400}
-	fmt.Printf("load: %d concurrent callers × %d timed calls per mode on one route (price %d atomic units), server → gate → settle over its Unix socket, embedded chain, ledgers fsynced\n\n",
-		workers, calls, price)
-	var out []result
-	for _, mode := range []string{modeFree, modeExct, modeVchr} {
-		r, err := load(ctx, dev, fc, cfg, key, mode, workers, calls)
+	rounds = max(1, min(rounds, calls))
+	fmt.Printf("load: %d concurrent callers × %d timed calls per mode on one route (price %d atomic units), in %d rounds taking the modes in turn, server → gate → settle over its Unix socket, embedded chain, ledgers fsynced\n\n",
+		workers, calls, price, rounds)
+	benches := make([]*bench, len(modes))
+	for i, mode := range modes {
+		b, err := prepare(ctx, dev, fc, cfg, key, mode, workers, calls)
 		if err != nil {
 			return fmt.Errorf("%s: %w", mode, err)
 		}
-		out = append(out, r)
+		defer b.close()
+		benches[i] = b
 	}
-	free := float64(out[0].calls) / out[0].elapsed.Seconds()
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+	}
+	// The modes take turns, so that a machine whose load changes during the run (shared cores)
+	// weighs on each alike.
+	for r := range rounds {
+		for _, b := range benches {
+			n := calls/rounds + map[bool]int{true: 1}[r < calls%rounds]
+			if err := b.round(dev, n); err != nil {
+				return fmt.Errorf("%s: %w", b.mode, err)
+			}
+			// Exact's optimistic settlements are mined by the embedded chain after the calls
+			// are answered: they finish before the next round, whose CPU they would take (on
+			// a real network the node mines them, not this box).
+			if err := drain(ctx, dev); err != nil {
+				return err
+			}
+		}
+	}
+	free := benches[0].rate()
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "mode\tcalls\tcalls/s\t÷ free\ttarget\tp50\tp99\tfsyncs/call\t")
+	fmt.Fprintln(w, "mode\tcalls\tcalls/s\t÷ free\ttarget\tp50\tp99\tfsyncs/call\tCPU/call\t")
 	target := map[string]float64{modeVchr: 0.5, modeExct: 0.2}
-	for _, r := range out {
-		rate := float64(r.calls) / r.elapsed.Seconds()
+	for _, b := range benches {
+		rate := b.rate()
 		verdict := ""
-		if t, ok := target[r.mode]; ok {
+		if t, ok := target[b.mode]; ok {
 			verdict = fmt.Sprintf("≥ %.1f: ", t) + map[bool]string{true: "holds", false: "FAILS"}[rate/free >= t]
 		}
-		fmt.Fprintf(w, "%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%.2f\t\n", r.mode, r.calls, rate, rate/free, verdict, ms(r.p50), ms(r.p99), float64(r.fsyncs)/float64(r.calls))
+		slices.Sort(b.lat)
+		n := len(b.lat)
+		fmt.Fprintf(w, "%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%.2f\t%.0f µs\t\n", b.mode, n, rate, rate/free, verdict, ms(b.lat[n/2]), ms(b.lat[n*99/100]),
+			float64(b.fsyncs)/float64(n), float64(b.cpu.Microseconds())/float64(n))
 	}
 	return w.Flush()
 }
 
-// load serves the route in mode from a fresh server and drives it from workers callers.
-func load(ctx context.Context, dev *settle.Dev, fc *client.Client, cfg paywall.Config, key *ecdsa.PrivateKey, mode string, workers, calls int) (result, error) {
+// drain waits until the facilitator owes no settlement (exact's optimistic queue is empty).
+func drain(ctx context.Context, dev *settle.Dev) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	for !dev.Facilitator.Stats().OldestOwed.IsZero() {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("settlements still owed: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// bench is one mode's server and callers, with what its timed rounds measured so far.
+type bench struct {
+	mode    string
+	base    string
+	hc      *http.Client
+	headers [][]string // each caller's signed payments not yet sent
+	close   func()
+
+	calls   int
+	elapsed time.Duration
+	lat     []time.Duration
+	fsyncs  uint64
+	cpu     time.Duration // the process's CPU time (user and system, callers included)
+}
+
+func (b *bench) rate() float64 { return float64(len(b.lat)) / b.elapsed.Seconds() }
+
+// prepare serves the route in mode from a server of its own, signs every caller's payments,
+// and makes the untimed calls: a voucher caller's deposit (a payer opens a channel once), then
+// one warm-up call per caller (connections, caches).
+func prepare(ctx context.Context, dev *settle.Dev, fc *client.Client, cfg paywall.Config, key *ecdsa.PrivateKey, mode string, workers, calls int) (*bench, error) {
 	handler := func(context.Context, *catalog.Request) (any, error) { return map[string]any{"ok": true}, nil }
 	e := catalog.Entry{Method: "GET", Path: route, Summary: "bench", Kind: catalog.Paid, Price: price, Timeout: timeout, Handler: handler}
 	if mode == modeFree {
@@ -143,12 +234,12 @@ func load(ctx context.Context, dev *settle.Dev, fc *client.Client, cfg paywall.C
 	}
 	cat, err := catalog.New([]catalog.Entry{e})
 	if err != nil {
-		return result{}, err
+		return nil, err
 	}
 	gate := paywall.New(cfg, paywall.Policy{Settlement: x402.ModeOptimistic, OptimisticMaxPrice: price}, fc, paywall.GateOptions{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return result{}, err
+		return nil, err
 	}
 	base := "http://" + ln.Addr().String()
 	scfg := server.DefaultConfig()
@@ -158,82 +249,77 @@ func load(ctx context.Context, dev *settle.Dev, fc *client.Client, cfg paywall.C
 	sctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(sctx, ln) }()
-	defer func() {
+	b := &bench{mode: mode, base: base, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}, close: func() {
 		stop()
 		if err := <-done; err != nil && !errors.Is(err, net.ErrClosed) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			fmt.Fprintln(os.Stderr, "serve:", err)
 		}
-	}()
-
-	// Every caller's payments, signed now: a voucher caller's first is its channel's deposit,
-	// sent (untimed) before the clock starts, as a payer opens a channel once.
-	headers := make([][]string, workers)
-	for w := range headers {
-		if headers[w], err = sign(mode, key, cfg, base, w, calls); err != nil {
-			return result{}, err
+	}}
+	fail := func(err error) (*bench, error) { b.close(); return nil, err }
+	b.headers = make([][]string, workers)
+	for w := range b.headers {
+		if b.headers[w], err = sign(mode, key, cfg, base, w, calls); err != nil {
+			return fail(err)
 		}
 	}
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
-	if mode == modeVchr {
+	untimed := func(what string) error {
 		errs := make(chan error, workers)
-		for w := range headers {
-			go func() { _, err := call(hc, base, headers[w][0]); errs <- err }()
+		for w := range b.headers {
+			go func() { _, err := call(b.hc, base, b.headers[w][0]); errs <- err }()
 		}
-		for range headers {
+		for range b.headers {
 			if err := <-errs; err != nil {
-				return result{}, fmt.Errorf("deposit: %w", err)
+				return fmt.Errorf("%s: %w", what, err)
 			}
 		}
-		for w := range headers {
-			headers[w] = headers[w][1:]
+		for w := range b.headers {
+			b.headers[w] = b.headers[w][1:]
+		}
+		return nil
+	}
+	if mode == modeVchr {
+		if err := untimed("deposit"); err != nil {
+			return fail(err)
 		}
 	}
-	// A warm-up call per caller (connections, caches), then the timed calls.
-	warm := make([]string, workers)
-	for w := range headers {
-		warm[w], headers[w] = headers[w][0], headers[w][1:]
+	if err := untimed("warm-up"); err != nil {
+		return fail(err)
 	}
+	return b, drain(ctx, dev)
+}
+
+// round makes n timed calls from each caller at once.
+func (b *bench) round(dev *settle.Dev, n int) error {
 	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := range warm {
-		wg.Add(1)
-		go func() { defer wg.Done(); _, err := call(hc, base, warm[w]); errs <- err }()
-	}
-	wg.Wait()
-	for range warm {
-		if err := <-errs; err != nil {
-			return result{}, fmt.Errorf("warm-up: %w", err)
-		}
-	}
+	errs := make(chan error, len(b.headers))
+	lat := make([][]time.Duration, len(b.headers))
 	f0 := dev.Facilitator.LedgerFsyncs()
-	lat := make([][]time.Duration, workers)
-	t0 := time.Now()
-	for w := range headers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, h := range headers[w] {
-				d, err := call(hc, base, h)
+	c0, t0 := cpuTime(), time.Now()
+	for w := range b.headers {
+		wg.Go(func() {
+			for _, h := range b.headers[w][:n] {
+				d, err := call(b.hc, b.base, h)
 				if err != nil {
 					errs <- err
 					return
 				}
 				lat[w] = append(lat[w], d)
 			}
-			errs <- nil
-		}()
+		})
 	}
 	wg.Wait()
-	elapsed := time.Since(t0)
-	fsyncs := dev.Facilitator.LedgerFsyncs() - f0
-	for range headers {
-		if err := <-errs; err != nil {
-			return result{}, err
-		}
+	b.elapsed += time.Since(t0)
+	b.cpu += cpuTime() - c0
+	b.fsyncs += dev.Facilitator.LedgerFsyncs() - f0
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
 	}
-	all := slices.Concat(lat...)
-	slices.Sort(all)
-	return result{mode: mode, calls: len(all), elapsed: elapsed, p50: all[len(all)/2], p99: all[len(all)*99/100], fsyncs: fsyncs}, nil
+	for w := range b.headers {
+		b.headers[w] = b.headers[w][n:]
+	}
+	b.lat = append(b.lat, slices.Concat(lat...)...)
+	return nil
 }
 
 // sign makes caller w's payment headers: calls+1 (the warm-up), after a deposit for vouchers.
