@@ -287,7 +287,19 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		// A fleet gateway's relayed call: the box that served it, or whose failure it reports.
 		attrs = append(attrs, slog.String(obs.KeyBox, string(box)))
 	}
-	s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
+	s.log.LogAttrs(ctx, requestLogLevel(status), "request", attrs...)
+}
+
+// requestLogLevel keeps the operator's log for work done and failures: a request refused
+// before any work (a 402 challenge, a bad parameter, an unknown path, the free-call limit) is
+// a debug line. Every client's first call and every crawler's probe is a 402, and at the
+// edge's rate an info line each would write a disk-bound log file for anyone who asks; the
+// metrics count them by route and status either way.
+func requestLogLevel(status int) slog.Level {
+	if status >= 400 && status < 500 {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
 }
 
 // cors lets browser scripts of any origin read the answer and its payment headers. Only a
