@@ -214,7 +214,6 @@ type bench struct {
 	headers [][]string // each caller's signed payments not yet sent
 	close   func()
 
-	calls   int
 	elapsed time.Duration
 	lat     []time.Duration
 	fsyncs  uint64
