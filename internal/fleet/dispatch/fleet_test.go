@@ -484,7 +484,8 @@ func TestBoxThatDiesLeavesAndRejoins(t *testing.T) {
 }
 
 func TestBoxClosingLeavesAtOnce(t *testing.T) {
-	f := newFleet(t)
+	// A TTL longer than waitFor's deadline: only the box's own leaving can delete its entry.
+	f := newFleetTTL(t, time.Minute)
 	a := f.startBox("a", fleet.Exit{}, map[string]box.Handler{"lookup": named("a")})
 	f.waitLive("a")
 	a.Close()
