@@ -281,13 +281,17 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	varyOrigin(ctx, status)
 	s.metrics.observe(routeID, status, time.Since(start))
+	level := requestLogLevel(status)
+	if !s.log.Enabled(ctx, level) {
+		return
+	}
 	attrs := []slog.Attr{slog.String(obs.KeyRequestID, reqID), slog.String(obs.KeyRoute, routeID),
 		slog.Int(obs.KeyStatus, status), slog.Int64(obs.KeyDuration, time.Since(start).Milliseconds())}
 	if box := h.Peek(catalog.HeaderBox); len(box) > 0 {
 		// A fleet gateway's relayed call: the box that served it, or whose failure it reports.
 		attrs = append(attrs, slog.String(obs.KeyBox, string(box)))
 	}
-	s.log.LogAttrs(ctx, requestLogLevel(status), "request", attrs...)
+	s.log.LogAttrs(ctx, level, "request", attrs...)
 }
 
 // requestLogLevel keeps the operator's log for work done and failures: a request refused
