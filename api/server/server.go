@@ -29,7 +29,7 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/clientid"
 	"github.com/peage/appliance/api/paywall"
-	"github.com/peage/appliance/api/ratelimit"
+	"github.com/peage/appliance/internal/ratelimit"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/internal/caller"
 	"github.com/peage/appliance/internal/netlimit"

@@ -28,12 +28,12 @@ var rules = []struct {
 // pure packages may depend (even transitively) on nothing outside the standard library and
 // the listed module packages.
 var pure = map[string][]string{
-	"api/catalog":     {"api/apierr"},
-	"api/apierr":      {},
-	"api/clientid":    {},
-	"api/ratelimit":   {},
-	"internal/caller": {},
-	"settle/x402":     {},
+	"api/catalog":        {"api/apierr"},
+	"api/apierr":         {},
+	"api/clientid":       {},
+	"internal/ratelimit": {},
+	"internal/caller":    {},
+	"settle/x402":        {},
 }
 
 // neverBelow: these packages may not depend on the library even transitively (the API talks to

@@ -55,7 +55,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/api/ratelimit"
+	"github.com/peage/appliance/internal/ratelimit"
 	"github.com/peage/appliance/internal/state"
 )
 

@@ -19,17 +19,16 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nkeys"
-	"golang.org/x/time/rate"
 
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/hub"
 	"github.com/peage/appliance/internal/fleet/tunnel"
 	"github.com/peage/appliance/internal/netlimit"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/ratelimit"
 )
 
 // Redeemer spends a token (the hub).
@@ -41,13 +40,13 @@ type Redeemer interface {
 // token is 256 random bits, so this is not what stops a guesser, but it keeps one client from
 // making the gateway hash and write for every request it sends.
 type Limits struct {
-	PerMinute float64 // default 6
-	Burst     int     // default 5
+	PerMinute int // default 6
+	Burst     int // default 5
 	// Now is the limiter's clock (default time.Now).
 	Now func() time.Time
 }
 
-// maxClients bounds the clients remembered; past it the memory starts over.
+// maxClients bounds the clients remembered; past it the least recently seen is forgotten.
 const maxClients = 10000
 
 // Handler serves POST fleet.EnrolPath: a fleet.EnrolRequest in, the box's credentials (without
@@ -65,7 +64,8 @@ func Handler(r Redeemer, lim Limits, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = obs.Discard()
 	}
-	h := &handler{r: r, lim: lim, log: log.With(obs.KeyComponent, "fleet-enrol"), clients: map[netip.Prefix]*rate.Limiter{}}
+	h := &handler{r: r, log: log.With(obs.KeyComponent, "fleet-enrol"),
+		limiter: ratelimit.New(ratelimit.Config{PerMinute: lim.PerMinute, Burst: lim.Burst, MaxClients: maxClients}, lim.Now)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+fleet.EnrolPath, h.redeem)
 	return mux
@@ -73,35 +73,23 @@ func Handler(r Redeemer, lim Limits, log *slog.Logger) http.Handler {
 
 type handler struct {
 	r       Redeemer
-	lim     Limits
 	log     *slog.Logger
-	mu      sync.Mutex
-	clients map[netip.Prefix]*rate.Limiter
+	limiter *ratelimit.Limiter
 }
 
-func (h *handler) allow(remote string) bool {
+// allow spends one of the client's redemptions, or says how long until one is back.
+func (h *handler) allow(remote string) (bool, time.Duration) {
 	ap, err := netip.ParseAddrPort(remote)
 	if err != nil {
-		return false
+		return false, time.Minute
 	}
-	client := netlimit.ClientOf(ap.Addr().Unmap())
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	l, ok := h.clients[client]
-	if !ok {
-		if len(h.clients) >= maxClients {
-			clear(h.clients)
-		}
-		l = rate.NewLimiter(rate.Limit(h.lim.PerMinute/60), h.lim.Burst)
-		h.clients[client] = l
-	}
-	return l.AllowN(h.lim.Now(), 1)
+	return h.limiter.Take(netlimit.ClientOf(ap.Addr().Unmap()).String())
 }
 
 func (h *handler) redeem(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	if !h.allow(r.RemoteAddr) {
-		w.Header().Set("Retry-After", strconv.Itoa(int(60/h.lim.PerMinute)+1))
+	if ok, wait := h.allow(r.RemoteAddr); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 		http.Error(w, "too many enrolment attempts", http.StatusTooManyRequests)
 		return
 	}
