@@ -20,7 +20,6 @@ import (
 	"github.com/peage/appliance/internal/fleet/enrol"
 	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/internal/sdnotify"
-	proxyclient "github.com/peage/appliance/proxyd/client"
 )
 
 func init() {
@@ -135,8 +134,7 @@ func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log
 		return err
 	}
 	defer closeDeps()
-	px := learningProxy{Service: proxyclient.New(cfg.Proxyd.AdminSocket), pol: d.egress, log: log}
-	go learnExitAtStart(ctx, px)
+	px := startLearningProxy(ctx, cfg, d.egress, log)
 	d.proxy = px
 	if d.farm = startFarm(ctx, cfg, d.egress, log); d.farm != nil {
 		defer d.farm.Close()
