@@ -21,15 +21,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/relay"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
-	"github.com/peage/appliance/internal/fleet/dispatch"
 	"github.com/peage/appliance/internal/fleet/hub"
 	"github.com/peage/appliance/internal/fleet/proxyhop"
 	"github.com/peage/appliance/internal/fleet/registry"
@@ -83,27 +80,9 @@ func startProxyFleetWith(t *testing.T, opt apitest.Options) *proxyFleet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js, err := jetstream.New(h.Conn())
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, err := registry.Open(ctx, js, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	packages, err := registry.OpenPackages(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
 	run, stop := context.WithCancel(context.Background())
-	if err := registry.Register(run, h.Conn(), kv, obs.Discard()); err != nil {
-		t.Fatal(err)
-	}
-	view, err := registry.Watch(run, kv, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := dispatch.New(h.Conn(), view, dispatch.Config{})
+	js, _, view, d := serveRegistry(t, ctx, run, h)
+	packages, err := registry.OpenPackages(ctx, js)
 	if err != nil {
 		t.Fatal(err)
 	}
