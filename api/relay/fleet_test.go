@@ -57,11 +57,7 @@ func (g *gateway) post(path string, params map[string]any) (int, http.Header, []
 // route over a and b only; c never announces it, so it never gets one of its calls.
 func TestGatewayAndThreeBoxes(t *testing.T) {
 	testenv.NeedsBrowser(t)
-	env, err := farmtest.Start(2, 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.Close)
+	env := startFarm(t, 2)
 	g := startGateway(t)
 	g.startBox("a", withWeb(t, env))
 	g.startBox("b", withWeb(t, env))
