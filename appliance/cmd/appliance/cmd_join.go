@@ -66,13 +66,9 @@ func runJoin(ctx context.Context, args []string) error {
 // same keys, which the gateway answers again. Once the
 // credentials are complete the token is not used again (it could not be: it is spent).
 func boxCredentials(ctx context.Context, fc fleet.Config, log *slog.Logger) (fleet.Credentials, error) {
-	var creds fleet.Credentials
-	raw, err := os.ReadFile(fc.Credentials)
+	creds, err := readCredentials(fc.Credentials)
 	switch {
 	case err == nil:
-		if err := json.Unmarshal(raw, &creds); err != nil {
-			return creds, fmt.Errorf("%s: %w", fc.Credentials, err)
-		}
 		if creds.LeafURL != "" {
 			return creds, creds.Validate()
 		}
@@ -114,6 +110,19 @@ func boxCredentials(ctx context.Context, fc fleet.Config, log *slog.Logger) (fle
 		return creds, err
 	}
 	log.Info("box enrolled", slog.String(obs.KeyComponent, "fleet"), slog.String(obs.KeyFile, fc.Credentials), slog.String(obs.KeyHost, creds.LeafURL))
+	return creds, nil
+}
+
+// readCredentials reads the box's credentials file; a missing file is os.ErrNotExist.
+func readCredentials(path string) (fleet.Credentials, error) {
+	var creds fleet.Credentials
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return creds, err
+	}
+	if err := json.Unmarshal(raw, &creds); err != nil {
+		return creds, fmt.Errorf("%s: %w", path, err)
+	}
 	return creds, nil
 }
 
