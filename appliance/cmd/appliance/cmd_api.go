@@ -77,6 +77,7 @@ func runAPI(ctx context.Context, name string, args []string, gateway bool) error
 	return a.serve(ctx)
 }
 
+// loadDaemonConfig parses a daemon's one flag, --config, and loads the configuration.
 func loadDaemonConfig(name string, args []string) (config.Config, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	path := fs.String("config", defaultConfigPath, "configuration file")
