@@ -217,22 +217,18 @@ func (f *proxyFleet) buy(q url.Values) (int, proxyroutes.Sale, []byte) {
 
 func (f *proxyFleet) buyHeader(q url.Values) (int, proxyroutes.Sale, []byte, http.Header) {
 	f.t.Helper()
-	resp, err := f.api.Client.Get(f.api.BaseURL + "/v1/proxy/1gb?" + q.Encode())
+	req, err := http.NewRequest(http.MethodGet, f.api.BaseURL+"/v1/proxy/1gb?"+q.Encode(), nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	status, header, body := send(f.t, f.api, req)
 	var s proxyroutes.Sale
-	if resp.StatusCode == http.StatusOK {
+	if status == http.StatusOK {
 		if err := json.Unmarshal(body, &s); err != nil {
 			f.t.Fatal(err)
 		}
 	}
-	return resp.StatusCode, s, body, resp.Header
+	return status, s, body, header
 }
 
 // echoTarget is the site a buyer tunnels to: it sends back every byte it reads.
@@ -474,14 +470,5 @@ func (f *proxyFleet) usage(key string) (int, http.Header, []byte) {
 		f.t.Fatal(err)
 	}
 	req.Header.Set(proxyroutes.KeyHeader, key)
-	resp, err := f.api.Client.Do(req)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, b
+	return send(f.t, f.api, req)
 }

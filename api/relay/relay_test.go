@@ -219,14 +219,20 @@ func (g *gateway) paidGet(path string, q url.Values, payment any) (int, http.Hea
 		}
 		req.Header.Set(x402.HeaderPaymentSignature, h)
 	}
-	resp, err := g.api.Client.Do(req)
+	return send(g.t, g.api, req)
+}
+
+// send sends req to the API server and reads its whole answer.
+func send(t *testing.T, api *apitest.Harness, req *http.Request) (int, http.Header, []byte) {
+	t.Helper()
+	resp, err := api.Client.Do(req)
 	if err != nil {
-		g.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		g.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return resp.StatusCode, resp.Header, b
 }
