@@ -56,6 +56,32 @@ func (g *gateway) startBoxOffering(name string, offer relay.Offer, exit fleet.Ex
 	return b
 }
 
+// startFarm is a real browser farm of size browsers for the test's length.
+func startFarm(t *testing.T, size int) *farmtest.Env {
+	t.Helper()
+	env, err := farmtest.Start(size, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Close)
+	return env
+}
+
+// unblockFromFrance makes n unblock calls for env's article with country=fr, each of which
+// must be served, and counts them by the box that served them.
+func (g *gateway) unblockFromFrance(env *farmtest.Env, n int) map[string]int {
+	g.t.Helper()
+	served := map[string]int{}
+	for range n {
+		status, hdr, body := g.get("/v1/unblock", url.Values{"url": {env.URL("/article")}, "country": {"fr"}})
+		if status != http.StatusOK {
+			g.t.Fatalf("/v1/unblock with country=fr: %d %s", status, body)
+		}
+		served[hdr.Get(relay.HeaderBox)]++
+	}
+	return served
+}
+
 // TestExitDependentCallGoesToABoxThatFits: /v1/unblock's country names the exit the page must
 // be read from, and the French listings need a French exit (both from the catalog). Of a
 // German box, a French one and one whose exit is not known, all with a browser: the unknown
@@ -65,11 +91,7 @@ func (g *gateway) startBoxOffering(name string, offer relay.Offer, exit fleet.Ex
 // all three.
 func TestExitDependentCallGoesToABoxThatFits(t *testing.T) {
 	testenv.NeedsBrowser(t)
-	env, err := farmtest.Start(2, 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.Close)
+	env := startFarm(t, 2)
 	g := startGateway(t)
 	de := g.startBoxAt("de", withBrowserRoutes(t, env), fleet.Exit{Country: "DE", ASN: 3320})
 	g.startBoxAt("fr", withBrowserRoutes(t, env), fleet.Exit{Country: "FR", ASN: 3215})
@@ -89,14 +111,7 @@ func TestExitDependentCallGoesToABoxThatFits(t *testing.T) {
 		}
 	}
 
-	served := map[string]int{}
-	for range 4 {
-		status, hdr, body := g.get("/v1/unblock", url.Values{"url": {env.URL("/article")}, "country": {"fr"}})
-		if status != http.StatusOK {
-			t.Fatalf("/v1/unblock with country=fr: %d %s", status, body)
-		}
-		served[hdr.Get(relay.HeaderBox)]++
-	}
+	served := g.unblockFromFrance(env, 4)
 	if served["fr"] != 4 {
 		t.Errorf("unblock with country=fr served by %v; want the French box only", served)
 	}
@@ -114,11 +129,7 @@ func TestExitDependentCallGoesToABoxThatFits(t *testing.T) {
 // listings are the same.
 func TestNoBoxExitsInTheCountryAsked(t *testing.T) {
 	testenv.NeedsBrowser(t)
-	env, err := farmtest.Start(1, 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.Close)
+	env := startFarm(t, 1)
 	g := startGateway(t)
 	g.startBoxAt("de-1", withBrowserRoutes(t, env), fleet.Exit{Country: "DE"})
 	g.startBoxAt("de-2", withBrowserRoutes(t, env), fleet.Exit{Country: "DE"})
@@ -150,24 +161,13 @@ func TestNoBoxExitsInTheCountryAsked(t *testing.T) {
 // unrun, and the gateway retries it on the French box: served there, charged once.
 func TestBoxRefusesACallItsExitDoesNotFit(t *testing.T) {
 	testenv.NeedsBrowser(t)
-	env, err := farmtest.Start(1, 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.Close)
+	env := startFarm(t, 1)
 	g := startGateway(t)
 	g.startBoxOffering("claims-fr", relay.BoxOffer(withBrowserRoutes(t, env), fleet.Exit{Country: "DE"}), fleet.Exit{Country: "FR"})
 	g.startBoxAt("fr", withBrowserRoutes(t, env), fleet.Exit{Country: "FR"})
 	g.waitServing(relay.RouteName("unblock"), 2)
 
-	served := map[string]int{}
-	for range 4 {
-		status, hdr, body := g.get("/v1/unblock", url.Values{"url": {env.URL("/article")}, "country": {"fr"}})
-		if status != http.StatusOK {
-			t.Fatalf("/v1/unblock: %d %s", status, body)
-		}
-		served[hdr.Get(relay.HeaderBox)]++
-	}
+	served := g.unblockFromFrance(env, 4)
 	if served["fr"] != 4 {
 		t.Errorf("served by %v; want the French box only", served)
 	}

@@ -3,7 +3,6 @@ package relay_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"testing"
@@ -40,16 +39,12 @@ func (g *gateway) post(path string, params map[string]any) (int, http.Header, []
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	resp, err := g.api.Client.Post(g.api.BaseURL+path, "application/json", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, g.api.BaseURL+path, bytes.NewReader(body))
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, b
+	req.Header.Set("Content-Type", "application/json")
+	return send(g.t, g.api, req)
 }
 
 // TestGatewayAndThreeBoxes: a gateway's API server and three boxes, a and b with a browser
@@ -57,11 +52,7 @@ func (g *gateway) post(path string, params map[string]any) (int, http.Header, []
 // route over a and b only; c never announces it, so it never gets one of its calls.
 func TestGatewayAndThreeBoxes(t *testing.T) {
 	testenv.NeedsBrowser(t)
-	env, err := farmtest.Start(2, 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.Close)
+	env := startFarm(t, 2)
 	g := startGateway(t)
 	g.startBox("a", withWeb(t, env))
 	g.startBox("b", withWeb(t, env))

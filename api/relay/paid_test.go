@@ -103,6 +103,16 @@ func startPaidGateway(t *testing.T, cache server.Cache) (*gateway, *client.Clien
 // buyer's key and the gateway's payment settings.
 func startPaidGatewayOffering(t *testing.T, cache server.Cache) (*gateway, *client.Client, *ecdsa.PrivateKey, paywall.Config) {
 	t.Helper()
+	dev, fc, cfg, key := startDevSettle(t)
+	cfg.ReceiverAuthorizer, cfg.WithdrawDelaySeconds, cfg.MinDeposit = dev.ReceiverAuthorizer, batch.MinWithdrawDelay, 10*price
+	g := startGatewayWith(t, apitest.Options{Gate: paywall.New(cfg, paywall.DefaultPolicy(), fc, paywall.GateOptions{}), Pay: cfg, Cache: cache})
+	return g, fc, key, cfg
+}
+
+// startDevSettle runs a settle daemon on the embedded chain for the test's length, and returns
+// it, its client, the exact payment settings paying into it and a buyer's key holding test USDC.
+func startDevSettle(t *testing.T) (*settle.Dev, *client.Client, paywall.Config, *ecdsa.PrivateKey) {
+	t.Helper()
 	dev, err := settle.StartDev(context.Background(), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -116,15 +126,13 @@ func startPaidGatewayOffering(t *testing.T, cache server.Cache) (*gateway, *clie
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName,
-		TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 120, ReceiverAuthorizer: dev.ReceiverAuthorizer,
-		WithdrawDelaySeconds: batch.MinWithdrawDelay, MinDeposit: 10 * price}
-	g := startGatewayWith(t, apitest.Options{Gate: paywall.New(cfg, paywall.DefaultPolicy(), fc, paywall.GateOptions{}), Pay: cfg, Cache: cache})
 	key, err := settle.LoadKey(dev.PayerKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g, fc, key, cfg
+	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName,
+		TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 120}
+	return dev, fc, cfg, key
 }
 
 // price is the price of the routes these tests pay for (fr.tva and fr.geocode).
@@ -223,29 +231,11 @@ func TestLedgerCreditsTheBoxNotTheCache(t *testing.T) {
 func TestPaidProxySaleOnABox(t *testing.T) {
 	testenv.NeedsChain(t)
 	ctx := context.Background()
-	dev, err := settle.StartDev(ctx, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := dev.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	fc, err := client.New(dev.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName,
-		TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 120}
+	_, fc, cfg, key := startDevSettle(t)
 	f := startProxyFleetWith(t, apitest.Options{Gate: paywall.New(cfg, paywall.DefaultPolicy(), fc, paywall.GateOptions{}), Pay: cfg})
 	target, _ := echoTarget(t)
 	f.startBox("de-1", fleet.Exit{Country: "DE"}, target)
 	f.startBox("fr-1", fleet.Exit{Country: "FR"}, target)
-	key, err := settle.LoadKey(dev.PayerKey)
-	if err != nil {
-		t.Fatal(err)
-	}
 	res, err := (&pay.Client{Key: key}).Do(ctx, pay.Request{URL: f.api.BaseURL + "/v1/proxy/1gb", Params: map[string]string{"country": "FR"}})
 	if err != nil {
 		t.Fatal(err)

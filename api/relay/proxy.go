@@ -178,13 +178,18 @@ func (p *ProxyService) Revoke(ctx context.Context, key string) error {
 }
 
 func (p *ProxyService) revokeOn(ctx context.Context, boxName, key string) error {
-	body, _ := json.Marshal(proxyCall{Key: key})
-	raw, err := p.d.DoOn(ctx, boxName, fleet.RouteProxyRevoke, dispatch.Request{Body: body, NoSideEffects: true})
-	if err != nil {
-		return fleetProxyError(err)
-	}
-	_, err = readProxyAnswer(raw)
+	_, err := p.askOn(ctx, boxName, fleet.RouteProxyRevoke, key)
 	return err
+}
+
+// askOn calls route about the package of key on boxName, the box that holds it.
+func (p *ProxyService) askOn(ctx context.Context, boxName, route, key string) (proxyAnswer, error) {
+	body, _ := json.Marshal(proxyCall{Key: key})
+	raw, err := p.d.DoOn(ctx, boxName, route, dispatch.Request{Body: body, NoSideEffects: true})
+	if err != nil {
+		return proxyAnswer{}, fleetProxyError(err)
+	}
+	return readProxyAnswer(raw)
 }
 
 // Usage asks the package's box for its meter.
@@ -196,12 +201,7 @@ func (p *ProxyService) Usage(ctx context.Context, key string) (*client.Usage, er
 	if err != nil {
 		return nil, err
 	}
-	body, _ := json.Marshal(proxyCall{Key: key})
-	raw, err := p.d.DoOn(ctx, boxName, fleet.RouteProxyUsage, dispatch.Request{Body: body, NoSideEffects: true})
-	if err != nil {
-		return nil, fleetProxyError(err)
-	}
-	a, err := readProxyAnswer(raw)
+	a, err := p.askOn(ctx, boxName, fleet.RouteProxyUsage, key)
 	if err != nil {
 		return nil, err
 	}

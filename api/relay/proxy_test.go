@@ -21,15 +21,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/relay"
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
-	"github.com/peage/appliance/internal/fleet/dispatch"
 	"github.com/peage/appliance/internal/fleet/hub"
 	"github.com/peage/appliance/internal/fleet/proxyhop"
 	"github.com/peage/appliance/internal/fleet/registry"
@@ -83,27 +80,9 @@ func startProxyFleetWith(t *testing.T, opt apitest.Options) *proxyFleet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js, err := jetstream.New(h.Conn())
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, err := registry.Open(ctx, js, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	packages, err := registry.OpenPackages(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
 	run, stop := context.WithCancel(context.Background())
-	if err := registry.Register(run, h.Conn(), kv, obs.Discard()); err != nil {
-		t.Fatal(err)
-	}
-	view, err := registry.Watch(run, kv, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := dispatch.New(h.Conn(), view, dispatch.Config{})
+	js, _, view, d := serveRegistry(t, ctx, run, h)
+	packages, err := registry.OpenPackages(ctx, js)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,22 +217,18 @@ func (f *proxyFleet) buy(q url.Values) (int, proxyroutes.Sale, []byte) {
 
 func (f *proxyFleet) buyHeader(q url.Values) (int, proxyroutes.Sale, []byte, http.Header) {
 	f.t.Helper()
-	resp, err := f.api.Client.Get(f.api.BaseURL + "/v1/proxy/1gb?" + q.Encode())
+	req, err := http.NewRequest(http.MethodGet, f.api.BaseURL+"/v1/proxy/1gb?"+q.Encode(), nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	status, header, body := send(f.t, f.api, req)
 	var s proxyroutes.Sale
-	if resp.StatusCode == http.StatusOK {
+	if status == http.StatusOK {
 		if err := json.Unmarshal(body, &s); err != nil {
 			f.t.Fatal(err)
 		}
 	}
-	return resp.StatusCode, s, body, resp.Header
+	return status, s, body, header
 }
 
 // echoTarget is the site a buyer tunnels to: it sends back every byte it reads.
@@ -495,14 +470,5 @@ func (f *proxyFleet) usage(key string) (int, http.Header, []byte) {
 		f.t.Fatal(err)
 	}
 	req.Header.Set(proxyroutes.KeyHeader, key)
-	resp, err := f.api.Client.Do(req)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, b
+	return send(f.t, f.api, req)
 }

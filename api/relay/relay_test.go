@@ -76,26 +76,8 @@ func (g *gateway) start() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js, err := jetstream.New(h.Conn())
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, err := registry.Open(ctx, js, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
 	run, stop := context.WithCancel(context.Background())
-	if err := registry.Register(run, h.Conn(), kv, obs.Discard()); err != nil {
-		t.Fatal(err)
-	}
-	view, err := registry.Watch(run, kv, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := dispatch.New(h.Conn(), view, dispatch.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, kv, view, d := serveRegistry(t, ctx, run, h)
 	g.close = func() { d.Close(); stop(); h.Close() }
 	cat, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {
@@ -108,6 +90,33 @@ func (g *gateway) start() {
 		edit(cat)
 	}
 	g.hub, g.kv, g.view, g.cat, g.api = h, kv, view, cat, apitest.Start(t, cat, g.opt)
+}
+
+// serveRegistry opens the fleet's registry on h's JetStream (a second's TTL), records the
+// boxes' announcements in it and watches it until run ends, and dispatches over it: the
+// gateway's side of the fleet, as the daemon composes it.
+func serveRegistry(t *testing.T, ctx, run context.Context, h *hub.Hub) (jetstream.JetStream, jetstream.KeyValue, *registry.View, *dispatch.Dispatcher) {
+	t.Helper()
+	js, err := jetstream.New(h.Conn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := registry.Open(ctx, js, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := registry.Register(run, h.Conn(), kv, obs.Discard()); err != nil {
+		t.Fatal(err)
+	}
+	view, err := registry.Watch(run, kv, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dispatch.New(h.Conn(), view, dispatch.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js, kv, view, d
 }
 
 // boxCatalog is a single box's catalog with the French family bound, as `appliance api` binds it.
@@ -210,14 +219,20 @@ func (g *gateway) paidGet(path string, q url.Values, payment any) (int, http.Hea
 		}
 		req.Header.Set(x402.HeaderPaymentSignature, h)
 	}
-	resp, err := g.api.Client.Do(req)
+	return send(g.t, g.api, req)
+}
+
+// send sends req to the API server and reads its whole answer.
+func send(t *testing.T, api *apitest.Harness, req *http.Request) (int, http.Header, []byte) {
+	t.Helper()
+	resp, err := api.Client.Do(req)
 	if err != nil {
-		g.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		g.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return resp.StatusCode, resp.Header, b
 }

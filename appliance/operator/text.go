@@ -286,13 +286,9 @@ func maxU(a, b uint64) uint64 {
 	return b
 }
 
+// nonEmpty is the exit's parts that are known, or a word saying none is yet.
 func nonEmpty(vals ...string) []string {
-	var out []string
-	for _, v := range vals {
-		if v != "" {
-			out = append(out, v)
-		}
-	}
+	out := nonEmptyOnly(vals...)
 	if len(out) == 0 {
 		return []string{"no address yet"}
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/peage/appliance/appliance/config"
 	"github.com/peage/appliance/internal/obs"
-	proxyclient "github.com/peage/appliance/proxyd/client"
 )
 
 func init() {
@@ -40,9 +39,7 @@ func runAPI(ctx context.Context, name string, args []string, gateway bool) error
 		return err
 	}
 	defer closeDeps()
-	px := learningProxy{Service: proxyclient.New(cfg.Proxyd.AdminSocket), pol: d.egress, log: log}
-	go learnExitAtStart(ctx, px)
-	d.proxy = px
+	d.proxy = startLearningProxy(ctx, cfg, d.egress, log)
 	d.receipts = loadReceiptKeys(cfg, log)
 	if d.gate, d.payments, err = newGate(cfg, "unix:"+cfg.Settle.Socket, d.store, d.receipts, log); err != nil {
 		return err
@@ -80,6 +77,7 @@ func runAPI(ctx context.Context, name string, args []string, gateway bool) error
 	return a.serve(ctx)
 }
 
+// loadDaemonConfig parses a daemon's one flag, --config, and loads the configuration.
 func loadDaemonConfig(name string, args []string) (config.Config, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	path := fs.String("config", defaultConfigPath, "configuration file")

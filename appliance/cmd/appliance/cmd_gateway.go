@@ -364,7 +364,6 @@ func gatewayToken(ctx context.Context, out io.Writer, args []string) error {
 	return nil
 }
 
-// loadDaemonConfig parses a daemon's one flag, --config, and loads the configuration.
 // hubConfig is the embedded hub of cfg: its state under the state directory.
 func hubConfig(cfg config.Config) hub.Config {
 	dir := cfg.StateDir + string(os.PathSeparator) + "fleet"

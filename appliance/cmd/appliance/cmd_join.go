@@ -20,7 +20,6 @@ import (
 	"github.com/peage/appliance/internal/fleet/enrol"
 	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/internal/sdnotify"
-	proxyclient "github.com/peage/appliance/proxyd/client"
 )
 
 func init() {
@@ -67,13 +66,9 @@ func runJoin(ctx context.Context, args []string) error {
 // same keys, which the gateway answers again. Once the
 // credentials are complete the token is not used again (it could not be: it is spent).
 func boxCredentials(ctx context.Context, fc fleet.Config, log *slog.Logger) (fleet.Credentials, error) {
-	var creds fleet.Credentials
-	raw, err := os.ReadFile(fc.Credentials)
+	creds, err := readCredentials(fc.Credentials)
 	switch {
 	case err == nil:
-		if err := json.Unmarshal(raw, &creds); err != nil {
-			return creds, fmt.Errorf("%s: %w", fc.Credentials, err)
-		}
 		if creds.LeafURL != "" {
 			return creds, creds.Validate()
 		}
@@ -118,6 +113,19 @@ func boxCredentials(ctx context.Context, fc fleet.Config, log *slog.Logger) (fle
 	return creds, nil
 }
 
+// readCredentials reads the box's credentials file; a missing file is os.ErrNotExist.
+func readCredentials(path string) (fleet.Credentials, error) {
+	var creds fleet.Credentials
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return creds, err
+	}
+	if err := json.Unmarshal(raw, &creds); err != nil {
+		return creds, fmt.Errorf("%s: %w", path, err)
+	}
+	return creds, nil
+}
+
 // writeCredentials replaces the box's credentials file, readable by its owner only.
 func writeCredentials(path string, creds fleet.Credentials) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -135,8 +143,7 @@ func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log
 		return err
 	}
 	defer closeDeps()
-	px := learningProxy{Service: proxyclient.New(cfg.Proxyd.AdminSocket), pol: d.egress, log: log}
-	go learnExitAtStart(ctx, px)
+	px := startLearningProxy(ctx, cfg, d.egress, log)
 	d.proxy = px
 	if d.farm = startFarm(ctx, cfg, d.egress, log); d.farm != nil {
 		defer d.farm.Close()

@@ -165,6 +165,14 @@ func (p learningProxy) Status(ctx context.Context) (*proxyclient.Status, error) 
 	return st, err
 }
 
+// startLearningProxy is proxyd's admin client teaching pol every exit address it reports,
+// the box's own asked for at once in the background (both daemons that sell proxies need it).
+func startLearningProxy(ctx context.Context, cfg config.Config, pol *egress.Policy, log *slog.Logger) learningProxy {
+	px := learningProxy{Service: proxyclient.New(cfg.Proxyd.AdminSocket), pol: pol, log: log}
+	go learnExitAtStart(ctx, px)
+	return px
+}
+
 // learnExitAtStart asks proxyd once for its exit, so the API refuses the box's public address
 // before the first sale or status call; proxyd may still be starting, so it retries a while.
 func learnExitAtStart(ctx context.Context, p learningProxy) {

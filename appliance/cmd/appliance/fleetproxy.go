@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -211,13 +210,9 @@ func loopbackOf(listen string) string {
 // files into dir, for an image whose kernel has WireGuard (fleet.kernel_tunnel); the key file
 // is readable by networkd's group only.
 func writeNetworkd(cfg config.Config, dir string) error {
-	raw, err := os.ReadFile(cfg.Fleet.Credentials)
+	creds, err := readCredentials(cfg.Fleet.Credentials)
 	if err != nil {
 		return err
-	}
-	var creds fleet.Credentials
-	if err := json.Unmarshal(raw, &creds); err != nil {
-		return fmt.Errorf("%s: %w", cfg.Fleet.Credentials, err)
 	}
 	keyFile := filepath.Join(dir, wgtunnel.Interface+".key")
 	nd, err := wgtunnel.RenderNetworkd(creds.Box, creds.WireGuard, keyFile)

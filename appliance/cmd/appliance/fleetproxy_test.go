@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -32,25 +31,10 @@ func TestGatewaySellsProxyPackagesOfItsBoxes(t *testing.T) {
 	t.Setenv("PEAGE_LOG_LEVEL", "warn")
 	dir := t.TempDir()
 	api, admin, proxyPort := freeport.Addr(t), freeport.Addr(t), freeport.Addr(t)
-	gwConf := filepath.Join(dir, "gateway.toml")
-	writeConf(t, gwConf, fmt.Sprintf(`state_dir = %q
-[api]
-addr = %q
-base_url = "http://%s"
-[admin]
-addr = %q
-[payment]
-pay_to = "0x000000000000000000000000000000000000dEaD"
-[settle]
-rpc_url = "http://127.0.0.1:1"
-socket = %q
-[fleet]
-leaf_addr = %q
-enrol_addr = %q
-leaf_hosts = ["127.0.0.1"]
+	gwConf := writeGatewayConf(t, dir, api, admin, fmt.Sprintf("state_dir = %q\n", filepath.Join(dir, "gw")), fmt.Sprintf(`leaf_hosts = ["127.0.0.1"]
 proxy_listen = %q
 tunnel_port = 0
-`, filepath.Join(dir, "gw"), api, api, admin, filepath.Join(dir, "settle.sock"), freeport.Addr(t), freeport.Addr(t), proxyPort))
+`, proxyPort))
 	stopGateway := runInBackground(t, "gateway", "--config", gwConf)
 	defer stopGateway()
 	waitFor(t, "the gateway's operator port", func() bool {
@@ -60,14 +44,7 @@ tunnel_port = 0
 		}
 		return err == nil
 	})
-	var printed strings.Builder
-	if err := gatewayToken(context.Background(), &printed, []string{"--config", gwConf, "--box", "line-1", "--ttl", "10m"}); err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`appliance join --box line-1 --gateway (https://\S+) --token (\S+)`).FindStringSubmatch(printed.String())
-	if m == nil {
-		t.Fatalf("appliance gateway token printed no join command:\n%s", printed.String())
-	}
+	m := joinCommand(t, gwConf)
 	creds := filepath.Join(dir, "box", "fleet-credentials.json")
 
 	echo := httptest.NewServer(proxyd.DevEchoHandler("FR", "AS0", "test line"))

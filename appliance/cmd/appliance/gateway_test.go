@@ -36,21 +36,7 @@ func TestGatewayAndJoin(t *testing.T) {
 	t.Setenv("PEAGE_LOG_LEVEL", "warn")
 	dir := t.TempDir()
 	api, admin := freeport.Addr(t), freeport.Addr(t)
-	gwConf := filepath.Join(dir, "gateway.toml")
-	writeConf(t, gwConf, fmt.Sprintf(`[api]
-addr = %q
-base_url = "http://%s"
-[admin]
-addr = %q
-[payment]
-pay_to = "0x000000000000000000000000000000000000dEaD"
-[settle]
-rpc_url = "http://127.0.0.1:1"
-socket = %q
-[fleet]
-leaf_addr = %q
-enrol_addr = %q
-`, api, api, admin, filepath.Join(dir, "settle.sock"), freeport.Addr(t), freeport.Addr(t)))
+	gwConf := writeGatewayConf(t, dir, api, admin, "", "")
 	gateway := startDaemon(t, bin, "gateway", gwConf, dir, nil)
 	gateway.await(t, "READY=1", 2*time.Minute)
 	tva := "http://" + api + "/v1/fr/tva?siren=542065479"
@@ -78,14 +64,7 @@ enrol_addr = %q
 		}
 	}
 
-	var printed strings.Builder
-	if err := gatewayToken(context.Background(), &printed, []string{"--config", gwConf, "--box", "line-1", "--ttl", "10m"}); err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`appliance join --box line-1 --gateway (https://\S+) --token (\S+)`).FindStringSubmatch(printed.String())
-	if m == nil {
-		t.Fatalf("appliance gateway token printed no join command:\n%s", printed.String())
-	}
+	m := joinCommand(t, gwConf)
 	boxConf := func(name, token string) string {
 		p := filepath.Join(dir, name+".toml")
 		writeConf(t, p, fmt.Sprintf(`[fleet]
@@ -191,6 +170,45 @@ country = "fr"
 	})
 	box.stop(t)
 	gateway.stop(t)
+}
+
+// writeGatewayConf writes dir/gateway.toml, a gateway's configuration with its API on api and
+// its operator port on admin, paying a dead address with no chain to settle on (these tests
+// go as far as the 402), and the fleet on fresh ports; top is written above the [api] table,
+// fleetLines at the end of the [fleet] one.
+func writeGatewayConf(t *testing.T, dir, api, admin, top, fleetLines string) string {
+	t.Helper()
+	path := filepath.Join(dir, "gateway.toml")
+	writeConf(t, path, top+fmt.Sprintf(`[api]
+addr = %q
+base_url = "http://%s"
+[admin]
+addr = %q
+[payment]
+pay_to = "0x000000000000000000000000000000000000dEaD"
+[settle]
+rpc_url = "http://127.0.0.1:1"
+socket = %q
+[fleet]
+leaf_addr = %q
+enrol_addr = %q
+`, api, api, admin, filepath.Join(dir, "settle.sock"), freeport.Addr(t), freeport.Addr(t))+fleetLines)
+	return path
+}
+
+// joinCommand has the gateway configured in gwConf issue a token for box line-1, and returns
+// the join command it printed: the whole match, the gateway's enrolment URL and the token.
+func joinCommand(t *testing.T, gwConf string) []string {
+	t.Helper()
+	var printed strings.Builder
+	if err := gatewayToken(context.Background(), &printed, []string{"--config", gwConf, "--box", "line-1", "--ttl", "10m"}); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`appliance join --box line-1 --gateway (https://\S+) --token (\S+)`).FindStringSubmatch(printed.String())
+	if m == nil {
+		t.Fatalf("appliance gateway token printed no join command:\n%s", printed.String())
+	}
+	return m
 }
 
 func writeConf(t *testing.T, path, text string) {

@@ -144,7 +144,7 @@ func (f *testFleet) live() []string {
 
 func (f *testFleet) waitLive(names ...string) {
 	f.t.Helper()
-	waitFor(f.t, "boxes live: "+join(names), func() bool {
+	fleettest.WaitFor(f.t, "boxes live: "+join(names), func() bool {
 		live := f.live()
 		for _, n := range names {
 			if !slices.Contains(live, n) {
@@ -157,7 +157,7 @@ func (f *testFleet) waitLive(names ...string) {
 
 func (f *testFleet) waitGone(name string) {
 	f.t.Helper()
-	waitFor(f.t, name+" out of the rotation", func() bool { return !slices.Contains(f.live(), name) })
+	fleettest.WaitFor(f.t, name+" out of the rotation", func() bool { return !slices.Contains(f.live(), name) })
 }
 
 func (f *testFleet) do(route string, c registry.Constraints, req dispatch.Request) ([]byte, string, error) {
@@ -175,17 +175,6 @@ func join(names []string) string {
 		b.WriteString(n)
 	}
 	return b.String()
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("still waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func named(name string) box.Handler {
@@ -489,7 +478,7 @@ func TestBoxClosingLeavesAtOnce(t *testing.T) {
 	a := f.startBox("a", fleet.Exit{}, map[string]box.Handler{"lookup": named("a")})
 	f.waitLive("a")
 	a.Close()
-	waitFor(t, "a's entry deleted", func() bool {
+	fleettest.WaitFor(t, "a's entry deleted", func() bool {
 		_, err := f.kv.Get(t.Context(), "a")
 		return errors.Is(err, jetstream.ErrKeyNotFound)
 	})
@@ -509,7 +498,7 @@ func TestHubRestartKeepsTheRegistry(t *testing.T) {
 	}
 	// The boxes are back when a heartbeat newer than every one before the restart is in.
 	for _, name := range []string{"a", "b"} {
-		waitFor(t, name+"'s heartbeat after the restart", func() bool {
+		fleettest.WaitFor(t, name+"'s heartbeat after the restart", func() bool {
 			e, err := f.kv.Get(t.Context(), name)
 			return err == nil && e.Revision() > before.State.LastSeq
 		})

@@ -24,6 +24,7 @@ import (
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
 	"github.com/peage/appliance/internal/fleet/dispatch"
+	"github.com/peage/appliance/internal/fleet/fleettest"
 	"github.com/peage/appliance/internal/fleet/hub"
 	"github.com/peage/appliance/internal/fleet/registry"
 	"github.com/peage/appliance/internal/freeport"
@@ -104,7 +105,7 @@ func TestJoinAnExistingDeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	waitFor(t, "box a in the registry", func() bool { return len(view.Boxes()) == 1 })
+	fleettest.WaitFor(t, "box a in the registry", func() bool { return len(view.Boxes()) == 1 })
 	answer, boxName, err := d.Do(ctx, "lookup", registry.Constraints{}, dispatch.Request{Body: []byte("q")})
 	if err != nil || boxName != "a" || string(answer) != "a:q" {
 		t.Fatalf("%q from %q, %v", answer, boxName, err)

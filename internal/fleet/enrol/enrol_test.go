@@ -18,6 +18,7 @@ import (
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
 	"github.com/peage/appliance/internal/fleet/enrol"
+	"github.com/peage/appliance/internal/fleet/fleettest"
 	"github.com/peage/appliance/internal/fleet/hub"
 	"github.com/peage/appliance/internal/testclock"
 )
@@ -92,17 +93,6 @@ func join(t *testing.T, url string, tok fleet.EnrolToken, box string) (fleet.Cre
 
 func echo(_ context.Context, req []byte) ([]byte, error) { return req, nil }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("still waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // TestBoxJoinsWithItsToken: the box redeems its token over TLS (trusting the gateway by the
 // token's pin alone), joins with the key it made, and the token does not work for another key.
 func TestBoxJoinsWithItsToken(t *testing.T) {
@@ -130,7 +120,7 @@ func TestBoxJoinsWithItsToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	waitFor(t, "the enrolled box's leaf link", b.Connected)
+	fleettest.WaitFor(t, "the enrolled box's leaf link", b.Connected)
 
 	_, err = join(t, gw.url, tok, "line-1")
 	var refused *enrol.RefusedError

@@ -1,5 +1,5 @@
 // Package fleettest holds what the fleet's tests share: a box's line to the hub that a test
-// cuts and restores.
+// cuts and restores, and a wait for what the fleet does in the background.
 package fleettest
 
 import (

@@ -11,6 +11,7 @@ import (
 
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
+	"github.com/peage/appliance/internal/fleet/fleettest"
 	"github.com/peage/appliance/internal/fleet/hub"
 )
 
@@ -61,7 +62,7 @@ func TestCARotationKeepsBoxesLinked(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	waitFor(t, "the leaf link", b.Connected)
+	fleettest.WaitFor(t, "the leaf link", b.Connected)
 	old := h.CA().Signing
 
 	if err := h.SwitchCA(false); !errors.Is(err, hub.ErrNoStagedCA) {
@@ -72,7 +73,7 @@ func TestCARotationKeepsBoxesLinked(t *testing.T) {
 	}
 	next := h.CA().Next
 	both := slices.Sorted(slices.Values([]string{old, next}))
-	waitFor(t, "box-a trusting both CAs", func() bool {
+	fleettest.WaitFor(t, "box-a trusting both CAs", func() bool {
 		return slices.Equal(h.CA().Boxes["box-a"], both) && slices.Equal(kept.get(), both)
 	})
 	var behind *hub.BoxesBehindError
@@ -92,7 +93,7 @@ func TestCARotationKeepsBoxesLinked(t *testing.T) {
 	if err := h.Server().DisconnectClientByID(link); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "box-a's next link, verifying the new CA", func() bool { id := leafID(t, h); return id != 0 && id != link })
+	fleettest.WaitFor(t, "box-a's next link, verifying the new CA", func() bool { id := leafID(t, h); return id != 0 && id != link })
 	if got := call(t, h.Conn(), "box-a"); got != "echo:hi" {
 		t.Fatalf("answer %q", got)
 	}
@@ -100,7 +101,7 @@ func TestCARotationKeepsBoxesLinked(t *testing.T) {
 	// box-b still trusts the old CA alone: refused at the handshake.
 	refusedBefore := log.tlsFailures()
 	late := startBox(t, absent)
-	waitFor(t, "box-b's handshake refused", func() bool { return log.tlsFailures() > refusedBefore })
+	fleettest.WaitFor(t, "box-b's handshake refused", func() bool { return log.tlsFailures() > refusedBefore })
 	if late.Connected() {
 		t.Fatal("a box trusting only the old CA joined after the switch")
 	}
@@ -108,7 +109,7 @@ func TestCARotationKeepsBoxesLinked(t *testing.T) {
 	if err := h.RetireCA(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "box-a trusting the new CA alone", func() bool {
+	fleettest.WaitFor(t, "box-a trusting the new CA alone", func() bool {
 		return slices.Equal(h.CA().Boxes["box-a"], []string{next}) && slices.Equal(kept.get(), []string{next})
 	})
 }

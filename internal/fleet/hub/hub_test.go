@@ -20,6 +20,7 @@ import (
 
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
+	"github.com/peage/appliance/internal/fleet/fleettest"
 	"github.com/peage/appliance/internal/fleet/hub"
 )
 
@@ -97,22 +98,11 @@ func startBox(t *testing.T, creds fleet.Credentials) *box.Box {
 	return b
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("still waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // call asks box's echo route through the hub, as the gateway does.
 func call(t *testing.T, nc *nats.Conn, boxName string) string {
 	t.Helper()
 	var answer string
-	waitFor(t, "an answer from "+boxName, func() bool {
+	fleettest.WaitFor(t, "an answer from "+boxName, func() bool {
 		msg, err := nc.Request(fleet.BoxSubject(boxName, "echo"), []byte("hi"), time.Second)
 		if err != nil || msg.Header.Get(fleet.HeaderStatus) != fleet.StatusOK {
 			return false
@@ -134,7 +124,7 @@ func TestEnrolledBoxServesThroughItsLeafLink(t *testing.T) {
 		t.Fatalf("leaf URL %q is not TLS", creds.LeafURL)
 	}
 	b := startBox(t, creds)
-	waitFor(t, "the leaf link", b.Connected)
+	fleettest.WaitFor(t, "the leaf link", b.Connected)
 	if got := call(t, h.Conn(), "box-a"); got != "echo:hi" {
 		t.Fatalf("answer %q", got)
 	}
@@ -163,7 +153,7 @@ func TestUnknownNkeyIsRefused(t *testing.T) {
 	seed, _ := forged.Seed()
 	creds.Seed = string(seed)
 	b := startBox(t, creds)
-	waitFor(t, "the forged key's refusal", func() bool { return log.refusals() >= 2 })
+	fleettest.WaitFor(t, "the forged key's refusal", func() bool { return log.refusals() >= 2 })
 	if b.Connected() || h.Server().NumLeafNodes() != 0 {
 		t.Fatal("a box with an unknown nkey joined the hub")
 	}
@@ -177,15 +167,15 @@ func TestRevokedKeyIsCutAndRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	thief := startBox(t, stolen)
-	waitFor(t, "the leaf link", thief.Connected)
+	fleettest.WaitFor(t, "the leaf link", thief.Connected)
 	call(t, h.Conn(), "box-a")
 
 	if err := h.Revoke("box-a"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the revoked link's end", func() bool { return h.Server().NumLeafNodes() == 0 })
+	fleettest.WaitFor(t, "the revoked link's end", func() bool { return h.Server().NumLeafNodes() == 0 })
 	before := log.refusals()
-	waitFor(t, "the revoked key's refusal", func() bool { return log.refusals() >= before+2 })
+	fleettest.WaitFor(t, "the revoked key's refusal", func() bool { return log.refusals() >= before+2 })
 	if h.Server().NumLeafNodes() != 0 {
 		t.Fatal("a revoked key joined the hub again")
 	}
@@ -202,7 +192,7 @@ func TestRevokedKeyIsCutAndRefused(t *testing.T) {
 		t.Fatal("re-enrolment gave the same seed")
 	}
 	owner := startBox(t, fresh)
-	waitFor(t, "the new key's leaf link", owner.Connected)
+	fleettest.WaitFor(t, "the new key's leaf link", owner.Connected)
 	if thief.Connected() {
 		t.Fatal("the stolen key joined after re-enrolment")
 	}
@@ -234,7 +224,7 @@ func TestBoxKeyIsLimitedToItsOwnSubjects(t *testing.T) {
 		}
 	}
 	var accepted []string
-	waitFor(t, "box-a's interest at the hub", func() bool {
+	fleettest.WaitFor(t, "box-a's interest at the hub", func() bool {
 		leafz, err := h.Server().Leafz(&server.LeafzOptions{Subscriptions: true})
 		if err != nil || len(leafz.Leafs) != 1 {
 			return false
@@ -256,7 +246,7 @@ func TestBoxKeyIsLimitedToItsOwnSubjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first *nats.Msg
-	waitFor(t, "box-a's own heartbeat", func() bool {
+	fleettest.WaitFor(t, "box-a's own heartbeat", func() bool {
 		_ = nc.Publish(fleet.HeartbeatSubject("box-b"), []byte("forged"))
 		_ = nc.Publish(fleet.HeartbeatSubject("box-a"), []byte("own"))
 		m, err := beats.NextMsg(100 * time.Millisecond)
@@ -287,7 +277,7 @@ func rawLeaf(t *testing.T, creds fleet.Credentials, verify func(tls.ConnectionSt
 	}
 	srv.Start()
 	t.Cleanup(srv.Shutdown)
-	waitFor(t, "the raw leaf link to "+u.Host, func() bool { return srv.NumLeafNodes() > 0 })
+	fleettest.WaitFor(t, "the raw leaf link to "+u.Host, func() bool { return srv.NumLeafNodes() > 0 })
 	return srv
 }
 
@@ -305,7 +295,7 @@ func TestRevokeCutsTheLiveLinkAfterManyReconnects(t *testing.T) {
 	var last uint64
 	for range 17 { // 18 links: twice the 9 at which the hub prunes (maxLinks 8)
 		var id uint64
-		waitFor(t, "a new leaf link", func() bool {
+		fleettest.WaitFor(t, "a new leaf link", func() bool {
 			leafz, err := h.Server().Leafz(nil)
 			if err != nil || len(leafz.Leafs) != 1 || leafz.Leafs[0].ID == last {
 				return false
@@ -318,12 +308,12 @@ func TestRevokeCutsTheLiveLinkAfterManyReconnects(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "the link after the flaps", b.Connected)
+	fleettest.WaitFor(t, "the link after the flaps", b.Connected)
 	call(t, h.Conn(), "box-a")
 	if err := h.Revoke("box-a"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the revoked link's end", func() bool { return h.Server().NumLeafNodes() == 0 })
+	fleettest.WaitFor(t, "the revoked link's end", func() bool { return h.Server().NumLeafNodes() == 0 })
 }
 
 // TestLeafHostMustBeDialable: a hub listening on every address needs the names boxes dial it

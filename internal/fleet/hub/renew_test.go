@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peage/appliance/internal/fleet/fleettest"
 	"github.com/peage/appliance/internal/fleet/hub"
 	"github.com/peage/appliance/internal/testclock"
 )
@@ -53,10 +54,10 @@ func TestCertificateRenewsWithoutDroppingBoxes(t *testing.T) {
 		return leafz.Leafs[0].ID
 	}
 	var link uint64
-	waitFor(t, "the box's link", func() bool { link = linkID(); return link != 0 })
+	fleettest.WaitFor(t, "the box's link", func() bool { link = linkID(); return link != 0 })
 
 	clock.Add(45 * time.Minute)
-	waitFor(t, "the renewed certificate", func() bool { return h.Certificate().SerialNumber.Cmp(first.SerialNumber) != 0 })
+	fleettest.WaitFor(t, "the renewed certificate", func() bool { return h.Certificate().SerialNumber.Cmp(first.SerialNumber) != 0 })
 	renewed := h.Certificate()
 	if !renewed.NotAfter.After(first.NotAfter) || renewed.Issuer.String() != first.Issuer.String() ||
 		string(renewed.AuthorityKeyId) != string(first.AuthorityKeyId) {
@@ -70,7 +71,7 @@ func TestCertificateRenewsWithoutDroppingBoxes(t *testing.T) {
 	if err := h.Server().DisconnectClientByID(link); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the box's next link", func() bool { id := linkID(); return id != 0 && id != link })
+	fleettest.WaitFor(t, "the box's next link", func() bool { id := linkID(); return id != 0 && id != link })
 	mu.Lock()
 	defer mu.Unlock()
 	if last := served[len(served)-1]; last.SerialNumber.Cmp(renewed.SerialNumber) != 0 {

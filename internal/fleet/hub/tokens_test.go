@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/peage/appliance/internal/fleet"
+	"github.com/peage/appliance/internal/fleet/fleettest"
 	"github.com/peage/appliance/internal/fleet/hub"
 	"github.com/peage/appliance/internal/testclock"
 )
@@ -70,7 +71,7 @@ func TestTokenEnrolsOnce(t *testing.T) {
 	}
 	creds.Seed = seed
 	b := startBox(t, creds)
-	waitFor(t, "the leaf link of the enrolled key", b.Connected)
+	fleettest.WaitFor(t, "the leaf link of the enrolled key", b.Connected)
 	if got := call(t, h.Conn(), "box-a"); got != "echo:hi" {
 		t.Fatalf("answer %q", got)
 	}
@@ -178,5 +179,5 @@ func TestBoxKeyOnAClientConnectionIsRefused(t *testing.T) {
 		nc.Close()
 		t.Fatal("the box's key opened a client connection")
 	}
-	waitFor(t, "the hub's refusal", func() bool { return log.refusals() >= 1 })
+	fleettest.WaitFor(t, "the hub's refusal", func() bool { return log.refusals() >= 1 })
 }

@@ -14,6 +14,25 @@ import (
 	"github.com/peage/appliance/internal/freeport"
 )
 
+// startTunnelHub starts a hub on dir's state and store with a WireGuard device keyed gk,
+// whose boxes are told to reach it at gateway.example.net; the caller closes both.
+func startTunnelHub(t *testing.T, dir string, gk tunnel.Key) (*hub.Hub, *tunnel.Gateway) {
+	t.Helper()
+	g, err := tunnel.StartGateway(tunnel.GatewayConfig{PrivateKey: gk, Address: hub.TunnelNetwork.Addr().Next()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	h, err := hub.Start(ctx, hub.Config{StateDir: filepath.Join(dir, "state"), StoreDir: filepath.Join(dir, "store"),
+		LeafAddr: freeport.Addr(t), Tunnels: g, TunnelEndpoint: "gateway.example.net:51820"})
+	if err != nil {
+		g.Close()
+		t.Fatal(err)
+	}
+	return h, g
+}
+
 // TestTunnelPeersFollowEnrolment: enrolment gives each box its own key and tunnel address and
 // admits the key on the gateway's device; re-enrolling keeps the address and replaces the key;
 // revoking removes it; a restarted hub admits every enrolled box's key again.
@@ -23,21 +42,6 @@ func TestTunnelPeersFollowEnrolment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := func() (*hub.Hub, *tunnel.Gateway) {
-		t.Helper()
-		g, err := tunnel.StartGateway(tunnel.GatewayConfig{PrivateKey: gk, Address: hub.TunnelNetwork.Addr().Next()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		h, err := hub.Start(ctx, hub.Config{StateDir: filepath.Join(dir, "state"), StoreDir: filepath.Join(dir, "store"),
-			LeafAddr: freeport.Addr(t), Tunnels: g, TunnelEndpoint: "gateway.example.net:51820"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h, g
-	}
 	pub := func(w *fleet.WireGuard) tunnel.Key {
 		t.Helper()
 		k, err := tunnel.ParseKey(w.PrivateKey)
@@ -46,7 +50,7 @@ func TestTunnelPeersFollowEnrolment(t *testing.T) {
 		}
 		return k.PublicKey()
 	}
-	h, g := start()
+	h, g := startTunnelHub(t, dir, gk)
 	a, err := h.Enrol("a")
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +85,7 @@ func TestTunnelPeersFollowEnrolment(t *testing.T) {
 	h.Close()
 	g.Close()
 
-	h, g = start()
+	h, g = startTunnelHub(t, dir, gk)
 	defer h.Close()
 	defer g.Close()
 	if !g.HasPeer(pub(a2.WireGuard)) || g.HasPeer(pub(b.WireGuard)) {
@@ -107,18 +111,8 @@ func TestRedeemedTokenGivesATunnelPeer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := tunnel.StartGateway(tunnel.GatewayConfig{PrivateKey: gk, Address: hub.TunnelNetwork.Addr().Next()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, g := startTunnelHub(t, dir, gk)
 	defer g.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	h, err := hub.Start(ctx, hub.Config{StateDir: filepath.Join(dir, "state"), StoreDir: filepath.Join(dir, "store"),
-		LeafAddr: freeport.Addr(t), Tunnels: g, TunnelEndpoint: "gateway.example.net:51820"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer h.Close()
 	wgKey := func() tunnel.Key {
 		t.Helper()
