@@ -109,6 +109,7 @@ func TestRefusalsAtTheGateway(t *testing.T) {
 		{"no key", connectHead(""), http.StatusProxyAuthRequired, "Proxy-Authenticate"},
 		{"a key no box sold", connectHead("pkforged"), http.StatusProxyAuthRequired, "Proxy-Status"},
 		{"a head over 16 KiB", "CONNECT example.com:443 HTTP/1.1\r\nX-Pad: " + strings.Repeat("a", 17<<10) + "\r\n\r\n", http.StatusRequestHeaderFieldsTooLarge, "Proxy-Status"},
+		{"a malformed head (proxyd's parser)", "CONNECT example.com:443 HTTP/2.0\r\n\r\n", http.StatusBadRequest, "Proxy-Status"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, _, _ := ask(t, addr, tc.head)
