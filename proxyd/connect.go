@@ -69,7 +69,7 @@ func (s *Server) serveConn(ctx context.Context, c *net.TCPConn, client netip.Pre
 		return // closed meanwhile to make room for a newer connection
 	default:
 		_ = c.SetReadDeadline(timeZero)
-		m, th, target, ref = s.admit(ctx, h.Target, h.Auth, client.String())
+		m, th, target, ref = s.admit(ctx, h.Target, h.Auth, client)
 	}
 	// Decided (the target's name resolved too): no longer a pending connection.
 	done()

@@ -67,8 +67,7 @@ type Server struct {
 	pending atomic.Int64 // connections whose CONNECT is not decided yet (head read, checked, name resolved)
 	stats   stats
 
-	failMu   sync.Mutex
-	failures map[string]*failWindow
+	wrongKeys connecthead.WrongKeys
 
 	// probeKey authenticates the exit check's own trip through the proxy; it is never
 	// persisted and its bytes are not metered to anyone.
@@ -94,11 +93,6 @@ type stats struct {
 // admin socket without linking the proxy.
 type Stats = client.Stats
 
-type failWindow struct {
-	start time.Time
-	n     int
-}
-
 // New builds a server and loads every package from the store.
 func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
 	if err := cfg.validate(); err != nil {
@@ -109,7 +103,7 @@ func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: opts.Store, egress: opts.Egress, log: opts.Logger, now: opts.Now, ports: newPortRule(cfg),
-		meters: map[string]*meter{}, flushCh: make(chan *meter, 4096), failures: map[string]*failWindow{},
+		meters: map[string]*meter{}, flushCh: make(chan *meter, 4096),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -117,6 +111,7 @@ func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.wrongKeys.Limit, s.wrongKeys.Now = cfg.AuthFailuresPerMinute, s.now
 	s.copy, s.copyWhy = chooseCopyPath(cfg.CopyPath)
 	if s.copy == copySplice {
 		s.window = cfg.SpliceWindowBytes
@@ -298,13 +293,7 @@ func (s *Server) Sweep(ctx context.Context) {
 		}
 	}
 	s.mu.Unlock()
-	s.failMu.Lock()
-	for ip, w := range s.failures {
-		if now.Sub(w.start) > time.Minute {
-			delete(s.failures, ip)
-		}
-	}
-	s.failMu.Unlock()
+	s.wrongKeys.Sweep()
 }
 
 const onlyConnect = "This proxy only tunnels with CONNECT (HTTP and HTTPS through CONNECT). " +
@@ -318,34 +307,15 @@ func (s *Server) proxy() connecthead.Proxy {
 	return connecthead.Proxy{Name: "peage", Realm: s.cfg.Realm}
 }
 
-func (s *Server) authFailed(ip string) {
-	s.failMu.Lock()
-	defer s.failMu.Unlock()
-	now := s.now()
-	w := s.failures[ip]
-	if w == nil || now.Sub(w.start) > time.Minute {
-		w = &failWindow{start: now}
-		s.failures[ip] = w
-	}
-	w.n++
-}
-
-func (s *Server) throttled(ip string) bool {
-	s.failMu.Lock()
-	defer s.failMu.Unlock()
-	w := s.failures[ip]
-	return w != nil && s.cfg.AuthFailuresPerMinute > 0 && w.n >= s.cfg.AuthFailuresPerMinute && s.now().Sub(w.start) <= time.Minute
-}
-
-// admit decides a CONNECT to hostport with the Proxy-Authorization value auth from clientIP:
+// admit decides a CONNECT to hostport with the Proxy-Authorization value auth from client:
 // the key's meter (nil for the exit check's own probe), the target host and the checked
 // address to dial, or why not.
-func (s *Server) admit(ctx context.Context, hostport, auth, clientIP string) (*meter, string, netip.AddrPort, *refusal) {
+func (s *Server) admit(ctx context.Context, hostport, auth string, client netip.Prefix) (*meter, string, netip.AddrPort, *refusal) {
 	var none netip.AddrPort
 	refuse := func(status int, errName, msg string) (*meter, string, netip.AddrPort, *refusal) {
 		return nil, "", none, &refusal{Status: status, ErrName: errName, Msg: msg}
 	}
-	if s.throttled(clientIP) {
+	if s.wrongKeys.Throttled(client) {
 		s.stats.refusedAuth.Add(1)
 		return refuse(http.StatusTooManyRequests, "http_request_denied", "too many wrong keys from this address; wait a minute")
 	}
@@ -359,7 +329,7 @@ func (s *Server) admit(ctx context.Context, hostport, auth, clientIP string) (*m
 	}
 	if !probe && m == nil {
 		s.stats.refusedAuth.Add(1)
-		s.authFailed(clientIP)
+		s.wrongKeys.Add(client)
 		msg := "proxy key missing; use http://buyer:KEY@host:port"
 		if ok {
 			msg = "unknown proxy key"

@@ -54,16 +54,10 @@ var headPool = sync.Pool{New: func() any { b := make([]byte, connecthead.MaxByte
 
 // Port serves one listener.
 type Port struct {
-	cfg  Config
-	log  *slog.Logger
-	lim  *netlimit.Limiter
-	mu   sync.Mutex
-	fail map[netip.Prefix]*window
-}
-
-type window struct {
-	start time.Time
-	n     int
+	cfg       Config
+	log       *slog.Logger
+	lim       *netlimit.Limiter
+	wrongKeys connecthead.WrongKeys
 }
 
 // New checks cfg and fills its defaults.
@@ -86,7 +80,9 @@ func New(cfg Config) (*Port, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = obs.Discard()
 	}
-	return &Port{cfg: cfg, log: cfg.Logger.With(obs.KeyComponent, "proxyhop"), lim: netlimit.New(cfg.Limits), fail: map[netip.Prefix]*window{}}, nil
+	p := &Port{cfg: cfg, log: cfg.Logger.With(obs.KeyComponent, "proxyhop"), lim: netlimit.New(cfg.Limits)}
+	p.wrongKeys.Limit = cfg.WrongKeysPerMinute
+	return p, nil
 }
 
 // Serve accepts buyers on ln until ctx ends.
@@ -168,7 +164,7 @@ func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, s
 		refuse(c, http.StatusMethodNotAllowed, "", "This proxy only tunnels with CONNECT.")
 		return
 	}
-	if p.throttled(client) {
+	if p.wrongKeys.Throttled(client) {
 		refuse(c, http.StatusTooManyRequests, "http_request_denied", "too many wrong keys from this address; wait a minute")
 		return
 	}
@@ -183,7 +179,9 @@ func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, s
 	}
 	switch {
 	case !ok || errors.Is(err, ErrUnknownKey):
-		p.failed(client)
+		// The gateway has no sweeper: the old windows go as new wrong keys come.
+		p.wrongKeys.Sweep()
+		p.wrongKeys.Add(client)
 		msg := "unknown proxy key"
 		if !ok {
 			msg = "proxy key missing; use http://buyer:KEY@host:port"
@@ -214,29 +212,6 @@ func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, s
 		return
 	}
 	tunnel.Join(c, t)
-}
-
-func (p *Port) throttled(client netip.Prefix) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	w := p.fail[client]
-	return w != nil && w.n >= p.cfg.WrongKeysPerMinute && time.Since(w.start) <= time.Minute
-}
-
-func (p *Port) failed(client netip.Prefix) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for k, w := range p.fail {
-		if time.Since(w.start) > time.Minute {
-			delete(p.fail, k)
-		}
-	}
-	w := p.fail[client]
-	if w == nil {
-		w = &window{start: time.Now()}
-		p.fail[client] = w
-	}
-	w.n++
 }
 
 var tooManyPending = gateway.TooManyPending()
