@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/peage/appliance/internal/loopback"
 )
 
 var (
@@ -52,24 +54,10 @@ func startBox(t *testing.T, g *Gateway, k Key) *Box {
 // what it reads, then closes its side when the reader half-closes.
 func echoServer(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				_, _ = io.Copy(c, c)
-				_ = c.(*net.TCPConn).CloseWrite()
-			}()
-		}
-	}()
-	return ln.Addr().String()
+	return loopback.ServeT(t, func(c net.Conn) {
+		_, _ = io.Copy(c, c)
+		_ = c.(*net.TCPConn).CloseWrite()
+	})
 }
 
 // startEchoBox starts the box of key k behind g, its tunnel port 3128 forwarded to an echo
