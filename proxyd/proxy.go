@@ -3,9 +3,7 @@ package proxyd
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -21,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/peage/appliance/internal/connecthead"
 	"github.com/peage/appliance/internal/egress"
 	"github.com/peage/appliance/internal/netlimit"
 	"github.com/peage/appliance/internal/obs"
@@ -68,8 +67,7 @@ type Server struct {
 	pending atomic.Int64 // connections whose CONNECT is not decided yet (head read, checked, name resolved)
 	stats   stats
 
-	failMu   sync.Mutex
-	failures map[string]*failWindow
+	wrongKeys connecthead.WrongKeys
 
 	// probeKey authenticates the exit check's own trip through the proxy; it is never
 	// persisted and its bytes are not metered to anyone.
@@ -95,11 +93,6 @@ type stats struct {
 // admin socket without linking the proxy.
 type Stats = client.Stats
 
-type failWindow struct {
-	start time.Time
-	n     int
-}
-
 // New builds a server and loads every package from the store.
 func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
 	if err := cfg.validate(); err != nil {
@@ -110,7 +103,7 @@ func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: opts.Store, egress: opts.Egress, log: opts.Logger, now: opts.Now, ports: newPortRule(cfg),
-		meters: map[string]*meter{}, flushCh: make(chan *meter, 4096), failures: map[string]*failWindow{},
+		meters: map[string]*meter{}, flushCh: make(chan *meter, 4096),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -118,6 +111,7 @@ func New(ctx context.Context, cfg Config, opts Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.wrongKeys.Limit, s.wrongKeys.Now = cfg.AuthFailuresPerMinute, s.now
 	s.copy, s.copyWhy = chooseCopyPath(cfg.CopyPath)
 	if s.copy == copySplice {
 		s.window = cfg.SpliceWindowBytes
@@ -299,83 +293,43 @@ func (s *Server) Sweep(ctx context.Context) {
 		}
 	}
 	s.mu.Unlock()
-	s.failMu.Lock()
-	for ip, w := range s.failures {
-		if now.Sub(w.start) > time.Minute {
-			delete(s.failures, ip)
-		}
-	}
-	s.failMu.Unlock()
+	s.wrongKeys.Sweep()
 }
 
 const onlyConnect = "This proxy only tunnels with CONNECT (HTTP and HTTPS through CONNECT). " +
 	"Use it as an HTTPS proxy, e.g. curl --proxy http://buyer:KEY@host:port https://example.com/"
 
-// keyOf extracts the password of a Basic Proxy-Authorization header (the user name is
-// expected to be "buyer" but is not part of the secret).
-func keyOf(h string) (string, bool) {
-	scheme, cred, ok := strings.Cut(strings.TrimSpace(h), " ")
-	if !ok || !strings.EqualFold(scheme, "basic") {
-		return "", false
-	}
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred))
-	if err != nil {
-		return "", false
-	}
-	_, pass, ok := strings.Cut(string(raw), ":")
-	if !ok || pass == "" {
-		return "", false
-	}
-	return pass, true
+// refusal is a CONNECT answered with an error instead of a tunnel.
+type refusal = connecthead.Refusal
+
+// proxy is how this proxy names itself in its refusals.
+func (s *Server) proxy() connecthead.Proxy {
+	return connecthead.Proxy{Name: "peage", Realm: s.cfg.Realm}
 }
 
-func hashKey(key string) string {
-	h := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(h[:])
-}
-
-func (s *Server) authFailed(ip string) {
-	s.failMu.Lock()
-	defer s.failMu.Unlock()
-	now := s.now()
-	w := s.failures[ip]
-	if w == nil || now.Sub(w.start) > time.Minute {
-		w = &failWindow{start: now}
-		s.failures[ip] = w
-	}
-	w.n++
-}
-
-func (s *Server) throttled(ip string) bool {
-	s.failMu.Lock()
-	defer s.failMu.Unlock()
-	w := s.failures[ip]
-	return w != nil && s.cfg.AuthFailuresPerMinute > 0 && w.n >= s.cfg.AuthFailuresPerMinute && s.now().Sub(w.start) <= time.Minute
-}
-
-// admit decides a CONNECT to hostport with the Proxy-Authorization value auth from clientIP:
+// admit decides a CONNECT to hostport with the Proxy-Authorization value auth from client:
 // the key's meter (nil for the exit check's own probe), the target host and the checked
 // address to dial, or why not.
-func (s *Server) admit(ctx context.Context, hostport, auth, clientIP string) (*meter, string, netip.AddrPort, *refusal) {
+func (s *Server) admit(ctx context.Context, hostport, auth string, client netip.Prefix) (*meter, string, netip.AddrPort, *refusal) {
 	var none netip.AddrPort
 	refuse := func(status int, errName, msg string) (*meter, string, netip.AddrPort, *refusal) {
-		return nil, "", none, &refusal{status: status, errName: errName, msg: msg}
+		return nil, "", none, &refusal{Status: status, ErrName: errName, Msg: msg}
 	}
-	if s.throttled(clientIP) {
+	if s.wrongKeys.Throttled(client) {
 		s.stats.refusedAuth.Add(1)
 		return refuse(http.StatusTooManyRequests, "http_request_denied", "too many wrong keys from this address; wait a minute")
 	}
-	key, ok := keyOf(auth)
+	key, ok := connecthead.Key(auth)
 	var m *meter
 	probe := ok && subtle.ConstantTimeCompare([]byte(key), []byte(s.probeKey)) == 1
 	if ok && !probe {
 		s.mu.RLock()
-		m = s.meters[hashKey(key)]
+		m = s.meters[connecthead.KeyHash(key)]
 		s.mu.RUnlock()
 	}
 	if !probe && m == nil {
 		s.stats.refusedAuth.Add(1)
-		s.authFailed(clientIP)
+		s.wrongKeys.Add(client)
 		msg := "proxy key missing; use http://buyer:KEY@host:port"
 		if ok {
 			msg = "unknown proxy key"
@@ -461,21 +415,21 @@ func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.
 	cancel()
 	if err != nil {
 		s.stats.dialFailed.Add(1)
-		s.writeRefusal(conn, refusal{status: http.StatusBadGateway, errName: "destination_unavailable", msg: fmt.Sprintf("cannot connect to %s port %d", host, target.Port())})
+		s.proxy().Refuse(conn, refusal{Status: http.StatusBadGateway, ErrName: "destination_unavailable", Msg: fmt.Sprintf("cannot connect to %s port %d", host, target.Port())})
 		return
 	}
 	t := &tunnel{m: m, client: conn, target: tc, kernel: &s.stats.bytesKernel}
 	t.touch()
 	if err := m.addTunnel(t, s.now(), s.cfg.MaxTunnelsPerKey); err != nil {
 		_ = tc.Close()
-		r := refusal{status: http.StatusForbidden, errName: "http_request_denied", msg: err.Error()}
+		r := refusal{Status: http.StatusForbidden, ErrName: "http_request_denied", Msg: err.Error()}
 		if errors.Is(err, errTooMany) {
 			s.stats.refusedBusy.Add(1)
-			r.status, r.errName = http.StatusTooManyRequests, "connection_limit_reached"
+			r.Status, r.ErrName = http.StatusTooManyRequests, "connection_limit_reached"
 		} else {
 			s.stats.refusedEnded.Add(1)
 		}
-		s.writeRefusal(conn, r)
+		s.proxy().Refuse(conn, r)
 		return
 	}
 	defer m.removeTunnel(t)
@@ -483,7 +437,7 @@ func (s *Server) serveTunnel(conn net.Conn, m *meter, host string, target netip.
 		// Registered after Close shut the tunnels it found (a CONNECT accepted just before
 		// the shutdown): refused, never left running past it.
 		_ = tc.Close()
-		s.writeRefusal(conn, refusal{status: http.StatusServiceUnavailable, errName: "proxy_internal_response", msg: "the proxy is shutting down"})
+		s.proxy().Refuse(conn, refusal{Status: http.StatusServiceUnavailable, ErrName: "proxy_internal_response", Msg: "the proxy is shutting down"})
 		return
 	}
 	s.tunnels.Add(1)
@@ -514,8 +468,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 // tooManyPending answers a connection from a client (or network) with too many in their
 // CONNECT phase, so a buyer's client says why.
-var tooManyPending = []byte("HTTP/1.1 429 Too Many Requests\r\nProxy-Status: peage; error=connection_limit_reached; " +
-	"details=\"too many connections from this address have not sent a CONNECT yet\"\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+var tooManyPending = connecthead.Proxy{Name: "peage"}.TooManyPending()
 
 // bindProbe records where the exit check reaches this proxy.
 func (s *Server) bindProbe(ln net.Listener) {
@@ -589,7 +542,7 @@ func (s *Server) issueBytes(ctx context.Context, gb int, bytes int64) (string, P
 		return "", Package{}, err
 	}
 	now := s.now().UTC().Truncate(time.Second)
-	p := Package{ID: hashKey(key), GB: gb, Bytes: bytes, CreatedAt: now, ExpiresAt: now.AddDate(0, 0, s.cfg.ValidDays)}
+	p := Package{ID: connecthead.KeyHash(key), GB: gb, Bytes: bytes, CreatedAt: now, ExpiresAt: now.AddDate(0, 0, s.cfg.ValidDays)}
 	if err := s.store.Create(ctx, p); err != nil {
 		return "", Package{}, err
 	}
@@ -601,7 +554,7 @@ func (s *Server) issueBytes(ctx context.Context, gb int, bytes int64) (string, P
 
 // Revoke ends a package and closes its tunnels; unknown keys are not an error (idempotent).
 func (s *Server) Revoke(ctx context.Context, key string) error {
-	id := hashKey(key)
+	id := connecthead.KeyHash(key)
 	s.mu.RLock()
 	m := s.meters[id]
 	s.mu.RUnlock()
@@ -618,7 +571,7 @@ func (s *Server) Revoke(ctx context.Context, key string) error {
 // Usage reports a key's meter.
 func (s *Server) Usage(_ context.Context, key string) (*client.Usage, error) {
 	s.mu.RLock()
-	m := s.meters[hashKey(key)]
+	m := s.meters[connecthead.KeyHash(key)]
 	s.mu.RUnlock()
 	if m == nil {
 		return nil, &client.Error{Code: client.CodeUnknownKey, Message: "no package has this key"}

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peage/appliance/internal/connecthead"
 	"github.com/peage/appliance/internal/egress/egresstest"
 )
 
@@ -545,18 +546,6 @@ func TestQuotaCutUpload(t *testing.T) {
 	}
 }
 
-func FuzzKeyOf(f *testing.F) {
-	for _, s := range []string{"Basic YnV5ZXI6cGsxMjM=", "basic YnV5ZXI6cGsxMjM=", "Basic", "Bearer x", "Basic !!!", "Basic YnV5ZXI6", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, h string) {
-		key, ok := keyOf(h)
-		if ok && key == "" {
-			t.Fatalf("%q: ok with an empty key", h)
-		}
-	})
-}
-
 func FuzzSplitTarget(f *testing.F) {
 	for _, s := range []string{"example.com:443", "[::1]:443", "[::1:443", "a@b:443", "x:0", "x:65536", "[example.com]:443", "1.2.3.4:80"} {
 		f.Add(s)
@@ -681,7 +670,7 @@ func TestTunnelAfterCloseIsRefused(t *testing.T) {
 	e := newEnv(t, nil)
 	key := e.issue(1 << 20)
 	e.s.mu.RLock()
-	m := e.s.meters[hashKey(key)]
+	m := e.s.meters[connecthead.KeyHash(key)]
 	e.s.mu.RUnlock()
 	if m == nil {
 		t.Fatal("no meter for the issued key")

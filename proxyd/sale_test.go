@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peage/appliance/internal/connecthead"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/proxyd/client"
 )
@@ -322,7 +323,7 @@ func TestStartDevSellsOffline(t *testing.T) {
 	}
 	defer st.Close()
 	pkgs, _ := st.All(context.Background())
-	if len(pkgs) != 1 || pkgs[0].ID != hashKey(sale.Key) {
+	if len(pkgs) != 1 || pkgs[0].ID != connecthead.KeyHash(sale.Key) {
 		t.Fatalf("packages after restart: %+v", pkgs)
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/peage/appliance/internal/fleet/registry"
 	"github.com/peage/appliance/internal/fleet/tunnel"
 	"github.com/peage/appliance/internal/freeport"
+	"github.com/peage/appliance/internal/loopback"
 	"github.com/peage/appliance/internal/obs"
 	"github.com/peage/appliance/proxyd"
 	"github.com/peage/appliance/proxyd/client"
@@ -234,38 +235,25 @@ func (f *proxyFleet) buyHeader(q url.Values) (int, proxyroutes.Sale, []byte, htt
 // echoTarget is the site a buyer tunnels to: it sends back every byte it reads.
 func echoTarget(t *testing.T) (string, *atomic.Int64) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
 	var read atomic.Int64
-	go func() {
+	addr := loopback.ServeT(t, func(c net.Conn) {
+		defer c.Close()
+		buf := make([]byte, 32<<10)
 		for {
-			c, err := ln.Accept()
+			n, err := c.Read(buf)
+			read.Add(int64(n))
+			if n > 0 {
+				if _, werr := c.Write(buf[:n]); werr != nil {
+					return
+				}
+			}
 			if err != nil {
+				_ = c.(*net.TCPConn).CloseWrite()
 				return
 			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 32<<10)
-				for {
-					n, err := c.Read(buf)
-					read.Add(int64(n))
-					if n > 0 {
-						if _, werr := c.Write(buf[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						_ = c.(*net.TCPConn).CloseWrite()
-						return
-					}
-				}
-			}()
 		}
-	}()
-	return ln.Addr().String(), &read
+	})
+	return addr, &read
 }
 
 // connect opens a tunnel to target through proxyAddr with key; the status of the answer, and

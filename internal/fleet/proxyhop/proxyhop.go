@@ -6,22 +6,16 @@
 package proxyhop
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/peage/appliance/internal/connecthead"
 	"github.com/peage/appliance/internal/fleet/tunnel"
 	"github.com/peage/appliance/internal/netlimit"
 	"github.com/peage/appliance/internal/obs"
@@ -48,27 +42,22 @@ type Config struct {
 	Logger             *slog.Logger
 }
 
-// KeyHash is how a package key is known to the gateway: its SHA-256 in hex, as proxyd keeps it.
-func KeyHash(key string) string {
-	h := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(h[:])
-}
+// KeyHash is how a package key is known to the gateway: its hash, as proxyd keeps it.
+func KeyHash(key string) string { return connecthead.KeyHash(key) }
 
-// maxHead bounds a CONNECT head, as proxyd does.
-const maxHead = 16 << 10
+// gateway is how the gateway names itself in its refusals.
+var gateway = connecthead.Proxy{Name: "peage-gateway", Realm: "peage"}
+
+// headPool holds the buffers heads are read into; a buffer goes back once the head and what
+// followed it are copied behind the PROXY line.
+var headPool = sync.Pool{New: func() any { b := make([]byte, connecthead.MaxBytes); return &b }}
 
 // Port serves one listener.
 type Port struct {
-	cfg  Config
-	log  *slog.Logger
-	lim  *netlimit.Limiter
-	mu   sync.Mutex
-	fail map[netip.Prefix]*window
-}
-
-type window struct {
-	start time.Time
-	n     int
+	cfg       Config
+	log       *slog.Logger
+	lim       *netlimit.Limiter
+	wrongKeys connecthead.WrongKeys
 }
 
 // New checks cfg and fills its defaults.
@@ -91,7 +80,9 @@ func New(cfg Config) (*Port, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = obs.Discard()
 	}
-	return &Port{cfg: cfg, log: cfg.Logger.With(obs.KeyComponent, "proxyhop"), lim: netlimit.New(cfg.Limits), fail: map[netip.Prefix]*window{}}, nil
+	p := &Port{cfg: cfg, log: cfg.Logger.With(obs.KeyComponent, "proxyhop"), lim: netlimit.New(cfg.Limits)}
+	p.wrongKeys.Limit = cfg.WrongKeysPerMinute
+	return p, nil
 }
 
 // Serve accepts buyers on ln until ctx ends.
@@ -151,27 +142,33 @@ func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, s
 	}
 	defer release()
 	_ = c.SetReadDeadline(time.Now().Add(p.cfg.HeaderTimeout))
-	head, err := readHead(c)
-	if err != nil {
-		if errors.Is(err, errTooLarge) {
-			refuse(c, http.StatusRequestHeaderFieldsTooLarge, "http_request_error", "request head too large")
-		}
+	bp := headPool.Get().(*[]byte)
+	h, read, err := connecthead.Read(c, *bp)
+	// The box's forwarder reads the buyer's address (a PROXY line), then its proxyd reads the
+	// buyer's own head (and what followed it) and answers it.
+	toBox := append(tunnel.ProxyLine(c.RemoteAddr(), c.LocalAddr()), read...)
+	headPool.Put(bp)
+	switch {
+	case errors.Is(err, connecthead.ErrTooLarge):
+		refuse(c, http.StatusRequestHeaderFieldsTooLarge, "http_request_error", "request head too large")
+		return
+	case errors.Is(err, connecthead.ErrMalformed):
+		refuse(c, http.StatusBadRequest, "http_request_error", "malformed request")
+		return
+	case err != nil:
 		_ = c.Close()
 		return
 	}
 	_ = c.SetReadDeadline(time.Time{})
-	method, auth := parseHead(head)
-	if method != http.MethodConnect {
+	if h.Method != http.MethodConnect {
 		refuse(c, http.StatusMethodNotAllowed, "", "This proxy only tunnels with CONNECT.")
-		_ = c.Close()
 		return
 	}
-	if p.throttled(client) {
+	if p.wrongKeys.Throttled(client) {
 		refuse(c, http.StatusTooManyRequests, "http_request_denied", "too many wrong keys from this address; wait a minute")
-		_ = c.Close()
 		return
 	}
-	key, ok := keyOf(auth)
+	key, ok := connecthead.Key(h.Auth)
 	if ok && !slot.Busy(true) {
 		_ = c.Close() // closed meanwhile to make room for a newer connection
 		return
@@ -182,17 +179,17 @@ func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, s
 	}
 	switch {
 	case !ok || errors.Is(err, ErrUnknownKey):
-		p.failed(client)
+		// The gateway has no sweeper: the old windows go as new wrong keys come.
+		p.wrongKeys.Sweep()
+		p.wrongKeys.Add(client)
 		msg := "unknown proxy key"
 		if !ok {
 			msg = "proxy key missing; use http://buyer:KEY@host:port"
 		}
 		refuse(c, http.StatusProxyAuthRequired, "http_request_denied", msg)
-		_ = c.Close()
 		return
 	case err != nil:
 		refuse(c, http.StatusBadGateway, "proxy_internal_error", "the package's box cannot be found right now; retry shortly")
-		_ = c.Close()
 		return
 	}
 	dctx, cancel := context.WithTimeout(ctx, p.cfg.DialTimeout)
@@ -202,7 +199,6 @@ func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, s
 	if err != nil {
 		p.log.LogAttrs(ctx, slog.LevelWarn, "proxyhop: box unreachable", slog.String(obs.KeyAddr, box.String()), slog.String(obs.KeyErr, err.Error()))
 		refuse(c, http.StatusBadGateway, "destination_unavailable", "the package's box does not answer through the fleet's tunnel; nothing was counted")
-		_ = c.Close()
 		return
 	}
 	if !live.Add(t) {
@@ -210,9 +206,7 @@ func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, s
 		return
 	}
 	defer live.Remove(t)
-	// The box's forwarder reads the buyer's address (a PROXY line), then its proxyd reads the
-	// buyer's own head (and what followed it) and answers it.
-	if _, err := t.Write(append(tunnel.ProxyLine(c.RemoteAddr(), c.LocalAddr()), head...)); err != nil {
+	if _, err := t.Write(toBox); err != nil {
 		_ = t.Close()
 		_ = c.Close()
 		return
@@ -220,110 +214,10 @@ func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, s
 	tunnel.Join(c, t)
 }
 
-func (p *Port) throttled(client netip.Prefix) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	w := p.fail[client]
-	return w != nil && w.n >= p.cfg.WrongKeysPerMinute && time.Since(w.start) <= time.Minute
-}
+var tooManyPending = gateway.TooManyPending()
 
-func (p *Port) failed(client netip.Prefix) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for k, w := range p.fail {
-		if time.Since(w.start) > time.Minute {
-			delete(p.fail, k)
-		}
-	}
-	w := p.fail[client]
-	if w == nil {
-		w = &window{start: time.Now()}
-		p.fail[client] = w
-	}
-	w.n++
-}
-
-var errTooLarge = errors.New("head too large")
-
-var tooManyPending = []byte("HTTP/1.1 429 Too Many Requests\r\nProxy-Status: peage-gateway; error=connection_limit_reached; " +
-	"details=\"too many connections from this address have not sent a CONNECT yet\"\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
-
-// readHead reads up to the end of the request head, and returns every byte read (the head and
-// what the buyer sent after it without waiting for the 200).
-func readHead(c net.Conn) ([]byte, error) {
-	buf := make([]byte, 0, 1024)
-	for {
-		if len(buf) == cap(buf) {
-			if cap(buf) >= maxHead {
-				return nil, errTooLarge
-			}
-			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
-		}
-		n, err := c.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if i := bytes.Index(buf, []byte("\r\n\r\n")); i >= 0 {
-			if i > maxHead {
-				return nil, errTooLarge
-			}
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-}
-
-// parseHead returns the request's method and its Proxy-Authorization value.
-func parseHead(head []byte) (method, auth string) {
-	end := bytes.Index(head, []byte("\r\n\r\n"))
-	lines := strings.Split(string(head[:end]), "\r\n")
-	method, _, _ = strings.Cut(strings.TrimLeft(lines[0], "\r\n"), " ")
-	for _, l := range lines[1:] {
-		name, value, ok := strings.Cut(l, ":")
-		if ok && strings.EqualFold(strings.TrimSpace(name), "Proxy-Authorization") {
-			auth = strings.TrimSpace(value)
-		}
-	}
-	return method, auth
-}
-
-// keyOf extracts the password of a Basic Proxy-Authorization value, as proxyd does.
-func keyOf(h string) (string, bool) {
-	scheme, cred, ok := strings.Cut(strings.TrimSpace(h), " ")
-	if !ok || !strings.EqualFold(scheme, "basic") {
-		return "", false
-	}
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred))
-	if err != nil {
-		return "", false
-	}
-	_, pass, ok := strings.Cut(string(raw), ":")
-	return pass, ok && pass != ""
-}
-
-// refuse answers a refusal the way proxyd does (Proxy-Status, and Proxy-Authenticate on 407).
+// refuse answers a refusal the way proxyd does, and closes c.
 func refuse(c net.Conn, status int, errName, msg string) {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n", status, http.StatusText(status))
-	if status == http.StatusMethodNotAllowed {
-		b.WriteString("Allow: CONNECT\r\n")
-	}
-	if errName != "" {
-		fmt.Fprintf(&b, "Proxy-Status: peage-gateway; error=%s; details=%q\r\n", errName, msg)
-	}
-	if status == http.StatusProxyAuthRequired {
-		b.WriteString("Proxy-Authenticate: Basic realm=\"peage\"\r\n")
-	}
-	fmt.Fprintf(&b, "Connection: close\r\nContent-Length: %d\r\n\r\n%s\n", len(msg)+1, msg)
-	_ = c.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	if _, err := c.Write(b.Bytes()); err != nil {
-		return
-	}
-	// As proxyd does: what the buyer still sends is read a moment, so that closing with
-	// unread input does not reset the connection before the answer is read.
-	if tc, ok := c.(*net.TCPConn); ok {
-		_ = tc.CloseWrite()
-		_ = c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
-		_, _ = io.Copy(io.Discard, io.LimitReader(c, 256<<10))
-	}
+	gateway.Refuse(c, connecthead.Refusal{Status: status, ErrName: errName, Msg: msg})
+	_ = c.Close()
 }

@@ -10,35 +10,24 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/peage/appliance/internal/loopback"
 )
 
 // box is the stand-in for a box's proxyd behind the tunnel: it records the bytes it receives
 // and answers a 200, then echoes.
 func box(t *testing.T) (netip.AddrPort, chan string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
 	heads := make(chan string, 8)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 64<<10)
-				n, _ := c.Read(buf)
-				heads <- string(buf[:n])
-				_, _ = io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
-				_, _ = io.Copy(c, c)
-			}()
-		}
-	}()
-	return netip.MustParseAddrPort(ln.Addr().String()), heads
+	addr := loopback.ServeT(t, func(c net.Conn) {
+		defer c.Close()
+		buf := make([]byte, 64<<10)
+		n, _ := c.Read(buf)
+		heads <- string(buf[:n])
+		_, _ = io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
+		_, _ = io.Copy(c, c)
+	})
+	return netip.MustParseAddrPort(addr), heads
 }
 
 const goodKey = "pk0123456789"
@@ -109,6 +98,7 @@ func TestRefusalsAtTheGateway(t *testing.T) {
 		{"no key", connectHead(""), http.StatusProxyAuthRequired, "Proxy-Authenticate"},
 		{"a key no box sold", connectHead("pkforged"), http.StatusProxyAuthRequired, "Proxy-Status"},
 		{"a head over 16 KiB", "CONNECT example.com:443 HTTP/1.1\r\nX-Pad: " + strings.Repeat("a", 17<<10) + "\r\n\r\n", http.StatusRequestHeaderFieldsTooLarge, "Proxy-Status"},
+		{"a malformed head (proxyd's parser)", "CONNECT example.com:443 HTTP/2.0\r\n\r\n", http.StatusBadRequest, "Proxy-Status"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, _, _ := ask(t, addr, tc.head)

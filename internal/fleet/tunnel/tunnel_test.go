@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/peage/appliance/internal/loopback"
 )
 
 var (
@@ -52,24 +54,24 @@ func startBox(t *testing.T, g *Gateway, k Key) *Box {
 // what it reads, then closes its side when the reader half-closes.
 func echoServer(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return loopback.ServeT(t, func(c net.Conn) {
+		_, _ = io.Copy(c, c)
+		_ = c.(*net.TCPConn).CloseWrite()
+	})
+}
+
+// startEchoBox starts the box of key k behind g, its tunnel port 3128 forwarded to an echo
+// server until the test ends.
+func startEchoBox(t *testing.T, g *Gateway, k Key) *Box {
+	t.Helper()
+	b := startBox(t, g, k)
+	ln, err := b.Listen(3128)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				_, _ = io.Copy(c, c)
-				_ = c.(*net.TCPConn).CloseWrite()
-			}()
-		}
-	}()
-	return ln.Addr().String()
+	target := echoServer(t)
+	go func() { _ = Forward(t.Context(), ln, target, nil) }()
+	return b
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -92,17 +94,10 @@ func TestBoxDialsOutAndServesThroughTheTunnel(t *testing.T) {
 	if err := g.SetPeer(bk.PublicKey(), boxAddr); err != nil {
 		t.Fatal(err)
 	}
-	b := startBox(t, g, bk)
-	ln, err := b.Listen(3128)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = Forward(ctx, ln, echoServer(t), nil) }()
+	b := startEchoBox(t, g, bk)
 	waitFor(t, "the box's handshake", func() bool { return g.Handshaked(bk.PublicKey()) && b.Handshaked(g.PublicKey()) })
 
-	dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
+	dctx, dcancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer dcancel()
 	c, err := g.Dial(dctx, netip.AddrPortFrom(boxAddr, 3128))
 	if err != nil {
@@ -164,16 +159,9 @@ func TestForgedOrRevokedKeyGetsNothingThrough(t *testing.T) {
 	forged.Close()
 
 	// The enrolled box works, then is revoked.
-	b := startBox(t, g, enrolled)
-	ln2, err := b.Listen(3128)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	go func() { _ = Forward(ctx, ln2, echoServer(t), nil) }()
+	startEchoBox(t, g, enrolled)
 	waitFor(t, "the enrolled box's handshake", func() bool { return g.Handshaked(enrolled.PublicKey()) })
-	c, err := g.Dial(ctx, netip.AddrPortFrom(boxAddr, 3128))
+	c, err := g.Dial(t.Context(), netip.AddrPortFrom(boxAddr, 3128))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,14 +208,8 @@ func TestBoxComesBackAfterTheGatewayRestarts(t *testing.T) {
 	if err := g1.SetPeer(bk.PublicKey(), boxAddr); err != nil {
 		t.Fatal(err)
 	}
-	b := startBox(t, g1, bk)
-	ln, err := b.Listen(3128)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = Forward(ctx, ln, echoServer(t), nil) }()
+	b := startEchoBox(t, g1, bk)
+	ctx := t.Context()
 	var linked atomic.Bool
 	linked.Store(true)
 	seenDown := make(chan struct{}, 1)

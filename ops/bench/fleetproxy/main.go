@@ -29,6 +29,7 @@ import (
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/proxyhop"
 	"github.com/peage/appliance/internal/fleet/tunnel"
+	"github.com/peage/appliance/internal/loopback"
 	"github.com/peage/appliance/proxyd"
 )
 
@@ -170,31 +171,22 @@ func bulk(proxyAddr, key, target string, n int64) float64 {
 
 // startTarget serves the bulk downloads: 8 bytes of length asked, then that many bytes.
 func startTarget() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	check(err)
 	buf := make([]byte, 256<<10)
-	go func() {
-		for {
-			c, err := ln.Accept()
+	ln, err := loopback.Serve(func(c net.Conn) {
+		defer c.Close()
+		var req [8]byte
+		if _, err := io.ReadFull(c, req[:]); err != nil {
+			return
+		}
+		for left := int64(binary.BigEndian.Uint64(req[:])); left > 0; {
+			k, err := c.Write(buf[:min(left, int64(len(buf)))])
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				var req [8]byte
-				if _, err := io.ReadFull(c, req[:]); err != nil {
-					return
-				}
-				for left := int64(binary.BigEndian.Uint64(req[:])); left > 0; {
-					k, err := c.Write(buf[:min(left, int64(len(buf)))])
-					if err != nil {
-						return
-					}
-					left -= int64(k)
-				}
-			}()
+			left -= int64(k)
 		}
-	}()
+	})
+	check(err)
 	return ln.Addr().String()
 }
 

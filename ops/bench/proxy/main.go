@@ -47,6 +47,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/peage/appliance/internal/loopback"
 	"github.com/peage/appliance/ops/benchutil"
 	"github.com/peage/appliance/proxyd"
 )
@@ -582,49 +583,36 @@ func rss(pid int) (int64, error) {
 // receiver on a 1 Gbit/s line reads at once after coalescing. A connection that asks for one
 // byte stays open after it, which is what an idle tunnel needs.
 func startSink() (net.Listener, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
 	buf := make([]byte, 256<<10)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
+	return loopback.Serve(func(c net.Conn) {
+		defer c.Close()
+		br := bufio.NewReaderSize(c, 64)
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return
+		}
+		var n, rate int64
+		_, _ = fmt.Sscanf(strings.TrimSpace(line), "down %d %d", &n, &rate)
+		idle := n == 1
+		chunk := int64(len(buf))
+		if rate > 0 {
+			chunk = 16 << 10
+		}
+		start, sent := time.Now(), int64(0)
+		for sent < n {
+			k := min(n-sent, chunk)
+			if _, err := c.Write(buf[:k]); err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReaderSize(c, 64)
-				line, err := br.ReadString('\n')
-				if err != nil {
-					return
-				}
-				var n, rate int64
-				_, _ = fmt.Sscanf(strings.TrimSpace(line), "down %d %d", &n, &rate)
-				idle := n == 1
-				chunk := int64(len(buf))
-				if rate > 0 {
-					chunk = 16 << 10
-				}
-				start, sent := time.Now(), int64(0)
-				for sent < n {
-					k := min(n-sent, chunk)
-					if _, err := c.Write(buf[:k]); err != nil {
-						return
-					}
-					sent += k
-					if rate > 0 {
-						time.Sleep(time.Until(start.Add(time.Duration(float64(sent) / float64(rate) * float64(time.Second)))))
-					}
-				}
-				if idle {
-					_, _ = io.Copy(io.Discard, br)
-				}
-			}()
+			sent += k
+			if rate > 0 {
+				time.Sleep(time.Until(start.Add(time.Duration(float64(sent) / float64(rate) * float64(time.Second)))))
+			}
 		}
-	}()
-	return ln, nil
+		if idle {
+			_, _ = io.Copy(io.Discard, br)
+		}
+	})
 }
 
 type proc struct {
