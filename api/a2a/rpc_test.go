@@ -175,15 +175,7 @@ func TestTaskLifecycleWithoutSettlement(t *testing.T) {
 // A2A-Extensions to activate x402), so a browser agent's preflight must allow both.
 func TestBrowserPreflightAllowsTheA2AHeaders(t *testing.T) {
 	h := startUnpaid(t)
-	req, _ := http.NewRequest("OPTIONS", h.BaseURL+"/a2a", nil)
-	req.Header.Set("Origin", "https://agent.example")
-	req.Header.Set("Access-Control-Request-Method", "POST")
-	req.Header.Set("Access-Control-Request-Headers", "a2a-version,a2a-extensions,content-type")
-	resp, err := h.Client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := h.Preflight(t, "POST", "/a2a", "a2a-version,a2a-extensions,content-type")
 	allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
 	for _, name := range []string{"a2a-version", "a2a-extensions", "content-type"} {
 		if !strings.Contains(allowed, name) {
