@@ -454,23 +454,6 @@ func (f *Facilitator) pollPayers(ctx context.Context) error {
 	return f.syncPayers(ctx, hdr, true)
 }
 
-// payerLoop polls the payer view every interval until ctx ends; a failed poll leaves the view
-// to age past its lag bound, and reservations read the chain meanwhile.
-func (f *Facilitator) payerLoop(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if err := f.pollPayers(ctx); err != nil && ctx.Err() == nil {
-			f.log.Warn("payer view not updated; exact payments read the chain", keyErr, err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
 // watchKeyOf is the view's key of a ledger payment ID (payer:nonce).
 func watchKeyOf(id string) nonceKey {
 	payer, nonce, _ := strings.Cut(id, ":")
