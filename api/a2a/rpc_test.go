@@ -37,6 +37,12 @@ func startUnpaid(t *testing.T) *apitest.Harness {
 	if err := french.Bind(cat); err != nil {
 		t.Fatal(err)
 	}
+	return serveUnpaid(t, cat)
+}
+
+// serveUnpaid serves cat and its A2A endpoint with the verifying gate but no facilitator.
+func serveUnpaid(t *testing.T, cat *catalog.Catalog) *apitest.Harness {
+	t.Helper()
 	pay := paywall.DefaultConfig()
 	pay.PayTo = apitest.TestPayTo
 	h := apitest.Start(t, cat, apitest.Options{Gate: paywall.New(pay, paywall.DefaultPolicy(), nil, paywall.GateOptions{}), Pay: pay})
@@ -207,12 +213,7 @@ func TestArtifactCarriesTheBodyDelivered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pay := paywall.DefaultConfig()
-	pay.PayTo = apitest.TestPayTo
-	h := apitest.Start(t, cat, apitest.Options{Gate: paywall.New(pay, paywall.DefaultPolicy(), nil, paywall.GateOptions{}), Pay: pay})
-	if err := a2a.New(cat, h.Server, h.Server, a2a.Options{BaseURL: h.BaseURL}).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
+	h := serveUnpaid(t, cat)
 	for name, raw := range bodies {
 		t.Run(name, func(t *testing.T) {
 			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": map[string]any{"message": map[string]any{
