@@ -310,8 +310,8 @@ func (f *Facilitator) syncPayers(ctx context.Context, hdr *types.Header, own boo
 		}
 	}
 	v.mu.Unlock()
-	n := hdr.Number.Uint64()
-	if n == head && hdr.Hash() == headHash {
+	n, hash := hdr.Number.Uint64(), hdr.Hash()
+	if n == head && hash == headHash {
 		v.mu.Lock()
 		v.polledAt = started
 		v.mu.Unlock()
@@ -390,7 +390,7 @@ func (f *Facilitator) syncPayers(ctx context.Context, hdr *types.Header, own boo
 			}
 		}
 	}
-	v.head, v.headHash, v.polledAt = n, hdr.Hash(), started
+	v.head, v.headHash, v.polledAt = n, hash, started
 	return nil
 }
 
