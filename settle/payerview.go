@@ -330,7 +330,7 @@ func (f *Facilitator) syncPayers(ctx context.Context, hdr *types.Header, own boo
 	}
 	var logs []types.Log
 	if !restart && len(followed) > 0 {
-		slices.SortFunc(followed, func(a, b common.Address) int { return strings.Compare(a.Hex(), b.Hex()) })
+		slices.SortFunc(followed, common.Address.Cmp)
 		topics := make([]common.Hash, len(followed))
 		for i, p := range followed {
 			topics[i] = common.BytesToHash(p[:])
