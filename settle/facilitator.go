@@ -198,14 +198,14 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
-			f.payerLoop(qctx, o.ViewPoll)
+			f.pollEvery(qctx, o.ViewPoll, f.pollPayers, "payer view not updated; exact payments read the chain")
 		}()
 	}
 	if o.ViewPoll > 0 && f.BatchEnabled() {
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
-			f.viewLoop(qctx, o.ViewPoll)
+			f.pollEvery(qctx, o.ViewPoll, f.syncView, "channel view not updated; vouchers read the chain")
 		}()
 	}
 	f.wake()

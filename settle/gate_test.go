@@ -32,6 +32,7 @@ import (
 	"github.com/peage/appliance/settle/exact"
 	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/pay"
+	"github.com/peage/appliance/settle/settletest"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -84,20 +85,7 @@ func newWorld(t *testing.T, policy paywall.Policy) *world {
 func newWorldWith(t *testing.T, policy paywall.Policy, standard bool, extra ...catalog.Entry) *world {
 	t.Helper()
 	testenv.NeedsChain(t)
-	ctx := context.Background()
-	dev, err := settle.StartDev(ctx, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := dev.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	fc, err := client.New(dev.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, fc := settletest.StartDev(t)
 	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName, TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 60}
 	var f paywall.Facilitator = fc
 	if standard {

@@ -45,6 +45,19 @@ type heldWorld struct {
 	hang  *hangRoute
 }
 
+// transact sends data to the contract c from key and waits for it to be mined, as the payer's
+// wallet would outside this server; what names the transaction in a failure.
+func (hw *heldWorld) transact(t *testing.T, key *ecdsa.PrivateKey, c *bind.BoundContract, data []byte, what string) {
+	t.Helper()
+	tx, err := bind.Transact(c, bind.NewKeyedTransactor(key, big.NewInt(devchain.ChainID)), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := bind.WaitMined(context.Background(), hw.ch.Client(), tx.Hash()); err != nil || r.Status != 1 {
+		t.Fatalf("%s: %v %+v", what, err, r)
+	}
+}
+
 // hangRoute is a paid route whose call waits for release (the route's deadline is 30 s).
 type hangRoute struct {
 	entered chan struct{}
@@ -234,14 +247,8 @@ func TestVoucherRefusedWhenWithdrawalCanFinalizeFirst(t *testing.T) {
 	// The payer starts a timed withdrawal of everything unclaimed (50 × price: nothing is
 	// claimed yet).
 	sc := usdc.NewX402BatchSettlement()
-	payerTx := bind.NewKeyedTransactor(hw.ch.Payer, big.NewInt(devchain.ChainID))
-	tx, err := bind.Transact(sc.Instance(hw.ch.Client(), batch.SettlementAddress), payerTx, sc.PackInitiateWithdraw(boundConfig(&pc.Config), big.NewInt(50*price)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, err := bind.WaitMined(ctx, hw.ch.Client(), tx.Hash()); err != nil || r.Status != 1 {
-		t.Fatalf("initiateWithdraw: %v %+v", err, r)
-	}
+	settlement := sc.Instance(hw.ch.Client(), batch.SettlementAddress)
+	hw.transact(t, hw.ch.Payer, settlement, sc.PackInitiateWithdraw(boundConfig(&pc.Config), big.NewInt(50*price)), "initiateWithdraw")
 	// Fifteen minutes from finalizing: the claimer has the time to claim this call's charge.
 	if a := hw.batchCall(t, "/v1/test/echo", payload(t)(pc.Voucher(4*price))); a.status != 200 {
 		t.Fatalf("voucher while the withdrawal is far from finalizing: %d %s", a.status, a.body)
@@ -256,13 +263,7 @@ func TestVoucherRefusedWhenWithdrawalCanFinalizeFirst(t *testing.T) {
 	a := hw.batchCall(t, "/v1/test/echo", payload(t)(pc.Voucher(5*price)))
 
 	// The payer finalizes; the next claim round finds every answered call claimed.
-	tx, err = bind.Transact(sc.Instance(hw.ch.Client(), batch.SettlementAddress), payerTx, sc.PackFinalizeWithdraw(boundConfig(&pc.Config)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, err := bind.WaitMined(ctx, hw.ch.Client(), tx.Hash()); err != nil || r.Status != 1 {
-		t.Fatalf("finalizeWithdraw: %v %+v", err, r)
-	}
+	hw.transact(t, hw.ch.Payer, settlement, sc.PackFinalizeWithdraw(boundConfig(&pc.Config)), "finalizeWithdraw")
 	if _, err := hw.f.ClaimOnce(ctx, settle.ClaimPolicy{}); err != nil {
 		t.Fatal(err)
 	}

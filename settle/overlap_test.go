@@ -17,8 +17,8 @@ import (
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/batchpay"
-	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/exact"
+	"github.com/peage/appliance/settle/settletest"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -62,16 +62,7 @@ func (b *barrier) wait(ctx context.Context) (int, error) {
 func TestPaidCallsOverlap(t *testing.T) {
 	testenv.NeedsChain(t)
 	const n = 8
-	ctx := context.Background()
-	dev, err := settle.StartDev(ctx, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dev.Close() })
-	fc, err := client.New(dev.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, fc := settletest.StartDev(t)
 	key, err := settle.LoadKey(dev.PayerKey)
 	if err != nil {
 		t.Fatal(err)

@@ -310,8 +310,8 @@ func (f *Facilitator) syncPayers(ctx context.Context, hdr *types.Header, own boo
 		}
 	}
 	v.mu.Unlock()
-	n := hdr.Number.Uint64()
-	if n == head && hdr.Hash() == headHash {
+	n, hash := hdr.Number.Uint64(), hdr.Hash()
+	if n == head && hash == headHash {
 		v.mu.Lock()
 		v.polledAt = started
 		v.mu.Unlock()
@@ -330,7 +330,7 @@ func (f *Facilitator) syncPayers(ctx context.Context, hdr *types.Header, own boo
 	}
 	var logs []types.Log
 	if !restart && len(followed) > 0 {
-		slices.SortFunc(followed, func(a, b common.Address) int { return strings.Compare(a.Hex(), b.Hex()) })
+		slices.SortFunc(followed, common.Address.Cmp)
 		topics := make([]common.Hash, len(followed))
 		for i, p := range followed {
 			topics[i] = common.BytesToHash(p[:])
@@ -390,7 +390,7 @@ func (f *Facilitator) syncPayers(ctx context.Context, hdr *types.Header, own boo
 			}
 		}
 	}
-	v.head, v.headHash, v.polledAt = n, hdr.Hash(), started
+	v.head, v.headHash, v.polledAt = n, hash, started
 	return nil
 }
 
@@ -452,23 +452,6 @@ func (f *Facilitator) pollPayers(ctx context.Context) error {
 		return fmt.Errorf("payer view: read head: %w", err)
 	}
 	return f.syncPayers(ctx, hdr, true)
-}
-
-// payerLoop polls the payer view every interval until ctx ends; a failed poll leaves the view
-// to age past its lag bound, and reservations read the chain meanwhile.
-func (f *Facilitator) payerLoop(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if err := f.pollPayers(ctx); err != nil && ctx.Err() == nil {
-			f.log.Warn("payer view not updated; exact payments read the chain", keyErr, err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }
 
 // watchKeyOf is the view's key of a ledger payment ID (payer:nonce).

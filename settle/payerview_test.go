@@ -9,14 +9,12 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum"
-	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/chain"
-	"github.com/peage/appliance/settle/devchain"
 	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/usdc"
 	"github.com/peage/appliance/settle/x402"
@@ -110,14 +108,8 @@ func (pw *payerViewWorld) transferOut(t *testing.T, key *ecdsa.PrivateKey, amoun
 	t.Helper()
 	to, _ := crypto.GenerateKey()
 	tok := usdc.NewTestUSDC()
-	tx, err := bind.Transact(tok.Instance(pw.ch.Client(), pw.ch.USDC), bind.NewKeyedTransactor(key, big.NewInt(devchain.ChainID)),
-		tok.PackTransfer(crypto.PubkeyToAddress(to.PublicKey), new(big.Int).SetUint64(amount)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, err := bind.WaitMined(context.Background(), pw.ch.Client(), tx.Hash()); err != nil || r.Status != 1 {
-		t.Fatalf("payer's transfer: %v %+v", err, r)
-	}
+	pw.transact(t, key, tok.Instance(pw.ch.Client(), pw.ch.USDC),
+		tok.PackTransfer(crypto.PubkeyToAddress(to.PublicKey), new(big.Int).SetUint64(amount)), "payer's transfer")
 }
 
 // TestExactCallFromThePayerView (issue 33, item 3): with the payer view polled, an exact call

@@ -157,14 +157,15 @@ func (f *Facilitator) syncView(ctx context.Context) error {
 	return nil
 }
 
-// viewLoop polls the contract's logs every interval until ctx ends; a failed poll leaves the
-// view to age past its lag bound, and vouchers read the chain meanwhile.
-func (f *Facilitator) viewLoop(ctx context.Context, interval time.Duration) {
+// pollEvery runs poll (one poll of a view) every interval until ctx ends; a failed poll is
+// logged as msg and leaves the view to age past its lag bound, and its readers read the chain
+// meanwhile.
+func (f *Facilitator) pollEvery(ctx context.Context, interval time.Duration, poll func(context.Context) error, msg string) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if err := f.syncView(ctx); err != nil && ctx.Err() == nil {
-			f.log.Warn("channel view not updated; vouchers read the chain", keyErr, err)
+		if err := poll(ctx); err != nil && ctx.Err() == nil {
+			f.log.Warn(msg, keyErr, err)
 		}
 		select {
 		case <-ctx.Done():

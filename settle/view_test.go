@@ -8,13 +8,11 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum"
-	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/batch"
 	"github.com/peage/appliance/settle/batchpay"
 	"github.com/peage/appliance/settle/chain"
-	"github.com/peage/appliance/settle/devchain"
 	"github.com/peage/appliance/settle/usdc"
 	"github.com/peage/appliance/settle/x402"
 )
@@ -67,15 +65,7 @@ func (vw *viewWorld) call(t *testing.T, req *x402.BatchRequest) (answer, int64) 
 // payerTransact sends one call of the settlement contract from the dev chain's payer.
 func (vw *viewWorld) payerTransact(t *testing.T, data []byte) {
 	t.Helper()
-	ctx := context.Background()
-	tx, err := bind.Transact(usdc.NewX402BatchSettlement().Instance(vw.ch.Client(), batch.SettlementAddress),
-		bind.NewKeyedTransactor(vw.ch.Payer, big.NewInt(devchain.ChainID)), data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, err := bind.WaitMined(ctx, vw.ch.Client(), tx.Hash()); err != nil || r.Status != 1 {
-		t.Fatalf("payer's transaction: %v %+v", err, r)
-	}
+	vw.transact(t, vw.ch.Payer, usdc.NewX402BatchSettlement().Instance(vw.ch.Client(), batch.SettlementAddress), data, "payer's transaction")
 }
 
 // TestVoucherFromTheView (issue 33, item 3): once the channel view has processed the

@@ -25,8 +25,8 @@ import (
 	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
-	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/ledger"
+	"github.com/peage/appliance/settle/settletest"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -84,16 +84,7 @@ type paidWorld struct {
 // and the A2A endpoint bound as the composition root binds it.
 func startPaid(t *testing.T) *paidWorld {
 	t.Helper()
-	ctx := context.Background()
-	dev, err := settle.StartDev(ctx, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dev.Close() })
-	fc, err := client.New(dev.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, fc := settletest.StartDev(t)
 	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName, TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 60}
 	cat, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {

@@ -37,6 +37,12 @@ func startUnpaid(t *testing.T) *apitest.Harness {
 	if err := french.Bind(cat); err != nil {
 		t.Fatal(err)
 	}
+	return serveUnpaid(t, cat)
+}
+
+// serveUnpaid serves cat and its A2A endpoint with the verifying gate but no facilitator.
+func serveUnpaid(t *testing.T, cat *catalog.Catalog) *apitest.Harness {
+	t.Helper()
 	pay := paywall.DefaultConfig()
 	pay.PayTo = apitest.TestPayTo
 	h := apitest.Start(t, cat, apitest.Options{Gate: paywall.New(pay, paywall.DefaultPolicy(), nil, paywall.GateOptions{}), Pay: pay})
@@ -175,15 +181,7 @@ func TestTaskLifecycleWithoutSettlement(t *testing.T) {
 // A2A-Extensions to activate x402), so a browser agent's preflight must allow both.
 func TestBrowserPreflightAllowsTheA2AHeaders(t *testing.T) {
 	h := startUnpaid(t)
-	req, _ := http.NewRequest("OPTIONS", h.BaseURL+"/a2a", nil)
-	req.Header.Set("Origin", "https://agent.example")
-	req.Header.Set("Access-Control-Request-Method", "POST")
-	req.Header.Set("Access-Control-Request-Headers", "a2a-version,a2a-extensions,content-type")
-	resp, err := h.Client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := h.Preflight(t, "POST", "/a2a", "a2a-version,a2a-extensions,content-type")
 	allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
 	for _, name := range []string{"a2a-version", "a2a-extensions", "content-type"} {
 		if !strings.Contains(allowed, name) {
@@ -215,12 +213,7 @@ func TestArtifactCarriesTheBodyDelivered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pay := paywall.DefaultConfig()
-	pay.PayTo = apitest.TestPayTo
-	h := apitest.Start(t, cat, apitest.Options{Gate: paywall.New(pay, paywall.DefaultPolicy(), nil, paywall.GateOptions{}), Pay: pay})
-	if err := a2a.New(cat, h.Server, h.Server, a2a.Options{BaseURL: h.BaseURL}).Bind(cat); err != nil {
-		t.Fatal(err)
-	}
+	h := serveUnpaid(t, cat)
 	for name, raw := range bodies {
 		t.Run(name, func(t *testing.T) {
 			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": map[string]any{"message": map[string]any{

@@ -171,3 +171,23 @@ func (h *Harness) Get(t testing.TB, path string, q url.Values) (int, []byte) {
 	}
 	return resp.StatusCode, b
 }
+
+// Preflight sends the OPTIONS request a script of another origin's browser sends before it
+// calls method on path with headers (a comma-separated list), and returns the answer, its
+// body closed.
+func (h *Harness) Preflight(t testing.TB, method, path, headers string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest("OPTIONS", h.BaseURL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Origin", "https://agent.example")
+	req.Header.Set("Access-Control-Request-Method", method)
+	req.Header.Set("Access-Control-Request-Headers", headers)
+	resp, err := h.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}

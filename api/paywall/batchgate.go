@@ -138,12 +138,7 @@ func (g *X402) chargeBatch(ctx context.Context, call *Call, p *x402.BatchPayment
 		final.payer = receipt.Payer
 	}
 	final.transaction = receipt.Transaction
-	if early != nil && final == ahead {
-		r := <-early
-		receipt.Extensions, err = r.ext, r.err
-	} else {
-		receipt.Extensions, err = g.receiptExtensions(call, final, out)
-	}
+	receipt.Extensions, err = g.settledExtensions(call, early, ahead, final, out)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,7 +1,6 @@
 package paywall_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"encoding/base64"
@@ -11,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,9 +22,9 @@ import (
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
 	"github.com/peage/appliance/settle"
-	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/exact"
 	"github.com/peage/appliance/settle/ledger"
+	"github.com/peage/appliance/settle/settletest"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -40,46 +38,16 @@ type paidWorld struct {
 	cat  *catalog.Catalog
 	cfg  paywall.Config
 	key  *ecdsa.PrivateKey
-	logs *syncBuffer
+	logs *apitest.LogSink
 	now  *testclock.Clock
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func startPaid(t *testing.T, policy paywall.Policy, extra ...catalog.Entry) *paidWorld {
 	t.Helper()
-	ctx := context.Background()
-	dev, err := settle.StartDev(ctx, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := dev.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	fc, err := client.New(dev.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, fc := settletest.StartDev(t)
 	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName, TokenVersion: dev.TokenVersion,
 		MaxTimeoutSeconds: 60, ReceiverAuthorizer: dev.ReceiverAuthorizer, WithdrawDelaySeconds: 900, MinDeposit: 100_000}
-	logs := &syncBuffer{}
+	logs := &apitest.LogSink{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	now := testclock.At(time.Now())
 	gate := paywall.New(cfg, policy, fc, paywall.GateOptions{Logger: log, Now: now.Now})

@@ -85,6 +85,17 @@ func (g *X402) signAhead(call *Call, p paid, out any) <-chan signedReceipt {
 	return c
 }
 
+// settledExtensions are the receipt's extensions of a call settled as final: the ones signed
+// ahead (early, nil when none was) if the settlement confirmed every fact they state, else
+// signed now.
+func (g *X402) settledExtensions(call *Call, early <-chan signedReceipt, ahead, final paid, out any) (map[string]any, error) {
+	if early != nil && final == ahead {
+		r := <-early
+		return r.ext, r.err
+	}
+	return g.receiptExtensions(call, final, out)
+}
+
 // receiptExtensions signs the receipt of a delivered paid call (extension offer-receipt) and
 // the delivery statement binding it to the request and to out, the body delivered; nil when
 // the gate has no receipt keys.

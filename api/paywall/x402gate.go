@@ -347,12 +347,7 @@ func (g *X402) charge(ctx context.Context, call *Call, req *x402.FacilitatorRequ
 		final.network = settled.Network
 	}
 	final.transaction = settled.Transaction
-	if early != nil && final == ahead {
-		r := <-early
-		settled.Extensions, err = r.ext, r.err
-	} else {
-		settled.Extensions, err = g.receiptExtensions(call, final, out)
-	}
+	settled.Extensions, err = g.settledExtensions(call, early, ahead, final, out)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,25 +16,14 @@ import (
 )
 
 // logLines is a JSON log written by several goroutines.
-type logLines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
+type logLines struct{ apitest.LogSink }
 
 // find waits (up to 10 s) for a line with msg whose keys hold the values of want.
 func (l *logLines) find(t *testing.T, msg string, want map[string]any) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		l.mu.Lock()
-		lines := bytes.Split(l.buf.Bytes(), []byte("\n"))
-		l.mu.Unlock()
+		lines := bytes.Split(l.Bytes(), []byte("\n"))
 		for _, line := range lines {
 			var rec map[string]any
 			if json.Unmarshal(line, &rec) != nil || rec["msg"] != msg {
@@ -52,7 +40,7 @@ func (l *logLines) find(t *testing.T, msg string, want map[string]any) map[strin
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no %q log line with %v in:\n%s", msg, want, l.buf.String())
+			t.Fatalf("no %q log line with %v in:\n%s", msg, want, l.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -78,15 +78,7 @@ func TestCORSOnlyForBrowsers(t *testing.T) {
 func TestBrowserPreflight(t *testing.T) {
 	cat, _ := catalog.Default(catalog.DefaultNames())
 	h := apitest.Start(t, cat, apitest.Options{})
-	req, _ := http.NewRequest("OPTIONS", h.BaseURL+"/v1/fr/tva", nil)
-	req.Header.Set("Origin", "https://agent.example")
-	req.Header.Set("Access-Control-Request-Method", "GET")
-	req.Header.Set("Access-Control-Request-Headers", "payment-signature,x-offer-receipt-format")
-	resp, err := h.Client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := h.Preflight(t, "GET", "/v1/fr/tva", "payment-signature,x-offer-receipt-format")
 	if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Fatalf("preflight %d, Access-Control-Allow-Origin %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/peage/appliance/api/apitest"
@@ -15,24 +14,11 @@ import (
 	"github.com/peage/appliance/internal/obs"
 )
 
-// lockedBuffer is a log sink the server's goroutines write to while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) levels(t *testing.T) map[float64]string {
+// requestLevels maps the status of each request line in the log to the line's level.
+func requestLevels(t *testing.T, log *apitest.LogSink) map[float64]string {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	out := map[float64]string{}
-	dec := json.NewDecoder(bytes.NewReader(l.b.Bytes()))
+	dec := json.NewDecoder(bytes.NewReader(log.Bytes()))
 	for {
 		var rec map[string]any
 		if err := dec.Decode(&rec); err == io.EOF {
@@ -55,7 +41,7 @@ func TestRefusedRequestsAreDebugLines(t *testing.T) {
 	answer := func(context.Context, *catalog.Request) (any, error) { return map[string]any{}, nil }
 	_ = cat.Bind(tva.ID, answer, nil)
 	_ = cat.Bind(cat.ByPath("/free/kyb").ID, answer, nil)
-	var sink lockedBuffer
+	var sink apitest.LogSink
 	log := slog.New(slog.NewJSONHandler(&sink, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	h := apitest.Start(t, cat, apitest.Options{Logger: log})
 	for path, want := range map[string]int{
@@ -73,7 +59,7 @@ func TestRefusedRequestsAreDebugLines(t *testing.T) {
 			t.Fatalf("%s: %d, want %d", path, resp.StatusCode, want)
 		}
 	}
-	levels := sink.levels(t)
+	levels := requestLevels(t, &sink)
 	for status, want := range map[float64]string{402: "DEBUG", 400: "DEBUG", 404: "DEBUG", 200: "INFO"} {
 		if levels[status] != want {
 			t.Errorf("request line of a %v: level %q, want %q (all: %v)", status, levels[status], want, levels)

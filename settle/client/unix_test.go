@@ -15,6 +15,7 @@ import (
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/client"
+	"github.com/peage/appliance/settle/settletest"
 )
 
 // daemon serves the dev facilitator's API on a socket of its own, through wrap (nil: as is),
@@ -31,11 +32,7 @@ type daemon struct {
 func newDaemon(t *testing.T, wrap func(http.Handler) http.Handler) *daemon {
 	t.Helper()
 	testenv.NeedsChain(t)
-	dev, err := settle.StartDev(context.Background(), t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dev.Close() })
+	dev, _ := settletest.StartDev(t)
 	h := dev.Facilitator.Handler()
 	if wrap != nil {
 		h = wrap(h)
@@ -200,15 +197,7 @@ func TestSocketClientCallGivenUp(t *testing.T) {
 // CPU one takes once the cores are busy.
 func BenchmarkSocketRoundTrip(b *testing.B) {
 	testenv.NeedsChain(b)
-	dev, err := settle.StartDev(context.Background(), b.TempDir(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = dev.Close() })
-	pooled, err := client.New(dev.Addr())
-	if err != nil {
-		b.Fatal(err)
-	}
+	dev, pooled := settletest.StartDev(b)
 	baseline := client.NewOverNetHTTP(dev.Socket)
 	viaTransport := func(ctx context.Context) error { _, err := baseline.Supported(ctx); return err }
 	viaClient := func(ctx context.Context) error { _, err := pooled.Supported(ctx); return err }
