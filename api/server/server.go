@@ -29,11 +29,11 @@ import (
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/clientid"
 	"github.com/peage/appliance/api/paywall"
-	"github.com/peage/appliance/internal/ratelimit"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/internal/caller"
 	"github.com/peage/appliance/internal/netlimit"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/ratelimit"
 	"github.com/peage/appliance/internal/receipt"
 	"github.com/peage/appliance/settle/x402"
 )

@@ -14,8 +14,8 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
-	"github.com/peage/appliance/internal/ratelimit"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/ratelimit"
 	"github.com/peage/appliance/internal/state"
 )
 
