@@ -24,6 +24,7 @@ import (
 	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/ledger"
 	"github.com/peage/appliance/settle/pay"
+	"github.com/peage/appliance/settle/settletest"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -113,19 +114,7 @@ func startPaidGatewayOffering(t *testing.T, cache server.Cache) (*gateway, *clie
 // it, its client, the exact payment settings paying into it and a buyer's key holding test USDC.
 func startDevSettle(t *testing.T) (*settle.Dev, *client.Client, paywall.Config, *ecdsa.PrivateKey) {
 	t.Helper()
-	dev, err := settle.StartDev(context.Background(), t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := dev.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	fc, err := client.New(dev.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, fc := settletest.StartDev(t)
 	key, err := settle.LoadKey(dev.PayerKey)
 	if err != nil {
 		t.Fatal(err)

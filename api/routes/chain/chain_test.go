@@ -24,10 +24,10 @@ import (
 	"github.com/peage/appliance/api/upstream/chainrpc/testtoken"
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle"
-	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/devchain"
 	"github.com/peage/appliance/settle/exact"
 	"github.com/peage/appliance/settle/pay"
+	"github.com/peage/appliance/settle/settletest"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -49,19 +49,7 @@ func newWorld(t *testing.T, rpcURL string) *world { return newWorldWith(t, rpcUR
 func newWorldWith(t *testing.T, rpcURL string, more func(*settle.Dev, *chain.Parts)) *world {
 	t.Helper()
 	testenv.NeedsChain(t)
-	dev, err := settle.StartDev(context.Background(), t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := dev.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	fc, err := client.New(dev.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, fc := settletest.StartDev(t)
 	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName, TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 60}
 	gate := paywall.New(cfg, paywall.Policy{Settlement: x402.ModeSync}, fc, paywall.GateOptions{})
 	cat, err := catalog.Default(catalog.DefaultNames())

@@ -19,9 +19,9 @@ import (
 	llmroutes "github.com/peage/appliance/api/routes/llm"
 	"github.com/peage/appliance/api/upstream"
 	"github.com/peage/appliance/settle"
-	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/exact"
 	"github.com/peage/appliance/settle/ledger"
+	"github.com/peage/appliance/settle/settletest"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -31,15 +31,7 @@ import (
 // cheaper capability is served and the ledger records the 0.05 actually charged.
 func TestSolveNeverSellsADearerCapability(t *testing.T) {
 	ctx := context.Background()
-	dev, err := settle.StartDev(ctx, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dev.Close() })
-	fc, err := client.New(dev.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, fc := settletest.StartDev(t)
 	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName, TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 60}
 	cat, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {

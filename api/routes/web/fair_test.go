@@ -20,8 +20,8 @@ import (
 	"github.com/peage/appliance/browserfarm"
 	"github.com/peage/appliance/browserfarm/farmtest"
 	"github.com/peage/appliance/settle"
-	"github.com/peage/appliance/settle/client"
 	"github.com/peage/appliance/settle/pay"
+	"github.com/peage/appliance/settle/settletest"
 	"github.com/peage/appliance/settle/x402"
 )
 
@@ -62,15 +62,7 @@ func newKey(t *testing.T) *ecdsa.PrivateKey {
 // browsers and the default queue. The victim's call is served and charged; the attackers'
 // stalled calls hold at most their caller's share of the farm, and none is charged.
 func TestStalledFarmServesOthers(t *testing.T) {
-	dev, err := settle.StartDev(context.Background(), t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dev.Close() })
-	fc, err := client.New(dev.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, fc := settletest.StartDev(t)
 	payCfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName, TokenVersion: dev.TokenVersion, MaxTimeoutSeconds: 120}
 	gate := paywall.New(payCfg, paywall.Policy{Settlement: x402.ModeSync}, fc, paywall.GateOptions{})
 	const attackers, attackFunds = 15, 80_000 // 0.08 USDC: fifteen 0.005 calls reserved at once
