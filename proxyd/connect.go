@@ -122,15 +122,8 @@ func (s *Server) serve(ctx context.Context, ln net.Listener, lim *netlimit.Limit
 			_ = c.Close()
 			continue
 		}
-		addr := netlimit.Addr(tc.RemoteAddr())
-		slot, why := lim.Acquire(addr, tc)
-		if why != netlimit.Admitted {
-			if why == netlimit.TooManyFromClient {
-				// A fresh socket's send buffer is empty: the write does not wait for the peer.
-				_ = tc.SetWriteDeadline(time.Now().Add(time.Second))
-				_, _ = tc.Write(tooManyPending)
-			}
-			_ = tc.Close()
+		addr, slot, ok := s.proxy().Admit(lim, tc)
+		if !ok {
 			continue
 		}
 		client := netlimit.ClientOf(addr)

@@ -466,10 +466,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return s.serve(ctx, ln, lim)
 }
 
-// tooManyPending answers a connection from a client (or network) with too many in their
-// CONNECT phase, so a buyer's client says why.
-var tooManyPending = connecthead.Proxy{Name: "peage"}.TooManyPending()
-
 // bindProbe records where the exit check reaches this proxy.
 func (s *Server) bindProbe(ln net.Listener) {
 	addr := ln.Addr().String()

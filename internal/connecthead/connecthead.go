@@ -15,8 +15,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/peage/appliance/internal/netlimit"
 )
 
 // MaxBytes bounds a CONNECT head (request line and headers); a longer one gets 431.
@@ -215,10 +218,20 @@ func (p Proxy) Refuse(c net.Conn, r Refusal) {
 	}
 }
 
-// TooManyPending is the answer to a connection from a client (or network) with too many in
-// their CONNECT phase, so a buyer's client says why; it is written on the accept loop, before
-// the connection has a goroutine of its own.
-func (p Proxy) TooManyPending() []byte {
-	return []byte("HTTP/1.1 429 Too Many Requests\r\nProxy-Status: " + p.Name + "; error=connection_limit_reached; " +
-		"details=\"too many connections from this address have not sent a CONNECT yet\"\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+// Admit takes a new connection's place among lim's pending connections (those in their
+// CONNECT phase). Refused, c is told why when its client (or network) has too many (written on
+// the accept loop: a fresh socket's send buffer takes it at once) and closed.
+func (p Proxy) Admit(lim *netlimit.Limiter, c net.Conn) (netip.Addr, *netlimit.Slot, bool) {
+	addr := netlimit.Addr(c.RemoteAddr())
+	slot, why := lim.Acquire(addr, c)
+	if why == netlimit.Admitted {
+		return addr, slot, true
+	}
+	if why == netlimit.TooManyFromClient {
+		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+		_, _ = c.Write([]byte("HTTP/1.1 429 Too Many Requests\r\nProxy-Status: " + p.Name + "; error=connection_limit_reached; " +
+			"details=\"too many connections from this address have not sent a CONNECT yet\"\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"))
+	}
+	_ = c.Close()
+	return addr, nil, false
 }

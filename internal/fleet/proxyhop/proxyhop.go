@@ -107,16 +107,8 @@ func (p *Port) Serve(ctx context.Context, ln net.Listener) error {
 			}
 			return err
 		}
-		addr := netlimit.Addr(c.RemoteAddr())
-		slot, why := p.lim.Acquire(addr, c)
-		if why != netlimit.Admitted {
-			if why == netlimit.TooManyFromClient {
-				// Written on the accept loop: a fresh socket's send buffer takes it at once,
-				// and nothing is lingered over.
-				_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-				_, _ = c.Write(tooManyPending)
-			}
-			_ = c.Close()
+		addr, slot, ok := gateway.Admit(p.lim, c)
+		if !ok {
 			continue
 		}
 		wg.Add(1)
@@ -213,8 +205,6 @@ func (p *Port) serveConn(ctx context.Context, c net.Conn, client netip.Prefix, s
 	}
 	tunnel.Join(c, t)
 }
-
-var tooManyPending = gateway.TooManyPending()
 
 // refuse answers a refusal the way proxyd does, and closes c.
 func refuse(c net.Conn, status int, errName, msg string) {
