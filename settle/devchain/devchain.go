@@ -176,7 +176,7 @@ func (c *Chain) seal() {
 // automine then paces blocks against the wall clock shifted by the same amount.
 func (c *Chain) AdjustTime(d time.Duration) error {
 	c.sealMu.Lock()
-	err := c.sim.AdjustTime(d)
+	err := c.adjustTime(d)
 	c.sealMu.Unlock()
 	if err != nil {
 		return err
@@ -185,6 +185,20 @@ func (c *Chain) AdjustTime(d time.Duration) error {
 		c.auto.skew.Add(int64(d / time.Second))
 	}
 	return nil
+}
+
+// adjustTime is AdjustTime under sealMu. The simulated beacon refuses to move time while a
+// transaction waits in the pool, and one can arrive at any moment (automine seals only on its
+// tick), so the waiting ones are sealed first at the old time and the move is tried again.
+func (c *Chain) adjustTime(d time.Duration) error {
+	var err error
+	for range 20 {
+		if err = c.sim.AdjustTime(d); err == nil || !strings.Contains(err.Error(), "non-empty block") {
+			return err
+		}
+		c.sim.Commit()
+	}
+	return err
 }
 
 // Fork makes parent the chain's head: the blocks after it leave the canonical chain and the
