@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
@@ -92,9 +93,7 @@ func BoxProxyRoutes(svc client.Service) map[string]box.Handler {
 type ProxyService struct {
 	d        *dispatch.Dispatcher
 	packages *registry.Packages
-	// boxOf caches the packages' boxes (a package never moves), so that a tunnel's set-up
-	// after the first of its key costs no round trip to JetStream.
-	boxOf    sync.Map
+	boxOf    boxCache
 	tunnelOf func(box string) (netip.Addr, bool)
 	host     string
 	port     int
@@ -235,8 +234,8 @@ func (p *ProxyService) Status(ctx context.Context) (*client.Status, error) {
 // box's proxy, inside the tunnel network.
 func (p *ProxyService) Locate(ctx context.Context, keyHash string) (netip.AddrPort, error) {
 	var boxName string
-	if v, ok := p.boxOf.Load(keyHash); ok {
-		boxName = v.(string)
+	if name, ok := p.boxOf.get(keyHash); ok {
+		boxName = name
 	} else {
 		var err error
 		boxName, err = p.packages.Box(ctx, keyHash)
@@ -246,13 +245,49 @@ func (p *ProxyService) Locate(ctx context.Context, keyHash string) (netip.AddrPo
 		if err != nil {
 			return netip.AddrPort{}, err
 		}
-		p.boxOf.Store(keyHash, boxName)
+		p.boxOf.put(keyHash, boxName)
 	}
 	a, ok := p.tunnelOf(boxName)
 	if !ok {
 		return netip.AddrPort{}, fmt.Errorf("relay: box %s has no tunnel address (revoked, or enrolled without one)", boxName)
 	}
 	return netip.AddrPortFrom(a, fleet.ProxyPort), nil
+}
+
+// boxCache caches the packages' boxes (a package never moves), so that a tunnel's set-up
+// after the first of its key costs no round trip to JetStream. Only sold packages enter it,
+// each once, but they are sold for as long as the gateway runs: past boxCacheMax entries it
+// starts over (JetStream stays the record; a miss costs one round trip).
+type boxCache struct {
+	m   sync.Map
+	n   atomic.Int64
+	max int64 // boxCacheMax when zero
+}
+
+const boxCacheMax = 100_000
+
+func (c *boxCache) get(keyHash string) (string, bool) {
+	v, ok := c.m.Load(keyHash)
+	if !ok {
+		return "", false
+	}
+	return v.(string), true
+}
+
+func (c *boxCache) put(keyHash, box string) {
+	if _, loaded := c.m.LoadOrStore(keyHash, box); loaded {
+		return
+	}
+	limit := c.max
+	if limit == 0 {
+		limit = boxCacheMax
+	}
+	if c.n.Add(1) > limit {
+		c.m.Clear()
+		c.n.Store(0)
+		c.m.Store(keyHash, box)
+		c.n.Add(1)
+	}
 }
 
 func readProxyAnswer(raw []byte) (proxyAnswer, error) {
