@@ -32,6 +32,7 @@ func (e Entry) document() Entry                         { e.Document = true; ret
 func (e Entry) creates() Entry                          { e.Creates = true; return e }
 func (e Entry) offline() Entry                          { e.Offline = true; return e }
 func (e Entry) describedByGET() Entry                   { e.DescribedByGET = true; return e }
+func (e Entry) paysInBody(key string) Entry             { e.PaymentInBody = key; return e }
 func (e Entry) exit(country string) Entry               { e.ExitCountry = country; return e }
 func (e Entry) exitFrom(param string) Entry             { e.ExitParam = param; return e }
 

@@ -96,6 +96,9 @@ type Entry struct {
 	// DescribedByGET lets a POST endpoint also take GET, which its handler answers with its
 	// description (the MCP endpoint, listed among the GET discovery routes).
 	DescribedByGET bool
+	// PaymentInBody is the JSON key under which the endpoint's JSON-RPC body carries an x402
+	// payment (MCP's _meta, A2A's message metadata), for the connections kept for paid calls.
+	PaymentInBody string
 	// Document marks a free route that is a description of the service rendered from memory
 	// (/v1/capabilities): like the discovery documents, it is bounded by the connection
 	// limits only, never by the per-client free-call bucket.

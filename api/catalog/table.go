@@ -443,14 +443,14 @@ func Table(n Names) []Entry {
 		route("discovery", "GET", "/llms.txt", 0, "llms.txt index of the service for language models.").kind(Discovery).produces("text/plain"),
 		// A paid tools/call runs its route and settlement inside this call, as /a2a's below.
 		route("discovery", "POST", "/mcp", 0, "MCP endpoint (Streamable HTTP): one tool per route; a GET describes it.").
-			kind(Discovery).describedByGET().timeout(5 * time.Minute),
+			kind(Discovery).describedByGET().paysInBody("x402/payment").timeout(5 * time.Minute),
 		route("discovery", "GET", "/.well-known/mcp", 0, "MCP server description.").kind(Discovery),
 		route("discovery", "GET", "/.well-known/x402", 0, "x402 resource list for indexers.").kind(Discovery),
 		// A paid message runs its route and settlement inside this call: its deadline outlasts
 		// the longest route's (180 s) and the settlement budget (90 s), or a settled call
 		// would be answered 504.
 		route("discovery", "POST", "/a2a", 0, "A2A endpoint (JSON-RPC binding, A2A v1.0, paid through the a2a-x402 v0.2 extension): one skill per route family.").
-			kind(Discovery).timeout(5 * time.Minute),
+			kind(Discovery).paysInBody("x402.payment.payload").timeout(5 * time.Minute),
 		route("discovery", "GET", "/.well-known/agent-card.json", 0, "A2A agent card (v1.0).").kind(Discovery),
 		route("discovery", "GET", "/.well-known/agent-skills.json", 0, "Agent skills derived from the catalog.").kind(Discovery),
 		route("discovery", "GET", "/.well-known/did.json", 0, "The box's did:web document: the keys that sign offers and receipts (JWS).").kind(Discovery),

@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/peage/appliance/api/apierr"
+	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/internal/netlimit"
 	"github.com/peage/appliance/settle/x402"
 )
@@ -72,18 +73,25 @@ func (s *Server) readBody(ctx *fasthttp.RequestCtx) error {
 }
 
 // requestBegins marks the connection as in a request, which no newcomer closes to make room
-// (netlimit), until its answer is written; a request with a payment or a key may use the
-// connections kept for those. False: the request is refused (503), since requests without
-// either hold all they may.
-func requestBegins(ctx *fasthttp.RequestCtx) bool {
+// (netlimit), until its answer is written, and reads the request's body; a request with a
+// payment or a key may use the connections kept for those. False: the request is refused (503),
+// since requests without either hold all they may. An endpoint whose JSON-RPC body carries the
+// payment (MCP, A2A) has its body read before it is refused, to tell.
+func (s *Server) requestBegins(ctx *fasthttp.RequestCtx, e *catalog.Entry) (bool, error) {
 	c, ok := ctx.Conn().(interface{ Busy(withKey bool) bool })
 	if !ok {
-		return true
+		return true, s.readBody(ctx)
 	}
 	h := &ctx.Request.Header
 	withKey := len(h.Peek(x402.HeaderPaymentSignature)) > 0 || len(h.Peek(x402.HeaderXPayment)) > 0 ||
 		len(h.Peek("X-Proxy-Key")) > 0
-	return c.Busy(withKey)
+	if c.Busy(withKey) {
+		return true, s.readBody(ctx)
+	}
+	if e == nil || e.PaymentInBody == "" || s.readBody(ctx) != nil {
+		return false, nil
+	}
+	return bytes.Contains(ctx.PostBody(), []byte(strconv.Quote(e.PaymentInBody))) && c.Busy(true), nil
 }
 
 // connRefusal is the whole answer to a connection over a bound: it is written before the

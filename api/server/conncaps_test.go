@@ -125,3 +125,43 @@ func TestUnpaidRequestsLeaveTheReserve(t *testing.T) {
 		t.Fatalf("a paid call meanwhile: %d %s, want 200", st, code)
 	}
 }
+
+// TestPaymentInTheBodyUsesTheReserve: MCP and A2A carry a payment in their JSON-RPC body, not
+// in a header; such a call is served from the connections kept for paid calls once unpaid
+// requests hold the rest, while the same endpoint's unpaid call is refused. Before, a paid MCP
+// tools/call or A2A message was refused with the unpaid ones.
+func TestPaymentInTheBodyUsesTheReserve(t *testing.T) {
+	h := capsServer(t, func(c *server.Config) {
+		c.MaxConns, c.MaxConnsPerClient, c.ConnsReservedForPaid = 16, 4, 4
+		c.BodyReadTimeout = time.Minute
+	})
+	for i := range 3 {
+		for range 4 {
+			c := dialFrom(t, fmt.Sprintf("127.0.0.%d", 10+i), hostOf(h))
+			fmt.Fprintf(c, "POST /v1/nope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n%s",
+				strings.Repeat(" ", 8<<10))
+		}
+	}
+	waitFor(t, h, func(st netlimit.Stats) bool { return st.UnpaidBusy == 12 })
+	post := func(from, path, body string) string {
+		c := dialFrom(t, from, hostOf(h))
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", path, len(body), body)
+		_, eb := readResp(t, c)
+		return eb.Error.Message
+	}
+	const refused = "keeps its remaining connections for paid calls"
+	for i, c := range []struct {
+		path, body string
+		served     bool
+	}{
+		{"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fr_tva","arguments":{},"_meta":{"x402/payment":{"x402Version":2}}}}`, true},
+		{"/a2a", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"metadata":{"x402.payment.payload":{"x402Version":2}}}}}`, true},
+		{"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fr_tva","arguments":{}}}`, false},
+		{"/v1/nope", `{"_meta":{"x402/payment":{}}}`, false},
+	} {
+		msg := post(fmt.Sprintf("127.0.0.%d", 2+i), c.path, c.body)
+		if got := !strings.Contains(msg, refused); got != c.served {
+			t.Errorf("%s %s: %q; want served %v", c.path, c.body, msg, c.served)
+		}
+	}
+}

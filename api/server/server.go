@@ -268,11 +268,11 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			s.metrics.observe(routeID, status, time.Since(start))
 		}
 	}()
-	if !requestBegins(ctx) {
+	if began, berr := s.requestBegins(ctx, e); !began {
 		closeUnread(ctx)
 		status = s.writeError(ctx, &apierr.Error{Code: apierr.CodeUnavailable, RetryAfter: time.Second,
 			Message: "the server keeps its remaining connections for paid calls; retry shortly"}, e)
-	} else if berr := s.readBody(ctx); berr != nil {
+	} else if berr != nil {
 		// The rest of the body (if any) is unread: the connection cannot carry another request.
 		closeUnread(ctx)
 		status = s.writeError(ctx, berr, nil)
