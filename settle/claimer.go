@@ -269,37 +269,55 @@ func (c *claimerState) get() ledger.ClaimerView {
 }
 
 // recover settles what a killed process left in flight, at start: the batch transactions
-// journaled without a receipt, and the channels whose claim, deposit or refund they were
-// (their mirrored state then read from the chain).
-func (f *Facilitator) recover(ctx context.Context) error {
+// journaled without a receipt (one the chain does not know is sent again), and the channels
+// whose claim, deposit or refund they were (their mirrored state then read from the chain). It
+// reports whether any of them is still in flight.
+func (f *Facilitator) recover(ctx context.Context) (inFlight bool, err error) {
 	f.claimer.round.Lock()
 	defer f.claimer.round.Unlock()
-	if _, err := f.reconcileTxs(ctx); err != nil {
-		return err
+	pending, err := f.reconcileTxs(ctx)
+	if err != nil {
+		return true, err
 	}
 	for _, c := range f.channels.List() {
 		if c.ClaimTx == "" && c.PendingTx == "" {
 			continue
 		}
-		if _, err := f.refresh(ctx, c); err != nil {
-			return err
+		if c, err = f.refresh(ctx, c); err != nil {
+			return true, err
 		}
+		inFlight = inFlight || c.ClaimTx != "" || c.PendingTx != ""
 	}
-	return nil
+	return inFlight || len(pending) > 0, nil
 }
 
 // claimLoop recovers what a previous process left in flight, then runs ClaimOnce every policy
-// interval until ctx ends.
+// interval until ctx ends. While the recovery leaves something in flight it looks again, from
+// the sender's receipt poll interval and backing off up to the claim interval: a transaction
+// sent again at start is mined blocks later, and its channel must not stay unmirrored (a
+// refund unseen by the operator's view) until the next round, which may be hours away.
 func (f *Facilitator) claimLoop(ctx context.Context, p ClaimPolicy) {
-	if err := f.recover(ctx); err != nil {
-		f.log.Warn("batch-settlement recovery at start failed; the claimer retries at its next round", keyErr, err)
+	inFlight, err := f.recover(ctx)
+	if err != nil {
+		f.log.Warn("batch-settlement recovery at start failed; it is tried again", keyErr, err)
 	}
+	again := f.sender.PollInterval()
 	t := time.NewTicker(p.Interval)
 	defer t.Stop()
 	for {
+		var recheck <-chan time.Time
+		if inFlight {
+			recheck = time.After(again)
+		}
 		select {
 		case <-ctx.Done():
 			return
+		case <-recheck:
+			if inFlight, err = f.recover(ctx); err != nil && ctx.Err() == nil {
+				f.log.Warn("batch-settlement recovery failed; it is tried again", keyErr, err)
+			}
+			again = min(2*again, p.Interval)
+			continue
 		case <-t.C:
 		}
 		// A claim is logged where it is made (claimOnce), for every caller.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
@@ -41,6 +42,19 @@ type childChain struct {
 	// StopAtReceipt (a ledger.Spend* kind): the child stops for good once it journaled the
 	// receipt of a batch transaction of that kind, before anything else is written.
 	StopAtReceipt string `json:"stop_at_receipt,omitempty"`
+	// StopBeforeSend: the child stops for good at its first broadcast, once the transaction is
+	// journaled and before the node gets it (printing "SENDING <hash>"), as a process killed
+	// between the two leaves it.
+	StopBeforeSend bool `json:"stop_before_send,omitempty"`
+}
+
+// unsent is a backend whose broadcast never reaches the node: it announces the transaction
+// and stops the process there.
+type unsent struct{ chain.Backend }
+
+func (unsent) SendTransaction(_ context.Context, tx *types.Transaction) error {
+	fmt.Printf("SENDING %s\n", tx.Hash().Hex())
+	select {} // the parent kills us
 }
 
 type childSpec struct {
@@ -52,9 +66,13 @@ type childSpec struct {
 // "BROADCAST <hash>" after each broadcast and "RECEIPT <kind> <hash>" after each batch
 // transaction's receipt, and never gives up waiting for a receipt.
 func (c *childChain) facilitator(ctx context.Context, auth *ecdsa.PrivateKey) *Facilitator {
-	rpc, err := ethclient.DialContext(ctx, c.RPC)
+	client, err := ethclient.DialContext(ctx, c.RPC)
 	if err != nil {
 		panic(err)
+	}
+	var rpc chain.Backend = client
+	if c.StopBeforeSend {
+		rpc = unsent{rpc}
 	}
 	hot, err := crypto.HexToECDSA(c.HotKey)
 	if err != nil {
@@ -88,16 +106,10 @@ func readChildSpec(specFile string, v any) {
 	}
 }
 
-// killAfterBroadcast runs the test named test in a child process given spec through the
-// environment variable envName, SIGKILLs it once it announced a broadcast, and returns the
-// broadcast transaction's hash.
-func killAfterBroadcast(t *testing.T, test, envName string, spec any) string {
-	t.Helper()
-	return killAt(t, test, envName, spec, "BROADCAST ")
-}
-
-// killAt is killAfterBroadcast at the first line of the child's output that starts with
-// prefix; it returns the rest of that line.
+// killAt runs the test named test in a child process given spec through the environment
+// variable envName, SIGKILLs it at the first line of its output that starts with prefix
+// ("BROADCAST ": once it announced a broadcast), and returns the rest of that line (the
+// transaction's hash).
 func killAt(t *testing.T, test, envName string, spec any, prefix string) string {
 	t.Helper()
 	b, _ := json.Marshal(spec)
@@ -135,9 +147,9 @@ func killAt(t *testing.T, test, envName string, spec any, prefix string) string 
 }
 
 // TestCrashBetweenBroadcastAndReceipt runs a settlement in a child process, kills it with
-// SIGKILL right after the transaction is broadcast, and restarts the facilitator on the same
-// ledger: the payment ends settled exactly once, whether the block was mined before the restart
-// or after it.
+// SIGKILL right after the transaction is broadcast (or between its journal record and its
+// send: the node never got it), and restarts the facilitator on the same ledger: the payment
+// ends settled exactly once, whether the block was mined before the restart or after it.
 func TestCrashBetweenBroadcastAndReceipt(t *testing.T) {
 	if spec := os.Getenv(childEnv); spec != "" {
 		crashChild(spec)
@@ -145,12 +157,13 @@ func TestCrashBetweenBroadcastAndReceipt(t *testing.T) {
 	}
 	for _, mineBeforeRestart := range []bool{true, false} {
 		t.Run(fmt.Sprintf("mined before restart=%v", mineBeforeRestart), func(t *testing.T) {
-			crashAndRecover(t, mineBeforeRestart)
+			crashAndRecover(t, mineBeforeRestart, false)
 		})
 	}
+	t.Run("journaled, before its send", func(t *testing.T) { crashAndRecover(t, false, true) })
 }
 
-func crashAndRecover(t *testing.T, mineBeforeRestart bool) {
+func crashAndRecover(t *testing.T, mineBeforeRestart, unsent bool) {
 	testenv.NeedsChain(t)
 	ctx := context.Background()
 	ch, err := devchain.Start(ctx, devchain.Options{ManualMine: true, HTTP: true})
@@ -163,8 +176,12 @@ func crashAndRecover(t *testing.T, mineBeforeRestart bool) {
 	before := e.balance(t, ch.PayerAddress())
 	req := e.request(t, ch.Payer, nil)
 	spec := childSpec{childChain: childChain{RPC: ch.RPCURL, HotKey: hex.EncodeToString(crypto.FromECDSA(ch.Hot)), USDC: ch.USDC.Hex(), PayTo: e.payTo.Hex(),
-		Ledger: e.dir}, Request: x402.ReserveRequest{FacilitatorRequest: *req, Route: "chain.gas", Key: "k"}}
-	txHash := killAfterBroadcast(t, "TestCrashBetweenBroadcastAndReceipt", childEnv, spec)
+		Ledger: e.dir, StopBeforeSend: unsent}, Request: x402.ReserveRequest{FacilitatorRequest: *req, Route: "chain.gas", Key: "k"}}
+	kill := "BROADCAST "
+	if unsent {
+		kill = "SENDING "
+	}
+	txHash := killAt(t, "TestCrashBetweenBroadcastAndReceipt", childEnv, spec, kill)
 	if mineBeforeRestart {
 		ch.Commit()
 	}
@@ -226,9 +243,10 @@ type claimChildSpec struct {
 }
 
 // TestCrashBetweenClaimBroadcastAndReceipt: the claimer runs in a child process that is killed
-// with SIGKILL right after its claim transaction is broadcast; the facilitator restarted on the
-// same channel journal ends with every channel claimed once and payTo paid exactly the charges,
-// whether the claim was mined before the restart or after.
+// with SIGKILL right after its claim transaction is broadcast (or between its journal record
+// and its send: the node never got it, and the restart sends it again); the facilitator
+// restarted on the same channel journal ends with every channel claimed once and payTo paid
+// exactly the charges, whether the claim was mined before the restart or after.
 func TestCrashBetweenClaimBroadcastAndReceipt(t *testing.T) {
 	if spec := os.Getenv(claimChildEnv); spec != "" {
 		claimCrashChild(spec)
@@ -236,9 +254,10 @@ func TestCrashBetweenClaimBroadcastAndReceipt(t *testing.T) {
 	}
 	for _, mineBeforeRestart := range []bool{true, false} {
 		t.Run(fmt.Sprintf("mined before restart=%v", mineBeforeRestart), func(t *testing.T) {
-			claimCrashAndRecover(t, mineBeforeRestart)
+			claimCrashAndRecover(t, mineBeforeRestart, false)
 		})
 	}
+	t.Run("journaled, before its send", func(t *testing.T) { claimCrashAndRecover(t, false, true) })
 }
 
 // mining seals blocks until the returned stop is called (the chain mines by hand here).
@@ -258,7 +277,7 @@ func mining(ch *devchain.Chain) (stop func()) {
 	return func() { close(quit); <-done }
 }
 
-func claimCrashAndRecover(t *testing.T, mineBeforeRestart bool) {
+func claimCrashAndRecover(t *testing.T, mineBeforeRestart, unsent bool) {
 	ctx := context.Background()
 	e := newBatchEnvOn(t, devchain.Options{ManualMine: true, HTTP: true})
 	stop := mining(e.ch)
@@ -270,8 +289,12 @@ func claimCrashAndRecover(t *testing.T, mineBeforeRestart bool) {
 	}
 
 	spec := claimChildSpec{childChain: childChain{RPC: e.ch.RPCURL, HotKey: hex.EncodeToString(crypto.FromECDSA(e.ch.Hot)),
-		USDC: e.ch.USDC.Hex(), PayTo: e.payTo.Hex(), Ledger: e.dir}, AuthKey: hex.EncodeToString(crypto.FromECDSA(e.auth))}
-	killAfterBroadcast(t, "TestCrashBetweenClaimBroadcastAndReceipt", claimChildEnv, spec)
+		USDC: e.ch.USDC.Hex(), PayTo: e.payTo.Hex(), Ledger: e.dir, StopBeforeSend: unsent}, AuthKey: hex.EncodeToString(crypto.FromECDSA(e.auth))}
+	kill := "BROADCAST "
+	if unsent {
+		kill = "SENDING "
+	}
+	sent := killAt(t, "TestCrashBetweenClaimBroadcastAndReceipt", claimChildEnv, spec, kill)
 	if mineBeforeRestart {
 		e.ch.Commit()
 	}
@@ -298,6 +321,9 @@ func claimCrashAndRecover(t *testing.T, mineBeforeRestart bool) {
 	rep, err := f.ClaimOnce(ctx, ClaimPolicy{})
 	if err != nil || rep.Channels != 0 || rep.Swept.Sign() != 0 {
 		t.Fatalf("a claim round after recovery did something: %+v %v", rep, err)
+	}
+	if sp, _ := f.spends.Get(sent); sp.Status != ledger.TxMined || sp.Kind != ledger.SpendClaim {
+		t.Fatalf("the claim journaled before the crash, %s: %+v", sent, sp)
 	}
 }
 

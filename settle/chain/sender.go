@@ -77,6 +77,9 @@ func NewSender(ctx context.Context, b Backend, key *ecdsa.PrivateKey, opts Sende
 // Address is the hot key's address (it pays the gas).
 func (s *Sender) Address() common.Address { return s.from }
 
+// PollInterval is how often Wait asks for a receipt.
+func (s *Sender) PollInterval() time.Duration { return s.opts.PollInterval }
+
 // ReceiptTimeout is how long Wait waits for a receipt.
 func (s *Sender) ReceiptTimeout() time.Duration { return s.opts.ReceiptTimeout }
 
