@@ -41,6 +41,9 @@ type Endpoint struct {
 	// tools maps every tool name to its entry: the listed name (render.ToolName) and, so that
 	// clients written against the first tool list keep working, the route ID it replaced.
 	tools map[string]*catalog.Entry
+	// origins and anyOrigin are the browser origins allowed besides the box's own (origin.go).
+	origins   map[string]bool
+	anyOrigin bool
 }
 
 func New(cat *catalog.Catalog, r *render.Renderer, inv Invoker, chal Challenger, version string) *Endpoint {
@@ -94,6 +97,9 @@ const (
 )
 
 func (m *Endpoint) handle(ctx context.Context, req *catalog.Request) (any, error) {
+	if !m.originAllowed(req) {
+		return originRefused(req.Header.Get("Origin")), nil
+	}
 	if req.Method == http.MethodGet || req.Method == http.MethodHead {
 		return m.get(req), nil
 	}

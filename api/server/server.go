@@ -70,6 +70,10 @@ type Config struct {
 	// may not hold: past max_conns minus it they get 503, paid calls go on.
 	ConnsReservedForPaid int           `toml:"conns_reserved_for_paid"`
 	BodyReadTimeout      time.Duration `toml:"body_read_timeout"` // a request body must arrive within this after its headers
+	// MCPAllowedOrigins are the browser origins (scheme://host[:port]; "*" for all) that may
+	// call /mcp besides the box's own base_url and loopback pages: the MCP transport refuses
+	// any other Origin with 403, against DNS rebinding. Clients that are not browsers send none.
+	MCPAllowedOrigins []string `toml:"mcp_allowed_origins"`
 }
 
 // DefaultConfig serves loopback; production sets Addr and BaseURL.

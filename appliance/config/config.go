@@ -158,6 +158,11 @@ func (c *Config) Validate() error {
 	if c.API.BodyReadTimeout <= 0 {
 		bad("api.body_read_timeout", "must be positive")
 	}
+	for _, o := range c.API.MCPAllowedOrigins {
+		if u, err := url.Parse(o); o != "*" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "") {
+			bad("api.mcp_allowed_origins", "%q is not an origin: scheme://host[:port], or \"*\"", o)
+		}
+	}
 	if !evmAddress.MatchString(c.Payment.Asset) {
 		bad("payment.asset", "must be a 0x address")
 	}

@@ -232,7 +232,7 @@ func assemble(cfg config.Config, log *slog.Logger, d deps) (*app, error) {
 		}, "figure")
 	}
 	a.srv = server.New(cfg.API, cat, opts)
-	if err := mcp.New(cat, r, a.srv, a.srv, version.String()).Bind(cat); err != nil {
+	if err := mcp.New(cat, r, a.srv, a.srv, version.String()).AllowOrigins(cfg.API.MCPAllowedOrigins).Bind(cat); err != nil {
 		return nil, err
 	}
 	if err := a2a.New(cat, a.srv, a.srv, a2a.Options{BaseURL: cfg.API.BaseURL}).Bind(cat); err != nil {
