@@ -1,11 +1,12 @@
-// Package a2a serves the catalog to A2A v1.0 agents: the agent card at
-// /.well-known/agent-card.json and its JSON-RPC endpoint, paid through the a2a-x402 v0.2
-// extension's standalone flow. A message whose data part is {"route", "params"} creates a
-// task; the call runs the very same sequence as an HTTP call (params → availability → x402
+// Package a2a serves the catalog to A2A agents, v1.0 and v0.3 on the same endpoint: the agent
+// card at /.well-known/agent-card.json and its JSON-RPC endpoint, paid through the a2a-x402
+// v0.2 extension's standalone flow. A message whose data part is {"route", "params"} creates
+// a task; the call runs the very same sequence as an HTTP call (params → availability → x402
 // gate → handler), so bad parameters fail the task before any payment, an unpaid paid route
 // puts it in input-required with the HTTP 402's PaymentRequired in its status message, the
 // message carrying the signed payment runs it through the same gate and ledger, and a failed
-// call charges nothing.
+// call charges nothing. v0.3's methods (message/send, tasks/get, tasks/cancel) run the same
+// operations as v1.0's, their objects translated at the edge (v03.go).
 package a2a
 
 import (
@@ -157,9 +158,16 @@ func (ep *Endpoint) handle(ctx context.Context, req *catalog.Request) (any, erro
 	}
 	var result any
 	var rerr *rpcError
-	if v := req.Header.Get("A2A-Version"); v != "" && v != ProtocolVersion && v != "1" {
-		rerr = &rpcError{errVersion, "A2A version " + v + " is not supported; this endpoint speaks " + ProtocolVersion}
-	} else {
+	version, known := methods[rpc.Method]
+	asked := majorMinor(req.Header.Get("A2A-Version"))
+	switch {
+	case asked != "" && asked != ProtocolVersion && asked != ProtocolVersion03:
+		rerr = &rpcError{errVersion, "A2A version " + req.Header.Get("A2A-Version") + " is not supported; this endpoint speaks " + ProtocolVersion + " and " + ProtocolVersion03}
+	case !known || (asked != "" && asked != version):
+		rerr = &rpcError{errMethodNotFound, notServed(rpc.Method, asked)}
+	case version == ProtocolVersion03:
+		result, rerr = ep.dispatch03(ctx, req, rpc)
+	default:
 		result, rerr = ep.dispatch(ctx, req, rpc)
 	}
 	// The extension is activated by naming it (spec section 8, in v0.3's X-A2A-Extensions
@@ -185,6 +193,45 @@ func orNull(id json.RawMessage) json.RawMessage {
 	return id
 }
 
+// methods names each JSON-RPC method with the A2A version it belongs to: without an
+// A2A-Version header, the method's name tells the version (v0.3's never sent one).
+var methods = map[string]string{
+	"SendMessage": ProtocolVersion, "GetTask": ProtocolVersion, "CancelTask": ProtocolVersion,
+	"SendStreamingMessage": ProtocolVersion, "SubscribeToTask": ProtocolVersion, "GetExtendedAgentCard": ProtocolVersion,
+	"CreateTaskPushNotificationConfig": ProtocolVersion, "GetTaskPushNotificationConfig": ProtocolVersion,
+	"ListTaskPushNotificationConfigs": ProtocolVersion, "DeleteTaskPushNotificationConfig": ProtocolVersion,
+
+	"message/send": ProtocolVersion03, "tasks/get": ProtocolVersion03, "tasks/cancel": ProtocolVersion03,
+	"message/stream": ProtocolVersion03, "tasks/resubscribe": ProtocolVersion03, "agent/getAuthenticatedExtendedCard": ProtocolVersion03,
+	"tasks/pushNotificationConfig/set": ProtocolVersion03, "tasks/pushNotificationConfig/get": ProtocolVersion03,
+	"tasks/pushNotificationConfig/list": ProtocolVersion03, "tasks/pushNotificationConfig/delete": ProtocolVersion03,
+}
+
+// majorMinor is an A2A-Version header's version without its patch number, which the
+// specification says never counts ("1" is read as 1.0); "" when the header is absent.
+func majorMinor(v string) string {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return ""
+	}
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) == 1 {
+		return parts[0] + ".0"
+	}
+	return parts[0] + "." + parts[1]
+}
+
+// notServed is MethodNotFound's message: the methods of the version asked for, or of both.
+func notServed(method, version string) string {
+	switch version {
+	case ProtocolVersion:
+		return "method " + method + " is not an A2A 1.0 method served here; this endpoint offers SendMessage, GetTask and CancelTask"
+	case ProtocolVersion03:
+		return "method " + method + " is not an A2A 0.3 method served here; this endpoint offers message/send, tasks/get and tasks/cancel"
+	}
+	return "method " + method + " is not served; this endpoint offers SendMessage, GetTask and CancelTask (A2A 1.0) and message/send, tasks/get and tasks/cancel (A2A 0.3)"
+}
+
 func (ep *Endpoint) dispatch(ctx context.Context, req *catalog.Request, rpc rpcRequest) (any, *rpcError) {
 	switch rpc.Method {
 	case "SendMessage":
@@ -192,30 +239,19 @@ func (ep *Endpoint) dispatch(ctx context.Context, req *catalog.Request, rpc rpcR
 		if err := json.Unmarshal(rpc.Params, &p); err != nil || p.Message == nil {
 			return nil, &rpcError{errInvalidParams, "SendMessage needs params.message"}
 		}
-		task, rerr := ep.send(ctx, req, p.Message)
+		var history *int
+		if p.Configuration != nil {
+			history = p.Configuration.HistoryLength
+		}
+		task, rerr := ep.sendMessage(ctx, req, p.Message, history)
 		if rerr != nil {
 			return nil, rerr
 		}
-		if p.Configuration != nil {
-			task = withHistory(task, p.Configuration.HistoryLength)
-		}
 		return map[string]any{"task": task}, nil
 	case "GetTask":
-		var p taskParams
-		if err := json.Unmarshal(rpc.Params, &p); err != nil || p.ID == "" {
-			return nil, &rpcError{errInvalidParams, "GetTask needs params.id"}
-		}
-		task, ok := ep.tasks.get(p.ID)
-		if !ok {
-			return nil, &rpcError{errTaskNotFound, "task " + p.ID + " is unknown or expired"}
-		}
-		return withHistory(task, p.HistoryLength), nil
+		return result(ep.getTask(rpc))
 	case "CancelTask":
-		var p taskParams
-		if err := json.Unmarshal(rpc.Params, &p); err != nil || p.ID == "" {
-			return nil, &rpcError{errInvalidParams, "CancelTask needs params.id"}
-		}
-		return ep.end(p.ID, stateCanceled, "the client canceled the task", nil)
+		return result(ep.cancelTask(rpc))
 	case "SendStreamingMessage", "SubscribeToTask":
 		return nil, &rpcError{errUnsupported, "streaming is not offered: use SendMessage (the answer carries the task)"}
 	case "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig":
@@ -223,7 +259,85 @@ func (ep *Endpoint) dispatch(ctx context.Context, req *catalog.Request, rpc rpcR
 	case "GetExtendedAgentCard":
 		return nil, &rpcError{errNoExtendedCard, "there is no extended agent card"}
 	}
-	return nil, &rpcError{errMethodNotFound, "method " + rpc.Method + " is not served; this endpoint offers SendMessage, GetTask and CancelTask"}
+	return nil, &rpcError{errMethodNotFound, notServed(rpc.Method, ProtocolVersion)}
+}
+
+// dispatch03 serves v0.3's methods with the same operations, in v0.3's shapes: a message is
+// read as its v1.0 form, and a task is answered in v0.3's (message/send's result is the task
+// itself, not wrapped).
+func (ep *Endpoint) dispatch03(ctx context.Context, req *catalog.Request, rpc rpcRequest) (any, *rpcError) {
+	switch rpc.Method {
+	case "message/send":
+		var p sendParams03
+		if err := json.Unmarshal(rpc.Params, &p); err != nil || p.Message == nil {
+			return nil, &rpcError{errInvalidParams, "message/send needs params.message"}
+		}
+		m, err := fromMessage03(p.Message)
+		if err != nil {
+			return nil, &rpcError{errInvalidParams, err.Error()}
+		}
+		var history *int
+		if p.Configuration != nil {
+			history = p.Configuration.HistoryLength
+		}
+		return result03(ep.sendMessage(ctx, req, m, history))
+	case "tasks/get":
+		return result03(ep.getTask(rpc))
+	case "tasks/cancel":
+		return result03(ep.cancelTask(rpc))
+	case "message/stream", "tasks/resubscribe":
+		return nil, &rpcError{errUnsupported, "streaming is not offered: use message/send (the answer carries the task)"}
+	case "tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get", "tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete":
+		return nil, &rpcError{errPushNotSupported, "push notifications are not offered"}
+	case "agent/getAuthenticatedExtendedCard":
+		return nil, &rpcError{errNoExtendedCard, "there is no authenticated extended card"}
+	}
+	return nil, &rpcError{errMethodNotFound, notServed(rpc.Method, ProtocolVersion03)}
+}
+
+func result(t Task, rerr *rpcError) (any, *rpcError) {
+	if rerr != nil {
+		return nil, rerr
+	}
+	return t, nil
+}
+
+func result03(t Task, rerr *rpcError) (any, *rpcError) {
+	if rerr != nil {
+		return nil, rerr
+	}
+	return toTask03(t), nil
+}
+
+// sendMessage handles a message and trims the task's history to the client's historyLength.
+func (ep *Endpoint) sendMessage(ctx context.Context, req *catalog.Request, m *Message, history *int) (Task, *rpcError) {
+	task, rerr := ep.send(ctx, req, m)
+	if rerr != nil {
+		return Task{}, rerr
+	}
+	return withHistory(task, history), nil
+}
+
+// getTask reads a task (GetTask, tasks/get: the same params in both versions).
+func (ep *Endpoint) getTask(rpc rpcRequest) (Task, *rpcError) {
+	var p taskParams
+	if err := json.Unmarshal(rpc.Params, &p); err != nil || p.ID == "" {
+		return Task{}, &rpcError{errInvalidParams, rpc.Method + " needs params.id"}
+	}
+	task, ok := ep.tasks.get(p.ID)
+	if !ok {
+		return Task{}, &rpcError{errTaskNotFound, "task " + p.ID + " is unknown or expired"}
+	}
+	return withHistory(task, p.HistoryLength), nil
+}
+
+// cancelTask cancels a task waiting for its payment (CancelTask, tasks/cancel).
+func (ep *Endpoint) cancelTask(rpc rpcRequest) (Task, *rpcError) {
+	var p taskParams
+	if err := json.Unmarshal(rpc.Params, &p); err != nil || p.ID == "" {
+		return Task{}, &rpcError{errInvalidParams, rpc.Method + " needs params.id"}
+	}
+	return ep.end(p.ID, stateCanceled, "the client canceled the task", nil)
 }
 
 // withHistory trims the task's history to the client's historyLength (0 drops it).

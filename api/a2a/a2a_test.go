@@ -72,6 +72,47 @@ out.got = Task.toJSON(await client.getTask({ id: first.id }));
 console.log(JSON.stringify(out));
 `
 
+// agentScript03 is the same agent with @a2a-js/sdk 0.3.14 (installed as a2a-sdk-v03), the
+// A2A v0.3 client most deployed agents still run: its ClientFactory finds the endpoint in the
+// card's top-level url and preferredTransport, and it speaks message/send and tasks/get with
+// v0.3's shapes (kind discriminators, lower-case states); the payment is the same a2a-x402
+// flow, its extension activated through X-A2A-Extensions. It prints the card and the tasks
+// as it received them.
+//
+// usage: node script.mjs BASE_URL PRIVATE_KEY ASSET MAX_ATOMIC ROUTE PARAMS_JSON
+const agentScript03 = `
+import { ClientFactory, ServiceParameters, withA2AExtensions } from "a2a-sdk-v03/client";
+import { x402Client } from "@x402/core/client";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { privateKeyToAccount } from "viem/accounts";
+
+const [base, key, asset, max, route, params] = process.argv.slice(2);
+const extension = "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2";
+const client = await new ClientFactory().createFromUrl(base);
+const card = await client.getAgentCard();
+const options = { serviceParameters: ServiceParameters.create(withA2AExtensions(extension)) };
+
+const first = await client.sendMessage({ message: {
+  kind: "message", messageId: crypto.randomUUID(), role: "user",
+  parts: [{ kind: "data", data: { route, params: JSON.parse(params) } }],
+} }, options);
+const out = { card, first };
+const metadata = first.status?.message?.metadata ?? {};
+if (metadata["x402.payment.status"] === "payment-required") {
+  const signer = new x402Client()
+    .register("eip155:*", new ExactEvmScheme(privateKeyToAccount(key.startsWith("0x") ? key : "0x" + key)))
+    .setSpendControls({ allowedAssets: [{ network: "eip155:*", asset, maxAmountPerPayment: max }] });
+  const payload = await signer.createPaymentPayload(metadata["x402.payment.required"]);
+  out.paid = await client.sendMessage({ message: {
+    kind: "message", messageId: crypto.randomUUID(), role: "user", taskId: first.id, contextId: first.contextId,
+    parts: [{ kind: "text", text: "Here is the payment authorization." }],
+    metadata: { "x402.payment.status": "payment-submitted", "x402.payment.payload": payload },
+  } }, options);
+}
+out.got = await client.getTask({ id: first.id });
+console.log(JSON.stringify(out));
+`
+
 type paidWorld struct {
 	dev      *settle.Dev
 	h        *apitest.Harness
@@ -129,18 +170,18 @@ func (w *paidWorld) balance(t *testing.T, a string) int64 {
 	return b.Int64()
 }
 
-// agent runs the official client against the server and returns what it printed.
-func (w *paidWorld) agent(t *testing.T, route string, params map[string]any) map[string]any {
+// agent runs an official client's script against the server and returns what it printed.
+func (w *paidWorld) agent(t *testing.T, c officialClient, route string, params map[string]any) map[string]any {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(apitest.NodeModules(t), "@a2a-js", "sdk", "package.json")); err != nil {
-		t.Fatal("@a2a-js/sdk is not installed in settle/npm; run ops/setup.d/x402.sh")
+	if _, err := os.Stat(filepath.Join(apitest.NodeModules(t), c.pkg, "package.json")); err != nil {
+		t.Fatal(c.pkg + " is not installed in settle/npm; run ops/setup.d/x402.sh")
 	}
 	key, err := os.ReadFile(w.dev.PayerKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, _ := json.Marshal(params)
-	stdout, stderr, err := apitest.Node(t, 2*time.Minute, agentScript, w.h.BaseURL, strings.TrimSpace(string(key)), w.dev.Asset, "100000", route, string(p))
+	stdout, stderr, err := apitest.Node(t, 2*time.Minute, c.script, w.h.BaseURL, strings.TrimSpace(string(key)), w.dev.Asset, "100000", route, string(p))
 	if err != nil {
 		t.Fatalf("node: %v\n%s", err, stderr)
 	}
@@ -151,12 +192,12 @@ func (w *paidWorld) agent(t *testing.T, route string, params map[string]any) map
 	return out
 }
 
-// verifyTaskReceipt reads a completed task as the server sends it (GetTask, the artifact's
-// bytes as they are on the wire) and checks with the box's verifier that its receipt and
+// verifyTaskReceipt reads a completed task as the server sends it (getTask, the version's
+// method, the artifact's bytes as they are on the wire) and checks with the box's verifier that its receipt and
 // delivery statement are valid and bind that artifact, the route and the settlement.
-func (w *paidWorld) verifyTaskReceipt(t *testing.T, id, path string) {
+func (w *paidWorld) verifyTaskReceipt(t *testing.T, getTask, id, path string) {
 	t.Helper()
-	a := rpc(t, w.h, nil, `{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":"`+id+`"}}`)
+	a := rpc(t, w.h, nil, `{"jsonrpc":"2.0","id":2,"method":"`+getTask+`","params":{"id":"`+id+`"}}`)
 	var task struct {
 		Status struct {
 			Message struct {
@@ -216,31 +257,62 @@ func (w *paidWorld) httpRequirements(t *testing.T, path string) any {
 
 func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
 
-// TestOfficialClientPaysForATask (issue 28, item 2): @a2a-js/sdk 1.3.0's client finds the
-// JSON-RPC interface in the card, its message creates a task in input-required carrying the
-// HTTP 402's requirements, @x402/evm pays them on the embedded chain, and the paid message
-// completes the task with the answer as a data artifact and the settlement's receipt; GetTask
-// reads the same task. A bad parameter fails the task before any requirement is issued, and a
-// route whose upstream fails charges nothing.
+// officialClient is one official A2A client: the script that drives it, the npm package it
+// needs, the version's GetTask method and task states, and what it must find in the card.
+type officialClient struct {
+	name, pkg, script, getTask     string
+	inputRequired, completed, fail string
+	checkCard                      func(t *testing.T, card any, endpoint string)
+}
+
+var officialClients = []officialClient{
+	{name: "v1.0 @a2a-js/sdk 1.3.0", pkg: "@a2a-js/sdk", script: agentScript, getTask: "GetTask",
+		inputRequired: "TASK_STATE_INPUT_REQUIRED", completed: "TASK_STATE_COMPLETED", fail: "TASK_STATE_FAILED",
+		checkCard: func(t *testing.T, card any, endpoint string) {
+			iface := apitest.At(card, "supportedInterfaces", 0)
+			if apitest.At(iface, "url") != endpoint || apitest.At(iface, "protocolBinding") != "JSONRPC" || apitest.At(iface, "protocolVersion") != "1.0" {
+				t.Errorf("card interface %v", iface)
+			}
+		}},
+	{name: "v0.3 @a2a-js/sdk 0.3.14", pkg: "a2a-sdk-v03", script: agentScript03, getTask: "tasks/get",
+		inputRequired: "input-required", completed: "completed", fail: "failed",
+		checkCard: func(t *testing.T, card any, endpoint string) {
+			if apitest.At(card, "url") != endpoint || apitest.At(card, "preferredTransport") != "JSONRPC" || apitest.At(card, "protocolVersion") != "0.3.0" {
+				t.Errorf("card's v0.3 interface: url %v, preferredTransport %v, protocolVersion %v",
+					apitest.At(card, "url"), apitest.At(card, "preferredTransport"), apitest.At(card, "protocolVersion"))
+			}
+		}},
+}
+
+// TestOfficialClientPaysForATask (issue 28, item 2; v0.3 since): each official client, v1.0
+// and v0.3, finds the JSON-RPC interface of its version in the card, its message creates a
+// task in input-required carrying the HTTP 402's requirements, @x402/evm pays them on the
+// embedded chain, and the paid message completes the task with the answer as a data artifact
+// and the settlement's receipt, in the client's own shapes; its GetTask (tasks/get) reads the
+// same task. A bad parameter fails the task before any requirement is issued, and a route
+// whose upstream fails charges nothing.
 func TestOfficialClientPaysForATask(t *testing.T) {
 	testenv.NeedsNode(t)
 	w := startPaid(t)
+	for _, c := range officialClients {
+		t.Run(c.name, func(t *testing.T) { w.payForATask(t, c) })
+	}
+}
+
+func (w *paidWorld) payForATask(t *testing.T, c officialClient) {
 	const price = 5_000 // fr.tva's, in the catalog
 
 	t.Run("paid call completes", func(t *testing.T) {
 		before, settled := w.balance(t, w.dev.PayTo), len(w.dev.Facilitator.Ledger().List(ledger.Settled))
-		out := w.agent(t, "fr.tva", map[string]any{"siren": "303265045"})
+		out := w.agent(t, c, "fr.tva", map[string]any{"siren": "303265045"})
 
-		iface := apitest.At(out, "card", "supportedInterfaces", 0)
-		if apitest.At(iface, "url") != w.h.BaseURL+"/a2a" || apitest.At(iface, "protocolBinding") != "JSONRPC" || apitest.At(iface, "protocolVersion") != "1.0" {
-			t.Errorf("card interface %v", iface)
-		}
+		c.checkCard(t, out["card"], w.h.BaseURL+"/a2a")
 		if ext := apitest.At(out, "card", "capabilities", "extensions", 0); apitest.At(ext, "uri") != a2a.ExtensionX402 || apitest.At(ext, "required") != true {
 			t.Errorf("card extension %v", ext)
 		}
 
 		first := apitest.At(out, "first", "status")
-		if apitest.At(first, "state") != "TASK_STATE_INPUT_REQUIRED" || apitest.At(first, "message", "metadata", a2a.MetaStatus) != "payment-required" {
+		if apitest.At(first, "state") != c.inputRequired || apitest.At(first, "message", "metadata", a2a.MetaStatus) != "payment-required" {
 			t.Fatalf("first answer %s", jsonText(first))
 		}
 		got := apitest.At(first, "message", "metadata", a2a.MetaRequired, "accepts")
@@ -249,7 +321,7 @@ func TestOfficialClientPaysForATask(t *testing.T) {
 		}
 
 		paid := apitest.At(out, "paid")
-		if apitest.At(paid, "status", "state") != "TASK_STATE_COMPLETED" {
+		if apitest.At(paid, "status", "state") != c.completed {
 			t.Fatalf("paid answer %s", jsonText(paid))
 		}
 		if apitest.At(paid, "artifacts", 0, "parts", 0, "data", "tva") != "FR40303265045" {
@@ -260,9 +332,9 @@ func TestOfficialClientPaysForATask(t *testing.T) {
 			apitest.At(meta, a2a.MetaReceipts, 0, "transaction") == "" || apitest.At(meta, a2a.MetaReceipts, 0, "transaction") == nil {
 			t.Errorf("receipt metadata %s", jsonText(meta))
 		}
-		w.verifyTaskReceipt(t, apitest.At(paid, "id").(string), "/v1/fr/tva")
-		if apitest.At(out, "got", "status", "state") != "TASK_STATE_COMPLETED" || apitest.At(out, "got", "id") != apitest.At(paid, "id") {
-			t.Errorf("GetTask %s", jsonText(apitest.At(out, "got")))
+		w.verifyTaskReceipt(t, c.getTask, apitest.At(paid, "id").(string), "/v1/fr/tva")
+		if apitest.At(out, "got", "status", "state") != c.completed || apitest.At(out, "got", "id") != apitest.At(paid, "id") {
+			t.Errorf("%s %s", c.getTask, jsonText(apitest.At(out, "got")))
 		}
 		if b := w.balance(t, w.dev.PayTo); b-before != price {
 			t.Errorf("payTo received %d, want %d", b-before, price)
@@ -275,9 +347,9 @@ func TestOfficialClientPaysForATask(t *testing.T) {
 	t.Run("bad parameter fails before any payment", func(t *testing.T) {
 		settled := len(w.dev.Facilitator.Ledger().List(ledger.Settled))
 		payer := w.balance(t, w.dev.Payer)
-		out := w.agent(t, "fr.tva", map[string]any{"siren": "12"})
+		out := w.agent(t, c, "fr.tva", map[string]any{"siren": "12"})
 		first := apitest.At(out, "first", "status")
-		if apitest.At(first, "state") != "TASK_STATE_FAILED" || out["paid"] != nil {
+		if apitest.At(first, "state") != c.fail || out["paid"] != nil {
 			t.Fatalf("first answer %s", jsonText(first))
 		}
 		if apitest.At(first, "message", "metadata", a2a.MetaRequired) != nil {
@@ -294,13 +366,13 @@ func TestOfficialClientPaysForATask(t *testing.T) {
 	t.Run("failed route charges nothing", func(t *testing.T) {
 		settled := len(w.dev.Facilitator.Ledger().List(ledger.Settled))
 		payer := w.balance(t, w.dev.Payer)
-		out := w.agent(t, "fr.commune", map[string]any{"cp": "44000"})
-		if apitest.At(out, "first", "status", "state") != "TASK_STATE_INPUT_REQUIRED" {
+		out := w.agent(t, c, "fr.commune", map[string]any{"cp": "44000"})
+		if apitest.At(out, "first", "status", "state") != c.inputRequired {
 			t.Fatalf("first answer %s", jsonText(apitest.At(out, "first")))
 		}
 		paid := apitest.At(out, "paid", "status")
 		meta := apitest.At(paid, "message", "metadata")
-		if apitest.At(paid, "state") != "TASK_STATE_FAILED" || apitest.At(meta, a2a.MetaStatus) != "payment-failed" ||
+		if apitest.At(paid, "state") != c.fail || apitest.At(meta, a2a.MetaStatus) != "payment-failed" ||
 			jsonText(apitest.At(meta, a2a.MetaReceipts)) != "[]" || apitest.At(paid, "message", "parts", 1, "data", "error", "upstream") != "geo-api" {
 			t.Errorf("paid answer %s", jsonText(paid))
 		}

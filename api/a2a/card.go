@@ -14,15 +14,21 @@ import (
 // and accepted in the A2A-Extensions header.
 const ExtensionX402 = "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2"
 
-// ProtocolVersion is the A2A version the endpoint speaks (the A2A-Version header's value).
+// ProtocolVersion is the A2A version of the endpoint's first interface (the A2A-Version header's
+// value); ProtocolVersion03 is served beside it.
 const ProtocolVersion = "1.0"
 
 // callShape is what every skill's description says a message must carry.
 const callShape = `a data part {"route": "<route id or path>", "params": {...}}`
 
-// Card is the A2A v1.0 agent card: the JSON-RPC interface this endpoint serves at
-// baseURL+path, one skill per route family with its routes and price range, and the a2a-x402
-// v0.2 extension, required since every skill but the free routes is paid.
+// Card is the A2A v1.0 agent card: the JSON-RPC interfaces this endpoint serves at
+// baseURL+path (v1.0 first, then v0.3), one skill per route family with its routes and price
+// range, and the a2a-x402 v0.2 extension, required since every skill but the free routes is
+// paid. The same document is a valid v0.3 card: v0.3 clients find the endpoint in its
+// top-level url, preferredTransport and protocolVersion, as the official SDKs' servers write
+// them beside supportedInterfaces (a2a-python's agent_card_to_dict, a2a-js's
+// toCompatAgentCard with embedV1Interfaces); every other field has the same name and shape in
+// both versions.
 func Card(cat *catalog.Catalog, baseURL, path string) map[string]any {
 	byFamily := map[string][]*catalog.Entry{}
 	for _, e := range cat.Entries() {
@@ -58,12 +64,18 @@ func Card(cat *catalog.Catalog, baseURL, path string) map[string]any {
 	return map[string]any{
 		"name":        render.Service.Name,
 		"description": render.Service.Description + " Over A2A, send a message with " + callShape + "; a paid route answers with a task in input-required carrying the x402 payment requirements (a2a-x402 v0.2), and the message carrying the signed payment completes it with the answer as an artifact.",
-		"supportedInterfaces": []map[string]any{{
-			"url": baseURL + path, "protocolBinding": "JSONRPC", "protocolVersion": ProtocolVersion,
-		}},
-		"version":          render.Service.Version,
-		"documentationUrl": baseURL + "/openapi.json",
-		"iconUrl":          baseURL + "/icon.svg",
+		"supportedInterfaces": []map[string]any{
+			{"url": baseURL + path, "protocolBinding": "JSONRPC", "protocolVersion": ProtocolVersion},
+			{"url": baseURL + path, "protocolBinding": "JSONRPC", "protocolVersion": ProtocolVersion03},
+		},
+		// v0.3's interface fields, for its clients, which read no supportedInterfaces; v1.0
+		// clients ignore them (a card with supportedInterfaces is never read as v0.3).
+		"url":                baseURL + path,
+		"preferredTransport": "JSONRPC",
+		"protocolVersion":    "0.3.0",
+		"version":            render.Service.Version,
+		"documentationUrl":   baseURL + "/openapi.json",
+		"iconUrl":            baseURL + "/icon.svg",
 		"capabilities": map[string]any{
 			"streaming": false, "pushNotifications": false, "extendedAgentCard": false,
 			"extensions": []map[string]any{{

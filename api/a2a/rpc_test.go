@@ -100,7 +100,8 @@ func dataPart(route string, params map[string]any) []any {
 	return []any{map[string]any{"data": map[string]any{"route": route, "params": params}, "mediaType": "application/json"}}
 }
 
-// TestProtocolErrors: what is not a call gets the JSON-RPC error A2A names for it.
+// TestProtocolErrors: what is not a call gets the JSON-RPC error A2A names for it, in v1.0
+// and v0.3; an A2A-Version header chooses the version, whose methods alone are served.
 func TestProtocolErrors(t *testing.T) {
 	h := startUnpaid(t)
 	for _, c := range []struct {
@@ -112,12 +113,22 @@ func TestProtocolErrors(t *testing.T) {
 		{"not JSON", nil, `{`, -32700},
 		{"not JSON-RPC", nil, `{"id":1,"method":"SendMessage"}`, -32600},
 		{"no message", nil, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`, -32602},
-		{"unknown method", nil, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}`, -32601},
+		{"unknown method", nil, `{"jsonrpc":"2.0","id":1,"method":"tasks/list","params":{}}`, -32601},
 		{"unknown task", nil, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"nope"}}`, -32001},
 		{"payment for an unknown task", nil, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","taskId":"nope","parts":[{"text":"pay"}]}}}`, -32001},
 		{"streaming", nil, `{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{}}`, -32004},
 		{"push notifications", nil, `{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig","params":{}}`, -32003},
-		{"another version", map[string]string{"A2A-Version": "0.3"}, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"nope"}}`, -32009},
+		{"another version", map[string]string{"A2A-Version": "2.0"}, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"nope"}}`, -32009},
+		{"a 1.0 method asked as 0.3", map[string]string{"A2A-Version": "0.3"}, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"nope"}}`, -32601},
+		{"a 0.3 method asked as 1.0", map[string]string{"A2A-Version": "1.0"}, `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"nope"}}`, -32601},
+		{"0.3: no message", nil, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}`, -32602},
+		{"0.3: a part without kind", nil, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"text":"hi"}]}}}`, -32602},
+		{"0.3: unknown task", map[string]string{"A2A-Version": "0.3.0"}, `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"nope"}}`, -32001},
+		{"0.3: cancel an unknown task", nil, `{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"id":"nope"}}`, -32001},
+		{"0.3: streaming", nil, `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{}}`, -32004},
+		{"0.3: resubscribe", nil, `{"jsonrpc":"2.0","id":1,"method":"tasks/resubscribe","params":{"id":"nope"}}`, -32004},
+		{"0.3: push notifications", nil, `{"jsonrpc":"2.0","id":1,"method":"tasks/pushNotificationConfig/set","params":{}}`, -32003},
+		{"0.3: extended card", nil, `{"jsonrpc":"2.0","id":1,"method":"agent/getAuthenticatedExtendedCard"}`, -32007},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if a := rpc(t, h, c.hdr, c.body); a.Error == nil || a.Error.Code != c.code {
@@ -177,13 +188,90 @@ func TestTaskLifecycleWithoutSettlement(t *testing.T) {
 	}
 }
 
+// send03 sends one v0.3 message (message/send, activating x402 through X-A2A-Extensions)
+// and returns the task of the answer.
+func send03(t *testing.T, h *apitest.Harness, message map[string]any) map[string]any {
+	t.Helper()
+	message["kind"], message["messageId"], message["role"] = "message", "m-1", "user"
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": map[string]any{"message": message}})
+	a := rpc(t, h, map[string]string{"X-A2A-Extensions": a2a.ExtensionX402}, string(body))
+	if a.Error != nil {
+		t.Fatalf("message/send: %+v", a.Error)
+	}
+	task, _ := apitest.Decode(t, a.Result).(map[string]any)
+	if task == nil || task["kind"] != "task" {
+		t.Fatalf("message/send answered %s", a.Result)
+	}
+	return task
+}
+
+func dataPart03(route string, params map[string]any) []any {
+	return []any{map[string]any{"kind": "data", "data": map[string]any{"route": route, "params": params}}}
+}
+
+// TestV03TaskLifecycleWithoutSettlement: a v0.3 client's calls take the same course as a
+// v1.0 client's, answered in v0.3's shapes (kind discriminators, lower-case states and
+// roles): a bad parameter fails the task naming it, before any requirement; a paid route asks
+// for payment with the HTTP 402's requirements; a refused payment renews them; tasks/get and
+// tasks/cancel read and cancel the task, which GetTask (v1.0) reads too, since both versions
+// share one store.
+func TestV03TaskLifecycleWithoutSettlement(t *testing.T) {
+	h := startUnpaid(t)
+
+	bad := send03(t, h, map[string]any{"parts": dataPart03("fr.tva", map[string]any{"siren": "12"})})
+	if apitest.At(bad, "status", "state") != "failed" || apitest.At(bad, "status", "message", "parts", 1, "kind") != "data" ||
+		apitest.At(bad, "status", "message", "parts", 1, "data", "error", "param") != "siren" || apitest.At(bad, "status", "message", "metadata") != nil {
+		t.Errorf("bad parameter: %s", jsonText(bad))
+	}
+
+	task := send03(t, h, map[string]any{"parts": dataPart03("fr.tva", map[string]any{"siren": "303265045"})})
+	id := task["id"].(string)
+	status := apitest.At(task, "status", "message")
+	if apitest.At(task, "status", "state") != "input-required" || apitest.At(status, "kind") != "message" || apitest.At(status, "role") != "agent" ||
+		apitest.At(status, "parts", 0, "kind") != "text" || apitest.At(status, "metadata", a2a.MetaStatus) != "payment-required" ||
+		apitest.At(status, "metadata", a2a.MetaRequired, "accepts", 0, "amount") != "5000" {
+		t.Fatalf("paid route: %s", jsonText(task))
+	}
+
+	refused := send03(t, h, map[string]any{"taskId": id, "parts": []any{map[string]any{"kind": "text", "text": "pay"}},
+		"metadata": map[string]any{a2a.MetaStatus: "payment-submitted", a2a.MetaPayload: map[string]any{"x402Version": 2, "payload": map[string]any{"signature": "0x00"}}}})
+	meta := apitest.At(refused, "status", "message", "metadata")
+	if apitest.At(refused, "status", "state") != "input-required" || apitest.At(meta, a2a.MetaStatus) != "payment-failed" ||
+		apitest.At(meta, a2a.MetaError) == nil || apitest.At(meta, a2a.MetaRequired, "accepts", 0, "amount") != "5000" {
+		t.Errorf("refused payment: %s", jsonText(refused))
+	}
+
+	got := rpc(t, h, nil, `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"`+id+`"}}`)
+	history := apitest.At(apitest.Decode(t, got.Result), "history", 0)
+	if got.Error != nil || apitest.At(apitest.Decode(t, got.Result), "status", "state") != "input-required" ||
+		apitest.At(history, "kind") != "message" || apitest.At(history, "role") != "user" || apitest.At(history, "parts", 0, "kind") != "data" ||
+		apitest.At(history, "parts", 0, "data", "route") != "fr.tva" {
+		t.Errorf("tasks/get: %+v %s", got.Error, got.Result)
+	}
+	v1 := rpc(t, h, nil, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"`+id+`"}}`)
+	if v1.Error != nil || apitest.At(apitest.Decode(t, v1.Result), "status", "state") != "TASK_STATE_INPUT_REQUIRED" ||
+		apitest.At(apitest.Decode(t, v1.Result), "history", 0, "role") != "ROLE_USER" {
+		t.Errorf("GetTask of a v0.3 task: %+v %s", v1.Error, v1.Result)
+	}
+
+	canceled := rpc(t, h, nil, `{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"id":"`+id+`"}}`)
+	if canceled.Error != nil || apitest.At(apitest.Decode(t, canceled.Result), "status", "state") != "canceled" ||
+		apitest.At(apitest.Decode(t, canceled.Result), "kind") != "task" {
+		t.Errorf("tasks/cancel: %+v %s", canceled.Error, canceled.Result)
+	}
+	if again := rpc(t, h, nil, `{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"id":"`+id+`"}}`); again.Error == nil || again.Error.Code != -32002 {
+		t.Errorf("tasks/cancel of a canceled task: %+v", again.Error)
+	}
+}
+
 // TestBrowserPreflightAllowsTheA2AHeaders: the SDK sends A2A-Version on every call (and
-// A2A-Extensions to activate x402), so a browser agent's preflight must allow both.
+// A2A-Extensions to activate x402; v0.3's SDK X-A2A-Extensions), so a browser agent's
+// preflight must allow them.
 func TestBrowserPreflightAllowsTheA2AHeaders(t *testing.T) {
 	h := startUnpaid(t)
-	resp := h.Preflight(t, "POST", "/a2a", "a2a-version,a2a-extensions,content-type")
+	resp := h.Preflight(t, "POST", "/a2a", "a2a-version,a2a-extensions,x-a2a-extensions,content-type")
 	allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
-	for _, name := range []string{"a2a-version", "a2a-extensions", "content-type"} {
+	for _, name := range []string{"a2a-version", "a2a-extensions", "x-a2a-extensions", "content-type"} {
 		if !strings.Contains(allowed, name) {
 			t.Errorf("preflight %d allows %q, not %s", resp.StatusCode, allowed, name)
 		}
@@ -193,12 +281,14 @@ func TestBrowserPreflightAllowsTheA2AHeaders(t *testing.T) {
 // TestArtifactCarriesTheBodyDelivered: a task's artifact holds the body exactly as the route
 // delivered it, the bytes a receipt's delivery statement binds: as a data part when JSON
 // carries those bytes unchanged, else as raw bytes (JSON with white space or HTML characters,
-// which re-encoding would compact or escape).
+// which re-encoding would compact or escape); in v0.3, whose data part holds an object only,
+// other JSON (an array) is a file of its bytes.
 func TestArtifactCarriesTheBodyDelivered(t *testing.T) {
 	bodies := map[string]*catalog.Raw{
 		"compact": {ContentType: "application/json", Body: []byte(`{"a":"b","n":[1,2]}`)},
 		"pretty":  {ContentType: "application/json", Body: []byte("{\n  \"a\": \"<b> & c\",\n  \"n\": [1, 2]\n}\n")},
 		"text":    {ContentType: "text/plain; charset=utf-8", Body: []byte("plain <text>\n")},
+		"array":   {ContentType: "application/json", Body: []byte(`[{"a":1},2]`)},
 	}
 	var entries []catalog.Entry
 	for name, raw := range bodies {
@@ -246,6 +336,40 @@ func TestArtifactCarriesTheBodyDelivered(t *testing.T) {
 			}
 			if !bytes.Equal(got, raw.Body) || !strings.HasPrefix(p.MediaType, strings.Split(raw.ContentType, ";")[0]) {
 				t.Errorf("artifact %q (%s), delivered %q (%s)", got, p.MediaType, raw.Body, raw.ContentType)
+			}
+		})
+		t.Run(name+" in v0.3", func(t *testing.T) {
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": map[string]any{"message": map[string]any{
+				"kind": "message", "messageId": "m-1", "role": "user", "parts": dataPart03("free.test."+name, map[string]any{})}}})
+			a := rpc(t, h, nil, string(body))
+			var task struct {
+				Artifacts []struct {
+					Parts []struct {
+						Kind string          `json:"kind"`
+						Data json.RawMessage `json:"data"`
+						Text *string         `json:"text"`
+						File *struct {
+							Bytes    []byte `json:"bytes"`
+							MimeType string `json:"mimeType"`
+						} `json:"file"`
+					} `json:"parts"`
+				} `json:"artifacts"`
+			}
+			if a.Error != nil || json.Unmarshal(a.Result, &task) != nil || len(task.Artifacts) != 1 || len(task.Artifacts[0].Parts) != 1 {
+				t.Fatalf("message/send: %s %+v", a.Result, a.Error)
+			}
+			p := task.Artifacts[0].Parts[0]
+			var got []byte
+			switch {
+			case p.Kind == "text" && p.Text != nil:
+				got = []byte(*p.Text)
+			case p.Kind == "file" && p.File != nil && strings.HasPrefix(raw.ContentType, p.File.MimeType):
+				got = p.File.Bytes
+			case p.Kind == "data" && bytes.HasPrefix(p.Data, []byte("{")): // v0.3's DataPart.data is an object
+				got = p.Data
+			}
+			if !bytes.Equal(got, raw.Body) {
+				t.Errorf("artifact %s, delivered %q (%s)", a.Result, raw.Body, raw.ContentType)
 			}
 		})
 	}

@@ -449,9 +449,9 @@ func Table(n Names) []Entry {
 		// A paid message runs its route and settlement inside this call: its deadline outlasts
 		// the longest route's (180 s) and the settlement budget (90 s), or a settled call
 		// would be answered 504.
-		route("discovery", "POST", "/a2a", 0, "A2A endpoint (JSON-RPC binding, A2A v1.0, paid through the a2a-x402 v0.2 extension): one skill per route family.").
+		route("discovery", "POST", "/a2a", 0, "A2A endpoint (JSON-RPC binding, A2A v1.0 and v0.3, paid through the a2a-x402 v0.2 extension): one skill per route family.").
 			kind(Discovery).paysInBody("x402.payment.payload").timeout(5 * time.Minute),
-		route("discovery", "GET", "/.well-known/agent-card.json", 0, "A2A agent card (v1.0).").kind(Discovery),
+		route("discovery", "GET", "/.well-known/agent-card.json", 0, "A2A agent card (v1.0, with the v0.3 fields).").kind(Discovery),
 		route("discovery", "GET", "/.well-known/agent-skills.json", 0, "Agent skills derived from the catalog.").kind(Discovery),
 		route("discovery", "GET", "/.well-known/did.json", 0, "The box's did:web document: the keys that sign offers and receipts (JWS).").kind(Discovery),
 		route("discovery", "GET", "/.well-known/x402-receipt-keys.json", 0, "Keys that verify offers and receipts: JWS key ids, EIP-712 signers, rotation dates.").kind(Discovery),

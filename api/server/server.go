@@ -346,7 +346,7 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 	}
 	if ctx.IsOptions() {
 		ctx.Response.Header.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-		ctx.Response.Header.Set("Access-Control-Allow-Headers", "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Offer-Receipt-Format, X-Proxy-Key, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, A2A-Version, A2A-Extensions")
+		ctx.Response.Header.Set("Access-Control-Allow-Headers", "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Offer-Receipt-Format, X-Proxy-Key, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, A2A-Version, A2A-Extensions, X-A2A-Extensions")
 		ctx.Response.Header.Set("Access-Control-Max-Age", "86400")
 		ctx.SetStatusCode(http.StatusNoContent)
 		return http.StatusNoContent

@@ -140,22 +140,31 @@ func TestDevNeedsNoConfig(t *testing.T) {
 		t.Fatalf("metrics %d %s", code, body)
 	}
 	// The A2A card names the endpoint the composed server serves (the 0.3.0 card named one
-	// that nothing answered): a JSON-RPC call there gets A2A's answer.
+	// that nothing answered): a JSON-RPC call at each interface it lists (v1.0, v0.3) and at
+	// v0.3's top-level url gets A2A's answer in that version.
 	code, body = get(t, "http://"+api+"/.well-known/agent-card.json")
 	var card struct {
-		SupportedInterfaces []struct{ URL, ProtocolBinding string } `json:"supportedInterfaces"`
+		SupportedInterfaces []struct{ URL, ProtocolBinding, ProtocolVersion string } `json:"supportedInterfaces"`
+		URL                 string                                                   `json:"url"`
 	}
-	if err := json.Unmarshal([]byte(body), &card); code != 200 || err != nil || len(card.SupportedInterfaces) != 1 {
+	if err := json.Unmarshal([]byte(body), &card); code != 200 || err != nil || len(card.SupportedInterfaces) != 2 {
 		t.Fatalf("agent card %d %s", code, body)
 	}
-	resp, err := http.Post(card.SupportedInterfaces[0].URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"none"}}`))
-	if err != nil {
-		t.Fatal(err)
+	getTask := map[string]string{"1.0": "GetTask", "0.3": "tasks/get"}
+	calls := [][2]string{{card.URL, "tasks/get"}}
+	for _, iface := range card.SupportedInterfaces {
+		calls = append(calls, [2]string{iface.URL, getTask[iface.ProtocolVersion]})
 	}
-	answer, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(answer), `"code":-32001`) {
-		t.Fatalf("POST %s = %d %s", card.SupportedInterfaces[0].URL, resp.StatusCode, answer)
+	for _, call := range calls {
+		resp, err := http.Post(call[0], "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+call[1]+`","params":{"id":"none"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(answer), `"code":-32001`) {
+			t.Fatalf("POST %s %s = %d %s", call[0], call[1], resp.StatusCode, answer)
+		}
 	}
 	// The chain routes are ready on the embedded chain with no configuration. The catalog says
 	// so without spending the free calls the payment check below needs.
