@@ -130,7 +130,8 @@ func (g *gatewayFleet) serveFleetProxies(ctx context.Context, cfg config.Config,
 // its proxyd, and adds the proxy routes to what the box serves; nil when the box was enrolled
 // without a peer.
 // The returned follow, given the box's link state, makes the tunnel handshake again whenever
-// the link to the hub comes back (the gateway may have restarted).
+// the link to the hub comes back (the gateway may have restarted); the gateway's name is
+// looked up again while the tunnel has no recent handshake (tunnel.Box.FollowEndpoint).
 func startBoxTunnel(ctx context.Context, cfg config.Config, creds fleet.Credentials, px proxyclient.Service, routes map[string]box.Handler, log *slog.Logger) (stop func(), follow func(connected func() bool), err error) {
 	none := func(func() bool) {}
 	if creds.WireGuard == nil {
@@ -173,6 +174,14 @@ func startBoxTunnel(ctx context.Context, cfg config.Config, creds fleet.Credenti
 	}
 	log.LogAttrs(ctx, slog.LevelInfo, "fleet tunnel", slog.String(obs.KeyAddr, bc.Address.String()), slog.String(obs.KeyHost, bc.Endpoint))
 	var following sync.WaitGroup
+	if tb != nil {
+		// A gateway re-created at another address behind its name is followed there.
+		following.Add(1)
+		go func() {
+			defer following.Done()
+			tb.FollowEndpoint(run, wgtunnel.ReresolveEvery, wgtunnel.StaleHandshake)
+		}()
+	}
 	follow = func(connected func() bool) {
 		if tb == nil {
 			return // the kernel's tunnel handshakes again by itself (networkd)
