@@ -42,6 +42,12 @@ func BoxSubjects(box string) string { return boxPrefix + box + ".>" }
 // HeartbeatSubject is the subject a box announces itself on.
 func HeartbeatSubject(box string) string { return heartbeatPrefix + box }
 
+// HeartbeatAckSubject is where the registry acknowledges one box's heartbeat once it has
+// written it: the reply subject the box sends its heartbeats with, which tells the box that
+// the gateway hears it (a publish alone is never acknowledged). '$' is in no route name, and
+// the box already receives its own subjects.
+func HeartbeatAckSubject(box string) string { return boxPrefix + box + ".$hb" }
+
 // BoxOfHeartbeat returns the box name a heartbeat subject names, or "" for another subject.
 func BoxOfHeartbeat(subject string) string {
 	if len(subject) <= len(heartbeatPrefix) || subject[:len(heartbeatPrefix)] != heartbeatPrefix {

@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,11 +156,11 @@ func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log
 	}
 	exit := fleet.Exit{Country: strings.ToUpper(cfg.Fleet.Country), ASN: cfg.Fleet.ASN}
 	offer := relay.BoxOffer(a.cat, exit)
-	stopTunnel, followLink, err := startBoxTunnel(ctx, cfg, creds, px, offer.Routes, log)
+	tunnel, err := startBoxTunnel(ctx, cfg, creds, px, offer.Routes, log)
 	if err != nil {
 		return err
 	}
-	defer stopTunnel()
+	defer tunnel.stop()
 	if len(offer.Routes) == 0 {
 		return errors.New("this box can serve no route (no upstream configured, no browser)")
 	}
@@ -173,7 +175,13 @@ func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log
 		return err
 	}
 	defer b.Close()
-	followLink(b.Connected)
+	tunnel.follow(b.Connected)
+	addBoxHealth(a, b, creds.LeafURL, tunnel, px)
+	stopOperator, err := serveBoxOperator(ctx, a)
+	if err != nil {
+		return err
+	}
+	defer stopOperator()
 	log.Info("box started", slog.String(obs.KeyComponent, "fleet"), slog.String(obs.KeyHost, creds.LeafURL), slog.Int(obs.KeyCount, len(offer.Routes)))
 	// READY=1 once joined: the unit is active when the box serves the fleet. Its liveness is
 	// its own server running, not the link: a line that drops is the box's to wait out.
@@ -198,4 +206,82 @@ func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log
 	n.ready()
 	<-ctx.Done()
 	return nil
+}
+
+// addBoxHealth gives a box's /healthz what applies to it of the single appliance's report
+// (the browser pool and the state, already in a's checks) and its own: the link to the
+// gateway (up, and a heartbeat acknowledged lately), the proxy tunnel's session and proxyd
+// when the box sells proxy packages, and a "fleet" object saying where each stands.
+func addBoxHealth(a *app, b *box.Box, hubURL string, tunnel boxTunnel, px learningProxy) {
+	a.addHealth("fleet", b.Link)
+	if tunnel.on {
+		a.addHealth("tunnel", tunnel.health)
+		if alive, ok := px.Service.(interface{ Alive(context.Context) error }); ok {
+			a.addHealth("proxyd", func() error {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				defer cancel()
+				return alive.Alive(ctx)
+			})
+		}
+	}
+	a.healthDetail = func() map[string]any {
+		link := map[string]any{"box": b.Name(), "hub": hubURL, "connected": b.Connected(), "routes_served": len(b.Record("").Routes)}
+		if at := b.LastAck(); !at.IsZero() {
+			link["last_heartbeat_ack"] = at.UTC()
+		}
+		if tunnel.dev != nil {
+			t := map[string]any{"endpoint": tunnel.dev.Endpoint().String()}
+			if at := tunnel.dev.LastHandshake(); !at.IsZero() {
+				t["last_handshake"] = at.UTC()
+			}
+			link["tunnel"] = t
+		}
+		return map[string]any{"fleet": link}
+	}
+	a.metrics.GaugeFunc("peage_fleet_box", "The box's link to its gateway: linked (0/1), seconds since the last heartbeat acknowledged and since the tunnel's last handshake (-1: never), calls held.", func() map[string]float64 {
+		m := map[string]float64{"linked": 0, "heartbeat_ack_age_seconds": ageSeconds(b.LastAck()), "load": float64(b.Record("").Load)}
+		if b.Connected() {
+			m["linked"] = 1
+		}
+		if tunnel.dev != nil {
+			m["tunnel_handshake_age_seconds"] = ageSeconds(tunnel.dev.LastHandshake())
+		}
+		return m
+	}, "figure")
+}
+
+func ageSeconds(at time.Time) float64 {
+	if at.IsZero() {
+		return -1
+	}
+	return time.Since(at).Seconds()
+}
+
+// serveBoxOperator serves a box's operator listener (admin.addr, loopback by default): the
+// same handlers as the single appliance's, so /healthz (what the update gate proves a new
+// version by), /livez and /metrics answer alike. A box has no public listener.
+func serveBoxOperator(ctx context.Context, a *app) (stop func(), err error) {
+	token, err := operatorToken(a.cfg.Admin)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", a.cfg.Admin.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("admin listener: %w", err)
+	}
+	a.log.Info("listening", slog.String(obs.KeyComponent, "admin"), slog.String(obs.KeyAddr, ln.Addr().String()))
+	srv := &http.Server{Handler: requireToken(token, a.adminMux()), ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.log.Error("admin listener", slog.String(obs.KeyErr, err.Error()))
+		}
+	}()
+	return func() {
+		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+		<-done
+	}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -78,6 +79,8 @@ type app struct {
 	proxyRoutes  *proxyroutes.Routes // nil without proxyd
 	// adminRoutes add to the operator listener (a fleet gateway's enrolment).
 	adminRoutes []func(*http.ServeMux)
+	// healthDetail adds its keys to /healthz (a fleet box's link and tunnel).
+	healthDetail func() map[string]any
 }
 
 // deps are the collaborators the composition provides to the route families.
@@ -524,6 +527,9 @@ func (a *app) adminMux() *http.ServeMux {
 			"components": h.Components, "routes": h.Routes, "routes_available": h.Available, "routes_unbound": unbound}
 		if len(a.setupMissing) > 0 { // the process is healthy; the box is not set up yet
 			body["setup_missing"] = a.setupMissing
+		}
+		if a.healthDetail != nil {
+			maps.Copy(body, a.healthDetail())
 		}
 		_ = json.NewEncoder(w).Encode(body)
 	})

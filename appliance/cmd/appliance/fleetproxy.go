@@ -126,19 +126,48 @@ func (g *gatewayFleet) serveFleetProxies(ctx context.Context, cfg config.Config,
 	return nil
 }
 
+// boxTunnel is a box's end of the fleet's proxy tunnel, as runBox uses it.
+type boxTunnel struct {
+	stop func()
+	// follow, given the box's link state, makes the tunnel handshake again whenever the link
+	// to the hub comes back (the gateway may have restarted).
+	follow func(connected func() bool)
+	dev    *wgtunnel.Box // nil with the kernel's tunnel (networkd), or without a tunnel
+	on     bool          // the box has a tunnel, so it sells proxy packages through it
+}
+
+// tunnelStale is how old the last handshake may be while the tunnel still carries bytes:
+// WireGuard rejects a session 180 s after its handshake (RejectAfterTime), and renews a live
+// one before.
+const tunnelStale = 180 * time.Second
+
+// health is nil while the userspace tunnel has a session with the gateway; the kernel's
+// tunnel is networkd's to watch.
+func (t boxTunnel) health() error {
+	if t.dev == nil {
+		return nil
+	}
+	last := t.dev.LastHandshake()
+	switch {
+	case last.IsZero():
+		return fmt.Errorf("no handshake with the gateway at %s yet", t.dev.Endpoint())
+	case time.Since(last) > tunnelStale:
+		return fmt.Errorf("no handshake with the gateway at %s for %s", t.dev.Endpoint(), time.Since(last).Round(time.Second))
+	}
+	return nil
+}
+
 // startBoxTunnel dials the gateway's WireGuard tunnel out, forwards the box's tunnel port to
-// its proxyd, and adds the proxy routes to what the box serves; nil when the box was enrolled
-// without a peer.
-// The returned follow, given the box's link state, makes the tunnel handshake again whenever
-// the link to the hub comes back (the gateway may have restarted).
-func startBoxTunnel(ctx context.Context, cfg config.Config, creds fleet.Credentials, px proxyclient.Service, routes map[string]box.Handler, log *slog.Logger) (stop func(), follow func(connected func() bool), err error) {
-	none := func(func() bool) {}
+// its proxyd, and adds the proxy routes to what the box serves; a tunnel that is off when the
+// box was enrolled without a peer. The gateway's name is looked up again while the tunnel has
+// no recent handshake (tunnel.Box.FollowEndpoint).
+func startBoxTunnel(ctx context.Context, cfg config.Config, creds fleet.Credentials, px proxyclient.Service, routes map[string]box.Handler, log *slog.Logger) (boxTunnel, error) {
 	if creds.WireGuard == nil {
-		return func() {}, none, nil
+		return boxTunnel{stop: func() {}, follow: func(func() bool) {}}, nil
 	}
 	bc, err := wgtunnel.BoxConfigOf(creds.WireGuard, log)
 	if err != nil {
-		return nil, nil, err
+		return boxTunnel{}, err
 	}
 	var (
 		ln net.Listener
@@ -148,15 +177,15 @@ func startBoxTunnel(ctx context.Context, cfg config.Config, creds fleet.Credenti
 		// networkd brought the interface up: the tunnel port is a socket on its address,
 		// forwarded as in user space (the gateway's PROXY line is read here, not by proxyd).
 		if ln, err = net.Listen("tcp", netip.AddrPortFrom(bc.Address, fleet.ProxyPort).String()); err != nil {
-			return nil, nil, fmt.Errorf("fleet.kernel_tunnel: %w", err)
+			return boxTunnel{}, fmt.Errorf("fleet.kernel_tunnel: %w", err)
 		}
 	} else {
 		if tb, err = wgtunnel.StartBox(ctx, bc); err != nil {
-			return nil, nil, err
+			return boxTunnel{}, err
 		}
 		if ln, err = tb.Listen(fleet.ProxyPort); err != nil {
 			tb.Close()
-			return nil, nil, err
+			return boxTunnel{}, err
 		}
 	}
 	target := loopbackOf(cfg.Proxyd.Listen)
@@ -173,24 +202,33 @@ func startBoxTunnel(ctx context.Context, cfg config.Config, creds fleet.Credenti
 	}
 	log.LogAttrs(ctx, slog.LevelInfo, "fleet tunnel", slog.String(obs.KeyAddr, bc.Address.String()), slog.String(obs.KeyHost, bc.Endpoint))
 	var following sync.WaitGroup
-	follow = func(connected func() bool) {
-		if tb == nil {
-			return // the kernel's tunnel handshakes again by itself (networkd)
-		}
+	if tb != nil {
+		// A gateway re-created at another address behind its name is followed there.
 		following.Add(1)
 		go func() {
 			defer following.Done()
-			tb.FollowLink(run, connected, time.Second)
+			tb.FollowEndpoint(run, wgtunnel.ReresolveEvery, wgtunnel.StaleHandshake)
 		}()
 	}
-	return func() {
-		cancel()
-		<-done
-		following.Wait()
-		if tb != nil {
-			tb.Close()
-		}
-	}, follow, nil
+	return boxTunnel{dev: tb, on: true,
+		follow: func(connected func() bool) {
+			if tb == nil {
+				return // the kernel's tunnel handshakes again by itself (networkd)
+			}
+			following.Add(1)
+			go func() {
+				defer following.Done()
+				tb.FollowLink(run, connected, time.Second)
+			}()
+		},
+		stop: func() {
+			cancel()
+			<-done
+			following.Wait()
+			if tb != nil {
+				tb.Close()
+			}
+		}}, nil
 }
 
 // loopbackOf is where the box reaches its own proxyd: its listen address, or loopback when it

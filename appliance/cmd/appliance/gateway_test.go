@@ -65,14 +65,17 @@ func TestGatewayAndJoin(t *testing.T) {
 	}
 
 	m := joinCommand(t, gwConf)
+	boxAdmin := freeport.Addr(t) // the box's operator listener, the same across its restart
 	boxConf := func(name, token string) string {
 		p := filepath.Join(dir, name+".toml")
-		writeConf(t, p, fmt.Sprintf(`[fleet]
+		writeConf(t, p, fmt.Sprintf(`[admin]
+addr = %q
+[fleet]
 box = "line-1"
 gateway = %q
 token = %q
 country = "fr"
-`, m[1], token))
+`, boxAdmin, m[1], token))
 		return p
 	}
 	box := startDaemon(t, bin, "join", boxConf("box", m[2]), dir, nil)

@@ -70,6 +70,8 @@ type Box struct {
 	wg     sync.WaitGroup
 	closed sync.Once
 
+	lastAck atomic.Int64 // unix nanoseconds of the registry's last acknowledgement; 0: none yet
+
 	roots  atomic.Pointer[x509.CertPool] // the fleet CAs the leaf link verifies the hub with
 	caMu   sync.Mutex
 	caPins []string
@@ -168,6 +170,10 @@ func Start(ctx context.Context, cfg Config) (*Box, error) {
 		b.Close()
 		return nil, fmt.Errorf("fleet box: %w", err)
 	}
+	if _, err := conn.Subscribe(fleet.HeartbeatAckSubject(b.Name()), func(*nats.Msg) { b.lastAck.Store(time.Now().UnixNano()) }); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("fleet box: %w", err)
+	}
 	b.wg.Add(1)
 	go b.heartbeats()
 	return b, nil
@@ -178,6 +184,37 @@ func (b *Box) Name() string { return b.cfg.Credentials.Box }
 
 // Connected reports whether the leaf link to the hub is up.
 func (b *Box) Connected() bool { return b.srv.NumLeafNodes() > 0 }
+
+// LastAck is when the gateway's registry last acknowledged a heartbeat of the box (zero:
+// never since the box started).
+func (b *Box) LastAck() time.Time {
+	if ns := b.lastAck.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
+
+// AckStale is how many heartbeat intervals may pass without an acknowledgement before Link
+// reports the gateway does not hear the box: a few lost to a busy hub, not a TTL's worth.
+const AckStale = 5
+
+// Link is nil while the leaf link is up and the gateway's registry acknowledged a heartbeat
+// within AckStale intervals; otherwise it says which is missing. A link can stay up for a
+// while to a hub that no longer answers (a half-open TCP connection), which the
+// acknowledgements tell.
+func (b *Box) Link() error {
+	if !b.Connected() {
+		return fmt.Errorf("no link to the gateway's hub at %s", b.cfg.Credentials.LeafURL)
+	}
+	last := b.LastAck()
+	if last.IsZero() {
+		return errors.New("linked, no heartbeat acknowledged by the gateway yet")
+	}
+	if age := time.Since(last); age > AckStale*b.cfg.Heartbeat {
+		return fmt.Errorf("linked, no heartbeat acknowledged by the gateway for %s", age.Round(time.Second))
+	}
+	return nil
+}
 
 // Server is the box's embedded nats-server.
 func (b *Box) Server() *server.Server { return b.srv }
@@ -419,6 +456,7 @@ func (b *Box) announce(health string) {
 	if err != nil {
 		return
 	}
-	// A heartbeat sent while the link is down is lost, which is what a heartbeat is for.
-	_ = b.conn.Publish(fleet.HeartbeatSubject(b.Name()), data)
+	// A heartbeat sent while the link is down is lost, which is what a heartbeat is for. The
+	// registry acknowledges it on the reply subject once written (LastAck).
+	_ = b.conn.PublishRequest(fleet.HeartbeatSubject(b.Name()), fleet.HeartbeatAckSubject(b.Name()), data)
 }

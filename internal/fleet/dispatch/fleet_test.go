@@ -7,6 +7,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -541,4 +542,54 @@ func TestLeafLinkDropsAndComesBack(t *testing.T) {
 	if _, boxName, err := f.do("lookup", registry.Constraints{Country: "FR"}, dispatch.Request{}); err != nil || boxName != "a" {
 		t.Fatalf("after a's link came back: %s, %v", boxName, err)
 	}
+}
+
+// TestBoxKnowsWhetherTheGatewayHearsIt: the registry acknowledges each heartbeat it wrote on
+// the box's own subject, so the box tells a link up to a gateway that hears it from a link up
+// to one that does not (its registry gone) and from no link; a heartbeat whose reply subject
+// names another box's subject gets no answer there.
+func TestBoxKnowsWhetherTheGatewayHearsIt(t *testing.T) {
+	f := newFleet(t)
+	a := f.startBox("a", fleet.Exit{}, map[string]box.Handler{"lookup": named("a")})
+	fleettest.WaitFor(t, "a's heartbeat acknowledged", func() bool { return a.Link() == nil })
+
+	// A heartbeat of a sent with a reply subject of the sender's choosing, then one of box z
+	// (nothing else answers on z's subject): the registry handles them in order, so once z's
+	// is acknowledged a's was handled, and its answer, had there been one, is queued.
+	hc := f.hub.Conn()
+	other, err := hc.SubscribeSync(fleet.BoxSubjects("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acks, err := hc.SubscribeSync(fleet.HeartbeatAckSubject("z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := json.Marshal(a.Record(fleet.HealthOK))
+	if err := hc.PublishRequest(fleet.HeartbeatSubject("a"), fleet.BoxSubject("b", "lookup"), rec); err != nil {
+		t.Fatal(err)
+	}
+	z, _ := json.Marshal(fleet.Record{Box: "z", Routes: []string{"lookup"}, Health: fleet.HealthOK})
+	if err := hc.PublishRequest(fleet.HeartbeatSubject("z"), fleet.HeartbeatAckSubject("z"), z); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := acks.NextMsg(10 * time.Second); err != nil {
+		t.Fatalf("no acknowledgement: %v", err)
+	}
+	if m, err := other.NextMsg(0); err == nil {
+		t.Fatalf("the registry answered on another box's subject %s", m.Subject)
+	}
+
+	f.stop() // the registry stops; the hub, and a's link, stay
+	fleettest.WaitFor(t, "a unheard while linked", func() bool {
+		err := a.Link()
+		return a.Connected() && err != nil && strings.Contains(err.Error(), "no heartbeat acknowledged")
+	})
+	f.stopHub()
+	fleettest.WaitFor(t, "a without its link", func() bool {
+		err := a.Link()
+		return err != nil && strings.Contains(err.Error(), "no link")
+	})
+	f.startHub()
+	fleettest.WaitFor(t, "a heard again", func() bool { return a.Link() == nil })
 }

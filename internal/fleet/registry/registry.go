@@ -93,6 +93,11 @@ func Register(ctx context.Context, nc *nats.Conn, kv jetstream.KeyValue, log *sl
 		if err != nil && ctx.Err() == nil {
 			log.Warn("registry write failed", obs.KeyErr, err)
 		}
+		// The acknowledgement goes only to the box's own subject: a reply subject chosen by
+		// the box could otherwise have the gateway publish anywhere (another box's calls).
+		if err == nil && rec.Health != fleet.HealthLeaving && m.Reply == fleet.HeartbeatAckSubject(rec.Box) {
+			_ = m.Respond(nil)
+		}
 	})
 	if err != nil {
 		return fmt.Errorf("fleet registry: %w", err)

@@ -135,6 +135,16 @@ func (e *endpoint) get(peer *Key, key string) string {
 	return ""
 }
 
+// lastHandshake is when the peer of pub last completed a handshake (zero: never).
+func (e *endpoint) lastHandshake(pub Key) time.Time {
+	sec, _ := strconv.ParseInt(e.get(&pub, "last_handshake_time_sec"), 10, 64)
+	if sec == 0 {
+		return time.Time{}
+	}
+	nsec, _ := strconv.ParseInt(e.get(&pub, "last_handshake_time_nsec"), 10, 64)
+	return time.Unix(sec, nsec)
+}
+
 // GatewayConfig is the gateway's end.
 type GatewayConfig struct {
 	PrivateKey Key
@@ -216,17 +226,37 @@ type BoxConfig struct {
 	Gateway    Key        // the gateway's public key
 	// GatewayAddress is the gateway's tunnel address, the only source the box accepts.
 	GatewayAddress netip.Addr
-	// Endpoint is the gateway's UDP host:port; a name is resolved once, at start.
+	// Endpoint is the gateway's UDP host:port. A name is resolved at start, and again by
+	// FollowEndpoint while the gateway does not answer.
 	Endpoint string
-	Logger   *slog.Logger
+	// Lookup resolves the endpoint's name (default: the system resolver).
+	Lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+	Logger *slog.Logger
 }
 
 // Box is a box's WireGuard device: one peer, the gateway, dialled out to.
 type Box struct {
 	*endpoint
-	peer string // the gateway peer's configuration, set again by Rehandshake
-	gw   Key
+	gw     Key
+	gwAddr netip.Addr
+	host   string // the endpoint's name; "" when it is an address
+	port   uint16
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+	log    *slog.Logger
+
+	mu      sync.Mutex
+	at      netip.AddrPort // the gateway's address the peer is set to
+	failing bool           // the name did not resolve at the last attempt (logged once)
 }
+
+// StaleHandshake is how old the last handshake may grow before the box looks its gateway's
+// name up again: wireguard-tools' reresolve-dns.sh rule. A live session is renewed every two
+// minutes (its keepalives are traffic), so an older one means the gateway no longer answers
+// where the box sends.
+const StaleHandshake = 135 * time.Second
+
+// ReresolveEvery is how often FollowEndpoint checks, as reresolve-dns.sh's timer runs.
+const ReresolveEvery = 30 * time.Second
 
 // StartBox brings the box's device up; it sends its first handshake at once and a keepalive
 // every Keepalive seconds from then on.
@@ -237,17 +267,43 @@ func StartBox(ctx context.Context, cfg BoxConfig) (*Box, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = obs.Discard()
 	}
-	ep, err := resolveEndpoint(ctx, cfg.Endpoint)
+	if cfg.Lookup == nil {
+		cfg.Lookup = func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		}
+	}
+	b := &Box{gw: cfg.Gateway, gwAddr: cfg.GatewayAddress, lookup: cfg.Lookup,
+		log: cfg.Logger.With(obs.KeyComponent, "fleet-tunnel")}
+	if ap, err := netip.ParseAddrPort(cfg.Endpoint); err == nil {
+		b.at = ap
+	} else {
+		host, port, err := net.SplitHostPort(cfg.Endpoint)
+		if err != nil {
+			return nil, fmt.Errorf("tunnel: endpoint %q: %w", cfg.Endpoint, err)
+		}
+		p, err := strconv.ParseUint(port, 10, 16)
+		if err != nil {
+			return nil, fmt.Errorf("tunnel: endpoint port %q", port)
+		}
+		b.host, b.port = host, uint16(p)
+		addrs, err := b.resolve(ctx)
+		if err != nil {
+			return nil, err
+		}
+		b.at = netip.AddrPortFrom(addrs[0], b.port)
+	}
+	e, err := start(cfg.Address, fmt.Sprintf("private_key=%s\nlisten_port=0\n", cfg.PrivateKey.hex())+b.peerConfig(b.at), cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
-	peer := fmt.Sprintf("public_key=%s\nendpoint=%s\nallowed_ip=%s\npersistent_keepalive_interval=%d\n",
-		cfg.Gateway.hex(), ep, netip.PrefixFrom(cfg.GatewayAddress, cfg.GatewayAddress.BitLen()), Keepalive)
-	e, err := start(cfg.Address, fmt.Sprintf("private_key=%s\nlisten_port=0\n", cfg.PrivateKey.hex())+peer, cfg.Logger)
-	if err != nil {
-		return nil, err
-	}
-	return &Box{endpoint: e, peer: peer, gw: cfg.Gateway}, nil
+	b.endpoint = e
+	return b, nil
+}
+
+// peerConfig is the gateway peer's configuration with its endpoint at.
+func (b *Box) peerConfig(at netip.AddrPort) string {
+	return fmt.Sprintf("public_key=%s\nendpoint=%s\nallowed_ip=%s\npersistent_keepalive_interval=%d\n",
+		b.gw.hex(), at, netip.PrefixFrom(b.gwAddr, b.gwAddr.BitLen()), Keepalive)
 }
 
 // Rehandshake drops the session with the gateway and starts a new handshake at once. A
@@ -255,12 +311,18 @@ func StartBox(ctx context.Context, cfg BoxConfig) (*Box, error) {
 // the box's keepalives, and without this the box would handshake again only when its session
 // ages out (two minutes or more), its tunnel port unreachable meanwhile.
 func (b *Box) Rehandshake() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.setPeer(b.at)
+}
+
+// setPeer sets the gateway peer again, at: removed first, so that the keepalive the new
+// peer sends at once is a handshake initiation. Called with mu held.
+func (b *Box) setPeer(at netip.AddrPort) error {
 	if err := b.dev.IpcSet(fmt.Sprintf("public_key=%s\nremove=true\n", b.gw.hex())); err != nil {
 		return err
 	}
-	// Set on a running device, the keepalive goes out at once, and with no session it is a
-	// handshake initiation.
-	return b.dev.IpcSet(b.peer)
+	return b.dev.IpcSet(b.peerConfig(at))
 }
 
 // FollowLink calls Rehandshake each time connected turns true after being false (the box's
@@ -284,24 +346,89 @@ func (b *Box) FollowLink(ctx context.Context, connected func() bool, interval ti
 	}
 }
 
-func resolveEndpoint(ctx context.Context, hostport string) (netip.AddrPort, error) {
-	if ap, err := netip.ParseAddrPort(hostport); err == nil {
-		return ap, nil
+// FollowEndpoint looks the gateway's name up again every interval while the last handshake
+// is older than stale (StaleHandshake in production), and sets the peer again, with a new
+// handshake, when the name points elsewhere: a gateway re-created at another address, or
+// behind a dynamic DNS name, would otherwise leave the tunnel dead until the box restarts.
+// A name that does not resolve leaves the last address in place and is logged once until it
+// resolves again. Nothing to follow when the endpoint is an address.
+func (b *Box) FollowEndpoint(ctx context.Context, interval, stale time.Duration) {
+	if b.host == "" {
+		return
 	}
-	host, port, err := net.SplitHostPort(hostport)
-	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("tunnel: endpoint %q: %w", hostport, err)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if time.Since(b.lastHandshake(b.gw)) > stale {
+			b.reresolve(ctx)
+		}
 	}
-	p, err := strconv.ParseUint(port, 10, 16)
-	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("tunnel: endpoint port %q", port)
-	}
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil || len(addrs) == 0 {
-		return netip.AddrPort{}, fmt.Errorf("tunnel: endpoint %q: cannot resolve", host)
-	}
-	return netip.AddrPortFrom(addrs[0].Unmap(), uint16(p)), nil
 }
+
+func (b *Box) reresolve(ctx context.Context) {
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	addrs, err := b.resolve(lctx)
+	cancel()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err != nil {
+		if !b.failing && ctx.Err() == nil {
+			b.log.LogAttrs(ctx, slog.LevelWarn, "fleet tunnel: the gateway's name does not resolve; keeping its last address",
+				slog.String(obs.KeyHost, b.host), slog.String(obs.KeyAddr, b.at.String()), slog.String(obs.KeyErr, err.Error()))
+		}
+		b.failing = true
+		return
+	}
+	if b.failing {
+		b.log.LogAttrs(ctx, slog.LevelInfo, "fleet tunnel: the gateway's name resolves again", slog.String(obs.KeyHost, b.host))
+		b.failing = false
+	}
+	// An answer that still holds the address in use keeps it (a name with several addresses
+	// in rotation must not move a tunnel that works).
+	for _, a := range addrs {
+		if a == b.at.Addr() {
+			return
+		}
+	}
+	at := netip.AddrPortFrom(addrs[0], b.port)
+	if err := b.setPeer(at); err != nil {
+		b.log.LogAttrs(ctx, slog.LevelError, "fleet tunnel: setting the gateway's new address", slog.String(obs.KeyAddr, at.String()), slog.String(obs.KeyErr, err.Error()))
+		return
+	}
+	b.log.LogAttrs(ctx, slog.LevelInfo, "fleet tunnel: the gateway's address changed", slog.String(obs.KeyHost, b.host),
+		slog.String(obs.KeyAddr, at.String()), slog.String(obs.KeyDetail, "was "+b.at.String()))
+	b.at = at
+}
+
+// resolve looks the endpoint's name up: its addresses, unmapped, at least one.
+func (b *Box) resolve(ctx context.Context) ([]netip.Addr, error) {
+	addrs, err := b.lookup(ctx, b.host)
+	if err == nil && len(addrs) == 0 {
+		err = errors.New("no address")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tunnel: endpoint %q: cannot resolve: %w", b.host, err)
+	}
+	for i, a := range addrs {
+		addrs[i] = a.Unmap()
+	}
+	return addrs, nil
+}
+
+// Endpoint is the gateway's address the tunnel sends to now.
+func (b *Box) Endpoint() netip.AddrPort {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.at
+}
+
+// LastHandshake is when the box last completed a handshake with the gateway (zero: never).
+func (b *Box) LastHandshake() time.Time { return b.lastHandshake(b.gw) }
 
 // Handshaked reports whether the box has completed a handshake with the gateway.
 func (b *Box) Handshaked(gateway Key) bool {

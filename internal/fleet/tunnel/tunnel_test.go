@@ -5,8 +5,12 @@ import (
 	"context"
 	"crypto/rand"
 	"io"
+	"log/slog"
 	"net"
 	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -249,4 +253,230 @@ func TestBoxComesBackAfterTheGatewayRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = c.Close()
+}
+
+// udpRelay stands for the address the gateway is reached at: it carries one client's (the
+// box's) datagrams to the gateway's device and the answers back, until closed. Closing it
+// is the gateway leaving that address.
+type udpRelay struct {
+	front, back *net.UDPConn
+	datagrams   atomic.Int64 // from the box
+}
+
+func startRelay(t *testing.T, listen string, gatewayPort int) *udpRelay {
+	t.Helper()
+	front, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.MustParseAddrPort(listen)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := net.DialUDP("udp", nil, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: gatewayPort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &udpRelay{front: front, back: back}
+	var client atomic.Pointer[netip.AddrPort]
+	go func() {
+		buf := make([]byte, 65535)
+		for {
+			n, from, err := front.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			client.Store(&from)
+			r.datagrams.Add(1)
+			_, _ = back.Write(buf[:n])
+		}
+	}()
+	go func() {
+		buf := make([]byte, 65535)
+		for {
+			n, err := back.Read(buf)
+			if err != nil {
+				return
+			}
+			if to := client.Load(); to != nil {
+				_, _ = front.WriteToUDPAddrPort(buf[:n], *to)
+			}
+		}
+	}()
+	t.Cleanup(r.close)
+	return r
+}
+
+func (r *udpRelay) close() {
+	_ = r.front.Close()
+	_ = r.back.Close()
+}
+
+func (r *udpRelay) port() int { return r.front.LocalAddr().(*net.UDPAddr).Port }
+
+// movableName is a resolver the test controls: the gateway's name points where it is told,
+// or does not resolve.
+type movableName struct {
+	at      atomic.Pointer[netip.Addr]
+	broken  atomic.Bool
+	lookups atomic.Int64
+}
+
+func (m *movableName) point(a string) {
+	addr := netip.MustParseAddr(a)
+	m.at.Store(&addr)
+}
+
+func (m *movableName) lookup(_ context.Context, host string) ([]netip.Addr, error) {
+	m.lookups.Add(1)
+	if host != "gateway.fleet.test" || m.broken.Load() {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	return []netip.Addr{*m.at.Load()}, nil
+}
+
+// startNamedBox starts the box of key k with the gateway's endpoint a name, its tunnel port
+// forwarded to an echo server, and follows the name as join does, with a stale handshake of
+// 300 ms instead of 135 s.
+func startNamedBox(t *testing.T, gw Key, k Key, port int, name *movableName, log *slog.Logger) *Box {
+	t.Helper()
+	b, err := StartBox(t.Context(), BoxConfig{PrivateKey: k, Address: boxAddr, Gateway: gw, GatewayAddress: gwAddr,
+		Endpoint: net.JoinHostPort("gateway.fleet.test", strconv.Itoa(port)), Lookup: name.lookup, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	ln, err := b.Listen(3128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := echoServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{}, 2)
+	go func() { _ = Forward(ctx, ln, target, nil); done <- struct{}{} }()
+	go func() { b.FollowEndpoint(ctx, 20*time.Millisecond, 300*time.Millisecond); done <- struct{}{} }()
+	t.Cleanup(func() { cancel(); <-done; <-done })
+	return b
+}
+
+// echoes checks that a stream crosses the tunnel from g to the box and back, byte for byte.
+func echoes(t *testing.T, g *Gateway) {
+	t.Helper()
+	dctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	c, err := g.Dial(dctx, netip.AddrPortFrom(boxAddr, 3128))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	payload := make([]byte, 64<<10)
+	_, _ = rand.Read(payload)
+	go func() {
+		_, _ = c.Write(ProxyLine(&net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 40000}, &net.TCPAddr{IP: net.IPv4(198, 51, 100, 1), Port: 3128}))
+		_, _ = c.Write(payload)
+		_ = c.(interface{ CloseWrite() error }).CloseWrite()
+	}()
+	got, err := io.ReadAll(c)
+	if err != nil || !bytes.Equal(got, payload) {
+		t.Fatalf("echoed %d bytes (%v), want the %d sent, identical", len(got), err, len(payload))
+	}
+}
+
+// TestBoxFollowsItsGatewayToANewAddress: the gateway is re-created at another address behind
+// the same name (its old address gone); the box, whose handshakes find no answer, looks the
+// name up again, sets its peer at the new address and its tunnel carries bytes again, without
+// a restart.
+func TestBoxFollowsItsGatewayToANewAddress(t *testing.T) {
+	gk, bk := key(t), key(t)
+	g1, err := StartGateway(GatewayConfig{PrivateKey: gk, Address: gwAddr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g1.Close()
+	if err := g1.SetPeer(bk.PublicKey(), boxAddr); err != nil {
+		t.Fatal(err)
+	}
+	old := startRelay(t, "127.0.0.1:0", g1.Port())
+	var name movableName
+	name.point("127.0.0.1")
+	b := startNamedBox(t, gk.PublicKey(), bk, old.port(), &name, nil)
+	waitFor(t, "the first handshake", func() bool { return g1.Handshaked(bk.PublicKey()) })
+	echoes(t, g1)
+
+	// The VM is re-created: same key, another address, the name moved to it.
+	g1.Close()
+	old.close()
+	g2, err := StartGateway(GatewayConfig{PrivateKey: gk, Address: gwAddr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2.Close()
+	if err := g2.SetPeer(bk.PublicKey(), boxAddr); err != nil {
+		t.Fatal(err)
+	}
+	moved := startRelay(t, "127.0.0.2:"+strconv.Itoa(old.port()), g2.Port())
+	name.point("127.0.0.2")
+	waitFor(t, "the box's handshake at the gateway's new address", func() bool { return g2.Handshaked(bk.PublicKey()) })
+	if got := b.Endpoint(); got != netip.AddrPortFrom(netip.MustParseAddr("127.0.0.2"), uint16(old.port())) || moved.datagrams.Load() == 0 {
+		t.Fatalf("the box sends to %s (%d datagrams through the new address)", got, moved.datagrams.Load())
+	}
+	echoes(t, g2)
+}
+
+// TestBoxKeepsItsGatewayWhileTheNameDoesNotResolve: a name that stops resolving leaves the
+// tunnel at its last address, still carrying bytes; the box keeps asking, says so once, and
+// follows the name when it resolves again (to a new address).
+func TestBoxKeepsItsGatewayWhileTheNameDoesNotResolve(t *testing.T) {
+	g, gk := startGateway(t)
+	bk := key(t)
+	if err := g.SetPeer(bk.PublicKey(), boxAddr); err != nil {
+		t.Fatal(err)
+	}
+	old := startRelay(t, "127.0.0.1:0", g.Port())
+	var name movableName
+	name.point("127.0.0.1")
+	var logs lockedBuffer
+	b := startNamedBox(t, gk.PublicKey(), bk, old.port(), &name, slog.New(slog.NewTextHandler(&logs, nil)))
+	waitFor(t, "the first handshake", func() bool { return g.Handshaked(bk.PublicKey()) })
+
+	name.broken.Store(true)
+	asked := name.lookups.Load()
+	waitFor(t, "the box asking for the name again and again", func() bool { return name.lookups.Load() >= asked+10 })
+	echoes(t, g)
+	if got := b.Endpoint().Addr(); got != netip.MustParseAddr("127.0.0.1") {
+		t.Fatalf("the box moved to %s while the name did not resolve", got)
+	}
+	if n := strings.Count(logs.String(), "does not resolve"); n != 1 {
+		t.Fatalf("%d log lines about the name, want 1:\n%s", n, logs.String())
+	}
+
+	before := g.lastHandshake(bk.PublicKey())
+	moved := startRelay(t, "127.0.0.2:"+strconv.Itoa(old.port()), g.Port())
+	name.point("127.0.0.2")
+	name.broken.Store(false)
+	old.close()
+	waitFor(t, "the box's handshake through the new address", func() bool {
+		return moved.datagrams.Load() > 0 && g.lastHandshake(bk.PublicKey()).After(before)
+	})
+	if got := b.Endpoint().Addr(); got != netip.MustParseAddr("127.0.0.2") {
+		t.Fatalf("the box sends to %s", got)
+	}
+	echoes(t, g)
+	if !strings.Contains(logs.String(), "resolves again") || !strings.Contains(logs.String(), "address changed") {
+		t.Fatalf("the box did not say the name came back and moved:\n%s", logs.String())
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
