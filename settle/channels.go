@@ -300,16 +300,26 @@ func (f *Facilitator) transactRecorded(ctx context.Context, note ledger.Spend, d
 		return nil, err
 	}
 	journaled := f.journalFirst(note, record)
-	tx, err := f.sender.Send(ctx, c, gas, journaled)
+	// This send watches and re-prices its own nonce: reconcileTxs leaves it alone. It is held
+	// before the transaction is journaled, where reconcileTxs would find it.
+	var held []uint64
+	defer func() {
+		for _, n := range held {
+			f.waits.release(n)
+		}
+	}()
+	first := func(tx *types.Transaction) error {
+		if f.waits.take(tx.Nonce(), nil) {
+			held = append(held, tx.Nonce())
+		}
+		return journaled(tx)
+	}
+	tx, err := f.sender.Send(ctx, c, gas, first)
 	if err != nil {
 		return nil, err
 	}
 	if f.o.OnBroadcast != nil {
 		f.o.OnBroadcast("batch", tx.Hash())
-	}
-	// This send re-prices its own nonce: reconcileTxs leaves it alone meanwhile.
-	if f.waits.take(tx.Nonce(), nil) {
-		defer f.waits.release(tx.Nonce())
 	}
 	r, err := f.sender.Wait(ctx, tx, journaled)
 	f.mined(note.Kind, r)
