@@ -299,7 +299,38 @@ func (f *Facilitator) transactRecorded(ctx context.Context, note ledger.Spend, d
 		}
 		return nil, err
 	}
-	journaled := func(tx *types.Transaction) error {
+	journaled := f.journalFirst(note, record)
+	// This send watches and re-prices its own nonce: reconcileTxs leaves it alone. It is held
+	// before the transaction is journaled, where reconcileTxs would find it.
+	var held []uint64
+	defer func() {
+		for _, n := range held {
+			f.waits.release(n)
+		}
+	}()
+	first := func(tx *types.Transaction) error {
+		if f.waits.take(tx.Nonce(), nil) {
+			held = append(held, tx.Nonce())
+		}
+		return journaled(tx)
+	}
+	tx, err := f.sender.Send(ctx, c, gas, first)
+	if err != nil {
+		return nil, err
+	}
+	if f.o.OnBroadcast != nil {
+		f.o.OnBroadcast("batch", tx.Hash())
+	}
+	r, err := f.sender.Wait(ctx, tx, journaled)
+	f.mined(note.Kind, r)
+	return r, err
+}
+
+// journalFirst is the recorder of a batch transaction's every signed version (its first send
+// and each replacement): journaled in flight in the batchtx journal (note with its hash,
+// account nonce and bytes) before its broadcast, then given to record.
+func (f *Facilitator) journalFirst(note ledger.Spend, record chain.Recorder) chain.Recorder {
+	return func(tx *types.Transaction) error {
 		raw, err := tx.MarshalBinary()
 		if err != nil {
 			return err
@@ -311,28 +342,88 @@ func (f *Facilitator) transactRecorded(ctx context.Context, note ledger.Spend, d
 		}
 		return record(tx)
 	}
-	tx, err := f.sender.Send(ctx, c, gas, journaled)
-	if err != nil {
-		return nil, err
+}
+
+// mined journals the gas of a batch transaction's receipt (none: nothing) under kind.
+func (f *Facilitator) mined(kind string, r *types.Receipt) {
+	if r == nil {
+		return
 	}
-	if f.o.OnBroadcast != nil {
-		f.o.OnBroadcast("batch", tx.Hash())
+	f.recordSpend(kind, r)
+	if f.o.OnReceipt != nil {
+		f.o.OnReceipt(kind, r.TxHash)
 	}
-	r, err := f.sender.Wait(ctx, tx, journaled)
-	if r != nil {
-		f.recordSpend(note.Kind, r)
-		if f.o.OnReceipt != nil {
-			f.o.OnReceipt(note.Kind, r.TxHash)
+}
+
+// txWaits holds the account nonces whose batch transaction a Sender.Wait is watching and
+// re-pricing (a live send's, or one sent again by reconcileTxs), so each nonce has one.
+type txWaits struct {
+	mu     sync.Mutex
+	nonces map[uint64]bool
+	closed bool // the facilitator is closing: no wait starts
+}
+
+// take claims nonce; wg, when not nil, is added the wait's goroutine under the same lock, so
+// that Close (close, then wg.Wait) never races a wait starting.
+func (w *txWaits) take(nonce uint64, wg *sync.WaitGroup) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.nonces[nonce] || (wg != nil && w.closed) {
+		return false
+	}
+	if w.nonces == nil {
+		w.nonces = map[uint64]bool{}
+	}
+	w.nonces[nonce] = true
+	if wg != nil {
+		wg.Add(1)
+	}
+	return true
+}
+
+func (w *txWaits) release(nonce uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.nonces, nonce)
+}
+
+func (w *txWaits) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+}
+
+// awaitResent watches a batch transaction reconcileTxs sent again as a live send is watched
+// (Sender.Wait): not mined within ReplaceAfter, it is re-signed at its account nonce with a
+// higher fee, the replacement journaled before its broadcast. Without it, a transaction whose
+// fee cap the base fee rose above would sit in the pool, and every later transaction of the
+// hot key behind it. Its receipt is journaled here; the version it replaced is dropped by the
+// next reconcileTxs. The wait ends with the facilitator or at the receipt timeout, and the
+// next reconcileTxs starts another while the transaction is still in flight.
+func (f *Facilitator) awaitResent(kind string, tx *types.Transaction) {
+	nonce := tx.Nonce()
+	if !f.waits.take(nonce, &f.wg) {
+		return
+	}
+	go func() {
+		defer f.wg.Done()
+		defer f.waits.release(nonce)
+		sp, _ := f.spends.Get(tx.Hash().Hex())
+		note := ledger.Spend{Kind: kind, Channel: sp.Channel, Amount: sp.Amount}
+		r, err := f.sender.Wait(f.life, tx, f.journalFirst(note, func(*types.Transaction) error { return nil }))
+		f.mined(kind, r)
+		if err != nil && f.life.Err() == nil {
+			f.log.Warn("batch transaction sent again is still not mined; it is watched again at the next look", keyTx, tx.Hash().Hex(), keyErr, err)
 		}
-	}
-	return r, err
+	}()
 }
 
 // reconcileTxs settles the fate of every batch-settlement transaction journaled in flight (a
 // process killed between a broadcast and its receipt leaves them): one mined is recorded, its
 // gas counted once; one whose account nonce went to another transaction (a replacement, or
 // none) is dropped; one still pending is broadcast again, byte for byte, in case the node lost
-// it. It returns the transactions still in flight.
+// it, and watched and re-priced until mined (awaitResent). It returns the transactions still in
+// flight.
 func (f *Facilitator) reconcileTxs(ctx context.Context) ([]ledger.Spend, error) {
 	inflight := f.spends.InFlight()
 	if len(inflight) == 0 {
@@ -345,6 +436,8 @@ func (f *Facilitator) reconcileTxs(ctx context.Context) ([]ledger.Spend, error) 
 		return inflight, fmt.Errorf("read account nonce: %w", err)
 	}
 	var pending []ledger.Spend
+	latest := map[uint64]*types.Transaction{} // by account nonce, the version of highest fee cap
+	kinds := map[uint64]string{}
 	for _, sp := range inflight {
 		r, err := f.o.Backend.TransactionReceipt(ctx, common.HexToHash(sp.Tx))
 		switch {
@@ -363,12 +456,19 @@ func (f *Facilitator) reconcileTxs(ctx context.Context) ([]ledger.Spend, error) 
 				derr = tx.UnmarshalBinary(raw)
 			}
 			if derr == nil {
+				if l := latest[tx.Nonce()]; l == nil || tx.GasFeeCap().Cmp(l.GasFeeCap()) > 0 {
+					latest[tx.Nonce()], kinds[tx.Nonce()] = tx, sp.Kind
+				}
 				derr = f.o.Backend.SendTransaction(ctx, tx)
 			}
 			if derr != nil && !alreadyKnown(derr) {
 				f.log.Debug("batch transaction not broadcast again", keyTx, sp.Tx, keyErr, derr)
 			}
 		}
+	}
+	// A replacement is priced from the last version (Sender.Wait): the one of highest fee cap.
+	for nonce, tx := range latest {
+		f.awaitResent(kinds[nonce], tx)
 	}
 	return pending, nil
 }

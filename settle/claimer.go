@@ -48,7 +48,11 @@ func (p ClaimPolicy) withdrawalDue(c *ledger.Channel, now time.Time) bool {
 
 // ClaimReport is what one claim round did.
 type ClaimReport struct {
-	Channels int      // channels claimed
+	Channels int // channels claimed
+	// InFlight counts the channels left out because a claim of theirs is still in flight (a
+	// round's own, or a refund's): a second one would be a no-op on chain that still burns
+	// gas and an account nonce of the hot key.
+	InFlight int
 	Claimed  *big.Int // value newly claimed
 	ClaimTx  string
 	ClaimGas uint64
@@ -100,6 +104,10 @@ func (f *Facilitator) claimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport
 		if c.Charged <= c.TotalClaimed || c.Signature == "" {
 			continue
 		}
+		if f.claimInFlight(&c) {
+			rep.InFlight++
+			continue
+		}
 		cfg, invalid := batch.ParseConfig(&c.Config, x402.ReasonBatchClaimPayload)
 		if invalid != nil {
 			f.log.Warn("channel with an unreadable config is not claimed", keyPayment, c.ID, keyErr, invalid)
@@ -121,6 +129,9 @@ func (f *Facilitator) claimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport
 		ids = append(ids, c.ID)
 		unclaimed += claim - c.TotalClaimed
 		urgent = urgent || due
+	}
+	if rep.InFlight > 0 {
+		f.log.Info("channels left out of the claim round: their claim is still in flight", keyCount, rep.InFlight)
 	}
 	if len(rows) > 0 && (urgent || unclaimed >= p.MinClaimable) {
 		record := func(tx *types.Transaction) error {
@@ -169,6 +180,17 @@ func (f *Facilitator) claimOnce(ctx context.Context, p ClaimPolicy) (ClaimReport
 		rep.SweepTx, rep.SweepGas = r.TxHash.Hex(), r.GasUsed
 	}
 	return rep, nil
+}
+
+// claimInFlight reports whether a claim covering c is still in flight once refresh looked at
+// it: a claim round's (ClaimTx), or a refund's own claim (PendingTx, journaled as a claim). The
+// chain's totalClaimed does not show it yet, so the channel would look claimable again.
+func (f *Facilitator) claimInFlight(c *ledger.Channel) bool {
+	if c.ClaimTx != "" {
+		return true
+	}
+	sp, ok := f.spends.Get(c.PendingTx)
+	return ok && sp.Kind == ledger.SpendClaim
 }
 
 // refresh mirrors a channel's on-chain state into the store (and clears a claim, deposit or

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -46,6 +47,14 @@ type childChain struct {
 	// journaled and before the node gets it (printing "SENDING <hash>"), as a process killed
 	// between the two leaves it.
 	StopBeforeSend bool `json:"stop_before_send,omitempty"`
+	// StopBeforeReplacement: the child stops for good at its first replacement of a
+	// transaction (another transaction at an account nonce it sent already), once it is
+	// journaled and before the node gets it (printing "SENDING <hash>").
+	StopBeforeReplacement bool `json:"stop_before_replacement,omitempty"`
+	// ReplaceAfter is the child's Sender.ReplaceAfter [an hour: never].
+	ReplaceAfter time.Duration `json:"replace_after,omitempty"`
+	// Claim is the child's claimer policy (zero: no claimer, nor its recovery at start).
+	Claim ClaimPolicy `json:"claim,omitzero"`
 }
 
 // unsent is a backend whose broadcast never reaches the node: it announces the transaction
@@ -57,6 +66,29 @@ func (unsent) SendTransaction(_ context.Context, tx *types.Transaction) error {
 	select {} // the parent kills us
 }
 
+// unreplaced is a backend whose broadcast of a replacement (a transaction at an account nonce
+// this process sent another one at) never reaches the node: it announces the replacement and
+// stops the process there.
+type unreplaced struct {
+	chain.Backend
+	mu   sync.Mutex
+	sent map[uint64]common.Hash
+}
+
+func (u *unreplaced) SendTransaction(ctx context.Context, tx *types.Transaction) error {
+	u.mu.Lock()
+	first, seen := u.sent[tx.Nonce()]
+	if !seen {
+		u.sent[tx.Nonce()] = tx.Hash()
+	}
+	u.mu.Unlock()
+	if seen && first != tx.Hash() {
+		fmt.Printf("SENDING %s\n", tx.Hash().Hex())
+		select {} // the parent kills us
+	}
+	return u.Backend.SendTransaction(ctx, tx)
+}
+
 type childSpec struct {
 	childChain
 	Request x402.ReserveRequest `json:"request"`
@@ -64,7 +96,8 @@ type childSpec struct {
 
 // facilitator starts the child's facilitator (auth nil: no batch-settlement), which prints
 // "BROADCAST <hash>" after each broadcast and "RECEIPT <kind> <hash>" after each batch
-// transaction's receipt, and never gives up waiting for a receipt.
+// transaction's receipt, and never gives up waiting for a receipt (nor re-prices a transaction
+// unless ReplaceAfter is set).
 func (c *childChain) facilitator(ctx context.Context, auth *ecdsa.PrivateKey) *Facilitator {
 	client, err := ethclient.DialContext(ctx, c.RPC)
 	if err != nil {
@@ -74,6 +107,13 @@ func (c *childChain) facilitator(ctx context.Context, auth *ecdsa.PrivateKey) *F
 	if c.StopBeforeSend {
 		rpc = unsent{rpc}
 	}
+	if c.StopBeforeReplacement {
+		rpc = &unreplaced{Backend: rpc, sent: map[uint64]common.Hash{}}
+	}
+	replaceAfter := c.ReplaceAfter
+	if replaceAfter == 0 {
+		replaceAfter = time.Hour
+	}
 	hot, err := crypto.HexToECDSA(c.HotKey)
 	if err != nil {
 		panic(err)
@@ -81,7 +121,8 @@ func (c *childChain) facilitator(ctx context.Context, auth *ecdsa.PrivateKey) *F
 	f, err := New(ctx, Options{Network: devchain.Network, Asset: common.HexToAddress(c.USDC), TokenName: devchain.TokenName,
 		TokenVersion: devchain.TokenVersion, PayTo: common.HexToAddress(c.PayTo), Backend: rpc, HotKey: hot,
 		LedgerDir: c.Ledger, LedgerSync: journal.SyncAlways, ExposureCap: price, ReceiverAuthorizer: auth,
-		Sender:      chain.SenderOptions{PollInterval: 10 * time.Millisecond, ReceiptTimeout: time.Hour, ReplaceAfter: time.Hour},
+		Claim:       c.Claim,
+		Sender:      chain.SenderOptions{PollInterval: 10 * time.Millisecond, ReceiptTimeout: time.Hour, ReplaceAfter: replaceAfter},
 		OnBroadcast: func(_ string, tx common.Hash) { fmt.Printf("BROADCAST %s\n", tx.Hex()) },
 		OnReceipt: func(kind string, tx common.Hash) {
 			fmt.Printf("RECEIPT %s %s\n", kind, tx.Hex())
@@ -245,8 +286,9 @@ type claimChildSpec struct {
 // TestCrashBetweenClaimBroadcastAndReceipt: the claimer runs in a child process that is killed
 // with SIGKILL right after its claim transaction is broadcast (or between its journal record
 // and its send: the node never got it, and the restart sends it again); the facilitator
-// restarted on the same channel journal ends with every channel claimed once and payTo paid
-// exactly the charges, whether the claim was mined before the restart or after.
+// restarted on the same channel journal ends with every channel claimed once (no round sends
+// a second claim while the first is in flight) and payTo paid exactly the charges, whether the
+// claim was mined before the restart or after.
 func TestCrashBetweenClaimBroadcastAndReceipt(t *testing.T) {
 	if spec := os.Getenv(claimChildEnv); spec != "" {
 		claimCrashChild(spec)
@@ -308,11 +350,17 @@ func claimCrashAndRecover(t *testing.T, mineBeforeRestart, unsent bool) {
 	if c, _ := f.Channels().Get(e.id.Hex()); c.ClaimTx == "" {
 		t.Fatal("the claim in flight was not journaled before its broadcast")
 	}
-	if _, err := f.ClaimOnce(ctx, ClaimPolicy{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := e.balance(t, e.payTo); got != 2*price {
-		t.Fatalf("payTo received %d, want %d", got, 2*price)
+	// Rounds leave the channel out while its claim is in flight (sent again at the first),
+	// then mirror it and sweep.
+	untilTrue(t, "the claim in flight was never mirrored and swept", func() bool {
+		if _, err := f.ClaimOnce(ctx, ClaimPolicy{}); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := f.Channels().Get(e.id.Hex())
+		return c.ClaimTx == "" && e.balance(t, e.payTo) == 2*price
+	})
+	if g := f.spends.ByKind()[ledger.SpendClaim]; g.Transactions != 1 {
+		t.Fatalf("claims in the ledger: %+v, want the one", g)
 	}
 	c, _ := f.Channels().Get(e.id.Hex())
 	if c.TotalClaimed != 2*price || c.Charged != 2*price || c.ClaimTx != "" {

@@ -209,7 +209,7 @@ func ClaimHandler(f *Facilitator, ch *devchain.Chain, payTo common.Address) http
 			writeJSON(w, 503, errorBody{err.Error()})
 			return
 		}
-		writeJSON(w, 200, map[string]any{"channels": rep.Channels, "claimed": rep.Claimed.String(), "claim_tx": rep.ClaimTx,
+		writeJSON(w, 200, map[string]any{"channels": rep.Channels, "in_flight": rep.InFlight, "claimed": rep.Claimed.String(), "claim_tx": rep.ClaimTx,
 			"claim_gas": rep.ClaimGas, "swept": rep.Swept.String(), "sweep_tx": rep.SweepTx, "sweep_gas": rep.SweepGas,
 			"pay_to": payTo.Hex(), "pay_to_balance": bal.String()})
 	})

@@ -107,6 +107,10 @@ type Facilitator struct {
 	payers   *payerView // the exact scheme's (payerview.go)
 	assetHex string     // o.Asset checksummed, as the ledger records it
 
+	// life ends when Close begins: the background work's context (the queue, the claimer, the
+	// waits on batch transactions sent again).
+	life  context.Context
+	waits txWaits
 	locks sync.Map // payment id → *sync.Mutex: one settlement per payment at a time
 	kick  chan struct{}
 	stop  context.CancelFunc
@@ -185,7 +189,7 @@ func New(ctx context.Context, o Options) (*Facilitator, error) {
 		f.log.Info("released reservation of an interrupted call", keyPayment, r.ID)
 	}
 	qctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	f.stop = cancel
+	f.stop, f.life = cancel, qctx
 	go f.queue(qctx)
 	if o.Claim.Interval > 0 && f.BatchEnabled() {
 		f.wg.Add(1)
@@ -239,6 +243,7 @@ func (f *Facilitator) domain() exact.Domain {
 // Close stops the queue (in-flight settlements finish) and closes the ledger.
 func (f *Facilitator) Close() error {
 	f.stop()
+	f.waits.close()
 	<-f.done
 	f.wg.Wait()
 	return errors.Join(f.spends.Close(), f.channels.Close(), f.ledger.Close())
