@@ -175,6 +175,13 @@ func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log
 		return err
 	}
 	defer b.Close()
+	// The routes' own jobs (the SMS reaper, which releases rented numbers) run on a box as in
+	// the single appliance's serve; a box ran none, so a number rented there was never released.
+	jobs, stopJobs := context.WithCancel(ctx)
+	defer stopJobs()
+	for _, run := range a.background {
+		go run(jobs)
+	}
 	tunnel.follow(b.Connected)
 	addBoxHealth(a, b, creds.LeafURL, tunnel, px)
 	stopOperator, err := serveBoxOperator(ctx, a)
