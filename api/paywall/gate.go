@@ -54,11 +54,11 @@ func PaymentRequired(reason string) *apierr.Error {
 // PaymentHeader returns the payment the request carries (v2 PAYMENT-SIGNATURE first, then v1
 // X-PAYMENT), or "".
 func PaymentHeader(r *catalog.Request) string {
-	if r == nil || r.Header == nil {
+	if r == nil {
 		return ""
 	}
-	if v := r.Header.Get("Payment-Signature"); v != "" {
+	if v := r.HeaderValue("Payment-Signature"); v != "" {
 		return v
 	}
-	return r.Header.Get("X-Payment")
+	return r.HeaderValue("X-Payment")
 }

@@ -155,10 +155,10 @@ const (
 func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context) (any, error)) (any, map[string]string, error) {
 	e := call.Entry
 	name := x402.HeaderPaymentSignature
-	h := call.Request.Header.Get(name)
+	h := call.Request.HeaderValue(name)
 	if h == "" {
 		name = x402.HeaderXPayment
-		h = call.Request.Header.Get(name)
+		h = call.Request.HeaderValue(name)
 	}
 	if h == "" {
 		if e.FreeFirstCall {

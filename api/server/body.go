@@ -75,15 +75,18 @@ func (s *Server) readBody(ctx *fasthttp.RequestCtx) error {
 // (netlimit), until its answer is written; a request with a payment or a key may use the
 // connections kept for those. False: the request is refused (503), since requests without
 // either hold all they may.
-func requestBegins(ctx *fasthttp.RequestCtx) bool {
+func requestBegins(ctx *fasthttp.RequestCtx, withKey bool) bool {
 	c, ok := ctx.Conn().(interface{ Busy(withKey bool) bool })
 	if !ok {
 		return true
 	}
-	h := &ctx.Request.Header
-	withKey := len(h.Peek(x402.HeaderPaymentSignature)) > 0 || len(h.Peek(x402.HeaderXPayment)) > 0 ||
-		len(h.Peek("X-Proxy-Key")) > 0
 	return c.Busy(withKey)
+}
+
+// carriesKey reports whether a request carries a payment or a proxy key.
+func carriesKey(h *fasthttp.RequestHeader) bool {
+	return len(h.Peek(x402.HeaderPaymentSignature)) > 0 || len(h.Peek(x402.HeaderXPayment)) > 0 ||
+		len(h.Peek("X-Proxy-Key")) > 0
 }
 
 // connRefusal is the whole answer to a connection over a bound: it is written before the

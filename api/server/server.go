@@ -268,7 +268,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			s.metrics.observe(routeID, status, time.Since(start))
 		}
 	}()
-	if !requestBegins(ctx) {
+	withKey := carriesKey(&ctx.Request.Header)
+	if !requestBegins(ctx, withKey) {
 		closeUnread(ctx)
 		status = s.writeError(ctx, &apierr.Error{Code: apierr.CodeUnavailable, RetryAfter: time.Second,
 			Message: "the server keeps its remaining connections for paid calls; retry shortly"}, e)
@@ -277,7 +278,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		closeUnread(ctx)
 		status = s.writeError(ctx, berr, nil)
 	} else {
-		status = s.serve(ctx, e, pathID, err)
+		status = s.serve(ctx, e, method, path, pathID, err, withKey)
 	}
 	varyOrigin(ctx, status)
 	s.metrics.observe(routeID, status, time.Since(start))
@@ -336,7 +337,7 @@ var cacheableByDefault = map[int]bool{200: true, 203: true, 204: true, 206: true
 	404: true, 405: true, 410: true, 414: true, 501: true}
 
 // serve runs one HTTP request through the paid-call sequence and returns the status written.
-func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string, lookupErr error) int {
+func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, method, path, pathID string, lookupErr error, withKey bool) int {
 	if lookupErr != nil {
 		return s.writeError(ctx, lookupErr, e)
 	}
@@ -353,7 +354,7 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 	}
 	// fasthttp tells no handler that its client went away; shutdown reaches the work
 	// through the server's base context.
-	res, hdr, err := s.Invoke(context.Background(), e, raw, s.request(ctx, e, pathID))
+	res, hdr, err := s.Invoke(context.Background(), e, raw, s.request(ctx, e, method, path, pathID, withKey))
 	for k, v := range hdr {
 		ctx.Response.Header.Set(k, v)
 	}
@@ -401,6 +402,7 @@ func (s *Server) Invoke(ctx context.Context, e *catalog.Entry, raw map[string]an
 	// (paywall/free.go): the gate's for a paid route, ServeFree's for a free one.
 	call := paywall.NewCall(e, req, s.challenges.ResourceURL(e), freeBucket{s})
 	work := func(c context.Context) (out any, err error) {
+		req.Copy() // the handler may keep what it reads beyond the transport's call
 		defer func() {
 			// A handler's panic is its call's failure: the gate sees an error, so the payment
 			// is released (or the free call given back), never charged.
@@ -634,14 +636,29 @@ func addParam(raw map[string]any, k, v string) {
 	}
 }
 
-func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string) *catalog.Request {
-	h := make(http.Header, ctx.Request.Header.Len())
-	for k, v := range ctx.Request.Header.All() {
-		h.Add(string(k), string(v))
+// request is the call as its handler and the gate see it. Its headers, query and body stay in
+// fasthttp's request until the work copies them: the 402 of an unpaid call, the path every
+// client's first call and every crawler's probe takes, copies none. A call with a payment or
+// a key copies them at once, since its gate may read them from goroutines of its own.
+func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, method, path, pathID string, withKey bool) *catalog.Request {
+	r := &catalog.Request{Route: e, Method: method, Path: path, PathID: pathID, ClientIP: s.clientIP(ctx), BaseURL: s.cfg.BaseURL}
+	r.ReadInPlace((*inPlace)(ctx))
+	if withKey {
+		r.Copy()
 	}
-	r := &catalog.Request{
-		Route: e, Method: string(ctx.Method()), Path: string(ctx.Path()), PathID: pathID,
-		Header: h, ClientIP: s.clientIP(ctx), BaseURL: s.cfg.BaseURL,
+	return r
+}
+
+// inPlace is a request read where fasthttp holds it, valid while its handler runs.
+type inPlace fasthttp.RequestCtx
+
+func (c *inPlace) Peek(name string) []byte { return c.Request.Header.Peek(name) }
+
+func (c *inPlace) CopyTo(r *catalog.Request) {
+	ctx := (*fasthttp.RequestCtx)(c)
+	r.Header = make(http.Header, ctx.Request.Header.Len())
+	for k, v := range ctx.Request.Header.All() {
+		r.Header.Add(string(k), string(v))
 	}
 	if args := ctx.QueryArgs(); args.Len() > 0 {
 		r.Query = make([][2]string, 0, args.Len())
@@ -652,7 +669,6 @@ func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID stri
 	if body := ctx.PostBody(); len(body) > 0 {
 		r.Body = bytes.Clone(body)
 	}
-	return r
 }
 
 // clientIP is the client's identity: its address, or its IPv6 prefix, behind trusted proxies.
