@@ -244,12 +244,13 @@ func closeUnread(ctx *fasthttp.RequestCtx) {
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	start := time.Now()
-	reqID := requestID(ctx)
+	var idBuf [32]byte
+	reqID := requestID(ctx, idBuf[:0]) // a string only for a line logged
 	h := &ctx.Response.Header
-	h.SetCanonical(hdrRequestID, []byte(reqID))
+	h.SetCanonical(hdrRequestID, reqID)
 	cors(ctx)
 
-	method, path := string(ctx.Method()), string(ctx.Path())
+	method, path := methodName(ctx.Method()), s.pathName(ctx.Path())
 	e, pathID, err := s.cat.Lookup(method, path)
 	routeID := "unknown"
 	if e != nil {
@@ -261,7 +262,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		// in the one error shape; fasthttp would let it end the process.
 		if v := recover(); v != nil {
 			ctx.Response.Reset()
-			ctx.Response.Header.SetCanonical(hdrRequestID, []byte(reqID))
+			ctx.Response.Header.SetCanonical(hdrRequestID, reqID)
 			cors(ctx)
 			status = s.writeError(ctx, s.panicked(routeID, v), nil)
 			varyOrigin(ctx, status)
@@ -286,13 +287,36 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if !s.log.Enabled(ctx, level) {
 		return
 	}
-	attrs := []slog.Attr{slog.String(obs.KeyRequestID, reqID), slog.String(obs.KeyRoute, routeID),
+	attrs := []slog.Attr{slog.String(obs.KeyRequestID, string(reqID)), slog.String(obs.KeyRoute, routeID),
 		slog.Int(obs.KeyStatus, status), slog.Int64(obs.KeyDuration, time.Since(start).Milliseconds())}
 	if box := h.Peek(catalog.HeaderBox); len(box) > 0 {
 		// A fleet gateway's relayed call: the box that served it, or whose failure it reports.
 		attrs = append(attrs, slog.String(obs.KeyBox, string(box)))
 	}
 	s.log.LogAttrs(ctx, level, "request", attrs...)
+}
+
+// methodName is the request's method as a string, without a copy for the usual ones.
+func methodName(m []byte) string {
+	switch string(m) {
+	case fasthttp.MethodGet:
+		return fasthttp.MethodGet
+	case fasthttp.MethodPost:
+		return fasthttp.MethodPost
+	case fasthttp.MethodHead:
+		return fasthttp.MethodHead
+	case fasthttp.MethodOptions:
+		return fasthttp.MethodOptions
+	}
+	return string(m)
+}
+
+// pathName is the request's path as a string: a route's own when it is one, without a copy.
+func (s *Server) pathName(p []byte) string {
+	if e := s.cat.ByPath(string(p)); e != nil {
+		return e.Path
+	}
+	return string(p)
 }
 
 // requestLogLevel keeps the operator's log for work done and failures: a request refused
@@ -702,14 +726,14 @@ func (b freeBucket) Take(client string) error {
 func (b freeBucket) Refund(client string) { b.s.free.Refund(client) }
 
 // requestID keeps a sane client-supplied X-Request-Id, or names the request: a random
-// per-process prefix and a counter, unique without a random read per request.
-func requestID(ctx *fasthttp.RequestCtx) string {
+// per-process prefix and a counter, unique without a random read per request. It is appended
+// to buf, or is the request's own header (valid while the handler runs).
+func requestID(ctx *fasthttp.RequestCtx, buf []byte) []byte {
 	if v := ctx.Request.Header.Peek("X-Request-Id"); len(v) > 0 && len(v) <= 64 && isToken(v) {
-		return string(v)
+		return v
 	}
-	b := make([]byte, 0, 24)
-	b = append(b, idPrefix...)
-	return string(strconv.AppendUint(b, idCounter.Add(1), 36))
+	buf = append(buf, idPrefix...)
+	return strconv.AppendUint(buf, idCounter.Add(1), 36)
 }
 
 var (
