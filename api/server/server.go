@@ -615,7 +615,7 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entr
 func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, error) {
 	raw := map[string]any{}
 	for k, v := range ctx.QueryArgs().All() {
-		addParam(raw, string(k), string(v))
+		addParam(raw, paramKey(e, k), string(v))
 	}
 	if e.AnyMethod || !ctx.IsPost() {
 		return raw, nil
@@ -628,7 +628,7 @@ func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, erro
 	ct := string(ctx.Request.Header.ContentType())
 	if strings.HasPrefix(ct, "application/x-www-form-urlencoded") && body[0] != '{' {
 		for k, v := range ctx.PostArgs().All() {
-			addParam(raw, string(k), string(v))
+			addParam(raw, paramKey(e, k), string(v))
 		}
 		return raw, nil
 	}
@@ -645,6 +645,17 @@ func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, erro
 		raw[k] = v
 	}
 	return raw, nil
+}
+
+// paramKey is a form or query key as a string: the entry's own name of the parameter when it
+// is one, without a copy.
+func paramKey(e *catalog.Entry, k []byte) string {
+	for i := range e.Params {
+		if e.Params[i].Name == string(k) {
+			return e.Params[i].Name
+		}
+	}
+	return string(k)
 }
 
 // addParam adds a form or query value; a key given again keeps every value, in order, for
