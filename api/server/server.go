@@ -229,7 +229,7 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 		e = &apierr.Error{Code: apierr.CodeHeaderTooBig, Message: fmt.Sprintf("request headers larger than %d bytes", s.cfg.MaxHeaderBytes)}
 	}
 	closeUnread(ctx)
-	s.writeError(ctx, e, nil)
+	s.writeError(ctx, e, nil, nil)
 }
 
 // closeUnread ends the connection after this answer, whose request was not read whole: the
@@ -244,11 +244,12 @@ func closeUnread(ctx *fasthttp.RequestCtx) {
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	start := time.Now()
+	in := readEdgeHeaders(&ctx.Request.Header)
 	var idBuf [32]byte
-	reqID := requestID(ctx, idBuf[:0]) // a string only for a line logged
+	reqID := requestID(in.requestID, idBuf[:0]) // a string only for a line logged
 	h := &ctx.Response.Header
 	h.SetCanonical(hdrRequestID, reqID)
-	cors(ctx)
+	cors(ctx, in.origin)
 
 	method, path := methodName(ctx.Method()), s.pathName(ctx.Path())
 	e, pathID, err := s.cat.Lookup(method, path)
@@ -263,23 +264,22 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		if v := recover(); v != nil {
 			ctx.Response.Reset()
 			ctx.Response.Header.SetCanonical(hdrRequestID, reqID)
-			cors(ctx)
-			status = s.writeError(ctx, s.panicked(routeID, v), nil)
+			cors(ctx, in.origin)
+			status = s.writeError(ctx, s.panicked(routeID, v), nil, nil)
 			varyOrigin(ctx, status)
 			s.metrics.observe(routeID, status, time.Since(start))
 		}
 	}()
-	withKey := carriesKey(&ctx.Request.Header)
-	if !requestBegins(ctx, withKey) {
+	if !requestBegins(ctx, in.withKey()) {
 		closeUnread(ctx)
 		status = s.writeError(ctx, &apierr.Error{Code: apierr.CodeUnavailable, RetryAfter: time.Second,
-			Message: "the server keeps its remaining connections for paid calls; retry shortly"}, e)
+			Message: "the server keeps its remaining connections for paid calls; retry shortly"}, e, in.offerFormat)
 	} else if berr := s.readBody(ctx); berr != nil {
 		// The rest of the body (if any) is unread: the connection cannot carry another request.
 		closeUnread(ctx)
-		status = s.writeError(ctx, berr, nil)
+		status = s.writeError(ctx, berr, nil, nil)
 	} else {
-		status = s.serve(ctx, e, method, path, pathID, err, withKey)
+		status = s.serve(ctx, e, method, path, pathID, err, &in)
 	}
 	varyOrigin(ctx, status)
 	s.metrics.observe(routeID, status, time.Since(start))
@@ -334,8 +334,8 @@ func requestLogLevel(status int) slog.Level {
 // cors lets browser scripts of any origin read the answer and its payment headers. Only a
 // request that names its Origin gets them: a browser always sends Origin on a cross-origin
 // request, and an agent's client has no use for about 150 bytes on every answer (docs/bazaar.md).
-func cors(ctx *fasthttp.RequestCtx) {
-	if len(ctx.Request.Header.PeekBytes(hdrOrigin)) == 0 {
+func cors(ctx *fasthttp.RequestCtx, origin []byte) {
+	if len(origin) == 0 {
 		return
 	}
 	h := &ctx.Response.Header
@@ -361,9 +361,9 @@ var cacheableByDefault = map[int]bool{200: true, 203: true, 204: true, 206: true
 	404: true, 405: true, 410: true, 414: true, 501: true}
 
 // serve runs one HTTP request through the paid-call sequence and returns the status written.
-func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, method, path, pathID string, lookupErr error, withKey bool) int {
+func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, method, path, pathID string, lookupErr error, in *edgeHeaders) int {
 	if lookupErr != nil {
-		return s.writeError(ctx, lookupErr, e)
+		return s.writeError(ctx, lookupErr, e, in.offerFormat)
 	}
 	if ctx.IsOptions() {
 		ctx.Response.Header.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
@@ -374,16 +374,16 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, method, path,
 	}
 	raw, err := rawParams(ctx, e)
 	if err != nil {
-		return s.writeError(ctx, err, e)
+		return s.writeError(ctx, err, e, in.offerFormat)
 	}
 	// fasthttp tells no handler that its client went away; shutdown reaches the work
 	// through the server's base context.
-	res, hdr, err := s.Invoke(context.Background(), e, raw, s.request(ctx, e, method, path, pathID, withKey))
+	res, hdr, err := s.Invoke(context.Background(), e, raw, s.request(ctx, e, method, path, pathID, in))
 	for k, v := range hdr {
 		ctx.Response.Header.Set(k, v)
 	}
 	if err != nil {
-		return s.writeError(ctx, err, e)
+		return s.writeError(ctx, err, e, in.offerFormat)
 	}
 	return s.writeResult(ctx, res)
 }
@@ -580,12 +580,13 @@ func (s *Server) writeResult(ctx *fasthttp.RequestCtx, r *catalog.Raw) int {
 }
 
 // writeError maps err to its status and body once. A payment error answers the 402 challenge:
-// the v2 PAYMENT-REQUIRED header and the legacy v1 form as the body.
-func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entry) int {
+// the v2 PAYMENT-REQUIRED header and the legacy v1 form as the body, its offers signed in the
+// format the request's X-Offer-Receipt-Format asks for (offerFormat).
+func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entry, offerFormat []byte) int {
 	ae := errorOf(err)
 	status := ae.Status()
 	if ae.Code == apierr.CodePayment && e != nil {
-		ch, cerr := s.challenges.ForErrorIn(e, err, paywall.ParseOfferFormat(string(ctx.Request.Header.Peek(paywall.HeaderOfferFormat))))
+		ch, cerr := s.challenges.ForErrorIn(e, err, paywall.ParseOfferFormat(string(offerFormat)))
 		if cerr == nil {
 			ctx.Response.Header.SetCanonical(hdrPaymentRequired, ch.HeaderBytes)
 			ctx.SetContentType("application/json")
@@ -675,22 +676,36 @@ func addParam(raw map[string]any, k, v string) {
 // fasthttp's request until the work copies them: the 402 of an unpaid call, the path every
 // client's first call and every crawler's probe takes, copies none. A call with a payment or
 // a key copies them at once, since its gate may read them from goroutines of its own.
-func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, method, path, pathID string, withKey bool) *catalog.Request {
-	r := &catalog.Request{Route: e, Method: method, Path: path, PathID: pathID, ClientIP: s.clientIP(ctx), BaseURL: s.cfg.BaseURL}
-	r.ReadInPlace((*inPlace)(ctx))
-	if withKey {
+func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, method, path, pathID string, in *edgeHeaders) *catalog.Request {
+	r := &inPlace{Request: catalog.Request{Route: e, Method: method, Path: path, PathID: pathID, ClientIP: s.clientIP(ctx), BaseURL: s.cfg.BaseURL},
+		ctx: ctx, payment: in.payment, xPayment: in.xPayment}
+	r.ReadInPlace(r)
+	if in.withKey() {
 		r.Copy()
 	}
-	return r
+	return &r.Request
 }
 
-// inPlace is a request read where fasthttp holds it, valid while its handler runs.
-type inPlace fasthttp.RequestCtx
+// inPlace is a call's request read where fasthttp holds it, valid while its handler runs, with
+// the payment headers the edge has read already (the call's key and the gate look them up).
+type inPlace struct {
+	catalog.Request
+	ctx               *fasthttp.RequestCtx
+	payment, xPayment []byte
+}
 
-func (c *inPlace) Peek(name string) []byte { return c.Request.Header.Peek(name) }
+func (c *inPlace) Peek(name string) []byte {
+	switch {
+	case strings.EqualFold(name, x402.HeaderPaymentSignature):
+		return c.payment
+	case strings.EqualFold(name, x402.HeaderXPayment):
+		return c.xPayment
+	}
+	return c.ctx.Request.Header.Peek(name)
+}
 
 func (c *inPlace) CopyTo(r *catalog.Request) {
-	ctx := (*fasthttp.RequestCtx)(c)
+	ctx := c.ctx
 	r.Header = make(http.Header, ctx.Request.Header.Len())
 	for k, v := range ctx.Request.Header.All() {
 		r.Header.Add(string(k), string(v))
@@ -736,12 +751,12 @@ func (b freeBucket) Take(client string) error {
 
 func (b freeBucket) Refund(client string) { b.s.free.Refund(client) }
 
-// requestID keeps a sane client-supplied X-Request-Id, or names the request: a random
+// requestID keeps a sane client-supplied X-Request-Id (given), or names the request: a random
 // per-process prefix and a counter, unique without a random read per request. It is appended
 // to buf, or is the request's own header (valid while the handler runs).
-func requestID(ctx *fasthttp.RequestCtx, buf []byte) []byte {
-	if v := ctx.Request.Header.Peek("X-Request-Id"); len(v) > 0 && len(v) <= 64 && isToken(v) {
-		return v
+func requestID(given, buf []byte) []byte {
+	if len(given) > 0 && len(given) <= 64 && isToken(given) {
+		return given
 	}
 	buf = append(buf, idPrefix...)
 	return strconv.AppendUint(buf, idCounter.Add(1), 36)
