@@ -90,6 +90,7 @@ func requestBegins(ctx *fasthttp.RequestCtx, withKey bool) bool {
 type edgeHeaders struct {
 	origin, requestID, offerFormat []byte
 	payment, xPayment, proxyKey    []byte // PAYMENT-SIGNATURE, X-PAYMENT, X-Proxy-Key
+	forwarded                      bool   // an X-Forwarded-For: the client may be behind a proxy
 }
 
 func readEdgeHeaders(h *fasthttp.RequestHeader) edgeHeaders {
@@ -109,6 +110,8 @@ func readEdgeHeaders(h *fasthttp.RequestHeader) edgeHeaders {
 			at = &in.xPayment
 		case "X-Proxy-Key":
 			at = &in.proxyKey
+		case "X-Forwarded-For":
+			in.forwarded = true
 		}
 		if at != nil && *at == nil {
 			*at = v

@@ -395,17 +395,21 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, method, path,
 // down. Its error is the *apierr.Error the client sees, mapped once (errorOf) whatever layer
 // failed.
 func (s *Server) Invoke(ctx context.Context, e *catalog.Entry, raw map[string]any, req *catalog.Request) (res *catalog.Raw, hdr map[string]string, err error) {
-	defer func() {
-		if err != nil {
-			err = errorOf(err)
-		}
-	}()
+	// One deferred function, around a body with many returns: the compiler inlines it at this
+	// one return, where invoke's returns would each have run the defer machinery.
 	defer func() {
 		// A panic in the gate answers this call only (an MCP tools/call gets its error result).
 		if v := recover(); v != nil {
 			res, hdr, err = nil, nil, s.panicked(e.ID, v)
 		}
+		if err != nil {
+			err = errorOf(err)
+		}
 	}()
+	return s.invoke(ctx, e, raw, req)
+}
+
+func (s *Server) invoke(ctx context.Context, e *catalog.Entry, raw map[string]any, req *catalog.Request) (*catalog.Raw, map[string]string, error) {
 	args, err := e.Decode(raw)
 	if err != nil && !paywall.ColdProbe(e, raw, req) {
 		return nil, nil, err
@@ -452,6 +456,7 @@ func (s *Server) Invoke(ctx context.Context, e *catalog.Entry, raw map[string]an
 		return s.run(c, e, req, call.Key)
 	}
 	var out any
+	var hdr map[string]string
 	switch e.Kind {
 	case catalog.Paid:
 		if call.Key != "" { // verification and settlement ahead: bound them too
@@ -591,7 +596,7 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entr
 			ctx.Response.Header.SetCanonical(hdrPaymentRequired, ch.HeaderBytes)
 			ctx.SetContentType("application/json")
 			ctx.SetStatusCode(http.StatusPaymentRequired)
-			ctx.SetBody(ch.Body)
+			ctx.Response.SetBodyRaw(ch.Body) // memoised, never written to: no copy
 			return http.StatusPaymentRequired
 		}
 		ae, status = apierr.From(cerr), http.StatusInternalServerError
@@ -677,7 +682,7 @@ func addParam(raw map[string]any, k, v string) {
 // client's first call and every crawler's probe takes, copies none. A call with a payment or
 // a key copies them at once, since its gate may read them from goroutines of its own.
 func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, method, path, pathID string, in *edgeHeaders) *catalog.Request {
-	r := &inPlace{Request: catalog.Request{Route: e, Method: method, Path: path, PathID: pathID, ClientIP: s.clientIP(ctx), BaseURL: s.cfg.BaseURL},
+	r := &inPlace{Request: catalog.Request{Route: e, Method: method, Path: path, PathID: pathID, ClientIP: s.clientIP(ctx, in), BaseURL: s.cfg.BaseURL},
 		ctx: ctx, payment: in.payment, xPayment: in.xPayment}
 	r.ReadInPlace(r)
 	if in.withKey() {
@@ -722,14 +727,15 @@ func (c *inPlace) CopyTo(r *catalog.Request) {
 }
 
 // clientIP is the client's identity: its address, or its IPv6 prefix, behind trusted proxies.
-func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
+func (s *Server) clientIP(ctx *fasthttp.RequestCtx, in *edgeHeaders) string {
 	peer, _ := netip.AddrFromSlice(ctx.RemoteIP())
-	var forwarded []string
-	if vs := ctx.Request.Header.PeekAll("X-Forwarded-For"); len(vs) > 0 {
-		forwarded = make([]string, len(vs))
-		for i, v := range vs {
-			forwarded[i] = string(v)
-		}
+	if !in.forwarded {
+		return s.clients.Identify(peer, nil)
+	}
+	vs := ctx.Request.Header.PeekAll("X-Forwarded-For")
+	forwarded := make([]string, len(vs))
+	for i, v := range vs {
+		forwarded[i] = string(v)
 	}
 	return s.clients.Identify(peer, forwarded)
 }
