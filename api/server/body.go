@@ -32,7 +32,13 @@ var hdrBodyRefused = []byte("X-Peage-Body-Refused")
 // announced bytes would otherwise be read as the next request.
 func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	h.DelBytes(hdrBodyRefused)
-	if cl := h.ContentLength(); cl > s.cfg.MaxBodyBytes {
+	cl := h.ContentLength()
+	if cl == 0 || cl == -2 {
+		// No body follows (fasthttp reads none without Content-Length or Transfer-Encoding),
+		// so no deadline for one: setting it updated the connection's timer on every request.
+		return fasthttp.RequestConfig{}
+	}
+	if cl > s.cfg.MaxBodyBytes {
 		h.SetBytesKV(hdrBodyRefused, strconv.AppendInt(nil, int64(cl), 10))
 		h.SetContentLength(0)
 		h.SetConnectionClose()

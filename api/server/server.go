@@ -243,7 +243,7 @@ func closeUnread(ctx *fasthttp.RequestCtx) {
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
-	start := time.Now()
+	start := ctx.Time() // fasthttp's clock read as the handler is called
 	in := readEdgeHeaders(&ctx.Request.Header)
 	var idBuf [32]byte
 	reqID := requestID(in.requestID, idBuf[:0]) // a string only for a line logged
