@@ -50,8 +50,9 @@ func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 
 // readBody reads the request's body from its stream into the request, so handlers and
 // PostBody see it as before. Chunked bodies have no announced length: they are cut at the limit.
-func (s *Server) readBody(ctx *fasthttp.RequestCtx) error {
-	if ctx.Request.Header.PeekBytes(hdrBodyRefused) != nil {
+// refused is headerReceived's mark on a body announced over the limit.
+func (s *Server) readBody(ctx *fasthttp.RequestCtx, refused bool) error {
+	if refused {
 		return apierr.TooLarge("request body larger than %d bytes", s.cfg.MaxBodyBytes)
 	}
 	st := ctx.RequestBodyStream()
@@ -97,6 +98,7 @@ type edgeHeaders struct {
 	origin, requestID, offerFormat []byte
 	payment, xPayment, proxyKey    []byte // PAYMENT-SIGNATURE, X-PAYMENT, X-Proxy-Key
 	forwarded                      bool   // an X-Forwarded-For: the client may be behind a proxy
+	bodyRefused                    bool   // headerReceived's mark (hdrBodyRefused)
 }
 
 func readEdgeHeaders(h *fasthttp.RequestHeader) edgeHeaders {
@@ -118,6 +120,8 @@ func readEdgeHeaders(h *fasthttp.RequestHeader) edgeHeaders {
 			at = &in.proxyKey
 		case "X-Forwarded-For":
 			in.forwarded = true
+		case "X-Peage-Body-Refused":
+			in.bodyRefused = true
 		}
 		if at != nil && *at == nil {
 			*at = v

@@ -274,7 +274,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		closeUnread(ctx)
 		status = s.writeError(ctx, &apierr.Error{Code: apierr.CodeUnavailable, RetryAfter: time.Second,
 			Message: "the server keeps its remaining connections for paid calls; retry shortly"}, e, in.offerFormat)
-	} else if berr := s.readBody(ctx); berr != nil {
+	} else if berr := s.readBody(ctx, in.bodyRefused); berr != nil {
 		// The rest of the body (if any) is unread: the connection cannot carry another request.
 		closeUnread(ctx)
 		status = s.writeError(ctx, berr, nil, nil)
