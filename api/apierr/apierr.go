@@ -136,8 +136,8 @@ func (r *Reworded) Unwrap() error { return r.Err }
 // Known is the client-facing error err carries (an *Error, or a Mapper's), nil when err is
 // unknown: for a handler that reports why one of its sources failed, in its answer.
 func Known(err error) *Error {
-	var e *Error
-	if errors.As(err, &e) {
+	// AsType, not As: As's target escapes, an allocation on every error the edge answers.
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e
 	}
 	var m Mapper

@@ -32,7 +32,9 @@ func (k Kind) String() string {
 // marshalled as JSON with status 200 unless it is a *Raw. Errors should be *apierr.Error.
 type Handler func(ctx context.Context, req *Request) (any, error)
 
-// Request is what a handler may know about the call, copied out of the transport.
+// Request is what a handler may know about the call, copied out of the transport. A transport
+// may leave the headers, query and body where it holds them (ReadInPlace) until the work
+// begins (Copy): a call refused before any work, such as every unpaid call's 402, copies none.
 type Request struct {
 	Route  *Entry
 	Args   Args
@@ -40,8 +42,10 @@ type Request struct {
 	Path   string
 	PathID string      // the <id> segment of /hook/<id> and /p/<id>
 	Query  [][2]string // raw query pairs in order, for routes that capture requests
-	Header http.Header // request headers (canonical names)
-	Body   []byte      // raw body (already size-limited)
+	// Header holds the request headers (canonical names) once copied: before the work, read
+	// them with HeaderValue.
+	Header http.Header
+	Body   []byte // raw body (already size-limited)
 	// ClientIP is the client's identity for per-client allowances and limits: its IPv4
 	// address, or its IPv6 prefix ("2001:db8:1:2::/64"), behind trusted proxies only.
 	ClientIP string
@@ -50,6 +54,38 @@ type Request struct {
 	Free    bool
 	Payer   string // payer address once a payment is verified ("" on free routes)
 	BaseURL string // the public base address of the appliance, from config
+
+	inPlace InPlace // the transport's request until Copy; nil once copied
+}
+
+// InPlace is a transport's request read where the transport holds it, valid only while the
+// transport serves the call (fasthttp reuses it for the connection's next request).
+type InPlace interface {
+	// Peek is the first value of the named header, nil when absent.
+	Peek(name string) []byte
+	// CopyTo fills r's Header, Query and Body.
+	CopyTo(r *Request)
+}
+
+// ReadInPlace leaves r's headers, query and body in t until Copy. The transport must call
+// Copy before anything that outlives its serving the call may read them.
+func (r *Request) ReadInPlace(t InPlace) { r.inPlace = t }
+
+// HeaderValue is the first value of the named header, read in place when not yet copied.
+func (r *Request) HeaderValue(name string) string {
+	if r.inPlace != nil {
+		return string(r.inPlace.Peek(name))
+	}
+	return r.Header.Get(name)
+}
+
+// Copy takes the headers, query and body out of the transport, once, for the work (which may
+// hand them to goroutines and other processes) to read.
+func (r *Request) Copy() {
+	if t := r.inPlace; t != nil {
+		r.inPlace = nil
+		t.CopyTo(r)
+	}
 }
 
 // Raw is a result encoded once (a JSON body, a PNG, a PDF, a served page), so that it can be

@@ -155,3 +155,67 @@ func TestTextURLsFollowPublicURL(t *testing.T) {
 		}
 	}
 }
+
+// plainURLCases are URLs the one-pass check reads (plain) or leaves to url.Parse.
+var plainURLCases = []struct {
+	url   string
+	plain bool
+}{
+	{"https://example.com/", true},
+	{"http://example.com", true},
+	{"https://Example.COM:8443/a/b?c=d&e=f+g;h=(i)*~!$'@:", true},
+	{"http://127.0.0.1:/x", true},
+	{"https://a..b-/", true},
+	{"https://example.com/a%20b", false},
+	{"https://example.com/#frag", false},
+	{"https://user:pw@example.com/", false},
+	{"https://example.com@evil.example/", false},
+	{"https://[::1]/", false},
+	{"HTTPS://example.com/", false},
+	{"https://example.com:80x/", false},
+	{"https://example.com?q", false},
+	{"https:///path", false},
+	{"https://exa mple.com/", false},
+	{"https://example.com/a b", false},
+	{"https://exämple.com/", false},
+	{"ftp://example.com/", false},
+	{"javascript:alert(1)", false},
+}
+
+// TestPlainURLsAreWhatParseAccepts: the one-pass check accepts only URLs that url.Parse
+// accepts with a host, an http(s) scheme and no credentials, so checkURL decides as it did.
+func TestPlainURLsAreWhatParseAccepts(t *testing.T) {
+	for _, c := range plainURLCases {
+		if got := plainHTTPURL(c.url); got != c.plain {
+			t.Errorf("plainHTTPURL(%q) = %v, want %v", c.url, got, c.plain)
+		}
+		if c.plain && checkParsedURL(c.url) != nil {
+			t.Errorf("%q read as plain, but url.Parse refuses it: %v", c.url, checkParsedURL(c.url))
+		}
+	}
+}
+
+func FuzzPlainURLsAreWhatParseAccepts(f *testing.F) {
+	for _, c := range plainURLCases {
+		f.Add(c.url)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if plainHTTPURL(s) && checkParsedURL(s) != nil {
+			t.Fatalf("%q read as plain, but url.Parse refuses it: %v", s, checkParsedURL(s))
+		}
+	})
+}
+
+// BenchmarkCheckURL: a url parameter's check, which every call with one runs before its 402.
+func BenchmarkCheckURL(b *testing.B) {
+	for _, s := range []string{"https://example.com/", "https://www.example.org/articles/2026/11/some-long-title-of-a-page?ref=agent&lang=fr"} {
+		b.Run(s[8:20], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if checkURL(s) != nil {
+					b.Fatal(s)
+				}
+			}
+		})
+	}
+}

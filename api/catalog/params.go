@@ -231,7 +231,10 @@ func (p *Param) coerce(v any) (any, error) {
 	case String:
 		switch x := v.(type) {
 		case string:
-			return strings.TrimSpace(x), nil
+			if t := strings.TrimSpace(x); len(t) < len(x) {
+				return t, nil
+			}
+			return v, nil // already boxed: no copy of the string into a new interface
 		case float64:
 			return strconv.FormatFloat(x, 'f', -1, 64), nil
 		case json.Number:

@@ -129,6 +129,8 @@ type Challenges struct {
 	baseURL string
 	iconURL string   // "" where the Bazaar would drop it (see publicHost)
 	memo    sync.Map // entry ID → memoised (reason-free form)
+	// urls are the catalog's entries' ResourceURLs, joined once rather than on every call.
+	urls map[*catalog.Entry]string
 
 	offers *offerSigner // nil: the 402 carries no signed offers
 }
@@ -139,7 +141,10 @@ type memoised struct {
 }
 
 func NewChallenges(cfg Config, cat *catalog.Catalog, baseURL string) *Challenges {
-	c := &Challenges{cfg: cfg, cat: cat, baseURL: baseURL}
+	c := &Challenges{cfg: cfg, cat: cat, baseURL: baseURL, urls: map[*catalog.Entry]string{}}
+	for _, e := range cat.Entries() {
+		c.urls[e] = baseURL + e.Path
+	}
 	if publicHost(baseURL) {
 		c.iconURL = baseURL + IconPath
 	}
@@ -225,8 +230,7 @@ func (c *Challenges) ForMCPError(e *catalog.Entry, err error) (*Challenge, error
 }
 
 func (c *Challenges) forError(e *catalog.Entry, err error, t transport, f OfferFormat) (*Challenge, error) {
-	var corr *correction
-	if errors.As(err, &corr) {
+	if corr, ok := errors.AsType[*correction](err); ok {
 		return c.render(e, corr.reason, corr.extra, t, f)
 	}
 	reason := apierr.From(err).Message
@@ -237,7 +241,12 @@ func (c *Challenges) forError(e *catalog.Entry, err error, t transport, f OfferF
 }
 
 // ResourceURL is the absolute URL of e named in challenges and receipts.
-func (c *Challenges) ResourceURL(e *catalog.Entry) string { return c.baseURL + e.Path }
+func (c *Challenges) ResourceURL(e *catalog.Entry) string {
+	if u, ok := c.urls[e]; ok {
+		return u
+	}
+	return c.baseURL + e.Path
+}
 
 // alternatives lists the cheaper ways to the same result that can serve now: pointing a
 // client at a route that answers 503 would only cost it a round trip.

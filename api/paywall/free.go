@@ -23,7 +23,7 @@ type FreeBucket interface {
 // challenge, the hot path, needs neither the key nor a timer.
 func NewCall(e *catalog.Entry, req *catalog.Request, resourceURL string, free FreeBucket) *Call {
 	call := &Call{Entry: e, Request: req, ResourceURL: resourceURL, Free: free}
-	if e.Kind != catalog.Paid || e.FreeFirstCall || PaymentHeader(req) != "" || e.CacheTTL > 0 {
+	if _, paid := call.Payment(); e.Kind != catalog.Paid || e.FreeFirstCall || paid != "" || e.CacheTTL > 0 {
 		call.Key = e.Key(req.Args)
 	}
 	return call

@@ -8,6 +8,7 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/settle/x402"
 )
 
 // Call is one paid call as the gate sees it.
@@ -22,6 +23,26 @@ type Call struct {
 	// Free is the client's allowance of calls served free, spent by a free first call
 	// (nil: unlimited).
 	Free FreeBucket
+
+	paymentRead            bool
+	paymentHeader, payment string
+}
+
+// Payment is the call's payment and the header that carries it (v2 PAYMENT-SIGNATURE first,
+// then v1 X-PAYMENT), or "", "": read from the request once, since both the call's key and
+// the gate ask.
+func (c *Call) Payment() (header, value string) {
+	if !c.paymentRead {
+		c.paymentRead = true
+		c.paymentHeader = x402.HeaderPaymentSignature
+		if c.payment = c.Request.HeaderValue(c.paymentHeader); c.payment == "" {
+			c.paymentHeader = x402.HeaderXPayment
+			if c.payment = c.Request.HeaderValue(c.paymentHeader); c.payment == "" {
+				c.paymentHeader = ""
+			}
+		}
+	}
+	return c.paymentHeader, c.payment
 }
 
 // Gate charges paid calls. Charge runs work only when the call is paid for (or free by policy)
@@ -37,7 +58,7 @@ type Gate interface {
 type ChallengeOnly struct{}
 
 func (ChallengeOnly) Charge(_ context.Context, call *Call, _ func(context.Context) (any, error)) (any, map[string]string, error) {
-	if PaymentHeader(call.Request) == "" {
+	if _, p := call.Payment(); p == "" {
 		return nil, nil, PaymentRequired("")
 	}
 	return nil, nil, apierr.Unavailable("payment verification is not configured on this appliance")
@@ -54,11 +75,9 @@ func PaymentRequired(reason string) *apierr.Error {
 // PaymentHeader returns the payment the request carries (v2 PAYMENT-SIGNATURE first, then v1
 // X-PAYMENT), or "".
 func PaymentHeader(r *catalog.Request) string {
-	if r == nil || r.Header == nil {
+	if r == nil {
 		return ""
 	}
-	if v := r.Header.Get("Payment-Signature"); v != "" {
-		return v
-	}
-	return r.Header.Get("X-Payment")
+	_, v := (&Call{Request: r}).Payment()
+	return v
 }

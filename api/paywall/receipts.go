@@ -107,7 +107,7 @@ func (g *X402) receiptExtensions(call *Call, p paid, out any) (map[string]any, e
 	if !ok {
 		return nil, fmt.Errorf("receipt of %s: the result is %T, not an encoded body", call.Entry.ID, out)
 	}
-	format := ParseOfferFormat(call.Request.Header.Get(HeaderOfferFormat))
+	format := ParseOfferFormat(call.Request.HeaderValue(HeaderOfferFormat))
 	issuedAt := g.now().Unix()
 	signed, err := g.receipts.Receipt(format.receiptFormat(), receipt.ReceiptPayload{Network: p.network,
 		ResourceURL: call.ResourceURL, Payer: p.payer, IssuedAt: issuedAt, Transaction: p.transaction})

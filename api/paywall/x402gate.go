@@ -154,12 +154,7 @@ const (
 // Charge implements Gate.
 func (g *X402) Charge(ctx context.Context, call *Call, work func(context.Context) (any, error)) (any, map[string]string, error) {
 	e := call.Entry
-	name := x402.HeaderPaymentSignature
-	h := call.Request.Header.Get(name)
-	if h == "" {
-		name = x402.HeaderXPayment
-		h = call.Request.Header.Get(name)
-	}
+	name, h := call.Payment()
 	if h == "" {
 		if e.FreeFirstCall {
 			return g.freeCall(ctx, call, work)

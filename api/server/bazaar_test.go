@@ -24,14 +24,14 @@ import (
 
 // boundCatalog is the default catalog with every route bound, so every paid route reaches
 // its 402 (the handler never runs unpaid).
-func boundCatalog(t *testing.T) *catalog.Catalog {
+func boundCatalog(t testing.TB) *catalog.Catalog {
 	t.Helper()
 	return boundCatalogWith(t, nil)
 }
 
 // boundCatalogWith binds the entries of each of first (the discovery documents), then every
 // other entry but those left to a handler answering {"ok":true}.
-func boundCatalogWith(t *testing.T, first func(*catalog.Catalog) error, leave ...string) *catalog.Catalog {
+func boundCatalogWith(t testing.TB, first func(*catalog.Catalog) error, leave ...string) *catalog.Catalog {
 	t.Helper()
 	cat, err := catalog.Default(catalog.DefaultNames())
 	if err != nil {

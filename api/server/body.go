@@ -14,8 +14,8 @@ import (
 
 	"github.com/peage/appliance/api/apierr"
 	"github.com/peage/appliance/api/catalog"
+	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/internal/netlimit"
-	"github.com/peage/appliance/settle/x402"
 )
 
 // The server streams request bodies (fasthttp StreamRequestBody): without it fasthttp
@@ -33,7 +33,13 @@ var hdrBodyRefused = []byte("X-Peage-Body-Refused")
 // announced bytes would otherwise be read as the next request.
 func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	h.DelBytes(hdrBodyRefused)
-	if cl := h.ContentLength(); cl > s.cfg.MaxBodyBytes {
+	cl := h.ContentLength()
+	if cl == 0 || cl == -2 {
+		// No body follows (fasthttp reads none without Content-Length or Transfer-Encoding),
+		// so no deadline for one: setting it updated the connection's timer on every request.
+		return fasthttp.RequestConfig{}
+	}
+	if cl > s.cfg.MaxBodyBytes {
 		h.SetBytesKV(hdrBodyRefused, strconv.AppendInt(nil, int64(cl), 10))
 		h.SetContentLength(0)
 		h.SetConnectionClose()
@@ -45,8 +51,9 @@ func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 
 // readBody reads the request's body from its stream into the request, so handlers and
 // PostBody see it as before. Chunked bodies have no announced length: they are cut at the limit.
-func (s *Server) readBody(ctx *fasthttp.RequestCtx) error {
-	if ctx.Request.Header.PeekBytes(hdrBodyRefused) != nil {
+// refused is headerReceived's mark on a body announced over the limit.
+func (s *Server) readBody(ctx *fasthttp.RequestCtx, refused bool) error {
+	if refused {
 		return apierr.TooLarge("request body larger than %d bytes", s.cfg.MaxBodyBytes)
 	}
 	st := ctx.RequestBodyStream()
@@ -77,21 +84,60 @@ func (s *Server) readBody(ctx *fasthttp.RequestCtx) error {
 // payment or a key may use the connections kept for those. False: the request is refused (503),
 // since requests without either hold all they may. An endpoint whose JSON-RPC body carries the
 // payment (MCP, A2A) has its body read before it is refused, to tell.
-func (s *Server) requestBegins(ctx *fasthttp.RequestCtx, e *catalog.Entry) (bool, error) {
+func (s *Server) requestBegins(ctx *fasthttp.RequestCtx, e *catalog.Entry, in *edgeHeaders) (bool, error) {
 	c, ok := ctx.Conn().(interface{ Busy(withKey bool) bool })
-	if !ok {
-		return true, s.readBody(ctx)
+	if !ok || c.Busy(in.withKey()) {
+		return true, s.readBody(ctx, in.bodyRefused)
 	}
-	h := &ctx.Request.Header
-	withKey := len(h.Peek(x402.HeaderPaymentSignature)) > 0 || len(h.Peek(x402.HeaderXPayment)) > 0 ||
-		len(h.Peek("X-Proxy-Key")) > 0
-	if c.Busy(withKey) {
-		return true, s.readBody(ctx)
-	}
-	if e == nil || e.PaymentInBody == "" || s.readBody(ctx) != nil {
+	if e == nil || e.PaymentInBody == "" || s.readBody(ctx, in.bodyRefused) != nil {
 		return false, nil
 	}
 	return bytes.Contains(ctx.PostBody(), []byte(strconv.Quote(e.PaymentInBody))) && c.Busy(true), nil
+}
+
+// edgeHeaders are the request headers the edge reads itself, found in one pass over them:
+// fasthttp's Peek normalises the name and scans every header for each one looked up, and a
+// 402 looked up eight, each costing about what this pass costs for all (a client sends half
+// a dozen headers or more). Each is its first value, as Peek's.
+type edgeHeaders struct {
+	origin, requestID, offerFormat []byte
+	payment, xPayment, proxyKey    []byte // PAYMENT-SIGNATURE, X-PAYMENT, X-Proxy-Key
+	forwarded                      bool   // an X-Forwarded-For: the client may be behind a proxy
+	bodyRefused                    bool   // headerReceived's mark (hdrBodyRefused)
+}
+
+func readEdgeHeaders(h *fasthttp.RequestHeader) edgeHeaders {
+	var in edgeHeaders
+	for k, v := range h.All() { // names are canonical: the server normalises them as it reads
+		var at *[]byte
+		switch string(k) {
+		case "Origin":
+			at = &in.origin
+		case "X-Request-Id":
+			at = &in.requestID
+		case paywall.HeaderOfferFormat:
+			at = &in.offerFormat
+		case "Payment-Signature":
+			at = &in.payment
+		case "X-Payment":
+			at = &in.xPayment
+		case "X-Proxy-Key":
+			at = &in.proxyKey
+		case "X-Forwarded-For":
+			in.forwarded = true
+		case "X-Peage-Body-Refused":
+			in.bodyRefused = true
+		}
+		if at != nil && *at == nil {
+			*at = v
+		}
+	}
+	return in
+}
+
+// withKey reports whether the request carries a payment or a proxy key.
+func (in *edgeHeaders) withKey() bool {
+	return len(in.payment) > 0 || len(in.xPayment) > 0 || len(in.proxyKey) > 0
 }
 
 // connRefusal is the whole answer to a connection over a bound: it is written before the

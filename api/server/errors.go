@@ -12,8 +12,7 @@ import (
 // apierr.Mapper, the browser farm's here, since the farm imports nothing of the API), else a
 // deadline's 504 or an internal 500. Handlers return their collaborators' errors as they come.
 func errorOf(err error) *apierr.Error {
-	var r *apierr.Reworded
-	if errors.As(err, &r) {
+	if r, ok := errors.AsType[*apierr.Reworded](err); ok {
 		e := *errorOf(r.Err)
 		e.Message = r.Prefix + e.Message
 		return &e

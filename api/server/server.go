@@ -233,7 +233,7 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 		e = &apierr.Error{Code: apierr.CodeHeaderTooBig, Message: fmt.Sprintf("request headers larger than %d bytes", s.cfg.MaxHeaderBytes)}
 	}
 	closeUnread(ctx)
-	s.writeError(ctx, e, nil)
+	s.writeError(ctx, e, nil, nil)
 }
 
 // closeUnread ends the connection after this answer, whose request was not read whole: the
@@ -247,13 +247,15 @@ func closeUnread(ctx *fasthttp.RequestCtx) {
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
-	start := time.Now()
-	reqID := requestID(ctx)
+	start := ctx.Time() // fasthttp's clock read as the handler is called
+	in := readEdgeHeaders(&ctx.Request.Header)
+	var idBuf [32]byte
+	reqID := requestID(in.requestID, idBuf[:0]) // a string only for a line logged
 	h := &ctx.Response.Header
-	h.SetCanonical(hdrRequestID, []byte(reqID))
-	cors(ctx)
+	h.SetCanonical(hdrRequestID, reqID)
+	cors(ctx, in.origin)
 
-	method, path := string(ctx.Method()), string(ctx.Path())
+	method, path := methodName(ctx.Method()), s.pathName(ctx.Path())
 	e, pathID, err := s.cat.Lookup(method, path)
 	routeID := "unknown"
 	if e != nil {
@@ -265,23 +267,23 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		// in the one error shape; fasthttp would let it end the process.
 		if v := recover(); v != nil {
 			ctx.Response.Reset()
-			ctx.Response.Header.SetCanonical(hdrRequestID, []byte(reqID))
-			cors(ctx)
-			status = s.writeError(ctx, s.panicked(routeID, v), nil)
+			ctx.Response.Header.SetCanonical(hdrRequestID, reqID)
+			cors(ctx, in.origin)
+			status = s.writeError(ctx, s.panicked(routeID, v), nil, nil)
 			varyOrigin(ctx, status)
 			s.metrics.observe(routeID, status, time.Since(start))
 		}
 	}()
-	if began, berr := s.requestBegins(ctx, e); !began {
+	if began, berr := s.requestBegins(ctx, e, &in); !began {
 		closeUnread(ctx)
 		status = s.writeError(ctx, &apierr.Error{Code: apierr.CodeUnavailable, RetryAfter: time.Second,
-			Message: "the server keeps its remaining connections for paid calls; retry shortly"}, e)
+			Message: "the server keeps its remaining connections for paid calls; retry shortly"}, e, in.offerFormat)
 	} else if berr != nil {
 		// The rest of the body (if any) is unread: the connection cannot carry another request.
 		closeUnread(ctx)
-		status = s.writeError(ctx, berr, nil)
+		status = s.writeError(ctx, berr, nil, nil)
 	} else {
-		status = s.serve(ctx, e, pathID, err)
+		status = s.serve(ctx, e, method, path, pathID, err, &in)
 	}
 	varyOrigin(ctx, status)
 	s.metrics.observe(routeID, status, time.Since(start))
@@ -289,13 +291,36 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if !s.log.Enabled(ctx, level) {
 		return
 	}
-	attrs := []slog.Attr{slog.String(obs.KeyRequestID, reqID), slog.String(obs.KeyRoute, routeID),
+	attrs := []slog.Attr{slog.String(obs.KeyRequestID, string(reqID)), slog.String(obs.KeyRoute, routeID),
 		slog.Int(obs.KeyStatus, status), slog.Int64(obs.KeyDuration, time.Since(start).Milliseconds())}
 	if box := h.Peek(catalog.HeaderBox); len(box) > 0 {
 		// A fleet gateway's relayed call: the box that served it, or whose failure it reports.
 		attrs = append(attrs, slog.String(obs.KeyBox, string(box)))
 	}
 	s.log.LogAttrs(ctx, level, "request", attrs...)
+}
+
+// methodName is the request's method as a string, without a copy for the usual ones.
+func methodName(m []byte) string {
+	switch string(m) {
+	case fasthttp.MethodGet:
+		return fasthttp.MethodGet
+	case fasthttp.MethodPost:
+		return fasthttp.MethodPost
+	case fasthttp.MethodHead:
+		return fasthttp.MethodHead
+	case fasthttp.MethodOptions:
+		return fasthttp.MethodOptions
+	}
+	return string(m)
+}
+
+// pathName is the request's path as a string: a route's own when it is one, without a copy.
+func (s *Server) pathName(p []byte) string {
+	if e := s.cat.ByPath(string(p)); e != nil {
+		return e.Path
+	}
+	return string(p)
 }
 
 // requestLogLevel keeps the operator's log for work done and failures: a request refused
@@ -313,8 +338,8 @@ func requestLogLevel(status int) slog.Level {
 // cors lets browser scripts of any origin read the answer and its payment headers. Only a
 // request that names its Origin gets them: a browser always sends Origin on a cross-origin
 // request, and an agent's client has no use for about 150 bytes on every answer (docs/bazaar.md).
-func cors(ctx *fasthttp.RequestCtx) {
-	if len(ctx.Request.Header.PeekBytes(hdrOrigin)) == 0 {
+func cors(ctx *fasthttp.RequestCtx, origin []byte) {
+	if len(origin) == 0 {
 		return
 	}
 	h := &ctx.Response.Header
@@ -340,9 +365,9 @@ var cacheableByDefault = map[int]bool{200: true, 203: true, 204: true, 206: true
 	404: true, 405: true, 410: true, 414: true, 501: true}
 
 // serve runs one HTTP request through the paid-call sequence and returns the status written.
-func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string, lookupErr error) int {
+func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, method, path, pathID string, lookupErr error, in *edgeHeaders) int {
 	if lookupErr != nil {
-		return s.writeError(ctx, lookupErr, e)
+		return s.writeError(ctx, lookupErr, e, in.offerFormat)
 	}
 	if ctx.IsOptions() {
 		ctx.Response.Header.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
@@ -353,16 +378,16 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 	}
 	raw, err := rawParams(ctx, e)
 	if err != nil {
-		return s.writeError(ctx, err, e)
+		return s.writeError(ctx, err, e, in.offerFormat)
 	}
 	// fasthttp tells no handler that its client went away; shutdown reaches the work
 	// through the server's base context.
-	res, hdr, err := s.Invoke(context.Background(), e, raw, s.request(ctx, e, pathID))
+	res, hdr, err := s.Invoke(context.Background(), e, raw, s.request(ctx, e, method, path, pathID, in))
 	for k, v := range hdr {
 		ctx.Response.Header.Set(k, v)
 	}
 	if err != nil {
-		return s.writeError(ctx, err, e)
+		return s.writeError(ctx, err, e, in.offerFormat)
 	}
 	return s.writeResult(ctx, res)
 }
@@ -374,17 +399,21 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string
 // down. Its error is the *apierr.Error the client sees, mapped once (errorOf) whatever layer
 // failed.
 func (s *Server) Invoke(ctx context.Context, e *catalog.Entry, raw map[string]any, req *catalog.Request) (res *catalog.Raw, hdr map[string]string, err error) {
-	defer func() {
-		if err != nil {
-			err = errorOf(err)
-		}
-	}()
+	// One deferred function, around a body with many returns: the compiler inlines it at this
+	// one return, where invoke's returns would each have run the defer machinery.
 	defer func() {
 		// A panic in the gate answers this call only (an MCP tools/call gets its error result).
 		if v := recover(); v != nil {
 			res, hdr, err = nil, nil, s.panicked(e.ID, v)
 		}
+		if err != nil {
+			err = errorOf(err)
+		}
 	}()
+	return s.invoke(ctx, e, raw, req)
+}
+
+func (s *Server) invoke(ctx context.Context, e *catalog.Entry, raw map[string]any, req *catalog.Request) (*catalog.Raw, map[string]string, error) {
 	args, err := e.Decode(raw)
 	if err != nil && !paywall.ColdProbe(e, raw, req) {
 		return nil, nil, err
@@ -405,6 +434,7 @@ func (s *Server) Invoke(ctx context.Context, e *catalog.Entry, raw map[string]an
 	// (paywall/free.go): the gate's for a paid route, ServeFree's for a free one.
 	call := paywall.NewCall(e, req, s.challenges.ResourceURL(e), freeBucket{s})
 	work := func(c context.Context) (out any, err error) {
+		req.Copy() // the handler may keep what it reads beyond the transport's call
 		defer func() {
 			// A handler's panic is its call's failure: the gate sees an error, so the payment
 			// is released (or the free call given back), never charged.
@@ -430,6 +460,7 @@ func (s *Server) Invoke(ctx context.Context, e *catalog.Entry, raw map[string]an
 		return s.run(c, e, req, call.Key)
 	}
 	var out any
+	var hdr map[string]string
 	switch e.Kind {
 	case catalog.Paid:
 		if call.Key != "" { // verification and settlement ahead: bound them too
@@ -558,17 +589,18 @@ func (s *Server) writeResult(ctx *fasthttp.RequestCtx, r *catalog.Raw) int {
 }
 
 // writeError maps err to its status and body once. A payment error answers the 402 challenge:
-// the v2 PAYMENT-REQUIRED header and the legacy v1 form as the body.
-func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entry) int {
+// the v2 PAYMENT-REQUIRED header and the legacy v1 form as the body, its offers signed in the
+// format the request's X-Offer-Receipt-Format asks for (offerFormat).
+func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entry, offerFormat []byte) int {
 	ae := errorOf(err)
 	status := ae.Status()
 	if ae.Code == apierr.CodePayment && e != nil {
-		ch, cerr := s.challenges.ForErrorIn(e, err, paywall.ParseOfferFormat(string(ctx.Request.Header.Peek(paywall.HeaderOfferFormat))))
+		ch, cerr := s.challenges.ForErrorIn(e, err, paywall.ParseOfferFormat(string(offerFormat)))
 		if cerr == nil {
 			ctx.Response.Header.SetCanonical(hdrPaymentRequired, ch.HeaderBytes)
 			ctx.SetContentType("application/json")
 			ctx.SetStatusCode(http.StatusPaymentRequired)
-			ctx.SetBody(ch.Body)
+			ctx.Response.SetBodyRaw(ch.Body) // memoised, never written to: no copy
 			return http.StatusPaymentRequired
 		}
 		ae, status = apierr.From(cerr), http.StatusInternalServerError
@@ -593,7 +625,7 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error, e *catalog.Entr
 func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, error) {
 	raw := map[string]any{}
 	for k, v := range ctx.QueryArgs().All() {
-		addParam(raw, string(k), string(v))
+		addParam(raw, paramKey(e, k), string(v))
 	}
 	if e.AnyMethod || !ctx.IsPost() {
 		return raw, nil
@@ -606,7 +638,7 @@ func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, erro
 	ct := string(ctx.Request.Header.ContentType())
 	if strings.HasPrefix(ct, "application/x-www-form-urlencoded") && body[0] != '{' {
 		for k, v := range ctx.PostArgs().All() {
-			addParam(raw, string(k), string(v))
+			addParam(raw, paramKey(e, k), string(v))
 		}
 		return raw, nil
 	}
@@ -625,6 +657,17 @@ func rawParams(ctx *fasthttp.RequestCtx, e *catalog.Entry) (map[string]any, erro
 	return raw, nil
 }
 
+// paramKey is a form or query key as a string: the entry's own name of the parameter when it
+// is one, without a copy.
+func paramKey(e *catalog.Entry, k []byte) string {
+	for i := range e.Params {
+		if e.Params[i].Name == string(k) {
+			return e.Params[i].Name
+		}
+	}
+	return string(k)
+}
+
 // addParam adds a form or query value; a key given again keeps every value, in order, for
 // the catalog to read as a list's items (or refuse for a parameter that is not a list).
 func addParam(raw map[string]any, k, v string) {
@@ -638,14 +681,43 @@ func addParam(raw map[string]any, k, v string) {
 	}
 }
 
-func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID string) *catalog.Request {
-	h := make(http.Header, ctx.Request.Header.Len())
-	for k, v := range ctx.Request.Header.All() {
-		h.Add(string(k), string(v))
+// request is the call as its handler and the gate see it. Its headers, query and body stay in
+// fasthttp's request until the work copies them: the 402 of an unpaid call, the path every
+// client's first call and every crawler's probe takes, copies none. A call with a payment or
+// a key copies them at once, since its gate may read them from goroutines of its own.
+func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, method, path, pathID string, in *edgeHeaders) *catalog.Request {
+	r := &inPlace{Request: catalog.Request{Route: e, Method: method, Path: path, PathID: pathID, ClientIP: s.clientIP(ctx, in), BaseURL: s.cfg.BaseURL},
+		ctx: ctx, payment: in.payment, xPayment: in.xPayment}
+	r.ReadInPlace(r)
+	if in.withKey() {
+		r.Copy()
 	}
-	r := &catalog.Request{
-		Route: e, Method: string(ctx.Method()), Path: string(ctx.Path()), PathID: pathID,
-		Header: h, ClientIP: s.clientIP(ctx), BaseURL: s.cfg.BaseURL,
+	return &r.Request
+}
+
+// inPlace is a call's request read where fasthttp holds it, valid while its handler runs, with
+// the payment headers the edge has read already (the call's key and the gate look them up).
+type inPlace struct {
+	catalog.Request
+	ctx               *fasthttp.RequestCtx
+	payment, xPayment []byte
+}
+
+func (c *inPlace) Peek(name string) []byte {
+	switch {
+	case strings.EqualFold(name, x402.HeaderPaymentSignature):
+		return c.payment
+	case strings.EqualFold(name, x402.HeaderXPayment):
+		return c.xPayment
+	}
+	return c.ctx.Request.Header.Peek(name)
+}
+
+func (c *inPlace) CopyTo(r *catalog.Request) {
+	ctx := c.ctx
+	r.Header = make(http.Header, ctx.Request.Header.Len())
+	for k, v := range ctx.Request.Header.All() {
+		r.Header.Add(string(k), string(v))
 	}
 	if args := ctx.QueryArgs(); args.Len() > 0 {
 		r.Query = make([][2]string, 0, args.Len())
@@ -656,18 +728,18 @@ func (s *Server) request(ctx *fasthttp.RequestCtx, e *catalog.Entry, pathID stri
 	if body := ctx.PostBody(); len(body) > 0 {
 		r.Body = bytes.Clone(body)
 	}
-	return r
 }
 
 // clientIP is the client's identity: its address, or its IPv6 prefix, behind trusted proxies.
-func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
+func (s *Server) clientIP(ctx *fasthttp.RequestCtx, in *edgeHeaders) string {
 	peer, _ := netip.AddrFromSlice(ctx.RemoteIP())
-	var forwarded []string
-	if vs := ctx.Request.Header.PeekAll("X-Forwarded-For"); len(vs) > 0 {
-		forwarded = make([]string, len(vs))
-		for i, v := range vs {
-			forwarded[i] = string(v)
-		}
+	if !in.forwarded {
+		return s.clients.Identify(peer, nil)
+	}
+	vs := ctx.Request.Header.PeekAll("X-Forwarded-For")
+	forwarded := make([]string, len(vs))
+	for i, v := range vs {
+		forwarded[i] = string(v)
 	}
 	return s.clients.Identify(peer, forwarded)
 }
@@ -689,15 +761,15 @@ func (b freeBucket) Take(client string) error {
 
 func (b freeBucket) Refund(client string) { b.s.free.Refund(client) }
 
-// requestID keeps a sane client-supplied X-Request-Id, or names the request: a random
-// per-process prefix and a counter, unique without a random read per request.
-func requestID(ctx *fasthttp.RequestCtx) string {
-	if v := ctx.Request.Header.Peek("X-Request-Id"); len(v) > 0 && len(v) <= 64 && isToken(v) {
-		return string(v)
+// requestID keeps a sane client-supplied X-Request-Id (given), or names the request: a random
+// per-process prefix and a counter, unique without a random read per request. It is appended
+// to buf, or is the request's own header (valid while the handler runs).
+func requestID(given, buf []byte) []byte {
+	if len(given) > 0 && len(given) <= 64 && isToken(given) {
+		return given
 	}
-	b := make([]byte, 0, 24)
-	b = append(b, idPrefix...)
-	return string(strconv.AppendUint(b, idCounter.Add(1), 36))
+	buf = append(buf, idPrefix...)
+	return strconv.AppendUint(buf, idCounter.Add(1), 36)
 }
 
 var (

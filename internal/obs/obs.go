@@ -176,10 +176,19 @@ func (r *Registry) add(m metric) {
 
 // Add adds d to the series with the given label values.
 func (c *Counter) Add(d uint64, values ...string) {
-	key := strings.Join(values, "\x00")
-	v, ok := c.vals.Load(key)
+	// The key is joined on the stack: the API edge adds to a counter on every request, and a
+	// lookup by the buffer's string copies nothing (only a new series stores its own).
+	var buf [128]byte
+	key := buf[:0]
+	for i, v := range values {
+		if i > 0 {
+			key = append(key, 0)
+		}
+		key = append(key, v...)
+	}
+	v, ok := c.vals.Load(string(key))
 	if !ok {
-		v, _ = c.vals.LoadOrStore(key, new(atomic.Uint64))
+		v, _ = c.vals.LoadOrStore(string(key), new(atomic.Uint64))
 	}
 	v.(*atomic.Uint64).Add(d)
 }
@@ -265,8 +274,8 @@ type Histogram struct {
 }
 
 type histSeries struct {
-	counts []atomic.Uint64
-	sumNs  atomic.Uint64 // sum in nanounits, so it can be added atomically
+	counts []atomic.Uint64 // observations in each bucket alone (le the bucket, above the one before), cumulated when written
+	sumNs  atomic.Uint64   // sum in nanounits, so it can be added atomically
 	count  atomic.Uint64
 }
 
@@ -284,9 +293,11 @@ func (h *Histogram) Observe(v float64, labelValue string) {
 		si, _ = h.series.LoadOrStore(labelValue, &histSeries{counts: make([]atomic.Uint64, len(h.buckets))})
 	}
 	s := si.(*histSeries)
+	// One bucket's count, not every bucket at or above v: a fast request was nine atomic adds.
 	for i, b := range h.buckets {
 		if v <= b {
 			s.counts[i].Add(1)
+			break
 		}
 	}
 	s.sumNs.Add(uint64(v * 1e9))
@@ -315,8 +326,10 @@ func (h *Histogram) write(w io.Writer) {
 	slices.Sort(keys)
 	for _, k := range keys {
 		s := series[k]
+		var cum uint64
 		for i, b := range h.buckets {
-			fmt.Fprintf(w, "%s_bucket{%s=%q,le=\"%g\"} %d\n", h.n, h.label, k, b, s.counts[i].Load())
+			cum += s.counts[i].Load()
+			fmt.Fprintf(w, "%s_bucket{%s=%q,le=\"%g\"} %d\n", h.n, h.label, k, b, cum)
 		}
 		n := s.count.Load()
 		fmt.Fprintf(w, "%s_bucket{%s=%q,le=\"+Inf\"} %d\n", h.n, h.label, k, n)

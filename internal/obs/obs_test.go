@@ -50,3 +50,34 @@ func TestSamplesReadWhatMetricsShows(t *testing.T) {
 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// TestExposition: /metrics prints each histogram bucket with every observation at or under
+// its bound (Prometheus's cumulative le), and +Inf with all of them; a counter's series keeps
+// its label values whatever their length.
+func TestExposition(t *testing.T) {
+	r := &Registry{}
+	h := r.Histogram("latency", "latency", "route", []float64{0.01, 0.1, 1})
+	for _, v := range []float64{0.001, 0.005, 0.05, 0.5, 0.5, 5} {
+		h.Observe(v, "fr.tva")
+	}
+	c := r.Counter("calls_total", "calls", "route", "status")
+	long := strings.Repeat("r", 200) // longer than the counter's key buffer
+	c.Inc(long, "402")
+	c.Inc(long, "402")
+	c.Inc("fr.tva", "200")
+	var b strings.Builder
+	r.WriteText(&b)
+	for _, line := range []string{
+		`latency_bucket{route="fr.tva",le="0.01"} 2`,
+		`latency_bucket{route="fr.tva",le="0.1"} 3`,
+		`latency_bucket{route="fr.tva",le="1"} 5`,
+		`latency_bucket{route="fr.tva",le="+Inf"} 6`,
+		`latency_count{route="fr.tva"} 6`,
+		`calls_total{route="` + long + `",status="402"} 2`,
+		`calls_total{route="fr.tva",status="200"} 1`,
+	} {
+		if !strings.Contains(b.String(), line+"\n") {
+			t.Errorf("no line %s in\n%s", line, b.String())
+		}
+	}
+}
