@@ -205,20 +205,40 @@ func ListenUnix(path string) (net.Listener, error) {
 	return l, nil
 }
 
-// Serve serves h on every listener until ctx ends, then shuts down gracefully.
+// Serve serves h on every listener until ctx ends, then shuts down gracefully. A Unix socket
+// (the gate's way to this daemon) is served by socketServer, anything else by net/http.
 func Serve(ctx context.Context, h http.Handler, log *slog.Logger, ls ...net.Listener) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: headerTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	sock := newSocketServer(h, log)
 	errc := make(chan error, len(ls))
 	for _, l := range ls {
+		if isUnix(l) {
+			go func() { errc <- sock.serve(context.WithoutCancel(ctx), l) }()
+			continue
+		}
 		go func() { errc <- srv.Serve(l) }()
+	}
+	closeListeners := func() {
+		for _, l := range ls {
+			if isUnix(l) {
+				_ = l.Close()
+			}
+		}
 	}
 	select {
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		return srv.Shutdown(sctx)
+		closeListeners()
+		err := srv.Shutdown(sctx)
+		if serr := sock.shutdown(sctx); err == nil {
+			err = serr
+		}
+		return err
 	case err := <-errc:
 		_ = srv.Close()
+		closeListeners()
+		sock.close()
 		return err
 	}
 }

@@ -33,12 +33,14 @@ type channelFacilitator struct {
 	asked     int           // completions asked
 	last      *x402.BatchSettleResponse
 	lastMax   string
+	sent      *x402.BatchRequest // the last reservation asked
 }
 
 func (f *channelFacilitator) BatchReserve(_ context.Context, req *x402.BatchRequest) (x402.BatchReserveResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reserved++
+	f.sent = req
 	if f.held {
 		return x402.BatchReserveResponse{BatchVerifyResponse: x402.BatchVerifyResponse{InvalidReason: x402.ReasonBatchChannelBusy}}, nil
 	}
@@ -252,6 +254,38 @@ func TestBatchGate(t *testing.T) {
 				t.Fatalf("receipt %s", raw)
 			}
 		})
+	}
+}
+
+// TestBatchReserveSendsWhatTheDaemonReads: the reservation carries the client's payload and
+// the route's offer, not the rest of what the client sent (accepted, matched by the gate, the
+// resource and the extensions), which the settle daemon does not read and every call would
+// otherwise encode and decode on its way there.
+func TestBatchReserveSendsWhatTheDaemonReads(t *testing.T) {
+	cfg := batchConfig()
+	e := &catalog.Entry{ID: "a", Path: "/v1/a", Price: 5_000, Timeout: 10 * time.Second}
+	f := &channelFacilitator{charged: 10_000}
+	g := New(cfg, DefaultPolicy(), f, GateOptions{})
+	c := batchPayment(t, cfg, e, x402.BatchVoucher, 15_000)
+	if _, _, err := g.Charge(context.Background(), c, func(context.Context) (any, error) { return &catalog.Raw{Status: 200, Body: []byte(`{}`)}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	sent := f.sent
+	if sent == nil {
+		t.Fatal("no reservation asked")
+	}
+	p := sent.PaymentPayload
+	if p.Accepted != nil || p.Resource != nil || p.Extensions != nil {
+		t.Errorf("the reservation carries accepted %v, resource %v, extensions %v: the daemon reads none of them", p.Accepted, p.Resource, p.Extensions)
+	}
+	v := p.Payload.Voucher
+	if p.X402Version != 2 || p.Payload.Type != x402.BatchVoucher || v == nil || v.MaxClaimableAmount != "15000" || v.Signature != "0xsig" ||
+		p.Payload.ChannelConfig == nil || p.Payload.ChannelConfig.Payer != "0xP" {
+		t.Errorf("the reservation's payload is %+v, want the client's", p)
+	}
+	if want := cfg.BatchRequirements(e); sent.PaymentRequirements.Amount != want.Amount || sent.PaymentRequirements.PayTo != want.PayTo ||
+		sent.PaymentRequirements.Extra == nil || sent.WorkSeconds != 10 {
+		t.Errorf("the reservation's offer is %+v (work %d s), want the route's", sent.PaymentRequirements, sent.WorkSeconds)
 	}
 }
 

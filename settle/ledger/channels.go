@@ -159,7 +159,7 @@ func (c *Channels) Fsyncs() uint64 { return c.j.Fsyncs() }
 
 // OpenChannels replays the channel journal (the last record of a channel wins) and compacts it.
 func OpenChannels(o ChannelOptions) (*Channels, error) {
-	j, err := journal.Open(journal.Options{Dir: o.Dir, Name: "channels", Sync: o.Sync, Logger: o.Logger})
+	j, err := journal.Open(journal.Options{Dir: o.Dir, Name: "channels", Sync: o.Sync, Preallocate: preallocate, Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}

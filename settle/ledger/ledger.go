@@ -207,9 +207,15 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// preallocate is the space the payments and channels journals keep written ahead of their
+// last record: each paid call waits for its record's flush, which is about a third shorter when
+// the record overwrites space the file has (journal.Options.Preallocate). A megabyte is a
+// couple of thousand calls' records, zeroed once.
+const preallocate = 1 << 20
+
 // Open replays the journal and compacts it (released reservations are dropped).
 func Open(o Options) (*Ledger, error) {
-	j, err := journal.Open(journal.Options{Dir: o.Dir, Name: "payments", Sync: o.Sync, Logger: o.Logger})
+	j, err := journal.Open(journal.Options{Dir: o.Dir, Name: "payments", Sync: o.Sync, Preallocate: preallocate, Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}

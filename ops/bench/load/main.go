@@ -27,6 +27,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strings"
 	"sync"
@@ -54,6 +55,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed calls (all modes: -modes picks them) to this file")
 	mutexProfile := flag.String("mutexprofile", "", "write where goroutines waited for locks (runtime mutex profile, all modes) to this file")
 	only := flag.String("modes", "", "comma-separated modes to run after the free baseline (exact, voucher); empty: both")
+	traceFile := flag.String("trace", "", "write an execution trace of the timed calls to this file, for go tool trace: at one caller a call's wall time is wake-ups and round trips, which a CPU profile does not show")
 	flag.Parse()
 	if *mutexProfile != "" {
 		runtime.SetMutexProfileFraction(1)
@@ -63,7 +65,7 @@ func main() {
 	}
 	modes, err := pickModes(*only)
 	if err == nil {
-		err = run(modes, *workers, *calls, *rounds, *cpuProfile)
+		err = run(modes, *workers, *calls, *rounds, *cpuProfile, *traceFile)
 	}
 	if err == nil && *blockProfile != "" {
 		err = writeProfile("block", *blockProfile)
@@ -114,7 +116,7 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func run(modes []string, workers, calls, rounds int, cpuProfile string) error {
+func run(modes []string, workers, calls, rounds int, cpuProfile, traceFile string) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "peage-bench-load-")
 	if err != nil {
@@ -157,6 +159,16 @@ func run(modes []string, workers, calls, rounds int, cpuProfile string) error {
 			return err
 		}
 		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+	}
+	if traceFile != "" {
+		f, err := os.Create(traceFile)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			return err
+		}
+		defer func() { trace.Stop(); _ = f.Close() }()
 	}
 	// The modes take turns, so that a machine whose load changes during the run (shared cores)
 	// weighs on each alike.
