@@ -42,6 +42,7 @@ const (
 	keyErr     = obs.KeyErr
 	keyCount   = obs.KeyCount
 	keyStatus  = obs.KeyStatus
+	keyPath    = obs.KeyPath
 )
 
 // Options build a Facilitator.

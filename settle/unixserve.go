@@ -129,7 +129,7 @@ func (s *socketServer) run(w *socketResponse, req *http.Request) (ok bool) {
 		if p := recover(); p != nil {
 			ok = false
 			if p != http.ErrAbortHandler {
-				s.log.Error("settle socket: handler panicked", keyErr, p, "path", req.URL.Path)
+				s.log.Error("settle socket: handler panicked", keyErr, p, keyPath, req.URL.Path)
 			}
 		}
 	}()
