@@ -145,14 +145,7 @@ func startPaid(t *testing.T) *paidWorld {
 	if err := french.Bind(cat); err != nil {
 		t.Fatal(err)
 	}
-	keyText, err := receipt.NewKeyText()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := receipt.ParseKeyring(keyText, "https://a2a.example", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	keys := apitest.ReceiptKeys(t, "https://a2a.example")
 	gate := paywall.New(cfg, paywall.Policy{Settlement: x402.ModeSync}, fc, paywall.GateOptions{Receipts: keys})
 	h := apitest.Start(t, cat, apitest.Options{Gate: gate, Pay: cfg, Receipts: keys})
 	if err := a2a.New(cat, h.Server, h.Server, a2a.Options{BaseURL: h.BaseURL}).Bind(cat); err != nil {

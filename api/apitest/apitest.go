@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/api/paywall"
@@ -190,4 +191,18 @@ func (h *Harness) Preflight(t testing.TB, method, path, headers string) *http.Re
 	}
 	resp.Body.Close()
 	return resp
+}
+
+// ReceiptKeys is a fresh receipt keyring for a box at base (what first boot makes).
+func ReceiptKeys(tb testing.TB, base string) *receipt.Keyring {
+	tb.Helper()
+	text, err := receipt.NewKeyText()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	keys, err := receipt.ParseKeyring(text, base, time.Now())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return keys
 }

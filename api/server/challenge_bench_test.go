@@ -4,14 +4,12 @@ import (
 	"net"
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/paywall"
-	"github.com/peage/appliance/internal/receipt"
 )
 
 // BenchmarkChallenge is the 402 path the Bazaar's crawlers and every client's first call take:
@@ -26,14 +24,7 @@ func BenchmarkChallenge(b *testing.B) {
 	for k, v := range e.Example {
 		q.Set(k, v.(string))
 	}
-	text, err := receipt.NewKeyText()
-	if err != nil {
-		b.Fatal(err)
-	}
-	keys, err := receipt.ParseKeyring(text, publicBase, time.Now())
-	if err != nil {
-		b.Fatal(err)
-	}
+	keys := apitest.ReceiptKeys(b, publicBase)
 	pay := paywall.DefaultConfig()
 	pay.PayTo = apitest.TestPayTo
 	ln := fasthttputil.NewInmemoryListener()

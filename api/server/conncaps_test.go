@@ -99,15 +99,18 @@ func TestIdleHoldersFromManyAddressesLockNobodyOut(t *testing.T) {
 	}
 }
 
-// TestUnpaidRequestsLeaveTheReserve: requests without a payment that stay in progress (a body
-// announced and never sent whole) hold at most max_conns minus the reserve; the next one gets 503
-// at once, while a paid call is served from the reserve. Before, the unpaid request was
-// served and nothing was kept.
-func TestUnpaidRequestsLeaveTheReserve(t *testing.T) {
-	h := capsServer(t, func(c *server.Config) {
+// reserveServer keeps 4 of its 16 connections for paid calls.
+func reserveServer(t *testing.T) *apitest.Harness {
+	return capsServer(t, func(c *server.Config) {
 		c.MaxConns, c.MaxConnsPerClient, c.ConnsReservedForPaid = 16, 4, 4
 		c.BodyReadTimeout = time.Minute
 	})
+}
+
+// holdUnpaid has requests without a payment hold all the connections of reserveServer they
+// may (12): each announces a body and never sends it whole.
+func holdUnpaid(t *testing.T, h *apitest.Harness) {
+	t.Helper()
 	for i := range 3 {
 		for range 4 {
 			c := dialFrom(t, fmt.Sprintf("127.0.0.%d", 10+i), hostOf(h))
@@ -118,6 +121,15 @@ func TestUnpaidRequestsLeaveTheReserve(t *testing.T) {
 		}
 	}
 	waitFor(t, h, func(st netlimit.Stats) bool { return st.UnpaidBusy == 12 })
+}
+
+// TestUnpaidRequestsLeaveTheReserve: requests without a payment that stay in progress (a body
+// announced and never sent whole) hold at most max_conns minus the reserve; the next one gets 503
+// at once, while a paid call is served from the reserve. Before, the unpaid request was
+// served and nothing was kept.
+func TestUnpaidRequestsLeaveTheReserve(t *testing.T) {
+	h := reserveServer(t)
+	holdUnpaid(t, h)
 	if st, code := send(t, dialFrom(t, "127.0.0.2", hostOf(h)), "GET /v1/nope HTTP/1.1"); st != 503 || code != "not_available" {
 		t.Fatalf("an unpaid request past max_conns minus the reserve: %d %s, want 503", st, code)
 	}
@@ -131,18 +143,8 @@ func TestUnpaidRequestsLeaveTheReserve(t *testing.T) {
 // requests hold the rest, while the same endpoint's unpaid call is refused. Before, a paid MCP
 // tools/call or A2A message was refused with the unpaid ones.
 func TestPaymentInTheBodyUsesTheReserve(t *testing.T) {
-	h := capsServer(t, func(c *server.Config) {
-		c.MaxConns, c.MaxConnsPerClient, c.ConnsReservedForPaid = 16, 4, 4
-		c.BodyReadTimeout = time.Minute
-	})
-	for i := range 3 {
-		for range 4 {
-			c := dialFrom(t, fmt.Sprintf("127.0.0.%d", 10+i), hostOf(h))
-			fmt.Fprintf(c, "POST /v1/nope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n%s",
-				strings.Repeat(" ", 8<<10))
-		}
-	}
-	waitFor(t, h, func(st netlimit.Stats) bool { return st.UnpaidBusy == 12 })
+	h := reserveServer(t)
+	holdUnpaid(t, h)
 	post := func(from, path, body string) string {
 		c := dialFrom(t, from, hostOf(h))
 		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", path, len(body), body)

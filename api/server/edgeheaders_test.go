@@ -27,14 +27,7 @@ func TestEdgeHeadersAsSent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := receipt.NewKeyText()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := receipt.ParseKeyring(text, publicBase, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	keys := apitest.ReceiptKeys(t, publicBase)
 	h := apitest.Start(t, cat, apitest.Options{Receipts: keys}) // the challenge-only gate
 	cases := []struct {
 		name    string

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
@@ -42,14 +41,7 @@ func TestOffersNeverCutTheDeclaration(t *testing.T) {
 		}
 		return out
 	}
-	text, err := receipt.NewKeyText()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := receipt.ParseKeyring(text, publicBase, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	keys := apitest.ReceiptKeys(t, publicBase)
 	without, with := declarations(nil), declarations(keys)
 	for id, d := range without {
 		if !reflect.DeepEqual(d, with[id]) {
