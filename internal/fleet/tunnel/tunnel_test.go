@@ -101,27 +101,7 @@ func TestBoxDialsOutAndServesThroughTheTunnel(t *testing.T) {
 	b := startEchoBox(t, g, bk)
 	waitFor(t, "the box's handshake", func() bool { return g.Handshaked(bk.PublicKey()) && b.Handshaked(g.PublicKey()) })
 
-	dctx, dcancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer dcancel()
-	c, err := g.Dial(dctx, netip.AddrPortFrom(boxAddr, 3128))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	payload := make([]byte, 3<<20)
-	_, _ = rand.Read(payload)
-	go func() {
-		_, _ = c.Write(ProxyLine(&net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 40000}, &net.TCPAddr{IP: net.IPv4(198, 51, 100, 1), Port: 3128}))
-		_, _ = c.Write(payload)
-		_ = c.(interface{ CloseWrite() error }).CloseWrite()
-	}()
-	got, err := io.ReadAll(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, payload) {
-		t.Fatalf("echoed %d bytes, want the %d sent, identical", len(got), len(payload))
-	}
+	echoes(t, g, 3<<20)
 }
 
 // TestForgedOrRevokedKeyGetsNothingThrough: a peer whose key the gateway was never given, at an
@@ -355,8 +335,9 @@ func startNamedBox(t *testing.T, gw Key, k Key, port int, name *movableName, log
 	return b
 }
 
-// echoes checks that a stream crosses the tunnel from g to the box and back, byte for byte.
-func echoes(t *testing.T, g *Gateway) {
+// echoes checks that a stream of size bytes crosses the tunnel from g to the box and back, byte
+// for byte.
+func echoes(t *testing.T, g *Gateway, size int) {
 	t.Helper()
 	dctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
@@ -366,7 +347,7 @@ func echoes(t *testing.T, g *Gateway) {
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	payload := make([]byte, 64<<10)
+	payload := make([]byte, size)
 	_, _ = rand.Read(payload)
 	go func() {
 		_, _ = c.Write(ProxyLine(&net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 40000}, &net.TCPAddr{IP: net.IPv4(198, 51, 100, 1), Port: 3128}))
@@ -398,7 +379,7 @@ func TestBoxFollowsItsGatewayToANewAddress(t *testing.T) {
 	name.point("127.0.0.1")
 	b := startNamedBox(t, gk.PublicKey(), bk, old.port(), &name, nil)
 	waitFor(t, "the first handshake", func() bool { return g1.Handshaked(bk.PublicKey()) })
-	echoes(t, g1)
+	echoes(t, g1, 64<<10)
 
 	// The VM is re-created: same key, another address, the name moved to it.
 	g1.Close()
@@ -417,7 +398,7 @@ func TestBoxFollowsItsGatewayToANewAddress(t *testing.T) {
 	if got := b.Endpoint(); got != netip.AddrPortFrom(netip.MustParseAddr("127.0.0.2"), uint16(old.port())) || moved.datagrams.Load() == 0 {
 		t.Fatalf("the box sends to %s (%d datagrams through the new address)", got, moved.datagrams.Load())
 	}
-	echoes(t, g2)
+	echoes(t, g2, 64<<10)
 }
 
 // TestBoxKeepsItsGatewayWhileTheNameDoesNotResolve: a name that stops resolving leaves the
@@ -439,7 +420,7 @@ func TestBoxKeepsItsGatewayWhileTheNameDoesNotResolve(t *testing.T) {
 	name.broken.Store(true)
 	asked := name.lookups.Load()
 	waitFor(t, "the box asking for the name again and again", func() bool { return name.lookups.Load() >= asked+10 })
-	echoes(t, g)
+	echoes(t, g, 64<<10)
 	if got := b.Endpoint().Addr(); got != netip.MustParseAddr("127.0.0.1") {
 		t.Fatalf("the box moved to %s while the name did not resolve", got)
 	}
@@ -458,7 +439,7 @@ func TestBoxKeepsItsGatewayWhileTheNameDoesNotResolve(t *testing.T) {
 	if got := b.Endpoint().Addr(); got != netip.MustParseAddr("127.0.0.2") {
 		t.Fatalf("the box sends to %s", got)
 	}
-	echoes(t, g)
+	echoes(t, g, 64<<10)
 	if !strings.Contains(logs.String(), "resolves again") || !strings.Contains(logs.String(), "address changed") {
 		t.Fatalf("the box did not say the name came back and moved:\n%s", logs.String())
 	}
