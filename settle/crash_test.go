@@ -319,8 +319,10 @@ func mining(ch *devchain.Chain) (stop func()) {
 	return func() { close(quit); <-done }
 }
 
-func claimCrashAndRecover(t *testing.T, mineBeforeRestart, unsent bool) {
-	ctx := context.Background()
+// chargedThenClosed is a manually mined batch world whose channel was opened with a deposit
+// and charged a voucher, its daemon closed: where the claim crash tests start a child.
+func chargedThenClosed(t *testing.T) *batchEnv {
+	t.Helper()
 	e := newBatchEnvOn(t, devchain.Options{ManualMine: true, HTTP: true})
 	stop := mining(e.ch)
 	e.pay(t, e.deposit(t, 50*price, price, 1))
@@ -329,6 +331,12 @@ func claimCrashAndRecover(t *testing.T, mineBeforeRestart, unsent bool) {
 	if err := e.f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return e
+}
+
+func claimCrashAndRecover(t *testing.T, mineBeforeRestart, unsent bool) {
+	ctx := context.Background()
+	e := chargedThenClosed(t)
 
 	spec := claimChildSpec{childChain: childChain{RPC: e.ch.RPCURL, HotKey: hex.EncodeToString(crypto.FromECDSA(e.ch.Hot)),
 		USDC: e.ch.USDC.Hex(), PayTo: e.payTo.Hex(), Ledger: e.dir, StopBeforeSend: unsent}, AuthKey: hex.EncodeToString(crypto.FromECDSA(e.auth))}

@@ -113,14 +113,7 @@ func TestInFlightTransactionRepricedAfterRestart(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			e := newBatchEnvOn(t, devchain.Options{ManualMine: true, HTTP: true})
-			stop := mining(e.ch)
-			e.pay(t, e.deposit(t, 50*price, price, 1))
-			e.pay(t, e.request(t, x402.BatchVoucher, 2*price, e.ch.Payer))
-			stop()
-			if err := e.f.Close(); err != nil {
-				t.Fatal(err)
-			}
+			e := chargedThenClosed(t)
 			sent := killAt(t, "TestCrashBetweenClaimBroadcastAndReceipt", claimChildEnv, e.childSpec(""), "BROADCAST ")
 			stuck, _, err := e.ch.Client().TransactionByHash(ctx, common.HexToHash(sent))
 			if err != nil {
