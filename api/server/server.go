@@ -95,7 +95,6 @@ var (
 	hdrAllowOrigin     = []byte("Access-Control-Allow-Origin")
 	hdrExposeHeaders   = []byte("Access-Control-Expose-Headers")
 	hdrPaymentRequired = []byte("Payment-Required")
-	hdrOrigin          = []byte("Origin")
 	hdrVary            = []byte("Vary")
 	valAnyOrigin       = []byte("*")
 	valOrigin          = []byte("Origin")
