@@ -5,7 +5,6 @@ import (
 	"crypto/ecdsa"
 	"encoding/base64"
 	"encoding/json"
-	"github.com/peage/appliance/internal/testclock"
 	"io"
 	"log/slog"
 	"net/http"
@@ -21,6 +20,8 @@ import (
 	"github.com/peage/appliance/api/mcp"
 	"github.com/peage/appliance/api/paywall"
 	"github.com/peage/appliance/api/render"
+	"github.com/peage/appliance/internal/obs/obstest"
+	"github.com/peage/appliance/internal/testclock"
 	"github.com/peage/appliance/settle"
 	"github.com/peage/appliance/settle/exact"
 	"github.com/peage/appliance/settle/ledger"
@@ -38,7 +39,7 @@ type paidWorld struct {
 	cat  *catalog.Catalog
 	cfg  paywall.Config
 	key  *ecdsa.PrivateKey
-	logs *apitest.LogSink
+	logs *obstest.LogSink
 	now  *testclock.Clock
 }
 
@@ -47,7 +48,7 @@ func startPaid(t *testing.T, policy paywall.Policy, extra ...catalog.Entry) *pai
 	dev, fc := settletest.StartDev(t)
 	cfg := paywall.Config{Network: dev.Network, Asset: dev.Asset, PayTo: dev.PayTo, TokenName: dev.TokenName, TokenVersion: dev.TokenVersion,
 		MaxTimeoutSeconds: 60, ReceiverAuthorizer: dev.ReceiverAuthorizer, WithdrawDelaySeconds: 900, MinDeposit: 100_000}
-	logs := &apitest.LogSink{}
+	logs := &obstest.LogSink{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	now := testclock.At(time.Now())
 	gate := paywall.New(cfg, policy, fc, paywall.GateOptions{Logger: log, Now: now.Now})

@@ -13,10 +13,11 @@ import (
 	"github.com/peage/appliance/api/relay"
 	"github.com/peage/appliance/internal/fleet/box"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/obs/obstest"
 )
 
 // logLines is a JSON log written by several goroutines.
-type logLines struct{ apitest.LogSink }
+type logLines struct{ obstest.LogSink }
 
 // find waits (up to 10 s) for a line with msg whose keys hold the values of want.
 func (l *logLines) find(t *testing.T, msg string, want map[string]any) map[string]any {

@@ -12,10 +12,11 @@ import (
 	"github.com/peage/appliance/api/apitest"
 	"github.com/peage/appliance/api/catalog"
 	"github.com/peage/appliance/internal/obs"
+	"github.com/peage/appliance/internal/obs/obstest"
 )
 
 // requestLevels maps the status of each request line in the log to the line's level.
-func requestLevels(t *testing.T, log *apitest.LogSink) map[float64]string {
+func requestLevels(t *testing.T, log *obstest.LogSink) map[float64]string {
 	t.Helper()
 	out := map[float64]string{}
 	dec := json.NewDecoder(bytes.NewReader(log.Bytes()))
@@ -41,7 +42,7 @@ func TestRefusedRequestsAreDebugLines(t *testing.T) {
 	answer := func(context.Context, *catalog.Request) (any, error) { return map[string]any{}, nil }
 	_ = cat.Bind(tva.ID, answer, nil)
 	_ = cat.Bind(cat.ByPath("/free/kyb").ID, answer, nil)
-	var sink apitest.LogSink
+	var sink obstest.LogSink
 	log := slog.New(slog.NewJSONHandler(&sink, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	h := apitest.Start(t, cat, apitest.Options{Logger: log})
 	for path, want := range map[string]int{

@@ -10,12 +10,12 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/peage/appliance/internal/loopback"
+	"github.com/peage/appliance/internal/obs/obstest"
 )
 
 var (
@@ -413,7 +413,7 @@ func TestBoxKeepsItsGatewayWhileTheNameDoesNotResolve(t *testing.T) {
 	old := startRelay(t, "127.0.0.1:0", g.Port())
 	var name movableName
 	name.point("127.0.0.1")
-	var logs lockedBuffer
+	var logs obstest.LogSink
 	b := startNamedBox(t, gk.PublicKey(), bk, old.port(), &name, slog.New(slog.NewTextHandler(&logs, nil)))
 	waitFor(t, "the first handshake", func() bool { return g.Handshaked(bk.PublicKey()) })
 
@@ -443,21 +443,4 @@ func TestBoxKeepsItsGatewayWhileTheNameDoesNotResolve(t *testing.T) {
 	if !strings.Contains(logs.String(), "resolves again") || !strings.Contains(logs.String(), "address changed") {
 		t.Fatalf("the box did not say the name came back and moved:\n%s", logs.String())
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -1,4 +1,5 @@
-package apitest
+// Package obstest holds what tests of log output share.
+package obstest
 
 import (
 	"bytes"
@@ -6,7 +7,7 @@ import (
 )
 
 // LogSink is a log writer the server's goroutines write to while the test reads it
-// (give it to slog.NewJSONHandler for Options.Logger).
+// (give it to slog.NewJSONHandler).
 type LogSink struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
