@@ -27,6 +27,7 @@ import (
 	proxyroutes "github.com/peage/appliance/api/routes/proxy"
 	"github.com/peage/appliance/internal/fleet"
 	"github.com/peage/appliance/internal/fleet/box"
+	"github.com/peage/appliance/internal/fleet/fleettest"
 	"github.com/peage/appliance/internal/fleet/hub"
 	"github.com/peage/appliance/internal/fleet/proxyhop"
 	"github.com/peage/appliance/internal/fleet/registry"
@@ -189,7 +190,7 @@ func (f *proxyFleet) startBox(name string, exit fleet.Exit, targets ...string) *
 		t.Fatal(err)
 	}
 	t.Cleanup(bx.Close)
-	waitUntil(t, "box "+name+" in the registry and its tunnel up", func() bool {
+	fleettest.WaitFor(t, "box "+name+" in the registry and its tunnel up", func() bool {
 		r, ok := f.view.Box(name)
 		return ok && r.Serves(fleet.RouteProxySell) && f.wg.Handshaked(b.pub)
 	})
@@ -197,17 +198,6 @@ func (f *proxyFleet) startBox(name string, exit fleet.Exit, targets ...string) *
 		t.Fatalf("the gateway's exit check through %s: %v", name, err)
 	}
 	return b
-}
-
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within 20 s: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // buy sells a package through the gateway's API; status and the decoded sale.
@@ -338,7 +328,7 @@ func TestProxyPackageSoldOnABoxWithoutInboundPort(t *testing.T) {
 		t.Fatalf("echoed %d bytes of %d, or altered", len(got), len(sent))
 	}
 	var u *client.Usage
-	waitUntil(t, "the box's meter settles", func() bool {
+	fleettest.WaitFor(t, "the box's meter settles", func() bool {
 		var err error
 		u, err = f.svc.Usage(t.Context(), sale.Key)
 		return err == nil && u.Tunnels == 0

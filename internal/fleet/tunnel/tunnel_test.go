@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peage/appliance/internal/fleet/fleettest"
 	"github.com/peage/appliance/internal/loopback"
 	"github.com/peage/appliance/internal/obs/obstest"
 )
@@ -78,17 +79,6 @@ func startEchoBox(t *testing.T, g *Gateway, k Key) *Box {
 	return b
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within 10 s: %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // TestBoxDialsOutAndServesThroughTheTunnel: the box's port exists only in its netstack; the
 // gateway reaches it once the box's own handshake told the gateway where it is, and a stream
 // crosses byte for byte both ways, half-close included.
@@ -99,7 +89,7 @@ func TestBoxDialsOutAndServesThroughTheTunnel(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := startEchoBox(t, g, bk)
-	waitFor(t, "the box's handshake", func() bool { return g.Handshaked(bk.PublicKey()) && b.Handshaked(g.PublicKey()) })
+	fleettest.WaitFor(t, "the box's handshake", func() bool { return g.Handshaked(bk.PublicKey()) && b.Handshaked(g.PublicKey()) })
 
 	echoes(t, g, 3<<20)
 }
@@ -144,7 +134,7 @@ func TestForgedOrRevokedKeyGetsNothingThrough(t *testing.T) {
 
 	// The enrolled box works, then is revoked.
 	startEchoBox(t, g, enrolled)
-	waitFor(t, "the enrolled box's handshake", func() bool { return g.Handshaked(enrolled.PublicKey()) })
+	fleettest.WaitFor(t, "the enrolled box's handshake", func() bool { return g.Handshaked(enrolled.PublicKey()) })
 	c, err := g.Dial(t.Context(), netip.AddrPortFrom(boxAddr, 3128))
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +197,7 @@ func TestBoxComesBackAfterTheGatewayRestarts(t *testing.T) {
 		}
 		return up
 	}, 20*time.Millisecond)
-	waitFor(t, "the first handshake", func() bool { return g1.Handshaked(bk.PublicKey()) })
+	fleettest.WaitFor(t, "the first handshake", func() bool { return g1.Handshaked(bk.PublicKey()) })
 
 	port := g1.Port()
 	g1.Close()
@@ -225,7 +215,7 @@ func TestBoxComesBackAfterTheGatewayRestarts(t *testing.T) {
 		t.Fatal("a fresh device reports a handshake")
 	}
 	linked.Store(true) // the box's leaf link is back
-	waitFor(t, "the box's new handshake", func() bool { return g2.Handshaked(bk.PublicKey()) })
+	fleettest.WaitFor(t, "the box's new handshake", func() bool { return g2.Handshaked(bk.PublicKey()) })
 	dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
 	defer dcancel()
 	c, err := g2.Dial(dctx, netip.AddrPortFrom(boxAddr, 3128))
@@ -378,7 +368,7 @@ func TestBoxFollowsItsGatewayToANewAddress(t *testing.T) {
 	var name movableName
 	name.point("127.0.0.1")
 	b := startNamedBox(t, gk.PublicKey(), bk, old.port(), &name, nil)
-	waitFor(t, "the first handshake", func() bool { return g1.Handshaked(bk.PublicKey()) })
+	fleettest.WaitFor(t, "the first handshake", func() bool { return g1.Handshaked(bk.PublicKey()) })
 	echoes(t, g1, 64<<10)
 
 	// The VM is re-created: same key, another address, the name moved to it.
@@ -394,7 +384,7 @@ func TestBoxFollowsItsGatewayToANewAddress(t *testing.T) {
 	}
 	moved := startRelay(t, "127.0.0.2:"+strconv.Itoa(old.port()), g2.Port())
 	name.point("127.0.0.2")
-	waitFor(t, "the box's handshake at the gateway's new address", func() bool { return g2.Handshaked(bk.PublicKey()) })
+	fleettest.WaitFor(t, "the box's handshake at the gateway's new address", func() bool { return g2.Handshaked(bk.PublicKey()) })
 	if got := b.Endpoint(); got != netip.AddrPortFrom(netip.MustParseAddr("127.0.0.2"), uint16(old.port())) || moved.datagrams.Load() == 0 {
 		t.Fatalf("the box sends to %s (%d datagrams through the new address)", got, moved.datagrams.Load())
 	}
@@ -415,11 +405,11 @@ func TestBoxKeepsItsGatewayWhileTheNameDoesNotResolve(t *testing.T) {
 	name.point("127.0.0.1")
 	var logs obstest.LogSink
 	b := startNamedBox(t, gk.PublicKey(), bk, old.port(), &name, slog.New(slog.NewTextHandler(&logs, nil)))
-	waitFor(t, "the first handshake", func() bool { return g.Handshaked(bk.PublicKey()) })
+	fleettest.WaitFor(t, "the first handshake", func() bool { return g.Handshaked(bk.PublicKey()) })
 
 	name.broken.Store(true)
 	asked := name.lookups.Load()
-	waitFor(t, "the box asking for the name again and again", func() bool { return name.lookups.Load() >= asked+10 })
+	fleettest.WaitFor(t, "the box asking for the name again and again", func() bool { return name.lookups.Load() >= asked+10 })
 	echoes(t, g, 64<<10)
 	if got := b.Endpoint().Addr(); got != netip.MustParseAddr("127.0.0.1") {
 		t.Fatalf("the box moved to %s while the name did not resolve", got)
@@ -433,7 +423,7 @@ func TestBoxKeepsItsGatewayWhileTheNameDoesNotResolve(t *testing.T) {
 	name.point("127.0.0.2")
 	name.broken.Store(false)
 	old.close()
-	waitFor(t, "the box's handshake through the new address", func() bool {
+	fleettest.WaitFor(t, "the box's handshake through the new address", func() bool {
 		return moved.datagrams.Load() > 0 && g.lastHandshake(bk.PublicKey()).After(before)
 	})
 	if got := b.Endpoint().Addr(); got != netip.MustParseAddr("127.0.0.2") {
