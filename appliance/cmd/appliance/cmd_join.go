@@ -7,8 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,11 +182,14 @@ func runBox(ctx context.Context, cfg config.Config, creds fleet.Credentials, log
 	}
 	tunnel.follow(b.Connected)
 	addBoxHealth(a, b, creds.LeafURL, tunnel, px)
-	stopOperator, err := serveBoxOperator(ctx, a)
+	// A box has no public listener; its operator listener (admin.addr, loopback by default) has
+	// the single appliance's handlers, so /healthz, which the update gate proves a version by,
+	// /livez and /metrics answer alike.
+	op, err := a.serveOperator(ctx)
 	if err != nil {
 		return err
 	}
-	defer stopOperator()
+	defer op.stop()
 	log.Info("box started", slog.String(obs.KeyComponent, "fleet"), slog.String(obs.KeyHost, creds.LeafURL), slog.Int(obs.KeyCount, len(offer.Routes)))
 	// READY=1 once joined: the unit is active when the box serves the fleet. Its liveness is
 	// its own server running, not the link: a line that drops is the box's to wait out.
@@ -262,33 +263,4 @@ func ageSeconds(at time.Time) float64 {
 		return -1
 	}
 	return time.Since(at).Seconds()
-}
-
-// serveBoxOperator serves a box's operator listener (admin.addr, loopback by default): the
-// same handlers as the single appliance's, so /healthz (what the update gate proves a new
-// version by), /livez and /metrics answer alike. A box has no public listener.
-func serveBoxOperator(ctx context.Context, a *app) (stop func(), err error) {
-	token, err := operatorToken(a.cfg.Admin)
-	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", a.cfg.Admin.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("admin listener: %w", err)
-	}
-	a.log.Info("listening", slog.String(obs.KeyComponent, "admin"), slog.String(obs.KeyAddr, ln.Addr().String()))
-	srv := &http.Server{Handler: requireToken(token, a.adminMux()), ReadHeaderTimeout: 5 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			a.log.Error("admin listener", slog.String(obs.KeyErr, err.Error()))
-		}
-	}()
-	return func() {
-		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shut)
-		<-done
-	}, nil
 }

@@ -374,47 +374,74 @@ func startFarm(ctx context.Context, cfg config.Config, pol *egress.Policy, log *
 // serve runs the public API and the operator listener until ctx ends. Once both listen it
 // tells systemd READY, then pings the watchdog while both still answer (sdnotify).
 func (a *app) serve(ctx context.Context) error {
-	token, err := operatorToken(a.cfg.Admin)
-	if err != nil {
-		return err
-	}
 	apiLn, err := net.Listen("tcp", a.cfg.API.Addr)
 	if err != nil {
 		return fmt.Errorf("api listener: %w", err)
 	}
-	adminLn, err := net.Listen("tcp", a.cfg.Admin.Addr)
+	op, err := a.serveOperator(ctx)
 	if err != nil {
 		apiLn.Close()
-		return fmt.Errorf("admin listener: %w", err)
+		return err
 	}
+	defer op.stop()
 	a.log.Info("listening", slog.String(obs.KeyComponent, "api"), slog.String(obs.KeyAddr, apiLn.Addr().String()))
-	a.log.Info("listening", slog.String(obs.KeyComponent, "admin"), slog.String(obs.KeyAddr, adminLn.Addr().String()))
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.srv.Serve(ctx, apiLn) })
 	for _, run := range a.background {
 		g.Go(func() error { run(ctx); return nil })
 	}
-	admin := &http.Server{Handler: requireToken(token, a.adminMux()), ReadHeaderTimeout: 5 * time.Second}
 	g.Go(func() error {
-		err := admin.Serve(adminLn)
-		if errors.Is(err, http.ErrServerClosed) {
+		select {
+		case err := <-op.failed:
+			return err
+		case <-ctx.Done():
 			return nil
 		}
-		return err
 	})
-	g.Go(func() error {
-		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return admin.Shutdown(shut)
-	})
-	n := newNotifier(ctx, a.log, a.liveness(apiLn.Addr().String(), adminLn.Addr().String(), token))
+	n := newNotifier(ctx, a.log, a.liveness(apiLn.Addr().String(), op.addr, op.token))
 	defer n.stop()
 	if len(a.setupMissing) > 0 {
 		sdnotify.Status(a.log, "first-boot setup incomplete, missing: "+strings.Join(a.setupMissing, "; "))
 	}
 	n.ready()
 	return g.Wait()
+}
+
+// operatorServer is the operator listener (admin.addr: the dashboard, /healthz, /metrics),
+// served with its token; failed yields its failure, if it fails before stop.
+type operatorServer struct {
+	addr, token string
+	failed      <-chan error
+	stop        func()
+}
+
+// serveOperator starts the operator listener: the single appliance and a fleet box both serve it.
+func (a *app) serveOperator(ctx context.Context) (*operatorServer, error) {
+	token, err := operatorToken(a.cfg.Admin)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", a.cfg.Admin.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("admin listener: %w", err)
+	}
+	a.log.Info("listening", slog.String(obs.KeyComponent, "admin"), slog.String(obs.KeyAddr, ln.Addr().String()))
+	srv := &http.Server{Handler: requireToken(token, a.adminMux()), ReadHeaderTimeout: 5 * time.Second}
+	failed := make(chan error, 1)
+	go func() {
+		defer close(failed)
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			a.log.Error("admin listener", slog.String(obs.KeyErr, err.Error()))
+			failed <- err
+		}
+	}()
+	return &operatorServer{addr: ln.Addr().String(), token: token, failed: failed, stop: func() {
+		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+		for range failed { // until Serve has returned
+		}
+	}}, nil
 }
 
 // healthReport runs the components' checks and counts the available routes.
