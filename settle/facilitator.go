@@ -911,6 +911,10 @@ func (f *Facilitator) Revenue() []ledger.RevenueRow { return f.ledger.Revenue() 
 // Stats is the settlement queue and the gas spent, for the operator.
 func (f *Facilitator) Stats() ledger.Stats { return f.ledger.Stats() }
 
+// OwedTotal is what payers owe for delivered work whose settlement is not yet mined: zero once
+// the settlement queue is empty. Unlike Stats it reads no record.
+func (f *Facilitator) OwedTotal() uint64 { return f.ledger.OwedTotal() }
+
 // ChannelsReport is batch-settlement for the operator: every channel (as last mirrored), the
 // totals, the gas per paid call of both schemes, and the claimer.
 func (f *Facilitator) ChannelsReport() ledger.ChannelsReport {

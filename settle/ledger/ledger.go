@@ -144,7 +144,14 @@ type sums struct {
 	owedTotal   uint64
 	failed      map[string]bool   // payers with a payment that could not be collected
 	identifiers map[string]string // identifier hash → record ID, for records not released
+	// open holds the IDs of the records whose status is still open (Reserved, Queued,
+	// Broadcast): the settlement queue lists them at every completion, and scanning every
+	// record the ledger keeps, under its lock, would grow with the ledger's history.
+	open map[Status]map[string]struct{}
 }
+
+// openStatuses are the statuses a record leaves: open indexes their records.
+var openStatuses = []Status{Reserved, Queued, Broadcast}
 
 func (l *Ledger) index(r *Record, sign int) {
 	payer := strings.ToLower(r.Payer)
@@ -177,6 +184,13 @@ func (l *Ledger) index(r *Record, sign int) {
 			l.failed[payer] = true
 		}
 	}
+	if ids, ok := l.open[r.Status]; ok {
+		if sign > 0 {
+			ids[r.ID] = struct{}{}
+		} else {
+			delete(ids, r.ID)
+		}
+	}
 	if r.IdentifierHash != "" && r.Status != Released {
 		if sign > 0 {
 			l.identifiers[r.IdentifierHash] = r.ID
@@ -196,7 +210,11 @@ func (l *Ledger) put(r *Record) {
 }
 
 func newSums() sums {
-	return sums{reserved: map[string]uint64{}, leased: map[string]time.Time{}, depositSum: map[string]uint64{}, owed: map[string]uint64{}, failed: map[string]bool{}, identifiers: map[string]string{}}
+	open := map[Status]map[string]struct{}{}
+	for _, st := range openStatuses {
+		open[st] = map[string]struct{}{}
+	}
+	return sums{reserved: map[string]uint64{}, leased: map[string]time.Time{}, depositSum: map[string]uint64{}, owed: map[string]uint64{}, failed: map[string]bool{}, identifiers: map[string]string{}, open: open}
 }
 
 // Options configure a ledger.
@@ -559,10 +577,22 @@ func (l *Ledger) Used(id string) bool {
 // oldest reservation first.
 func (l *Ledger) List(statuses ...Status) []Record {
 	l.mu.Lock()
-	out := make([]Record, 0, len(l.recs))
-	for _, r := range l.recs {
-		if len(statuses) == 0 || slices.Contains(statuses, r.Status) {
-			out = append(out, *r)
+	var out []Record
+	if len(statuses) > 0 && !slices.ContainsFunc(statuses, func(st Status) bool { return l.open[st] == nil }) {
+		for i, st := range statuses {
+			if slices.Contains(statuses[:i], st) {
+				continue
+			}
+			for id := range l.open[st] {
+				out = append(out, *l.recs[id])
+			}
+		}
+	} else {
+		out = make([]Record, 0, len(l.recs))
+		for _, r := range l.recs {
+			if len(statuses) == 0 || slices.Contains(statuses, r.Status) {
+				out = append(out, *r)
+			}
 		}
 	}
 	l.mu.Unlock()

@@ -2,7 +2,9 @@ package ledger
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -150,5 +152,94 @@ func TestReserveSumsThePayersOpenPayments(t *testing.T) {
 	}
 	if _, err := l.Owe("d", 100, 100); !errors.Is(err, ErrOverCap) {
 		t.Fatal("the failed payer was forgotten at reopen")
+	}
+}
+
+// TestListByStatus holds List's answer for open statuses (read from their index) to a filter of
+// every record, through reservations, completions, settlements, releases, a compaction and a
+// reopen.
+func TestListByStatus(t *testing.T) {
+	dir := t.TempDir()
+	clock := time.Date(2026, 11, 29, 5, 0, 0, 0, time.UTC)
+	now := func() time.Time { clock = clock.Add(time.Second); return clock }
+	l := open(t, dir, now)
+	step := []Status{Reserved, Queued, Broadcast, Settled, Failed, Released}
+	for i := range 60 {
+		id := fmt.Sprintf("0xa:%02d", i)
+		if _, err := l.Reserve(Record{ID: id, Payer: "0xA", Route: "r", Amount: 1}, math.MaxUint64); err != nil {
+			t.Fatal(err)
+		}
+		// Record i goes through the statuses up to step[i%6], Queued on the way to any later one.
+		for _, st := range step[1 : i%len(step)+1] {
+			if _, err := l.Update(id, func(r *Record) error { r.Status = st; return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		all := l.List()
+		for _, statuses := range [][]Status{{Reserved}, {Queued}, {Broadcast}, {Queued, Broadcast}, {Broadcast, Queued, Queued}, {Settled}, {Queued, Settled}, {Released}} {
+			var want []string
+			for _, r := range all {
+				if slices.Contains(statuses, r.Status) {
+					want = append(want, r.ID)
+				}
+			}
+			var got []string
+			for _, r := range l.List(statuses...) {
+				got = append(got, r.ID)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: List(%v) = %v, want %v", when, statuses, got, want)
+			}
+		}
+	}
+	check("after the updates")
+	if err := l.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	check("after a compaction")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l = open(t, dir, now)
+	defer l.Close()
+	check("after a reopen")
+	if n := len(l.List(Queued, Broadcast)); n != 20 {
+		t.Fatalf("%d queued or broadcast, want 20", n)
+	}
+}
+
+// BenchmarkListOwed is the settlement queue's look at the ledger (at every optimistic
+// completion) beside a history of settled payments: it should not grow with the history.
+func BenchmarkListOwed(b *testing.B) {
+	for _, settled := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("settled=%d", settled), func(b *testing.B) {
+			l, err := Open(Options{Dir: b.TempDir(), Sync: journal.SyncNever})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			for i := range settled + 8 {
+				id := fmt.Sprintf("0xa:%d", i)
+				if _, err := l.Reserve(Record{ID: id, Payer: "0xA", Amount: 1}, math.MaxUint64); err != nil {
+					b.Fatal(err)
+				}
+				st := Settled
+				if i >= settled {
+					st = Queued
+				}
+				if _, err := l.Update(id, func(r *Record) error { r.Status = st; return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if n := len(l.List(Queued, Broadcast)); n != 8 {
+					b.Fatalf("%d owed", n)
+				}
+			}
+		})
 	}
 }
