@@ -325,13 +325,14 @@ func (f *Facilitator) Verify(ctx context.Context, req *x402.FacilitatorRequest) 
 // DefaultSettlementsInFlight is how many optimistic settlements the queue has between
 // broadcast and receipt at once. Under load each holds its place for a block and the poll
 // that sees it, so the queue settles about this many a block: 64 is some 25 exact calls a
-// second on Base (1.4% of a block's gas), where 8 was 3. The receipt waits share one read of
-// the head, so their requests grow with the blocks, not with this number (docs/gas.md,
-// "Settlements in flight").
+// second on Base (1.4% of a block's gas), where 8 was 3 to 4. Their waits share one read of
+// the head a poll and ask for their receipts once a block, not once a poll (docs/gas.md,
+// "Settlements in flight", with what the bound relies on in the transaction pool).
 const DefaultSettlementsInFlight = 64
 
-// MaxSettlementsInFlight bounds settle.settlements_in_flight: past it one account would hold
-// a fifth of a default geth pool's pending slots (5,120), where a full pool evicts first.
+// MaxSettlementsInFlight bounds settle.settlements_in_flight: past it the hot key's account
+// would hold more than a fifth of a default geth pool's pending slots (5,120), and a full
+// pool evicts such accounts first.
 const MaxSettlementsInFlight = 1024
 
 // DefaultSettleMargin is how long an authorization must outlive delivery by default: the

@@ -387,7 +387,7 @@ func TestOptimisticQueueSettlesAndCapsExposure(t *testing.T) {
 // TestSettlementsInFlightAtOnce: optimistic calls completed faster than blocks come all have
 // their settlements broadcast before the first is mined, the queue's default bound far above
 // the 8 that held a box to 8 exact calls a second on the embedded chain (a block a second)
-// and 4 on Base; one block then settles them all.
+// and 3 to 4 on Base; one block then settles them all.
 func TestSettlementsInFlightAtOnce(t *testing.T) {
 	e := newEnv(t, false) // manual mining: nothing is mined until the test seals a block
 	ctx := context.Background()
