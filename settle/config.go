@@ -51,6 +51,9 @@ type Config struct {
 	SettleMargin          time.Duration `toml:"-"`
 	ReceiptTimeoutSeconds int           `toml:"receipt_timeout_seconds"`
 	ReplaceAfterSeconds   int           `toml:"replace_after_seconds"`
+	// SettlementsInFlight bounds the optimistic settlements between broadcast and receipt at
+	// once, which bounds the exact calls a second the box sustains (Options.SettleConcurrency).
+	SettlementsInFlight int `toml:"settlements_in_flight"`
 
 	// The batch-settlement claimer's policy (ClaimPolicy): how often it looks at the channels,
 	// the unclaimed value worth a claim transaction, and how long before a payer's timed
@@ -81,7 +84,7 @@ func DefaultConfig() Config {
 	return Config{
 		HotKeyFile: "settle-hot-key", Socket: "/run/peage-settle/settle.sock", StateDir: "/var/lib/peage/settle",
 		ExposureCap: 1_000_000, TotalExposureCap: 20_000_000, SettleMargin: DefaultSettleMargin,
-		ReceiptTimeoutSeconds: 90, ReplaceAfterSeconds: 30,
+		ReceiptTimeoutSeconds: 90, ReplaceAfterSeconds: 30, SettlementsInFlight: DefaultSettlementsInFlight,
 		ClaimIntervalSeconds: int(DefaultClaimInterval / time.Second), ClaimMinValue: DefaultClaimMinValue,
 		ClaimMinChannelValue: DefaultClaimMinChannel, ClaimWithdrawMarginSeconds: int(DefaultClaimWithdrawMargin / time.Second),
 	}
@@ -106,6 +109,15 @@ func (c Config) ClaimPolicy() (ClaimPolicy, error) {
 	return ClaimPolicy{Interval: interval, MinClaimable: c.ClaimMinValue, MinChannelClaimable: c.ClaimMinChannelValue, WithdrawMargin: margin}, nil
 }
 
+// CheckInFlight refuses a bound on settlements in flight outside 1..MaxSettlementsInFlight,
+// naming its key.
+func (c Config) CheckInFlight() error {
+	if c.SettlementsInFlight < 1 || c.SettlementsInFlight > MaxSettlementsInFlight {
+		return fmt.Errorf("config key settle.settlements_in_flight: must be between 1 and %d", MaxSettlementsInFlight)
+	}
+	return nil
+}
+
 // Validate reports what is missing or wrong, naming the key.
 func (c Config) Validate() error {
 	var errs []error
@@ -123,6 +135,9 @@ func (c Config) Validate() error {
 		}
 	}
 	if _, err := c.ClaimPolicy(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.CheckInFlight(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -242,6 +257,7 @@ func Run(ctx context.Context, c Config, log *slog.Logger, ready func()) error {
 		PayTo: common.HexToAddress(p.PayTo), Backend: rpc, HotKey: key, LedgerDir: filepath.Join(c.StateDir, "ledger"),
 		LedgerSync: journal.SyncAlways, ExposureCap: c.ExposureCap, TotalExposureCap: c.TotalExposureCap,
 		SettleMargin: c.SettleMargin, Logger: log, Claim: claim, ReceiverAuthorizer: authorizer,
+		SettleConcurrency: c.SettlementsInFlight,
 		Sender: chain.SenderOptions{
 			ReceiptTimeout: time.Duration(c.ReceiptTimeoutSeconds) * time.Second,
 			ReplaceAfter:   time.Duration(c.ReplaceAfterSeconds) * time.Second,

@@ -384,6 +384,48 @@ func TestOptimisticQueueSettlesAndCapsExposure(t *testing.T) {
 	}
 }
 
+// TestSettlementsInFlightAtOnce: optimistic calls completed faster than blocks come all have
+// their settlements broadcast before the first is mined, the queue's default bound far above
+// the 8 that held a box to 8 exact calls a second on the embedded chain (a block a second)
+// and 3 to 4 on Base; one block then settles them all.
+func TestSettlementsInFlightAtOnce(t *testing.T) {
+	e := newEnv(t, false) // manual mining: nothing is mined until the test seals a block
+	ctx := context.Background()
+	const n = 24
+	if err := e.f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o := e.options()
+	o.ExposureCap = n * price
+	f, err := New(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.f = f
+	for i := range n {
+		req := e.request(t, e.ch.Payer, nil)
+		res, err := f.Reserve(ctx, &x402.ReserveRequest{FacilitatorRequest: *req, Route: "r", Key: strconv.Itoa(i)})
+		if err != nil || !res.IsValid {
+			t.Fatal(res, err)
+		}
+		s, err := f.Complete(ctx, res.ID, x402.ModeOptimistic)
+		if err != nil || !s.Success || s.Transaction != "" {
+			t.Fatalf("optimistic complete %d: %+v %v", i, s, err)
+		}
+	}
+	untilTrue(t, "the queue did not broadcast every owed settlement before a block", func() bool {
+		return len(f.Ledger().List(ledger.Broadcast)) == n
+	})
+	if pending, err := e.ch.Client().PendingTransactionCount(ctx); err != nil || pending != n {
+		t.Fatalf("%d transactions in the pool (%v), want the %d settlements", pending, err, n)
+	}
+	e.ch.Commit()
+	untilTrue(t, "the block did not settle them", func() bool { return len(f.Ledger().List(ledger.Settled)) == n })
+	if got := e.balance(t, e.payTo); got != n*price {
+		t.Fatalf("payTo got %d, want %d", got, n*price)
+	}
+}
+
 func TestSmartWalletPaysThroughERC1271(t *testing.T) {
 	e := newEnv(t, true)
 	ctx := context.Background()

@@ -75,6 +75,12 @@ func TestLoad(t *testing.T) {
 				p, err := c.Settle.ClaimPolicy()
 				return err == nil && p.Interval == 30*time.Second && p.MinClaimable == 5000 && p.MinChannelClaimable == 700 && p.WithdrawMargin == 200*time.Second
 			}},
+		// 8 in flight settled 8 exact calls a second on the embedded chain and 3 on Base.
+		{name: "settlements in flight by default", check: func(c Config) bool { return c.Settle.SettlementsInFlight == 64 }},
+		{name: "settlements in flight from env", env: []string{"PEAGE_SETTLE_SETTLEMENTS_IN_FLIGHT=256"},
+			check: func(c Config) bool { return c.Settle.SettlementsInFlight == 256 }},
+		{name: "no settlement in flight", file: "[settle]\nsettlements_in_flight = 0\n", wantErr: "config key settle.settlements_in_flight"},
+		{name: "settlements in flight past a pool's share", file: "[settle]\nsettlements_in_flight = 1025\n", wantErr: "config key settle.settlements_in_flight"},
 		// 2.5 USDC of inboxes hold 3.05 GiB of bodies: the default must be above that.
 		{name: "inbox budget above what 2.5 USDC buys", check: func(c Config) bool { return c.Inbox.BudgetBytes >= 8<<30 }},
 		{name: "inbox budget from env", env: []string{"PEAGE_INBOX_BUDGET_BYTES=2147483648"},

@@ -51,6 +51,9 @@ func (p *Parts) validate() []error {
 	if _, err := p.Settle.ClaimPolicy(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := p.Settle.CheckInFlight(); err != nil {
+		errs = append(errs, err)
+	}
 	if p.Browser.FreeShare <= 0 || p.Browser.FreeShare > 1 {
 		errs = append(errs, fmt.Errorf("config key browserfarm.free_share: must be more than 0 and at most 1 (the fraction of browsers free calls may hold)"))
 	}

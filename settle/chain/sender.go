@@ -29,7 +29,7 @@ const (
 
 // SenderOptions tune a Sender. Zero values take the defaults in brackets.
 type SenderOptions struct {
-	PollInterval   time.Duration // receipt polling period [500ms]
+	PollInterval   time.Duration // how often the head is read for the receipt waits [500ms]
 	ReplaceAfter   time.Duration // re-price a transaction not mined after this long [30s]
 	ReceiptTimeout time.Duration // give up waiting (the transaction may still land) [90s]
 	Logger         *slog.Logger
@@ -45,6 +45,8 @@ type Sender struct {
 	signer  types.Signer
 	opts    SenderOptions
 	log     *slog.Logger
+
+	heads *headWatch // shared by every Wait
 
 	mu     sync.Mutex
 	next   uint64
@@ -71,13 +73,13 @@ func NewSender(ctx context.Context, b Backend, key *ecdsa.PrivateKey, opts Sende
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Sender{b: b, key: key, from: crypto.PubkeyToAddress(key.PublicKey), chainID: id,
-		signer: types.LatestSignerForChainID(id), opts: opts, log: log}, nil
+		signer: types.LatestSignerForChainID(id), opts: opts, log: log, heads: newHeadWatch(b, opts.PollInterval, log)}, nil
 }
 
 // Address is the hot key's address (it pays the gas).
 func (s *Sender) Address() common.Address { return s.from }
 
-// PollInterval is how often Wait asks for a receipt.
+// PollInterval is how often the head is read while receipts are awaited.
 func (s *Sender) PollInterval() time.Duration { return s.opts.PollInterval }
 
 // ReceiptTimeout is how long Wait waits for a receipt.
@@ -201,49 +203,66 @@ func (s *Sender) sign(c Call, gas, nonce uint64, tip, feeCap *big.Int) (*types.T
 // transaction not mined within ReplaceAfter is re-signed with the same account nonce and fees
 // raised by a quarter (nodes require at least a tenth), recorded, and broadcast; whichever
 // version is mined wins.
+//
+// It asks for its receipts at once, then each time the Sender's shared head watch sees the
+// head rise, and when its replacement or receipt deadline comes; a receipt counts once the
+// head read before asking for it has reached its block.
 func (s *Sender) Wait(ctx context.Context, tx *types.Transaction, record Recorder) (*types.Receipt, error) {
 	hashes := []common.Hash{tx.Hash()}
 	last := tx
-	deadline := time.Now().Add(s.opts.ReceiptTimeout)
-	replaceAt := time.Now().Add(s.opts.ReplaceAfter)
-	t := time.NewTicker(s.opts.PollInterval)
-	defer t.Stop()
+	leave := s.heads.join()
+	defer leave()
+	deadline := time.NewTimer(s.opts.ReceiptTimeout)
+	defer deadline.Stop()
+	replace := time.NewTimer(s.opts.ReplaceAfter)
+	defer replace.Stop()
+	var expired, replaceDue bool
 	for {
-		var mined *types.Receipt
-		for _, h := range hashes {
-			r, err := s.b.TransactionReceipt(ctx, h)
-			if err == nil && r != nil {
-				mined = r
-				break
-			}
-			// A node still indexing answers an error for a receipt it may well have.
-			if err != nil && !errors.Is(err, ethereum.NotFound) && !strings.Contains(err.Error(), "indexing is in progress") {
-				s.log.Warn("receipt lookup failed", keyTx, h.Hex(), keyErr, err)
-			}
-		}
-		now := time.Now()
+		head, moved := s.heads.state()
+		mined := s.lookup(ctx, hashes)
 		if mined != nil {
-			if head, err := s.b.HeaderByNumber(ctx, nil); err == nil && head.Number.Cmp(mined.BlockNumber) >= 0 || now.After(deadline) {
+			if head >= mined.BlockNumber.Uint64() || expired {
 				return mined, nil
 			}
-		} else if now.After(deadline) {
+			s.heads.poke()
+		} else if expired {
 			return nil, &PendingError{Hashes: hashes}
 		}
-		if mined == nil && now.After(replaceAt) {
+		if mined == nil && replaceDue {
 			if next, err := s.replace(ctx, last, record); err != nil {
 				s.log.Warn("replacement not sent", keyTx, last.Hash().Hex(), keyErr, err)
 			} else {
 				hashes = append(hashes, next.Hash())
 				last = next
 			}
-			replaceAt = now.Add(s.opts.ReplaceAfter)
+			replaceDue = false
+			replace.Reset(s.opts.ReplaceAfter)
 		}
 		select {
 		case <-ctx.Done():
 			return nil, &PendingError{Hashes: hashes}
-		case <-t.C:
+		case <-moved:
+		case <-replace.C:
+			replaceDue = true
+		case <-deadline.C:
+			expired = true
 		}
 	}
+}
+
+// lookup asks for the receipt of each hash in turn and returns the first one mined.
+func (s *Sender) lookup(ctx context.Context, hashes []common.Hash) *types.Receipt {
+	for _, h := range hashes {
+		r, err := s.b.TransactionReceipt(ctx, h)
+		if err == nil && r != nil {
+			return r
+		}
+		// A node still indexing answers an error for a receipt it may well have.
+		if err != nil && !errors.Is(err, ethereum.NotFound) && !strings.Contains(err.Error(), "indexing is in progress") {
+			s.log.Warn("receipt lookup failed", keyTx, h.Hex(), keyErr, err)
+		}
+	}
+	return nil
 }
 
 func (s *Sender) replace(ctx context.Context, old *types.Transaction, record Recorder) (*types.Transaction, error) {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"math/big"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -217,5 +219,119 @@ func TestWaitReturnsOnceLatestIncludesTheReceipt(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Wait did not return once the node's latest included the receipt")
+	}
+}
+
+// countingNode counts a node's answers to the receipt waits: receipt lookups, and reads of the
+// head, each of which it holds until the test lets it through (once gated), so the test
+// decides when the head is read and sees every read that is waiting.
+type countingNode struct {
+	chain.Backend
+	gated    atomic.Bool
+	receipts atomic.Int64
+	heads    atomic.Int64
+	asked    chan struct{} // a head read waits here to be let through
+}
+
+func (b *countingNode) HeaderByNumber(ctx context.Context, n *big.Int) (*types.Header, error) {
+	if n == nil && b.gated.Load() {
+		b.heads.Add(1)
+		select {
+		case b.asked <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return b.Backend.HeaderByNumber(ctx, n)
+}
+
+func (b *countingNode) TransactionReceipt(ctx context.Context, h common.Hash) (*types.Receipt, error) {
+	b.receipts.Add(1)
+	return b.Backend.TransactionReceipt(ctx, h)
+}
+
+// TestWaitsShareOneHeadRead: many transactions awaited at once cost one read of the head per
+// poll, not one per transaction, and a transaction's receipt is asked for again only when the
+// head has moved: at its start, once the first read tells the head, and then not while the
+// chain mines nothing; after the block that mines them all, once more each.
+func TestWaitsShareOneHeadRead(t *testing.T) {
+	ctx := context.Background()
+	ch := fundedChain(t, devchain.Options{ManualMine: true})
+	node := &countingNode{Backend: ch.Client(), asked: make(chan struct{})}
+	s, err := chain.NewSender(ctx, node, ch.Hot, chain.SenderOptions{PollInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, rounds = 16, 5
+	txs := make([]*types.Transaction, n)
+	for i := range txs {
+		c := transferCall(t, ch, 10)
+		gas, err := s.Estimate(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if txs[i], err = s.Send(ctx, c, gas, func(*types.Transaction) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	node.gated.Store(true)
+	var wg sync.WaitGroup
+	for _, tx := range txs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := s.Wait(ctx, tx, func(*types.Transaction) error { return nil })
+			if err != nil || r.Status != types.ReceiptStatusSuccessful {
+				t.Errorf("receipt %+v: %v", r, err)
+			}
+		}()
+	}
+	lookups := func(want int64) {
+		t.Helper()
+		for end := time.Now().Add(10 * time.Second); node.receipts.Load() != want; time.Sleep(time.Millisecond) {
+			if got := node.receipts.Load(); got > want || time.Now().After(end) {
+				t.Fatalf("%d receipt lookups for %d transactions, want %d", got, n, want)
+			}
+		}
+	}
+	letRead := func() {
+		t.Helper()
+		select {
+		case <-node.asked:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no read of the head while %d transactions are awaited (%d receipt lookups so far)", n, node.receipts.Load())
+		}
+	}
+	lookups(n) // each wait asks at its start, the first read of the head held
+	letRead()  // the head is known: each asks again, as its block may be that one
+	lookups(2 * n)
+	for range rounds {
+		letRead()
+	}
+	// The head has not moved since: no wait asked again, and the head was read once a round,
+	// the next read at most waiting.
+	if got := node.receipts.Load(); got != 2*n {
+		t.Fatalf("%d receipt lookups for %d transactions on a head that did not move", got, n)
+	}
+	if got := node.heads.Load(); got > rounds+2 {
+		t.Fatalf("%d reads of the head in %d rounds for %d waits", got, rounds+1, n)
+	}
+	ch.Commit() // one block mines all of them
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case <-node.asked:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the waits did not return once their block was the head")
+		}
+	}
+	if got := node.receipts.Load(); got != 3*n {
+		t.Fatalf("%d receipt lookups, want %d: once more each after the head moved", got, 3*n)
 	}
 }
