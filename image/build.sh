@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the flashable image for ARCH (x86-64 or arm64): bin/appliance cross-compiled outside
-# the image (CGO_ENABLED=0), the units of ../systemd and the docs staged as an extra tree, then
-# mkosi in the tools tree. Output: image/out/ARCH/peage_VERSION.raw (GPT: ESP with systemd-boot
-# and the UKI, root), its UKI, SHA256SUMS and the JSON package manifest.
+# Builds the flashable image for ARCH (x86-64 or arm64): bin/appliance built outside the image
+# by ops/release.sh (one static binary, cgo for libsecp256k1), the units of ../systemd and the
+# docs staged as an extra tree, then mkosi in the tools tree. Output:
+# image/out/ARCH/peage_VERSION.raw (GPT: ESP with systemd-boot and the UKI, root), its UKI,
+# SHA256SUMS and the JSON package manifest.
 #
 # Usage: image/build.sh [x86-64|arm64]      (make image, make image ARCH=arm64)
 # Env:   UPDATE_KEYS  the release public key(s) the box trusts for updates: .pub files or
@@ -14,8 +15,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 arch="${1:-${ARCH:-x86-64}}"
 case "$arch" in
-x86-64 | amd64) arch=x86-64 goarch=amd64 ;;
-arm64 | aarch64) arch=arm64 goarch=arm64 ;;
+x86-64 | amd64) arch=x86-64 ;;
+arm64 | aarch64) arch=arm64 ;;
 *) echo "build.sh: ARCH must be x86-64 or arm64, not $arch" >&2; exit 2 ;;
 esac
 role="${ROLE:-single}"
@@ -42,9 +43,8 @@ epoch="$(git -C "$repo" log -1 --format=%ct 2>/dev/null || date +%s)"
 version="$(git -C "$repo" describe --tags --always --dirty 2>/dev/null || echo dev)"
 echo "build.sh: $arch image of $version, role $role (SOURCE_DATE_EPOCH=$epoch)" >&2
 
-(cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH="$goarch" go build -trimpath -buildvcs=false \
-	-ldflags "-X github.com/peage/appliance/internal/version.Version=$version" \
-	-o "$stage/usr/lib/peage/appliance" ./appliance/cmd/appliance)
+# The binary every release of this architecture is too (make release): one static executable.
+VERSION="$version" "$repo/ops/release.sh" "$arch" "$stage/usr/lib/peage/appliance"
 # The release keys signed updates must verify against (UPDATE_KEYS; without it a development
 # build ships a throwaway key made on this machine, and says so). The staged binary runs the
 # key tools: natively for x86-64, through binfmt's qemu-user for arm64.
