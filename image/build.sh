@@ -66,6 +66,8 @@ install -m 0644 "$here/README.md" "$stage/usr/share/doc/peage/image.md"
 # The role: its default config, and the name mkosi.postinst.chroot reads to enable its target.
 install -m 0644 "$here/roles/$role.toml" "$stage/etc/peage/appliance.toml"
 echo "$role" >"$stage/usr/lib/peage/role"
+# Its presets: the role's target enabled, the other roles' not (mkosi runs preset-all).
+install -D -m 0644 "$here/roles/$role.preset" "$stage/usr/lib/systemd/system-preset/10-peage-role.preset"
 # The role's drop-ins (the updater's target and units for the gateway).
 [ ! -d "$here/roles/$role-units" ] || cp -a "$here/roles/$role-units/." "$stage/usr/lib/systemd/system/"
 find "$stage" -exec touch -h -d "@$epoch" {} +
