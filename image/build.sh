@@ -91,6 +91,15 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SOURCES
 
+# mkosi renames the finished disk from its workspace into the output directory when both are
+# on one mount of the tools tree, and copies it otherwise (/var/tmp to the repository: 2 GB
+# more at the peak, which a nearly full build disk did not have). So both are in the cache's
+# mount (it refuses a workspace under its source directory, image/), and the outputs move to
+# out/ from the host afterwards, a rename where the cache and the repository share a disk.
+cache="${PEAGE_IMAGE_CACHE:-/var/cache/peage-image-cache}"
+mkdir -p "$cache/workspace"
+assembly="$(mktemp -d "$cache/output-$arch.XXXXXX")"
+trap 'rm -rf "$assembly"' EXIT
 cd "$here"
 SOURCE_DATE_EPOCH="$epoch" "$here/run-in-tools.sh" mkosi \
 	--directory "$here" \
@@ -99,11 +108,13 @@ SOURCE_DATE_EPOCH="$epoch" "$here/run-in-tools.sh" mkosi \
 	--source-date-epoch "$epoch" \
 	--sandbox-tree "$sandbox" \
 	--extra-tree "$stage" \
-	--output-directory "$out" \
+	--output-directory "/var/cache/peage-image-cache/${assembly##*/}" \
+	--workspace-directory /var/cache/peage-image-cache/workspace \
 	--package-cache-directory "/var/cache/peage-image-cache/packages-$arch" \
 	--cache-directory "/var/cache/peage-image-cache/incremental-$arch" \
 	--incremental yes \
 	--force build
+mv -f "$assembly"/* "$out/"
 raw="$out/peage_$version.raw"
 echo "build.sh: $raw $(du -h --apparent-size "$raw" | cut -f1) (allocated $(du -h "$raw" | cut -f1)) in $(($(date +%s) - start)) s" >&2
 ln -sfn "peage_$version.raw" "$out/peage.raw"
