@@ -53,7 +53,9 @@ mkdir -p "$(dirname "$out")"
 # What a box needs of it, checked on the file itself: no program interpreter and no shared
 # library to load, and libsecp256k1's recovery linked in (a build that fell back to pure Go
 # would lack it).
-if readelf -lW "$out" | grep -q INTERP || readelf -dW "$out" | grep -q NEEDED; then
+# (grep reads all of its input here: with pipefail, a reader killed by SIGPIPE would fail the
+# check that matched.)
+if readelf -lW "$out" | grep INTERP >/dev/null || readelf -dW "$out" | grep NEEDED >/dev/null; then
 	die "$out is dynamically linked: $(readelf -dW "$out" | grep NEEDED | tr -s ' ' | tr '\n' ';')"
 fi
 go tool nm "$out" | grep ' T secp256k1_ecdsa_recover$' >/dev/null ||
