@@ -8,7 +8,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/peage/appliance/internal/version.Version=$(VERSION)
 GOTEST_FLAGS ?= -race -timeout 30m
 
-.PHONY: help setup build run test test-short bench lint generate verify-generate fuzz clean image image-test image-tools
+.PHONY: help setup build release run test test-short bench lint generate verify-generate fuzz clean image image-test image-tools
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -18,6 +18,12 @@ setup: ## install what the appliance and its tests need (idempotent)
 
 build: ## build bin/appliance
 	go build -trimpath -ldflags "$(LDFLAGS)" -o bin/appliance ./appliance/cmd/appliance
+
+# The binary a box runs, as the image ships it (ops/release.sh: static, cgo for libsecp256k1),
+# named for `appliance update sign`: bin/appliance_VERSION_GOARCH.
+RELEASE_GOARCH = $(if $(filter arm64 aarch64,$(ARCH)),arm64,amd64)
+release: ## build the shipped binary for ARCH (x86-64 or arm64) as bin/appliance_VERSION_GOARCH, to sign as an update
+	VERSION="$(VERSION)" ops/release.sh $(ARCH) bin/appliance_$(VERSION)_$(RELEASE_GOARCH)
 
 run: setup build ## run the appliance on its embedded default (appliance dev)
 	bin/appliance dev

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the flashable image for ARCH (x86-64 or arm64): bin/appliance cross-compiled outside
-# the image (CGO_ENABLED=0), the units of ../systemd and the docs staged as an extra tree, then
-# mkosi in the tools tree. Output: image/out/ARCH/peage_VERSION.raw (GPT: ESP with systemd-boot
-# and the UKI, root), its UKI, SHA256SUMS and the JSON package manifest.
+# Builds the flashable image for ARCH (x86-64 or arm64): bin/appliance built outside the image
+# by ops/release.sh (one static binary, cgo for libsecp256k1), the units of ../systemd and the
+# docs staged as an extra tree, then mkosi in the tools tree. Output:
+# image/out/ARCH/peage_VERSION.raw (GPT: ESP with systemd-boot and the UKI, root), its UKI,
+# SHA256SUMS and the JSON package manifest.
 #
 # Usage: image/build.sh [x86-64|arm64]      (make image, make image ARCH=arm64)
 # Env:   UPDATE_KEYS  the release public key(s) the box trusts for updates: .pub files or
@@ -14,8 +15,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 arch="${1:-${ARCH:-x86-64}}"
 case "$arch" in
-x86-64 | amd64) arch=x86-64 goarch=amd64 ;;
-arm64 | aarch64) arch=arm64 goarch=arm64 ;;
+x86-64 | amd64) arch=x86-64 ;;
+arm64 | aarch64) arch=arm64 ;;
 *) echo "build.sh: ARCH must be x86-64 or arm64, not $arch" >&2; exit 2 ;;
 esac
 role="${ROLE:-single}"
@@ -42,9 +43,8 @@ epoch="$(git -C "$repo" log -1 --format=%ct 2>/dev/null || date +%s)"
 version="$(git -C "$repo" describe --tags --always --dirty 2>/dev/null || echo dev)"
 echo "build.sh: $arch image of $version, role $role (SOURCE_DATE_EPOCH=$epoch)" >&2
 
-(cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH="$goarch" go build -trimpath -buildvcs=false \
-	-ldflags "-X github.com/peage/appliance/internal/version.Version=$version" \
-	-o "$stage/usr/lib/peage/appliance" ./appliance/cmd/appliance)
+# The binary every release of this architecture is too (make release): one static executable.
+VERSION="$version" "$repo/ops/release.sh" "$arch" "$stage/usr/lib/peage/appliance"
 # The release keys signed updates must verify against (UPDATE_KEYS; without it a development
 # build ships a throwaway key made on this machine, and says so). The staged binary runs the
 # key tools: natively for x86-64, through binfmt's qemu-user for arm64.
@@ -66,6 +66,8 @@ install -m 0644 "$here/README.md" "$stage/usr/share/doc/peage/image.md"
 # The role: its default config, and the name mkosi.postinst.chroot reads to enable its target.
 install -m 0644 "$here/roles/$role.toml" "$stage/etc/peage/appliance.toml"
 echo "$role" >"$stage/usr/lib/peage/role"
+# Its presets: the role's target enabled, the other roles' not (mkosi runs preset-all).
+install -D -m 0644 "$here/roles/$role.preset" "$stage/usr/lib/systemd/system-preset/10-peage-role.preset"
 # The role's drop-ins (the updater's target and units for the gateway).
 [ ! -d "$here/roles/$role-units" ] || cp -a "$here/roles/$role-units/." "$stage/usr/lib/systemd/system/"
 find "$stage" -exec touch -h -d "@$epoch" {} +
@@ -89,6 +91,15 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SOURCES
 
+# mkosi renames the finished disk from its workspace into the output directory when both are
+# on one mount of the tools tree, and copies it otherwise (/var/tmp to the repository: 2 GB
+# more at the peak, which a nearly full build disk did not have). So both are in the cache's
+# mount (it refuses a workspace under its source directory, image/), and the outputs move to
+# out/ from the host afterwards, a rename where the cache and the repository share a disk.
+cache="${PEAGE_IMAGE_CACHE:-/var/cache/peage-image-cache}"
+mkdir -p "$cache/workspace"
+assembly="$(mktemp -d "$cache/output-$arch.XXXXXX")"
+trap 'rm -rf "$assembly"' EXIT
 cd "$here"
 SOURCE_DATE_EPOCH="$epoch" "$here/run-in-tools.sh" mkosi \
 	--directory "$here" \
@@ -97,11 +108,13 @@ SOURCE_DATE_EPOCH="$epoch" "$here/run-in-tools.sh" mkosi \
 	--source-date-epoch "$epoch" \
 	--sandbox-tree "$sandbox" \
 	--extra-tree "$stage" \
-	--output-directory "$out" \
+	--output-directory "/var/cache/peage-image-cache/${assembly##*/}" \
+	--workspace-directory /var/cache/peage-image-cache/workspace \
 	--package-cache-directory "/var/cache/peage-image-cache/packages-$arch" \
 	--cache-directory "/var/cache/peage-image-cache/incremental-$arch" \
 	--incremental yes \
 	--force build
+mv -f "$assembly"/* "$out/"
 raw="$out/peage_$version.raw"
 echo "build.sh: $raw $(du -h --apparent-size "$raw" | cut -f1) (allocated $(du -h "$raw" | cut -f1)) in $(($(date +%s) - start)) s" >&2
 ln -sfn "peage_$version.raw" "$out/peage.raw"
