@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
 )
 
 // headReadTimeout bounds one read of the head: it serves every wait at once, none of whose
@@ -26,7 +28,10 @@ type headWatch struct {
 	waits int                // waits joined
 	stop  context.CancelFunc // ends the reading goroutine; nil while none runs
 	head  uint64             // the highest head number read (0: none yet)
-	moved chan struct{}      // closed, and replaced, when head rises or a read fails
+	// latest is the header of head while the watch runs and its last read succeeded (nil
+	// otherwise): sends price their fees from it rather than reading a header each.
+	latest *types.Header
+	moved  chan struct{} // closed, and replaced, when head rises or a read fails
 }
 
 func newHeadWatch(b Backend, every time.Duration, log *slog.Logger) *headWatch {
@@ -50,6 +55,7 @@ func (w *headWatch) join() (leave func()) {
 		if w.waits--; w.waits == 0 {
 			w.stop()
 			w.stop = nil
+			w.latest = nil // no longer read: not fresh for the next send
 		}
 	}
 }
@@ -61,6 +67,14 @@ func (w *headWatch) state() (head uint64, moved <-chan struct{}) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.head, w.moved
+}
+
+// fresh is the header of the head while the watch reads it (at most a poll interval and a read
+// old), or nil when no wait runs or the last read failed.
+func (w *headWatch) fresh() *types.Header {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.latest
 }
 
 // poke asks for a read now rather than at the next tick: a wait holding a receipt of a block
@@ -97,8 +111,10 @@ func (w *headWatch) read(ctx context.Context) {
 	defer w.mu.Unlock()
 	if err != nil {
 		w.log.Warn("head not read; waits look for their receipts", keyErr, err)
+		w.latest = nil
 	} else if n := h.Number.Uint64(); n > w.head {
 		w.head = n
+		w.latest = h
 	} else {
 		return
 	}

@@ -48,6 +48,10 @@ type Sender struct {
 
 	heads *headWatch // shared by every Wait
 
+	tipMu   sync.Mutex // held across the tip's read, so sends at one head share it
+	tipHead uint64     // the head tip was read at (0: none)
+	tip     *big.Int
+
 	mu     sync.Mutex
 	next   uint64
 	loaded bool
@@ -134,14 +138,24 @@ func isRevert(err error) bool {
 
 // fees prices an EIP-1559 transaction: the suggested tip, and a fee cap that survives the base
 // fee doubling (it rises at most 12.5% a block).
+//
+// While waits run, the head watch's header gives the base fee and the tip is read once for
+// its head: two requests a send were most of what a settlement asked an endpoint for
+// (docs/gas.md). With no fresh head, both are read here.
 func (s *Sender) fees(ctx context.Context) (tip, feeCap *big.Int, err error) {
-	tip, err = s.b.SuggestGasTipCap(ctx)
+	head := s.heads.fresh()
+	if head != nil {
+		tip, err = s.tipAt(ctx, head.Number.Uint64())
+	} else {
+		tip, err = s.b.SuggestGasTipCap(ctx)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("suggest tip: %w", err)
 	}
-	head, err := s.b.HeaderByNumber(ctx, nil)
-	if err != nil {
-		return nil, nil, fmt.Errorf("latest header: %w", err)
+	if head == nil {
+		if head, err = s.b.HeaderByNumber(ctx, nil); err != nil {
+			return nil, nil, fmt.Errorf("latest header: %w", err)
+		}
 	}
 	base := head.BaseFee
 	if base == nil {
@@ -149,6 +163,20 @@ func (s *Sender) fees(ctx context.Context) (tip, feeCap *big.Int, err error) {
 	}
 	feeCap = new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), tip)
 	return tip, feeCap, nil
+}
+
+// tipAt is the suggested tip, read at most once for the head numbered head.
+func (s *Sender) tipAt(ctx context.Context, head uint64) (*big.Int, error) {
+	s.tipMu.Lock()
+	defer s.tipMu.Unlock()
+	if s.tip == nil || s.tipHead != head {
+		tip, err := s.b.SuggestGasTipCap(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.tip, s.tipHead = tip, head
+	}
+	return new(big.Int).Set(s.tip), nil
 }
 
 // Send signs c with the next account nonce, records it, and broadcasts it.

@@ -335,3 +335,82 @@ func TestWaitsShareOneHeadRead(t *testing.T) {
 		t.Fatalf("%d receipt lookups, want %d: once more each after the head moved", got, 3*n)
 	}
 }
+
+// tipCounting counts the reads a send prices its fees with, over a countingNode.
+type tipCounting struct {
+	*countingNode
+	tips       atomic.Int64
+	headerRead atomic.Int64 // latest headers read while the gate is open
+}
+
+func (b *tipCounting) SuggestGasTipCap(ctx context.Context) (*big.Int, error) {
+	b.tips.Add(1)
+	return b.countingNode.SuggestGasTipCap(ctx)
+}
+
+func (b *tipCounting) HeaderByNumber(ctx context.Context, n *big.Int) (*types.Header, error) {
+	if n == nil && !b.gated.Load() {
+		b.headerRead.Add(1)
+	}
+	return b.countingNode.HeaderByNumber(ctx, n)
+}
+
+// TestSendsAtOneHeadReadTheTipOnce: while a wait runs, sends take the base fee from the head
+// watch's header and read the tip once for that head, not a tip and a header each; a send with
+// no wait running reads both as before.
+func TestSendsAtOneHeadReadTheTipOnce(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := fundedChain(t, devchain.Options{ManualMine: true})
+	node := &tipCounting{countingNode: &countingNode{Backend: ch.Client(), asked: make(chan struct{})}}
+	// An interval no test reaches: the head is read when the wait joins, and not again.
+	s, err := chain.NewSender(ctx, node, ch.Hot, chain.SenderOptions{PollInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func() *types.Transaction {
+		t.Helper()
+		c := transferCall(t, ch, 10)
+		gas, err := s.Estimate(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := s.Send(ctx, c, gas, func(*types.Transaction) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+	first := send()
+	if node.tips.Load() != 1 || node.headerRead.Load() != 1 {
+		t.Fatalf("a send with no wait running read %d tips and %d headers, want 1 and 1", node.tips.Load(), node.headerRead.Load())
+	}
+	node.gated.Store(true)
+	waited := make(chan struct{})
+	go func() {
+		defer close(waited)
+		s.Wait(ctx, first, func(*types.Transaction) error { return nil }) // ends with the test's context
+	}()
+	<-node.asked // the watch's first read of the head
+	// The wait looks again once that read is stored: from then on the head is fresh.
+	for end := time.Now().Add(10 * time.Second); node.receipts.Load() < 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the wait did not look again after the head was read")
+		}
+	}
+	// Nothing is mined and the interval does not come: the watch reads no more, and the
+	// sends' own header reads, if any, pass and are counted.
+	node.gated.Store(false)
+	const m = 8
+	for range m {
+		send()
+	}
+	if got := node.tips.Load(); got != 2 {
+		t.Fatalf("%d sends at one head read the tip %d times, want once (1 before)", m, got-1)
+	}
+	if got := node.headerRead.Load(); got != 1 {
+		t.Fatalf("%d sends at one head read %d latest headers of their own, want none", m, got-1)
+	}
+	cancel()
+	<-waited
+}
