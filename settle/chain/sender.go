@@ -232,22 +232,32 @@ func (s *Sender) sign(c Call, gas, nonce uint64, tip, feeCap *big.Int) (*types.T
 // raised by a quarter (nodes require at least a tenth), recorded, and broadcast; whichever
 // version is mined wins.
 //
-// It asks for its receipts at once, then each time the Sender's shared head watch sees the
-// head rise, and when its replacement or receipt deadline comes; a receipt counts once the
-// head read before asking for it has reached its block.
+// It asks for its receipts at once, and when its replacement or receipt deadline comes; each
+// time the Sender's shared head watch sees the head rise, it takes what the watch found in the
+// new blocks' receipts, or asks again if the watch did not read them all. A receipt counts
+// once the head read before asking for it has reached its block.
 func (s *Sender) Wait(ctx context.Context, tx *types.Transaction, record Recorder) (*types.Receipt, error) {
 	hashes := []common.Hash{tx.Hash()}
 	last := tx
 	leave := s.heads.join()
 	defer leave()
+	s.heads.await(tx.Hash())
+	defer func() { s.heads.forget(hashes...) }()
 	deadline := time.NewTimer(s.opts.ReceiptTimeout)
 	defer deadline.Stop()
 	replace := time.NewTimer(s.opts.ReplaceAfter)
 	defer replace.Stop()
 	var expired, replaceDue bool
+	var mined *types.Receipt
+	look, seenGaps := true, uint64(0)
 	for {
-		head, moved := s.heads.state()
-		mined := s.lookup(ctx, hashes)
+		head, moved, gaps := s.heads.state()
+		if look || gaps != seenGaps {
+			mined = s.lookup(ctx, hashes)
+		} else if r := s.heads.found(hashes); r != nil {
+			mined = r
+		}
+		look, seenGaps = false, gaps
 		if mined != nil {
 			if head >= mined.BlockNumber.Uint64() || expired {
 				return mined, nil
@@ -260,8 +270,12 @@ func (s *Sender) Wait(ctx context.Context, tx *types.Transaction, record Recorde
 			if next, err := s.replace(ctx, last, record); err != nil {
 				s.log.Warn("replacement not sent", keyTx, last.Hash().Hex(), keyErr, err)
 			} else {
+				// Awaited after its broadcast: a block read in between is covered by the
+				// lookup that follows.
+				s.heads.await(next.Hash())
 				hashes = append(hashes, next.Hash())
 				last = next
+				look = true
 			}
 			replaceDue = false
 			replace.Reset(s.opts.ReplaceAfter)
@@ -271,9 +285,9 @@ func (s *Sender) Wait(ctx context.Context, tx *types.Transaction, record Recorde
 			return nil, &PendingError{Hashes: hashes}
 		case <-moved:
 		case <-replace.C:
-			replaceDue = true
+			replaceDue, look = true, true
 		case <-deadline.C:
-			expired = true
+			expired, look = true, true
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/chain"
@@ -413,4 +415,133 @@ func TestSendsAtOneHeadReadTheTipOnce(t *testing.T) {
 	}
 	cancel()
 	<-waited
+}
+
+// blockCounting is a countingNode that also serves eth_getBlockReceipts, counting the
+// requests, or refuses it as an endpoint without the method does.
+type blockCounting struct {
+	*countingNode
+	refuse bool
+	blocks atomic.Int64
+}
+
+func (b *blockCounting) BlockReceipts(ctx context.Context, at rpc.BlockNumberOrHash) ([]*types.Receipt, error) {
+	b.blocks.Add(1)
+	if b.refuse {
+		// An endpoint that serves no such method, answering over JSON-RPC.
+		return ethclient.NewClient(rpc.DialInProc(rpc.NewServer())).BlockReceipts(ctx, at)
+	}
+	return b.countingNode.Backend.(chain.BlockReceiptsReader).BlockReceipts(ctx, at)
+}
+
+// TestBlockReceiptsServeAllWaits: once the head is known, the receipts of n transactions
+// mined in one block cost one eth_getBlockReceipts for that block and no lookup of their own;
+// blocks the head rose over between two reads are all read, up to a bound past which each
+// wait looks up its own again; an endpoint that refuses the method leaves each wait to look
+// its receipts up, and is asked once.
+func TestBlockReceiptsServeAllWaits(t *testing.T) {
+	const n = 16
+	for _, tc := range []struct {
+		name      string
+		refuse    bool
+		newBlocks int   // blocks mined between two reads of the head, the first mining all
+		blocks    int64 // block receipt requests wanted
+		lookups   int64 // receipt lookups wanted
+	}{
+		{name: "one block", newBlocks: 1, blocks: 1, lookups: 2 * n},
+		{name: "blocks skipped between reads", newBlocks: 3, blocks: 3, lookups: 2 * n},
+		{name: "past the bound", newBlocks: 9, blocks: 0, lookups: 3 * n},
+		{name: "method refused", refuse: true, newBlocks: 1, blocks: 1, lookups: 3 * n},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			ch := fundedChain(t, devchain.Options{ManualMine: true})
+			node := &blockCounting{countingNode: &countingNode{Backend: ch.Client(), asked: make(chan struct{})}, refuse: tc.refuse}
+			s, err := chain.NewSender(ctx, node, ch.Hot, chain.SenderOptions{PollInterval: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			txs := make([]*types.Transaction, n)
+			for i := range txs {
+				c := transferCall(t, ch, 10)
+				gas, err := s.Estimate(ctx, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if txs[i], err = s.Send(ctx, c, gas, func(*types.Transaction) error { return nil }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			node.gated.Store(true)
+			var wg sync.WaitGroup
+			for _, tx := range txs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r, err := s.Wait(ctx, tx, func(*types.Transaction) error { return nil })
+					if err != nil || r.Status != types.ReceiptStatusSuccessful || r.TxHash != tx.Hash() {
+						t.Errorf("receipt %+v: %v", r, err)
+					}
+				}()
+			}
+			lookups := func(want int64) {
+				t.Helper()
+				for end := time.Now().Add(10 * time.Second); node.receipts.Load() != want; time.Sleep(time.Millisecond) {
+					if got := node.receipts.Load(); got > want || time.Now().After(end) {
+						t.Fatalf("%d receipt lookups for %d transactions, want %d", got, n, want)
+					}
+				}
+			}
+			letRead := func() {
+				t.Helper()
+				select {
+				case <-node.asked:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("no read of the head while %d transactions are awaited", n)
+				}
+			}
+			lookups(n) // each wait's first look
+			letRead()  // the first read of the head: no block before it was read, each looks again
+			lookups(2 * n)
+			for range tc.newBlocks {
+				ch.Commit()
+			}
+			done := make(chan struct{})
+			go func() {
+				wg.Wait()
+				close(done)
+			}()
+			for waiting := true; waiting; {
+				select {
+				case <-done:
+					waiting = false
+				case <-node.asked:
+				case <-time.After(10 * time.Second):
+					t.Fatal("the waits did not return once their block was the head")
+				}
+			}
+			if got := node.receipts.Load(); got != tc.lookups {
+				t.Errorf("%d receipt lookups for %d transactions, want %d", got, n, tc.lookups)
+			}
+			if tc.refuse { // a later rise of the head does not ask again
+				c := transferCall(t, ch, 10)
+				gas, err := s.Estimate(ctx, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				node.gated.Store(false)
+				tx, err := s.Send(ctx, c, gas, func(*types.Transaction) error { return nil })
+				if err != nil {
+					t.Fatal(err)
+				}
+				go ch.Commit()
+				if r, err := s.Wait(ctx, tx, func(*types.Transaction) error { return nil }); err != nil || r.Status != types.ReceiptStatusSuccessful {
+					t.Fatalf("receipt %+v: %v", r, err)
+				}
+			}
+			if got := node.blocks.Load(); got != tc.blocks {
+				t.Errorf("%d block receipt requests for %d new blocks, want %d", got, tc.newBlocks, tc.blocks)
+			}
+		})
+	}
 }
