@@ -50,8 +50,9 @@ type headWatch struct {
 	head  uint64             // the highest head number read (0: none yet)
 	// latest is the header of head while the watch runs and its last read succeeded (nil
 	// otherwise): sends price their fees from it rather than reading a header each.
-	latest *types.Header
-	moved  chan struct{} // closed, and replaced, when head rises or a read fails
+	latest   *types.Header
+	latestAt time.Time
+	moved    chan struct{} // closed, and replaced, when head rises or a read fails
 	// blocks reads a block's receipts; nil when the backend has no such method or the
 	// endpoint refused it.
 	blocks   BlockReceiptsReader
@@ -86,7 +87,6 @@ func (w *headWatch) join() (leave func()) {
 		if w.waits--; w.waits == 0 {
 			w.stop()
 			w.stop = nil
-			w.latest = nil // no longer read: not fresh for the next send
 		}
 	}
 }
@@ -135,11 +135,13 @@ func (w *headWatch) state() (head uint64, moved <-chan struct{}, gaps uint64) {
 	return w.head, w.moved, w.gaps
 }
 
-// fresh is the header of the head while the watch reads it (at most a poll interval and a read
-// old), or nil when no wait runs or the last read failed.
+// fresh is the header of the head if it was read within the last poll interval, or nil.
 func (w *headWatch) fresh() *types.Header {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.latest == nil || time.Since(w.latestAt) >= w.every {
+		return nil
+	}
 	return w.latest
 }
 
@@ -194,7 +196,7 @@ func (w *headWatch) read(ctx context.Context) {
 		w.gaps++
 	} else if n := h.Number.Uint64(); n > w.head {
 		w.head = n
-		w.latest = h
+		w.latest, w.latestAt = h, time.Now()
 		if blocks == nil {
 			w.gaps++
 		}
@@ -206,6 +208,9 @@ func (w *headWatch) read(ctx context.Context) {
 			}
 		}
 	} else {
+		if n == w.head { // still the head: fresh for the fees
+			w.latest, w.latestAt = h, time.Now()
+		}
 		return
 	}
 	close(w.moved)

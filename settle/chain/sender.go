@@ -48,9 +48,11 @@ type Sender struct {
 
 	heads *headWatch // shared by every Wait
 
-	tipMu   sync.Mutex // held across the tip's read, so sends at one head share it
-	tipHead uint64     // the head tip was read at (0: none)
-	tip     *big.Int
+	feeMu     sync.Mutex    // held across the fees' reads (fees)
+	feeHead   *types.Header // the latest header a send read, at feeHeadAt
+	feeHeadAt time.Time
+	tipHead   uint64 // the head number tip was read at
+	tip       *big.Int
 
 	mu     sync.Mutex
 	next   uint64
@@ -139,44 +141,38 @@ func isRevert(err error) bool {
 // fees prices an EIP-1559 transaction: the suggested tip, and a fee cap that survives the base
 // fee doubling (it rises at most 12.5% a block).
 //
-// While waits run, the head watch's header gives the base fee and the tip is read once for
-// its head: two requests a send were most of what a settlement asked an endpoint for
-// (docs/gas.md). With no fresh head, both are read here.
+// The base fee comes from a header read within the last poll interval, the head watch's or
+// one a send read, and the tip is read once a head: a tip and a header for each send were two
+// of the six requests a settlement cost an endpoint (docs/gas.md). feeMu is held across the
+// reads, so that sends with nothing fresh share them.
 func (s *Sender) fees(ctx context.Context) (tip, feeCap *big.Int, err error) {
+	s.feeMu.Lock()
+	defer s.feeMu.Unlock()
 	head := s.heads.fresh()
-	if head != nil {
-		tip, err = s.tipAt(ctx, head.Number.Uint64())
-	} else {
-		tip, err = s.b.SuggestGasTipCap(ctx)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("suggest tip: %w", err)
+	if own := s.feeHead; own != nil && time.Since(s.feeHeadAt) < s.opts.PollInterval &&
+		(head == nil || own.Number.Cmp(head.Number) > 0) {
+		head = own
 	}
 	if head == nil {
 		if head, err = s.b.HeaderByNumber(ctx, nil); err != nil {
 			return nil, nil, fmt.Errorf("latest header: %w", err)
 		}
+		s.feeHead, s.feeHeadAt = head, time.Now()
 	}
+	if n := head.Number.Uint64(); s.tip == nil || s.tipHead != n {
+		t, err := s.b.SuggestGasTipCap(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("suggest tip: %w", err)
+		}
+		s.tip, s.tipHead = t, n
+	}
+	tip = new(big.Int).Set(s.tip)
 	base := head.BaseFee
 	if base == nil {
 		base = new(big.Int)
 	}
 	feeCap = new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), tip)
 	return tip, feeCap, nil
-}
-
-// tipAt is the suggested tip, read at most once for the head numbered head.
-func (s *Sender) tipAt(ctx context.Context, head uint64) (*big.Int, error) {
-	s.tipMu.Lock()
-	defer s.tipMu.Unlock()
-	if s.tip == nil || s.tipHead != head {
-		tip, err := s.b.SuggestGasTipCap(ctx)
-		if err != nil {
-			return nil, err
-		}
-		s.tip, s.tipHead = tip, head
-	}
-	return new(big.Int).Set(s.tip), nil
 }
 
 // Send signs c with the next account nonce, records it, and broadcasts it.

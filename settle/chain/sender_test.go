@@ -2,6 +2,7 @@ package chain_test
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"sync"
 	"sync/atomic"
@@ -20,7 +21,7 @@ import (
 	"github.com/peage/appliance/settle/usdc"
 )
 
-func transferCall(t *testing.T, ch *devchain.Chain, amount int64) chain.Call {
+func transferCall(t testing.TB, ch *devchain.Chain, amount int64) chain.Call {
 	t.Helper()
 	to, _ := crypto.GenerateKey()
 	return chain.Call{To: ch.USDC, Data: usdc.NewTestUSDC().PackTransfer(crypto.PubkeyToAddress(to.PublicKey), big.NewInt(amount))}
@@ -357,15 +358,15 @@ func (b *tipCounting) HeaderByNumber(ctx context.Context, n *big.Int) (*types.He
 	return b.countingNode.HeaderByNumber(ctx, n)
 }
 
-// TestSendsAtOneHeadReadTheTipOnce: while a wait runs, sends take the base fee from the head
-// watch's header and read the tip once for that head, not a tip and a header each; a send with
-// no wait running reads both as before.
+// TestSendsAtOneHeadReadTheTipOnce: sends at one head read the tip and the latest header once
+// between them, not once each; after a block, read by the head watch, the next send reads the
+// tip once more and takes the base fee from the watch's header.
 func TestSendsAtOneHeadReadTheTipOnce(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := context.Background()
 	ch := fundedChain(t, devchain.Options{ManualMine: true})
 	node := &tipCounting{countingNode: &countingNode{Backend: ch.Client(), asked: make(chan struct{})}}
-	// An interval no test reaches: the head is read when the wait joins, and not again.
+	// An interval the test does not reach: what was read stays fresh, and the watch reads the
+	// head when a wait joins or asks.
 	s, err := chain.NewSender(ctx, node, ch.Hot, chain.SenderOptions{PollInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
@@ -383,38 +384,42 @@ func TestSendsAtOneHeadReadTheTipOnce(t *testing.T) {
 		}
 		return tx
 	}
-	first := send()
-	if node.tips.Load() != 1 || node.headerRead.Load() != 1 {
-		t.Fatalf("a send with no wait running read %d tips and %d headers, want 1 and 1", node.tips.Load(), node.headerRead.Load())
-	}
-	node.gated.Store(true)
-	waited := make(chan struct{})
-	go func() {
-		defer close(waited)
-		s.Wait(ctx, first, func(*types.Transaction) error { return nil }) // ends with the test's context
-	}()
-	<-node.asked // the watch's first read of the head
-	// The wait looks again once that read is stored: from then on the head is fresh.
-	for end := time.Now().Add(10 * time.Second); node.receipts.Load() < 2; time.Sleep(time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the wait did not look again after the head was read")
+	reads := func(when string, tips, headers int64) {
+		t.Helper()
+		if gotT, gotH := node.tips.Load(), node.headerRead.Load(); gotT != tips || gotH != headers {
+			t.Fatalf("%s: %d tips and %d latest headers read by the sends, want %d and %d", when, gotT, gotH, tips, headers)
 		}
 	}
-	// Nothing is mined and the interval does not come: the watch reads no more, and the
-	// sends' own header reads, if any, pass and are counted.
-	node.gated.Store(false)
+	first := send()
+	reads("a send with nothing fresh", 1, 1)
 	const m = 8
 	for range m {
 		send()
 	}
-	if got := node.tips.Load(); got != 2 {
-		t.Fatalf("%d sends at one head read the tip %d times, want once (1 before)", m, got-1)
+	reads(fmt.Sprintf("%d more sends at that head", m), 1, 1)
+
+	ch.Commit()
+	node.gated.Store(true) // the watch's reads are the test's to let through, and not counted
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Wait(ctx, first, func(*types.Transaction) error { return nil })
+		done <- err
+	}()
+	for waiting := true; waiting; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			waiting = false
+		case <-node.asked:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the wait did not return once its block was the head")
+		}
 	}
-	if got := node.headerRead.Load(); got != 1 {
-		t.Fatalf("%d sends at one head read %d latest headers of their own, want none", m, got-1)
-	}
-	cancel()
-	<-waited
+	node.gated.Store(false)
+	send()
+	reads("a send after the watch read a new head", 2, 1)
 }
 
 // blockCounting is a countingNode that also serves eth_getBlockReceipts, counting the
