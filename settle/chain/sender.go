@@ -48,6 +48,12 @@ type Sender struct {
 
 	heads *headWatch // shared by every Wait
 
+	feeMu     sync.Mutex    // held across the fees' reads (fees)
+	feeHead   *types.Header // the latest header a send read, at feeHeadAt
+	feeHeadAt time.Time
+	tipHead   uint64 // the head number tip was read at
+	tip       *big.Int
+
 	mu     sync.Mutex
 	next   uint64
 	loaded bool
@@ -134,15 +140,33 @@ func isRevert(err error) bool {
 
 // fees prices an EIP-1559 transaction: the suggested tip, and a fee cap that survives the base
 // fee doubling (it rises at most 12.5% a block).
+//
+// The base fee comes from a header read within the last poll interval, the head watch's or
+// one a send read, and the tip is read once a head: a tip and a header for each send were two
+// of the six requests a settlement cost an endpoint (docs/gas.md). feeMu is held across the
+// reads, so that sends with nothing fresh share them.
 func (s *Sender) fees(ctx context.Context) (tip, feeCap *big.Int, err error) {
-	tip, err = s.b.SuggestGasTipCap(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("suggest tip: %w", err)
+	s.feeMu.Lock()
+	defer s.feeMu.Unlock()
+	head := s.heads.fresh()
+	if own := s.feeHead; own != nil && time.Since(s.feeHeadAt) < s.opts.PollInterval &&
+		(head == nil || own.Number.Cmp(head.Number) > 0) {
+		head = own
 	}
-	head, err := s.b.HeaderByNumber(ctx, nil)
-	if err != nil {
-		return nil, nil, fmt.Errorf("latest header: %w", err)
+	if head == nil {
+		if head, err = s.b.HeaderByNumber(ctx, nil); err != nil {
+			return nil, nil, fmt.Errorf("latest header: %w", err)
+		}
+		s.feeHead, s.feeHeadAt = head, time.Now()
 	}
+	if n := head.Number.Uint64(); s.tip == nil || s.tipHead != n {
+		t, err := s.b.SuggestGasTipCap(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("suggest tip: %w", err)
+		}
+		s.tip, s.tipHead = t, n
+	}
+	tip = new(big.Int).Set(s.tip)
 	base := head.BaseFee
 	if base == nil {
 		base = new(big.Int)
@@ -204,22 +228,32 @@ func (s *Sender) sign(c Call, gas, nonce uint64, tip, feeCap *big.Int) (*types.T
 // raised by a quarter (nodes require at least a tenth), recorded, and broadcast; whichever
 // version is mined wins.
 //
-// It asks for its receipts at once, then each time the Sender's shared head watch sees the
-// head rise, and when its replacement or receipt deadline comes; a receipt counts once the
-// head read before asking for it has reached its block.
+// It asks for its receipts at once, and when its replacement or receipt deadline comes; each
+// time the Sender's shared head watch sees the head rise, it takes what the watch found in the
+// new blocks' receipts, or asks again if the watch did not read them all. A receipt counts
+// once the head read before asking for it has reached its block.
 func (s *Sender) Wait(ctx context.Context, tx *types.Transaction, record Recorder) (*types.Receipt, error) {
 	hashes := []common.Hash{tx.Hash()}
 	last := tx
 	leave := s.heads.join()
 	defer leave()
+	s.heads.await(tx.Hash())
+	defer func() { s.heads.forget(hashes...) }()
 	deadline := time.NewTimer(s.opts.ReceiptTimeout)
 	defer deadline.Stop()
 	replace := time.NewTimer(s.opts.ReplaceAfter)
 	defer replace.Stop()
 	var expired, replaceDue bool
+	var mined *types.Receipt
+	look, seenGaps := true, uint64(0)
 	for {
-		head, moved := s.heads.state()
-		mined := s.lookup(ctx, hashes)
+		head, moved, gaps := s.heads.state()
+		if look || gaps != seenGaps {
+			mined = s.lookup(ctx, hashes)
+		} else if r := s.heads.found(hashes); r != nil {
+			mined = r
+		}
+		look, seenGaps = false, gaps
 		if mined != nil {
 			if head >= mined.BlockNumber.Uint64() || expired {
 				return mined, nil
@@ -232,8 +266,12 @@ func (s *Sender) Wait(ctx context.Context, tx *types.Transaction, record Recorde
 			if next, err := s.replace(ctx, last, record); err != nil {
 				s.log.Warn("replacement not sent", keyTx, last.Hash().Hex(), keyErr, err)
 			} else {
+				// Awaited after its broadcast: a block read in between is covered by the
+				// lookup that follows.
+				s.heads.await(next.Hash())
 				hashes = append(hashes, next.Hash())
 				last = next
+				look = true
 			}
 			replaceDue = false
 			replace.Reset(s.opts.ReplaceAfter)
@@ -243,9 +281,9 @@ func (s *Sender) Wait(ctx context.Context, tx *types.Transaction, record Recorde
 			return nil, &PendingError{Hashes: hashes}
 		case <-moved:
 		case <-replace.C:
-			replaceDue = true
+			replaceDue, look = true, true
 		case <-deadline.C:
-			expired = true
+			expired, look = true, true
 		}
 	}
 }

@@ -2,6 +2,7 @@ package chain_test
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/peage/appliance/internal/testenv"
 	"github.com/peage/appliance/settle/chain"
@@ -18,7 +21,7 @@ import (
 	"github.com/peage/appliance/settle/usdc"
 )
 
-func transferCall(t *testing.T, ch *devchain.Chain, amount int64) chain.Call {
+func transferCall(t testing.TB, ch *devchain.Chain, amount int64) chain.Call {
 	t.Helper()
 	to, _ := crypto.GenerateKey()
 	return chain.Call{To: ch.USDC, Data: usdc.NewTestUSDC().PackTransfer(crypto.PubkeyToAddress(to.PublicKey), big.NewInt(amount))}
@@ -333,5 +336,217 @@ func TestWaitsShareOneHeadRead(t *testing.T) {
 	}
 	if got := node.receipts.Load(); got != 3*n {
 		t.Fatalf("%d receipt lookups, want %d: once more each after the head moved", got, 3*n)
+	}
+}
+
+// tipCounting counts the reads a send prices its fees with, over a countingNode.
+type tipCounting struct {
+	*countingNode
+	tips       atomic.Int64
+	headerRead atomic.Int64 // latest headers read while the gate is open
+}
+
+func (b *tipCounting) SuggestGasTipCap(ctx context.Context) (*big.Int, error) {
+	b.tips.Add(1)
+	return b.countingNode.SuggestGasTipCap(ctx)
+}
+
+func (b *tipCounting) HeaderByNumber(ctx context.Context, n *big.Int) (*types.Header, error) {
+	if n == nil && !b.gated.Load() {
+		b.headerRead.Add(1)
+	}
+	return b.countingNode.HeaderByNumber(ctx, n)
+}
+
+// TestSendsAtOneHeadReadTheTipOnce: sends at one head read the tip and the latest header once
+// between them, not once each; after a block, read by the head watch, the next send reads the
+// tip once more and takes the base fee from the watch's header.
+func TestSendsAtOneHeadReadTheTipOnce(t *testing.T) {
+	ctx := context.Background()
+	ch := fundedChain(t, devchain.Options{ManualMine: true})
+	node := &tipCounting{countingNode: &countingNode{Backend: ch.Client(), asked: make(chan struct{})}}
+	// An interval the test does not reach: what was read stays fresh, and the watch reads the
+	// head when a wait joins or asks.
+	s, err := chain.NewSender(ctx, node, ch.Hot, chain.SenderOptions{PollInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func() *types.Transaction {
+		t.Helper()
+		c := transferCall(t, ch, 10)
+		gas, err := s.Estimate(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := s.Send(ctx, c, gas, func(*types.Transaction) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+	reads := func(when string, tips, headers int64) {
+		t.Helper()
+		if gotT, gotH := node.tips.Load(), node.headerRead.Load(); gotT != tips || gotH != headers {
+			t.Fatalf("%s: %d tips and %d latest headers read by the sends, want %d and %d", when, gotT, gotH, tips, headers)
+		}
+	}
+	first := send()
+	reads("a send with nothing fresh", 1, 1)
+	const m = 8
+	for range m {
+		send()
+	}
+	reads(fmt.Sprintf("%d more sends at that head", m), 1, 1)
+
+	ch.Commit()
+	node.gated.Store(true) // the watch's reads are the test's to let through, and not counted
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Wait(ctx, first, func(*types.Transaction) error { return nil })
+		done <- err
+	}()
+	for waiting := true; waiting; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			waiting = false
+		case <-node.asked:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the wait did not return once its block was the head")
+		}
+	}
+	node.gated.Store(false)
+	send()
+	reads("a send after the watch read a new head", 2, 1)
+}
+
+// blockCounting is a countingNode that also serves eth_getBlockReceipts, counting the
+// requests, or refuses it as an endpoint without the method does.
+type blockCounting struct {
+	*countingNode
+	refuse bool
+	blocks atomic.Int64
+}
+
+func (b *blockCounting) BlockReceipts(ctx context.Context, at rpc.BlockNumberOrHash) ([]*types.Receipt, error) {
+	b.blocks.Add(1)
+	if b.refuse {
+		// An endpoint that serves no such method, answering over JSON-RPC.
+		return ethclient.NewClient(rpc.DialInProc(rpc.NewServer())).BlockReceipts(ctx, at)
+	}
+	return b.countingNode.Backend.(chain.BlockReceiptsReader).BlockReceipts(ctx, at)
+}
+
+// TestBlockReceiptsServeAllWaits: once the head is known, the receipts of n transactions
+// mined in one block cost one eth_getBlockReceipts for that block and no lookup of their own;
+// blocks the head rose over between two reads are all read, up to a bound past which each
+// wait looks up its own again; an endpoint that refuses the method leaves each wait to look
+// its receipts up, and is asked once.
+func TestBlockReceiptsServeAllWaits(t *testing.T) {
+	const n = 16
+	for _, tc := range []struct {
+		name      string
+		refuse    bool
+		newBlocks int   // blocks mined between two reads of the head, the first mining all
+		blocks    int64 // block receipt requests wanted
+		lookups   int64 // receipt lookups wanted
+	}{
+		{name: "one block", newBlocks: 1, blocks: 1, lookups: 2 * n},
+		{name: "blocks skipped between reads", newBlocks: 3, blocks: 3, lookups: 2 * n},
+		{name: "past the bound", newBlocks: 9, blocks: 0, lookups: 3 * n},
+		{name: "method refused", refuse: true, newBlocks: 1, blocks: 1, lookups: 3 * n},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			ch := fundedChain(t, devchain.Options{ManualMine: true})
+			node := &blockCounting{countingNode: &countingNode{Backend: ch.Client(), asked: make(chan struct{})}, refuse: tc.refuse}
+			s, err := chain.NewSender(ctx, node, ch.Hot, chain.SenderOptions{PollInterval: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			txs := make([]*types.Transaction, n)
+			for i := range txs {
+				c := transferCall(t, ch, 10)
+				gas, err := s.Estimate(ctx, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if txs[i], err = s.Send(ctx, c, gas, func(*types.Transaction) error { return nil }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			node.gated.Store(true)
+			var wg sync.WaitGroup
+			for _, tx := range txs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r, err := s.Wait(ctx, tx, func(*types.Transaction) error { return nil })
+					if err != nil || r.Status != types.ReceiptStatusSuccessful || r.TxHash != tx.Hash() {
+						t.Errorf("receipt %+v: %v", r, err)
+					}
+				}()
+			}
+			lookups := func(want int64) {
+				t.Helper()
+				for end := time.Now().Add(10 * time.Second); node.receipts.Load() != want; time.Sleep(time.Millisecond) {
+					if got := node.receipts.Load(); got > want || time.Now().After(end) {
+						t.Fatalf("%d receipt lookups for %d transactions, want %d", got, n, want)
+					}
+				}
+			}
+			letRead := func() {
+				t.Helper()
+				select {
+				case <-node.asked:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("no read of the head while %d transactions are awaited", n)
+				}
+			}
+			lookups(n) // each wait's first look
+			letRead()  // the first read of the head: no block before it was read, each looks again
+			lookups(2 * n)
+			for range tc.newBlocks {
+				ch.Commit()
+			}
+			done := make(chan struct{})
+			go func() {
+				wg.Wait()
+				close(done)
+			}()
+			for waiting := true; waiting; {
+				select {
+				case <-done:
+					waiting = false
+				case <-node.asked:
+				case <-time.After(10 * time.Second):
+					t.Fatal("the waits did not return once their block was the head")
+				}
+			}
+			if got := node.receipts.Load(); got != tc.lookups {
+				t.Errorf("%d receipt lookups for %d transactions, want %d", got, n, tc.lookups)
+			}
+			if tc.refuse { // a later rise of the head does not ask again
+				c := transferCall(t, ch, 10)
+				gas, err := s.Estimate(ctx, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				node.gated.Store(false)
+				tx, err := s.Send(ctx, c, gas, func(*types.Transaction) error { return nil })
+				if err != nil {
+					t.Fatal(err)
+				}
+				go ch.Commit()
+				if r, err := s.Wait(ctx, tx, func(*types.Transaction) error { return nil }); err != nil || r.Status != types.ReceiptStatusSuccessful {
+					t.Fatalf("receipt %+v: %v", r, err)
+				}
+			}
+			if got := node.blocks.Load(); got != tc.blocks {
+				t.Errorf("%d block receipt requests for %d new blocks, want %d", got, tc.newBlocks, tc.blocks)
+			}
+		})
 	}
 }
