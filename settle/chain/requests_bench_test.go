@@ -2,7 +2,6 @@ package chain_test
 
 import (
 	"context"
-	"fmt"
 	"math/big"
 	"sort"
 	"sync"
@@ -146,7 +145,7 @@ func BenchmarkRequestsPerSettlement(b *testing.B) {
 			b.ReportMetric(float64(node.by[m])/settlements, m+"/settlement")
 		}
 		b.ReportMetric(float64(total)/settlements, "requests/settlement")
-		b.Log(fmt.Sprintf("%d settlements, %d in flight, a block every %v: %v, %d requests", settlements, inFlight, 4*poll, node.by, total))
+		b.Logf("%d settlements, %d in flight, a block every %v: %v, %d requests", settlements, inFlight, 4*poll, node.by, total)
 		node.mu.Unlock()
 	}
 }
