@@ -48,8 +48,8 @@ type headWatch struct {
 	waits int                // waits joined
 	stop  context.CancelFunc // ends the reading goroutine; nil while none runs
 	head  uint64             // the highest head number read (0: none yet)
-	// latest is the header of head while the watch runs and its last read succeeded (nil
-	// otherwise): sends price their fees from it rather than reading a header each.
+	// latest is the newest header the watch or a send read, at latestAt (nil after a failed
+	// read of the watch): sends price their fees from it rather than reading a header each.
 	latest   *types.Header
 	latestAt time.Time
 	moved    chan struct{} // closed, and replaced, when head rises or a read fails
@@ -145,6 +145,20 @@ func (w *headWatch) fresh() *types.Header {
 	return w.latest
 }
 
+// saw keeps h, the head a send read, for the fees of the sends after it.
+func (w *headWatch) saw(h *types.Header) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.keepLatest(h)
+}
+
+// keepLatest makes h the latest header unless a newer one is still fresh. Called with w.mu held.
+func (w *headWatch) keepLatest(h *types.Header) {
+	if w.latest == nil || h.Number.Cmp(w.latest.Number) >= 0 || time.Since(w.latestAt) >= w.every {
+		w.latest, w.latestAt = h, time.Now()
+	}
+}
+
 // poke asks for a read now rather than at the next tick: a wait holding a receipt of a block
 // past the head it knows confirms it without waiting an interval. Pokes meanwhile share it.
 func (w *headWatch) poke() {
@@ -196,7 +210,7 @@ func (w *headWatch) read(ctx context.Context) {
 		w.gaps++
 	} else if n := h.Number.Uint64(); n > w.head {
 		w.head = n
-		w.latest, w.latestAt = h, time.Now()
+		w.keepLatest(h)
 		if blocks == nil {
 			w.gaps++
 		}
@@ -209,7 +223,7 @@ func (w *headWatch) read(ctx context.Context) {
 		}
 	} else {
 		if n == w.head { // still the head: fresh for the fees
-			w.latest, w.latestAt = h, time.Now()
+			w.keepLatest(h)
 		}
 		return
 	}

@@ -48,11 +48,9 @@ type Sender struct {
 
 	heads *headWatch // shared by every Wait
 
-	feeMu     sync.Mutex    // held across the fees' reads (fees)
-	feeHead   *types.Header // the latest header a send read, at feeHeadAt
-	feeHeadAt time.Time
-	tipHead   uint64 // the head number tip was read at
-	tip       *big.Int
+	feeMu   sync.Mutex // held across the fees' reads (fees)
+	tipHead uint64     // the head number tip was read at
+	tip     *big.Int
 
 	mu     sync.Mutex
 	next   uint64
@@ -149,15 +147,11 @@ func (s *Sender) fees(ctx context.Context) (tip, feeCap *big.Int, err error) {
 	s.feeMu.Lock()
 	defer s.feeMu.Unlock()
 	head := s.heads.fresh()
-	if own := s.feeHead; own != nil && time.Since(s.feeHeadAt) < s.opts.PollInterval &&
-		(head == nil || own.Number.Cmp(head.Number) > 0) {
-		head = own
-	}
 	if head == nil {
 		if head, err = s.b.HeaderByNumber(ctx, nil); err != nil {
 			return nil, nil, fmt.Errorf("latest header: %w", err)
 		}
-		s.feeHead, s.feeHeadAt = head, time.Now()
+		s.heads.saw(head)
 	}
 	if n := head.Number.Uint64(); s.tip == nil || s.tipHead != n {
 		t, err := s.b.SuggestGasTipCap(ctx)

@@ -253,63 +253,97 @@ func (b *countingNode) TransactionReceipt(ctx context.Context, h common.Hash) (*
 	return b.Backend.TransactionReceipt(ctx, h)
 }
 
+// sendTransfer sends a USDC transfer from the hot key, its gas estimated, recording nothing.
+func sendTransfer(t *testing.T, s *chain.Sender, ch *devchain.Chain) *types.Transaction {
+	t.Helper()
+	ctx := context.Background()
+	c := transferCall(t, ch, 10)
+	gas, err := s.Estimate(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.Send(ctx, c, gas, func(*types.Transaction) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+// awaitAll waits for each of txs at once; the channel closes once every wait has returned
+// its transaction's successful receipt (or failed the test).
+func awaitAll(t *testing.T, s *chain.Sender, txs []*types.Transaction) <-chan struct{} {
+	var wg sync.WaitGroup
+	for _, tx := range txs {
+		wg.Go(func() {
+			r, err := s.Wait(context.Background(), tx, func(*types.Transaction) error { return nil })
+			if err != nil || r.Status != types.ReceiptStatusSuccessful || r.TxHash != tx.Hash() {
+				t.Errorf("receipt %+v: %v", r, err)
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	return done
+}
+
+// lookups waits until the node has answered want receipt lookups, failing as soon as it has
+// answered more.
+func (b *countingNode) lookups(t *testing.T, want int64) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); b.receipts.Load() != want; time.Sleep(time.Millisecond) {
+		if got := b.receipts.Load(); got > want || time.Now().After(end) {
+			t.Fatalf("%d receipt lookups, want %d", got, want)
+		}
+	}
+}
+
+// letRead lets one held read of the head through.
+func (b *countingNode) letRead(t *testing.T) {
+	t.Helper()
+	select {
+	case <-b.asked:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no read of the head while transactions are awaited (%d receipt lookups so far)", b.receipts.Load())
+	}
+}
+
+// readsUntil lets every read of the head through until done closes.
+func (b *countingNode) readsUntil(t *testing.T, done <-chan struct{}) {
+	t.Helper()
+	for {
+		select {
+		case <-done:
+			return
+		case <-b.asked:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the waits did not return once their block was the head")
+		}
+	}
+}
+
 // TestWaitsShareOneHeadRead: many transactions awaited at once cost one read of the head per
 // poll, not one per transaction, and a transaction's receipt is asked for again only when the
 // head has moved: at its start, once the first read tells the head, and then not while the
 // chain mines nothing; after the block that mines them all, once more each.
 func TestWaitsShareOneHeadRead(t *testing.T) {
-	ctx := context.Background()
 	ch := fundedChain(t, devchain.Options{ManualMine: true})
 	node := &countingNode{Backend: ch.Client(), asked: make(chan struct{})}
-	s, err := chain.NewSender(ctx, node, ch.Hot, chain.SenderOptions{PollInterval: time.Millisecond})
+	s, err := chain.NewSender(context.Background(), node, ch.Hot, chain.SenderOptions{PollInterval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const n, rounds = 16, 5
 	txs := make([]*types.Transaction, n)
 	for i := range txs {
-		c := transferCall(t, ch, 10)
-		gas, err := s.Estimate(ctx, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if txs[i], err = s.Send(ctx, c, gas, func(*types.Transaction) error { return nil }); err != nil {
-			t.Fatal(err)
-		}
+		txs[i] = sendTransfer(t, s, ch)
 	}
 	node.gated.Store(true)
-	var wg sync.WaitGroup
-	for _, tx := range txs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := s.Wait(ctx, tx, func(*types.Transaction) error { return nil })
-			if err != nil || r.Status != types.ReceiptStatusSuccessful {
-				t.Errorf("receipt %+v: %v", r, err)
-			}
-		}()
-	}
-	lookups := func(want int64) {
-		t.Helper()
-		for end := time.Now().Add(10 * time.Second); node.receipts.Load() != want; time.Sleep(time.Millisecond) {
-			if got := node.receipts.Load(); got > want || time.Now().After(end) {
-				t.Fatalf("%d receipt lookups for %d transactions, want %d", got, n, want)
-			}
-		}
-	}
-	letRead := func() {
-		t.Helper()
-		select {
-		case <-node.asked:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no read of the head while %d transactions are awaited (%d receipt lookups so far)", n, node.receipts.Load())
-		}
-	}
-	lookups(n) // each wait asks at its start, the first read of the head held
-	letRead()  // the head is known: each asks again, as its block may be that one
-	lookups(2 * n)
+	done := awaitAll(t, s, txs)
+	node.lookups(t, n) // each wait asks at its start, the first read of the head held
+	node.letRead(t)    // the head is known: each asks again, as its block may be that one
+	node.lookups(t, 2*n)
 	for range rounds {
-		letRead()
+		node.letRead(t)
 	}
 	// The head has not moved since: no wait asked again, and the head was read once a round,
 	// the next read at most waiting.
@@ -320,20 +354,7 @@ func TestWaitsShareOneHeadRead(t *testing.T) {
 		t.Fatalf("%d reads of the head in %d rounds for %d waits", got, rounds+1, n)
 	}
 	ch.Commit() // one block mines all of them
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
-	for waiting := true; waiting; {
-		select {
-		case <-done:
-			waiting = false
-		case <-node.asked:
-		case <-time.After(10 * time.Second):
-			t.Fatal("the waits did not return once their block was the head")
-		}
-	}
+	node.readsUntil(t, done)
 	if got := node.receipts.Load(); got != 3*n {
 		t.Fatalf("%d receipt lookups, want %d: once more each after the head moved", got, 3*n)
 	}
@@ -371,54 +392,25 @@ func TestSendsAtOneHeadReadTheTipOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	send := func() *types.Transaction {
-		t.Helper()
-		c := transferCall(t, ch, 10)
-		gas, err := s.Estimate(ctx, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tx, err := s.Send(ctx, c, gas, func(*types.Transaction) error { return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tx
-	}
 	reads := func(when string, tips, headers int64) {
 		t.Helper()
 		if gotT, gotH := node.tips.Load(), node.headerRead.Load(); gotT != tips || gotH != headers {
 			t.Fatalf("%s: %d tips and %d latest headers read by the sends, want %d and %d", when, gotT, gotH, tips, headers)
 		}
 	}
-	first := send()
+	first := sendTransfer(t, s, ch)
 	reads("a send with nothing fresh", 1, 1)
 	const m = 8
 	for range m {
-		send()
+		sendTransfer(t, s, ch)
 	}
 	reads(fmt.Sprintf("%d more sends at that head", m), 1, 1)
 
 	ch.Commit()
 	node.gated.Store(true) // the watch's reads are the test's to let through, and not counted
-	done := make(chan error, 1)
-	go func() {
-		_, err := s.Wait(ctx, first, func(*types.Transaction) error { return nil })
-		done <- err
-	}()
-	for waiting := true; waiting; {
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
-			}
-			waiting = false
-		case <-node.asked:
-		case <-time.After(10 * time.Second):
-			t.Fatal("the wait did not return once its block was the head")
-		}
-	}
+	node.readsUntil(t, awaitAll(t, s, []*types.Transaction{first}))
 	node.gated.Store(false)
-	send()
+	sendTransfer(t, s, ch)
 	reads("a send after the watch read a new head", 2, 1)
 }
 
@@ -468,77 +460,23 @@ func TestBlockReceiptsServeAllWaits(t *testing.T) {
 			}
 			txs := make([]*types.Transaction, n)
 			for i := range txs {
-				c := transferCall(t, ch, 10)
-				gas, err := s.Estimate(ctx, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if txs[i], err = s.Send(ctx, c, gas, func(*types.Transaction) error { return nil }); err != nil {
-					t.Fatal(err)
-				}
+				txs[i] = sendTransfer(t, s, ch)
 			}
 			node.gated.Store(true)
-			var wg sync.WaitGroup
-			for _, tx := range txs {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					r, err := s.Wait(ctx, tx, func(*types.Transaction) error { return nil })
-					if err != nil || r.Status != types.ReceiptStatusSuccessful || r.TxHash != tx.Hash() {
-						t.Errorf("receipt %+v: %v", r, err)
-					}
-				}()
-			}
-			lookups := func(want int64) {
-				t.Helper()
-				for end := time.Now().Add(10 * time.Second); node.receipts.Load() != want; time.Sleep(time.Millisecond) {
-					if got := node.receipts.Load(); got > want || time.Now().After(end) {
-						t.Fatalf("%d receipt lookups for %d transactions, want %d", got, n, want)
-					}
-				}
-			}
-			letRead := func() {
-				t.Helper()
-				select {
-				case <-node.asked:
-				case <-time.After(10 * time.Second):
-					t.Fatalf("no read of the head while %d transactions are awaited", n)
-				}
-			}
-			lookups(n) // each wait's first look
-			letRead()  // the first read of the head: no block before it was read, each looks again
-			lookups(2 * n)
+			done := awaitAll(t, s, txs)
+			node.lookups(t, n) // each wait's first look
+			node.letRead(t)    // the first read of the head: no block before it was read, each looks again
+			node.lookups(t, 2*n)
 			for range tc.newBlocks {
 				ch.Commit()
 			}
-			done := make(chan struct{})
-			go func() {
-				wg.Wait()
-				close(done)
-			}()
-			for waiting := true; waiting; {
-				select {
-				case <-done:
-					waiting = false
-				case <-node.asked:
-				case <-time.After(10 * time.Second):
-					t.Fatal("the waits did not return once their block was the head")
-				}
-			}
+			node.readsUntil(t, done)
 			if got := node.receipts.Load(); got != tc.lookups {
 				t.Errorf("%d receipt lookups for %d transactions, want %d", got, n, tc.lookups)
 			}
 			if tc.refuse { // a later rise of the head does not ask again
-				c := transferCall(t, ch, 10)
-				gas, err := s.Estimate(ctx, c)
-				if err != nil {
-					t.Fatal(err)
-				}
 				node.gated.Store(false)
-				tx, err := s.Send(ctx, c, gas, func(*types.Transaction) error { return nil })
-				if err != nil {
-					t.Fatal(err)
-				}
+				tx := sendTransfer(t, s, ch)
 				go ch.Commit()
 				if r, err := s.Wait(ctx, tx, func(*types.Transaction) error { return nil }); err != nil || r.Status != types.ReceiptStatusSuccessful {
 					t.Fatalf("receipt %+v: %v", r, err)
